@@ -1,0 +1,354 @@
+//! The `plan`, `check`, `stats` and `gen` commands.
+
+use std::io::{Read, Write};
+use std::time::Duration;
+
+use memplan::{
+    analyze, check_placements, generate_model_like, read_placements_csv, read_problem_csv,
+    write_plan_csv, write_problem_csv, CsvOptions, GenOptions, LifetimeConvention, Options,
+    Outcome, Planner, Problem, ReadError, ReadErrorKind, Size,
+};
+
+use crate::fmt::{millis, percent, thousands};
+use crate::{
+    Failure, InputArgs, Lifetimes, EXIT_CHECK, EXIT_INPUT, EXIT_IO, EXIT_NOT_FOUND,
+    EXIT_PROVEN_INFEASIBLE,
+};
+
+#[derive(clap::Args, Debug)]
+pub struct PlanArgs {
+    /// The problem CSV (`-` for stdin).
+    pub input: String,
+    /// Where to write the plan: the input's columns plus `offset` (`-` for stdout).
+    #[arg(short, long, default_value = "-")]
+    pub output: String,
+    /// Fit under this many bytes instead of minimising the height.
+    #[arg(long)]
+    pub capacity: Option<u64>,
+    /// The planner: `auto` (the portfolio), `naive`, or ORDER-FIT with ORDER one of size,
+    /// area, contention, breadth, lifetime, start and FIT one of best-fit, first-fit.
+    #[arg(long, default_value = "auto")]
+    pub planner: String,
+    /// Worker threads (0: one per core). The plan does not depend on it.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Stop after this many seconds and return the best plan found.
+    #[arg(long)]
+    pub time_limit: Option<f64>,
+    /// Skip the independent checker (on by default; it is cheap).
+    #[arg(long)]
+    pub no_check: bool,
+    #[command(flatten)]
+    pub input_args: InputArgs,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// The problem CSV (`-` for stdin).
+    pub problem: String,
+    /// The plan CSV: `id` and `offset` columns, e.g. the output of `memplan plan`.
+    pub plan: String,
+    /// Also require every buffer to end at or below this address.
+    #[arg(long)]
+    pub capacity: Option<u64>,
+    #[command(flatten)]
+    pub input_args: InputArgs,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct StatsArgs {
+    /// The problem CSV (`-` for stdin).
+    pub input: String,
+    /// Also print the load profile as `time,load` lines.
+    #[arg(long)]
+    pub profile: bool,
+    #[command(flatten)]
+    pub input_args: InputArgs,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct GenArgs {
+    /// How many buffers.
+    #[arg(long, default_value_t = 1000)]
+    pub buffers: usize,
+    /// The seed; the same seed gives the same file.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Where to write the CSV (`-` for stdout).
+    #[arg(short, long, default_value = "-")]
+    pub output: String,
+}
+
+/// Reads a whole file, or stdin for `-`.
+pub fn read_bytes(path: &str) -> Result<Vec<u8>, Failure> {
+    let mut buf = Vec::new();
+    let res = if path == "-" {
+        std::io::stdin().read_to_end(&mut buf).map(|_| ())
+    } else {
+        std::fs::File::open(path)
+            .and_then(|mut f| f.read_to_end(&mut buf))
+            .map(|_| ())
+    };
+    res.map_err(|e| Failure::new(EXIT_IO, format!("{}: {e}", display_path(path))))?;
+    Ok(buf)
+}
+
+fn display_path(path: &str) -> &str {
+    if path == "-" {
+        "<stdin>"
+    } else {
+        path
+    }
+}
+
+/// Maps a read error to a one-line failure naming the file.
+pub fn read_failure(path: &str, e: ReadError) -> Failure {
+    let code = if matches!(e.kind, ReadErrorKind::Io(_)) {
+        EXIT_IO
+    } else {
+        EXIT_INPUT
+    };
+    Failure::new(code, format!("{}: {e}", display_path(path)))
+}
+
+pub fn csv_options(args: &InputArgs, capacity: Option<u64>) -> CsvOptions {
+    CsvOptions {
+        lifetimes: args.lifetimes.map(|l| match l {
+            Lifetimes::HalfOpen => LifetimeConvention::HalfOpen,
+            Lifetimes::Inclusive => LifetimeConvention::Inclusive,
+        }),
+        capacity: capacity.map(Size),
+    }
+}
+
+pub fn load_problem(
+    path: &str,
+    args: &InputArgs,
+    capacity: Option<u64>,
+) -> Result<(Vec<u8>, Problem), Failure> {
+    let bytes = read_bytes(path)?;
+    let problem = read_problem_csv(&bytes, &csv_options(args, capacity))
+        .map_err(|e| read_failure(path, e))?;
+    Ok((bytes, problem))
+}
+
+/// Opens `path` for writing (stdout for `-`), runs `f`, and flushes. A closed stdout
+/// (e.g. `| head`) is not an error.
+fn write_to(
+    path: &str,
+    f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), Failure> {
+    let res = if path == "-" {
+        let stdout = std::io::stdout();
+        let mut lock = std::io::BufWriter::new(stdout.lock());
+        f(&mut lock).and_then(|_| lock.flush())
+    } else {
+        std::fs::File::create(path).and_then(|file| {
+            let mut w = std::io::BufWriter::new(file);
+            f(&mut w).and_then(|_| w.flush())
+        })
+    };
+    match res {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Failure::new(
+            EXIT_IO,
+            format!("{}: {e}", if path == "-" { "<stdout>" } else { path }),
+        )),
+        Ok(()) => Ok(()),
+    }
+}
+
+pub fn plan(args: PlanArgs) -> Result<(), Failure> {
+    let planner: Planner = args
+        .planner
+        .parse()
+        .map_err(|e| Failure::new(2, format!("{e}; see --help")))?;
+    let (bytes, problem) = load_problem(&args.input, &args.input_args, args.capacity)?;
+    let time_limit = match args.time_limit {
+        Some(s) if !(s.is_finite() && s >= 0.0) => {
+            return Err(Failure::new(
+                2,
+                format!("--time-limit must be a non-negative number of seconds, got {s}"),
+            ))
+        }
+        Some(s) => Some(Duration::from_secs_f64(s)),
+        None => None,
+    };
+    let options = Options {
+        planner,
+        threads: args.threads,
+        time_limit,
+        cancel: None,
+        verify: !args.no_check,
+    };
+    let report =
+        memplan::plan(&problem, &options).map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;
+    let max_load = report.max_load.get();
+    let head = format!(
+        "{} buffers; max load {}",
+        thousands(problem.len() as u64),
+        thousands(max_load)
+    );
+    match &report.outcome {
+        Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => {
+            write_to(&args.output, |w| {
+                write_plan_csv(&bytes, p, w).map_err(|e| match e.kind {
+                    ReadErrorKind::Io(io) => io,
+                    other => std::io::Error::other(other.to_string()),
+                })
+            })?;
+            let h = p.height().get();
+            let mut line = format!(
+                "memplan: {head}; height {}; fragmentation {} ({}); planner {}; {}",
+                thousands(h),
+                thousands(h - max_load),
+                percent(h - max_load, max_load),
+                report.planner,
+                millis(report.elapsed)
+            );
+            if let Some(c) = problem.capacity() {
+                line += &format!(
+                    "; capacity {} ({} spare)",
+                    thousands(c.get()),
+                    thousands(c.get() - h)
+                );
+            }
+            if matches!(report.outcome, Outcome::Optimal(_)) {
+                line += "; optimal";
+            }
+            eprintln!("{line}");
+            Ok(())
+        }
+        Outcome::Infeasible => {
+            let c = problem.capacity().map_or(0, |c| c.get());
+            Err(Failure::new(
+                EXIT_PROVEN_INFEASIBLE,
+                format!(
+                    "no plan fits under {}: proved ({head}, {} above the capacity)",
+                    thousands(c),
+                    thousands(max_load.saturating_sub(c)),
+                ),
+            ))
+        }
+        Outcome::Unknown { best_so_far, .. } => {
+            let c = problem.capacity().map_or(0, |c| c.get());
+            let best = best_so_far.as_ref().map_or(0, |p| p.height().get());
+            Err(Failure::new(
+                EXIT_NOT_FOUND,
+                format!(
+                    "no plan found under {} in {}: the best has height {}, {} ({}) over ({head}); planner {}",
+                    thousands(c),
+                    millis(report.elapsed),
+                    thousands(best),
+                    thousands(best.saturating_sub(c)),
+                    percent(best.saturating_sub(c), c),
+                    report.planner
+                ),
+            ))
+        }
+    }
+}
+
+pub fn check(args: CheckArgs) -> Result<(), Failure> {
+    let (_, problem) = load_problem(&args.problem, &args.input_args, args.capacity)?;
+    let bytes = read_bytes(&args.plan)?;
+    let placements = read_placements_csv(&bytes).map_err(|e| read_failure(&args.plan, e))?;
+    match check_placements(&problem, &placements) {
+        Ok(summary) => {
+            let max_load = memplan::max_load(&problem).get();
+            let h = summary.height.get();
+            println!(
+                "ok: {} buffers; height {}; max load {}; fragmentation {} ({})",
+                thousands(summary.buffers as u64),
+                thousands(h),
+                thousands(max_load),
+                thousands(h - max_load),
+                percent(h - max_load, max_load)
+            );
+            Ok(())
+        }
+        Err(failure) => {
+            for v in failure.violations.iter().take(20) {
+                eprintln!("violation: {v}");
+            }
+            let total = failure.violations.len() + failure.more;
+            Err(Failure::new(
+                EXIT_CHECK,
+                format!(
+                    "{}: invalid plan: {total} violation(s)",
+                    display_path(&args.plan)
+                ),
+            ))
+        }
+    }
+}
+
+pub fn stats(args: StatsArgs) -> Result<(), Failure> {
+    let (_, problem) = load_problem(&args.input, &args.input_args, None)?;
+    let a = analyze(&problem);
+    let bufs = problem.buffers();
+    let total: u64 = bufs.iter().map(|b| b.size.get()).sum();
+    let start = bufs
+        .iter()
+        .map(|b| b.lifetime.start.get())
+        .min()
+        .unwrap_or(0);
+    let end = bufs.iter().map(|b| b.lifetime.end.get()).max().unwrap_or(0);
+    let sizes = (
+        bufs.iter().map(|b| b.size.get()).min().unwrap_or(0),
+        bufs.iter().map(|b| b.size.get()).max().unwrap_or(0),
+    );
+    let mut out = String::new();
+    out += &format!("buffers            {}\n", thousands(problem.len() as u64));
+    out += &format!("time span          [{start}, {end})\n");
+    out += &format!(
+        "sizes              {} .. {}\n",
+        thousands(sizes.0),
+        thousands(sizes.1)
+    );
+    out += &format!(
+        "total size         {} (the naive plan's height)\n",
+        thousands(total)
+    );
+    out += &format!(
+        "max load           {} at time {}\n",
+        thousands(a.max_load.get()),
+        a.peak_time
+    );
+    out += &format!("max live buffers   {}\n", thousands(a.max_live as u64));
+    out += &format!("overlapping pairs  {}\n", thousands(a.overlapping_pairs));
+    out += &format!(
+        "time components    {}\n",
+        thousands(a.components.len() as u64)
+    );
+    out += &format!(
+        "fixed buffers      {}\n",
+        bufs.iter().filter(|b| b.fixed_offset.is_some()).count()
+    );
+    out += &format!(
+        "aligned buffers    {}\n",
+        bufs.iter().filter(|b| b.alignment.get() > 1).count()
+    );
+    out += &format!(
+        "buffers with gaps  {}\n",
+        bufs.iter().filter(|b| !b.gaps.is_empty()).count()
+    );
+    if args.profile {
+        out += "time,load\n";
+        for s in &a.load_profile {
+            out += &format!("{},{}\n", s.time, s.load);
+        }
+    }
+    write_to("-", |w| w.write_all(out.as_bytes()))
+}
+
+pub fn gen(args: GenArgs) -> Result<(), Failure> {
+    if args.buffers == 0 {
+        return Err(Failure::new(2, "--buffers must be at least 1"));
+    }
+    let problem = generate_model_like(&GenOptions {
+        buffers: args.buffers,
+        seed: args.seed,
+    });
+    write_to(&args.output, |w| write_problem_csv(&problem, w))
+}

@@ -1,0 +1,107 @@
+//! `memplan`: the command-line front end. All logic lives in the `memplan` library; this
+//! crate parses arguments, reads and writes files, and maps outcomes to exit codes.
+
+mod bench;
+mod commands;
+mod fmt;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  success
+  1  i/o error (a file cannot be read or written)
+  2  usage error (bad command-line arguments)
+  3  invalid input: the file is malformed or breaks a rule (the message names line and column)
+  4  the plan fails the checker (`check`; for `plan` this is an internal error)
+  5  no plan fits under the capacity, and that is proven (max load above the capacity)
+  6  no plan under the capacity was found, but none was proven impossible";
+
+/// Static memory planner for ML compilers: gives every buffer an offset so that buffers
+/// live at the same time never share an address.
+#[derive(Parser, Debug)]
+#[command(name = "memplan", version, after_help = EXIT_CODES)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// How the end column of the input is read.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Lifetimes {
+    /// `[lower, upper)`: not live at `upper`.
+    HalfOpen,
+    /// `[lower, upper]`: still live at `upper`.
+    Inclusive,
+}
+
+/// Options shared by every command that reads a problem.
+#[derive(clap::Args, Debug, Clone)]
+pub struct InputArgs {
+    /// How to read lifetime ends. Default: `upper` is half-open, `end` inclusive.
+    #[arg(long, value_enum)]
+    pub lifetimes: Option<Lifetimes>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Plan a problem: write the input with an `offset` column, print a summary to stderr.
+    #[command(after_help = EXIT_CODES)]
+    Plan(commands::PlanArgs),
+    /// Check a plan against a problem with the independent checker.
+    #[command(after_help = EXIT_CODES)]
+    Check(commands::CheckArgs),
+    /// Print what can be known about a problem before planning.
+    #[command(after_help = EXIT_CODES)]
+    Stats(commands::StatsArgs),
+    /// Plan every CSV under a directory and print a markdown table.
+    #[command(after_help = EXIT_CODES)]
+    Bench(bench::BenchArgs),
+    /// Generate a seeded, model-like problem.
+    #[command(after_help = EXIT_CODES)]
+    Gen(commands::GenArgs),
+}
+
+/// An error with the exit code it maps to.
+#[derive(Debug)]
+pub struct Failure {
+    pub code: u8,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn new(code: u8, message: impl Into<String>) -> Failure {
+        Failure {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+pub const EXIT_IO: u8 = 1;
+pub const EXIT_INPUT: u8 = 3;
+pub const EXIT_CHECK: u8 = 4;
+pub const EXIT_PROVEN_INFEASIBLE: u8 = 5;
+pub const EXIT_NOT_FOUND: u8 = 6;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Plan(a) => commands::plan(a),
+        Command::Check(a) => commands::check(a),
+        Command::Stats(a) => commands::stats(a),
+        Command::Bench(a) => bench::bench(a),
+        Command::Gen(a) => commands::gen(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) if f.code == 0 => ExitCode::SUCCESS,
+        Err(f) => {
+            // One line, always.
+            eprintln!("memplan: error: {}", f.message.replace('\n', " "));
+            ExitCode::from(f.code)
+        }
+    }
+}

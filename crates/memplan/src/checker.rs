@@ -1,0 +1,701 @@
+//! The independent checker: does a plan really place every buffer validly?
+//!
+//! # The model
+//!
+//! A buffer `b` with lifetime `[s, e)`, gaps `G` and size `z`, placed at offset `o`,
+//! occupies the rectangle `[s, e) × [o, o + z)` minus the columns of its gaps. A plan is
+//! valid when:
+//!
+//! 1. every buffer is placed exactly once;
+//! 2. every offset is a multiple of the buffer's alignment, and `o + z` fits in a `u64`;
+//! 3. a buffer with a fixed offset is placed exactly there;
+//! 4. with a capacity `C`, every `o + z ≤ C`;
+//! 5. no two rectangles share a cell: whenever two buffers are live at the same time,
+//!    their address ranges are disjoint.
+//!
+//! ```text
+//!   address
+//!     16 |        +-------+
+//!        |        |   b   |       a = [0, 4) x [0, 12)
+//!     12 +--------+---+   |       b = [3, 7) x [8, 16)
+//!        |    a   |XXX|   |       XXX: both live at time 3, addresses [8, 12)
+//!      8 |        +---+---+            -> Overlap { a, b, times [3, 4), addresses [8, 12) }
+//!        |            |
+//!      0 +------------+----------- time
+//!        0        3   4       7
+//! ```
+//!
+//! # How
+//!
+//! Rule 5 is checked by one sweep over time. Live segments are kept in a map ordered by
+//! address. Valid live segments never overlap, so a segment entering the sweep can only
+//! collide with its neighbour below or with the segments above that start before its end;
+//! both are found in O(log n). A colliding segment is reported and left out of the map so
+//! that the map stays disjoint. This finds a violation whenever one exists; it reports
+//! every buffer that collides with a valid one, though not every colliding pair.
+//! Total cost O(n log n).
+//!
+//! This module deliberately shares no code with the planners (not even the helpers on
+//! [`Buffer`]): a bug in a shared helper must not hide a bug in a plan.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::types::{Buffer, Lifetime, Offset, Plan, Problem, Size, Time};
+
+/// At most this many violations are collected; the rest are counted in
+/// [`CheckFailure::more`].
+pub const MAX_VIOLATIONS: usize = 1000;
+
+/// A buffer as placed, for error messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placed {
+    /// The buffer's id.
+    pub id: String,
+    /// Its lifetime, `[start, end)`.
+    pub lifetime: Lifetime,
+    /// The addresses it occupies, `[offset, offset + size)`.
+    pub addresses: (Offset, Offset),
+}
+
+impl fmt::Display for Placed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "'{}' (live {}, at [{}, {}))",
+            self.id, self.lifetime, self.addresses.0, self.addresses.1
+        )
+    }
+}
+
+/// One broken rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Violation {
+    /// The plan has a different number of offsets than the problem has buffers.
+    WrongCount {
+        /// Buffers in the problem.
+        expected: usize,
+        /// Offsets in the plan.
+        found: usize,
+    },
+    /// A buffer has no offset.
+    Missing {
+        /// The buffer.
+        id: String,
+    },
+    /// A buffer is placed more than once.
+    PlacedTwice {
+        /// The buffer.
+        id: String,
+    },
+    /// The plan places a buffer that the problem does not have.
+    Unknown {
+        /// The id in the plan.
+        id: String,
+    },
+    /// `offset + size` does not fit in 64 bits.
+    AddressOverflow {
+        /// The buffer.
+        id: String,
+        /// Its offset.
+        offset: Offset,
+        /// Its size.
+        size: Size,
+    },
+    /// The offset is not a multiple of the alignment.
+    Misaligned {
+        /// The buffer.
+        id: String,
+        /// Its offset.
+        offset: Offset,
+        /// Its alignment.
+        alignment: Size,
+    },
+    /// A fixed buffer was moved.
+    MovedFixed {
+        /// The buffer.
+        id: String,
+        /// Where it must be.
+        fixed: Offset,
+        /// Where the plan put it.
+        offset: Offset,
+    },
+    /// A buffer ends above the capacity.
+    AboveCapacity {
+        /// The buffer as placed.
+        buffer: Placed,
+        /// The capacity.
+        capacity: Size,
+    },
+    /// Two buffers share addresses while both are live.
+    Overlap {
+        /// The buffer that was placed in the sweep first.
+        first: Placed,
+        /// The one that collided with it.
+        second: Placed,
+        /// The time steps at which both are live (within the colliding segments).
+        times: Lifetime,
+        /// The addresses both occupy.
+        addresses: (Offset, Offset),
+    },
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Violation::WrongCount { expected, found } => {
+                write!(f, "the plan has {found} offsets for {expected} buffers")
+            }
+            Violation::Missing { id } => write!(f, "buffer '{id}' is not placed"),
+            Violation::PlacedTwice { id } => write!(f, "buffer '{id}' is placed more than once"),
+            Violation::Unknown { id } => {
+                write!(f, "the plan places '{id}', which is not in the problem")
+            }
+            Violation::AddressOverflow { id, offset, size } => {
+                write!(
+                    f,
+                    "buffer '{id}' at offset {offset} with size {size} overflows 64-bit addresses"
+                )
+            }
+            Violation::Misaligned {
+                id,
+                offset,
+                alignment,
+            } => {
+                write!(
+                    f,
+                    "buffer '{id}' at offset {offset} is not aligned to {alignment}"
+                )
+            }
+            Violation::MovedFixed { id, fixed, offset } => {
+                write!(
+                    f,
+                    "buffer '{id}' is fixed at {fixed} but placed at {offset}"
+                )
+            }
+            Violation::AboveCapacity { buffer, capacity } => {
+                write!(f, "buffer {buffer} ends above the capacity {capacity}")
+            }
+            Violation::Overlap {
+                first,
+                second,
+                times,
+                addresses,
+            } => write!(
+                f,
+                "buffers {first} and {second} overlap at times {times}, addresses [{}, {})",
+                addresses.0, addresses.1
+            ),
+        }
+    }
+}
+
+/// A valid plan's figures, as the checker measured them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CheckSummary {
+    /// Buffers checked.
+    pub buffers: usize,
+    /// The plan's height, `max(offset + size)`.
+    pub height: Size,
+}
+
+/// An invalid plan: what is wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckFailure {
+    /// The violations found, at most [`MAX_VIOLATIONS`].
+    pub violations: Vec<Violation>,
+    /// How many more were found but not kept.
+    pub more: usize,
+}
+
+impl fmt::Display for CheckFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let total = self.violations.len() + self.more;
+        match self.violations.first() {
+            Some(v) if total == 1 => write!(f, "{v}"),
+            Some(v) => write!(f, "{v} (and {} more violations)", total - 1),
+            None => write!(f, "invalid plan"),
+        }
+    }
+}
+
+impl std::error::Error for CheckFailure {}
+
+struct Collector {
+    violations: Vec<Violation>,
+    more: usize,
+    capacity: Option<Size>,
+}
+
+impl Collector {
+    fn push(&mut self, v: Violation) {
+        if self.violations.len() < MAX_VIOLATIONS {
+            self.violations.push(v);
+        } else {
+            self.more += 1;
+        }
+    }
+}
+
+/// Checks a plan against its problem (and the problem's capacity).
+pub fn check(problem: &Problem, plan: &Plan) -> Result<CheckSummary, CheckFailure> {
+    check_offsets(problem, plan.offsets())
+}
+
+/// Checks raw offsets, indexed like the problem's buffers.
+pub fn check_offsets(problem: &Problem, offsets: &[Offset]) -> Result<CheckSummary, CheckFailure> {
+    check_with_capacity(problem, offsets, problem.capacity())
+}
+
+/// [`check_offsets`] against another capacity than the problem's.
+pub(crate) fn check_with_capacity(
+    problem: &Problem,
+    offsets: &[Offset],
+    capacity: Option<Size>,
+) -> Result<CheckSummary, CheckFailure> {
+    let mut c = Collector {
+        violations: Vec::new(),
+        more: 0,
+        capacity,
+    };
+    if offsets.len() != problem.len() {
+        c.push(Violation::WrongCount {
+            expected: problem.len(),
+            found: offsets.len(),
+        });
+        return Err(CheckFailure {
+            violations: c.violations,
+            more: c.more,
+        });
+    }
+    let placed: Vec<Option<Offset>> = offsets.iter().map(|&o| Some(o)).collect();
+    finish(problem, &placed, c)
+}
+
+/// Checks placements given by id, as read from a plan file: each buffer must appear
+/// exactly once, and no unknown id may appear.
+pub fn check_placements(
+    problem: &Problem,
+    placements: &[(String, Offset)],
+) -> Result<CheckSummary, CheckFailure> {
+    let mut c = Collector {
+        violations: Vec::new(),
+        more: 0,
+        capacity: problem.capacity(),
+    };
+    let mut index: std::collections::HashMap<&str, usize> =
+        std::collections::HashMap::with_capacity(problem.len());
+    for (i, b) in problem.buffers().iter().enumerate() {
+        index.insert(b.id.as_str(), i);
+    }
+    let mut placed: Vec<Option<Offset>> = vec![None; problem.len()];
+    let mut twice = vec![false; problem.len()];
+    for (id, off) in placements {
+        match index.get(id.as_str()) {
+            None => c.push(Violation::Unknown { id: id.clone() }),
+            Some(&i) if placed[i].is_some() => {
+                if !twice[i] {
+                    twice[i] = true;
+                    c.push(Violation::PlacedTwice { id: id.clone() });
+                }
+            }
+            Some(&i) => placed[i] = Some(*off),
+        }
+    }
+    for (i, p) in placed.iter().enumerate() {
+        if p.is_none() {
+            c.push(Violation::Missing {
+                id: problem.buffers()[i].id.clone(),
+            });
+        }
+    }
+    finish(problem, &placed, c)
+}
+
+/// The checker's own idea of a buffer's live segments: lifetime minus gaps.
+fn segments_of(b: &Buffer) -> Vec<Lifetime> {
+    let mut gaps = b.gaps.clone();
+    gaps.sort();
+    let mut out = Vec::with_capacity(gaps.len() + 1);
+    let mut t = b.lifetime.start;
+    for g in gaps {
+        if g.start > t {
+            out.push(Lifetime {
+                start: t,
+                end: g.start,
+            });
+        }
+        t = t.max(g.end);
+    }
+    if b.lifetime.end > t {
+        out.push(Lifetime {
+            start: t,
+            end: b.lifetime.end,
+        });
+    }
+    out
+}
+
+fn placed_view(b: &Buffer, lo: u64, hi: u64) -> Placed {
+    Placed {
+        id: b.id.clone(),
+        lifetime: b.lifetime,
+        addresses: (Offset(lo), Offset(hi)),
+    }
+}
+
+fn finish(
+    problem: &Problem,
+    placed: &[Option<Offset>],
+    mut c: Collector,
+) -> Result<CheckSummary, CheckFailure> {
+    let bufs = problem.buffers();
+    let mut height = 0u64;
+    // Rules 2-4, and the address range of every buffer that can take part in the sweep.
+    let mut range: Vec<Option<(u64, u64)>> = vec![None; bufs.len()];
+    for (i, b) in bufs.iter().enumerate() {
+        let Some(off) = placed[i] else { continue };
+        let Some(end) = off.0.checked_add(b.size.0) else {
+            c.push(Violation::AddressOverflow {
+                id: b.id.clone(),
+                offset: off,
+                size: b.size,
+            });
+            continue;
+        };
+        if b.alignment.0 == 0 || off.0 % b.alignment.0 != 0 {
+            c.push(Violation::Misaligned {
+                id: b.id.clone(),
+                offset: off,
+                alignment: b.alignment,
+            });
+        }
+        if let Some(fixed) = b.fixed_offset {
+            if fixed != off {
+                c.push(Violation::MovedFixed {
+                    id: b.id.clone(),
+                    fixed,
+                    offset: off,
+                });
+            }
+        }
+        if let Some(cap) = c.capacity {
+            if end > cap.0 {
+                c.push(Violation::AboveCapacity {
+                    buffer: placed_view(b, off.0, end),
+                    capacity: cap,
+                });
+            }
+        }
+        height = height.max(end);
+        range[i] = Some((off.0, end));
+    }
+    // Rule 5: the sweep. Events are (time, 0 = end / 1 = start, buffer, segment).
+    let mut events: Vec<(Time, u8, u32, Time)> = Vec::with_capacity(bufs.len() * 2);
+    for (i, b) in bufs.iter().enumerate() {
+        if range[i].is_none() {
+            continue;
+        }
+        for seg in segments_of(b) {
+            events.push((seg.start, 1, i as u32, seg.end));
+            events.push((seg.end, 0, i as u32, seg.start));
+        }
+    }
+    events.sort_unstable();
+    // Live, mutually disjoint segments keyed by (low address, buffer): (high address, segment).
+    let mut live: BTreeMap<(u64, u32), (u64, Lifetime)> = BTreeMap::new();
+    for (t, kind, i, other_end) in events {
+        let (lo, hi) = range[i as usize].expect("only placed buffers have events");
+        if kind == 0 {
+            live.remove(&(lo, i));
+            continue;
+        }
+        let seg = Lifetime {
+            start: t,
+            end: other_end,
+        };
+        let mut hits: Vec<(u32, u64, u64, Lifetime)> = Vec::new();
+        if let Some((&(plo, j), &(phi, pseg))) = live.range(..(lo, i)).next_back() {
+            if phi > lo {
+                hits.push((j, plo, phi, pseg));
+            }
+        }
+        for (&(slo, j), &(shi, sseg)) in live.range((lo, i)..) {
+            if slo >= hi {
+                break;
+            }
+            hits.push((j, slo, shi, sseg));
+        }
+        if hits.is_empty() {
+            live.insert((lo, i), (hi, seg));
+            continue;
+        }
+        for (j, jlo, jhi, jseg) in hits {
+            let (bj, bi) = (&bufs[j as usize], &bufs[i as usize]);
+            c.push(Violation::Overlap {
+                first: placed_view(bj, jlo, jhi),
+                second: placed_view(bi, lo, hi),
+                times: Lifetime {
+                    start: jseg.start.max(seg.start),
+                    end: jseg.end.min(seg.end),
+                },
+                addresses: (Offset(jlo.max(lo)), Offset(jhi.min(hi))),
+            });
+        }
+    }
+    if c.violations.is_empty() {
+        Ok(CheckSummary {
+            buffers: bufs.len(),
+            height: Size(height),
+        })
+    } else {
+        Err(CheckFailure {
+            violations: c.violations,
+            more: c.more,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Buffer;
+
+    fn p(bufs: Vec<Buffer>, cap: Option<u64>) -> Problem {
+        Problem::new(bufs, cap.map(Size)).unwrap()
+    }
+
+    fn offs(v: &[u64]) -> Vec<Offset> {
+        v.iter().map(|&o| Offset(o)).collect()
+    }
+
+    /// The O(n²) reference: every pair, every segment pair.
+    fn reference_valid(problem: &Problem, offsets: &[Offset]) -> bool {
+        let bufs = problem.buffers();
+        for (i, b) in bufs.iter().enumerate() {
+            let o = offsets[i].0;
+            let Some(end) = o.checked_add(b.size.0) else {
+                return false;
+            };
+            if o % b.alignment.0 != 0 || b.fixed_offset.is_some_and(|f| f.0 != o) {
+                return false;
+            }
+            if problem.capacity().is_some_and(|c| end > c.0) {
+                return false;
+            }
+        }
+        for i in 0..bufs.len() {
+            for j in i + 1..bufs.len() {
+                let (a, b) = (&bufs[i], &bufs[j]);
+                let (ao, bo) = (offsets[i].0, offsets[j].0);
+                let addr = ao < bo.saturating_add(b.size.0) && bo < ao.saturating_add(a.size.0);
+                let time = segments_of(a)
+                    .iter()
+                    .any(|s| segments_of(b).iter().any(|t| s.overlaps(t)));
+                if addr && time {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    #[test]
+    fn doc_example_overlap_is_named() {
+        let prob = p(
+            vec![Buffer::new("a", 0, 4, 12), Buffer::new("b", 3, 7, 8)],
+            None,
+        );
+        let err = check_offsets(&prob, &offs(&[0, 8])).unwrap_err();
+        assert_eq!(err.violations.len(), 1);
+        match &err.violations[0] {
+            Violation::Overlap {
+                first,
+                second,
+                times,
+                addresses,
+            } => {
+                assert_eq!(first.id, "a");
+                assert_eq!(second.id, "b");
+                assert_eq!(*times, Lifetime::new(3, 4));
+                assert_eq!(*addresses, (Offset(8), Offset(12)));
+            }
+            v => panic!("unexpected {v:?}"),
+        }
+        let msg = err.to_string();
+        assert!(
+            msg.contains("'a'")
+                && msg.contains("'b'")
+                && msg.contains("[3, 4)")
+                && msg.contains("[8, 12)"),
+            "{msg}"
+        );
+        assert_eq!(
+            check_offsets(&prob, &offs(&[0, 12])).unwrap().height,
+            Size(20)
+        );
+    }
+
+    #[test]
+    fn touching_lifetimes_and_addresses_are_fine() {
+        let prob = p(
+            vec![
+                Buffer::new("a", 0, 4, 8),
+                Buffer::new("b", 4, 7, 8),
+                Buffer::new("c", 0, 7, 2),
+            ],
+            None,
+        );
+        assert!(check_offsets(&prob, &offs(&[0, 0, 8])).is_ok());
+    }
+
+    #[test]
+    fn gaps_are_honoured() {
+        let prob = p(
+            vec![
+                Buffer::new("a", 0, 10, 8).with_gap(2, 6),
+                Buffer::new("b", 2, 6, 8),
+            ],
+            None,
+        );
+        assert!(check_offsets(&prob, &offs(&[0, 0])).is_ok());
+        let prob = p(
+            vec![
+                Buffer::new("a", 0, 10, 8).with_gap(2, 6),
+                Buffer::new("b", 2, 7, 8),
+            ],
+            None,
+        );
+        assert!(check_offsets(&prob, &offs(&[0, 0])).is_err());
+    }
+
+    #[test]
+    fn every_rule_is_reported() {
+        let prob = p(
+            vec![
+                Buffer::new("a", 0, 4, 8).with_alignment(4),
+                Buffer::new("f", 0, 4, 8).with_fixed_offset(16),
+            ],
+            Some(20),
+        );
+        let err = check_offsets(&prob, &offs(&[2, 20])).unwrap_err();
+        let kinds: Vec<_> = err.violations.iter().map(std::mem::discriminant).collect();
+        assert!(err
+            .violations
+            .iter()
+            .any(|v| matches!(v, Violation::Misaligned { .. })));
+        assert!(err
+            .violations
+            .iter()
+            .any(|v| matches!(v, Violation::MovedFixed { .. })));
+        assert!(err
+            .violations
+            .iter()
+            .any(|v| matches!(v, Violation::AboveCapacity { .. })));
+        assert_eq!(kinds.len(), 3);
+        let err = check_offsets(&prob, &offs(&[u64::MAX - 3, 16])).unwrap_err();
+        assert!(matches!(
+            err.violations[0],
+            Violation::AddressOverflow { .. }
+        ));
+        let err = check_offsets(&prob, &offs(&[0])).unwrap_err();
+        assert!(matches!(err.violations[0], Violation::WrongCount { .. }));
+    }
+
+    #[test]
+    fn placements_by_id() {
+        let prob = p(
+            vec![Buffer::new("a", 0, 4, 8), Buffer::new("b", 5, 7, 8)],
+            None,
+        );
+        let ok = vec![("b".to_string(), Offset(0)), ("a".to_string(), Offset(0))];
+        assert!(check_placements(&prob, &ok).is_ok());
+        let bad = vec![
+            ("a".to_string(), Offset(0)),
+            ("a".to_string(), Offset(0)),
+            ("zz".to_string(), Offset(0)),
+        ];
+        let err = check_placements(&prob, &bad).unwrap_err();
+        assert!(err
+            .violations
+            .contains(&Violation::PlacedTwice { id: "a".into() }));
+        assert!(err
+            .violations
+            .contains(&Violation::Unknown { id: "zz".into() }));
+        assert!(err
+            .violations
+            .contains(&Violation::Missing { id: "b".into() }));
+    }
+
+    #[test]
+    fn sweep_agrees_with_quadratic_reference() {
+        let mut seed = 0x9e3779b97f4a7c15u64;
+        let mut next = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        let (mut valid, mut invalid) = (0, 0);
+        for _ in 0..3000 {
+            let n = 1 + next(9) as usize;
+            let mut bufs = Vec::new();
+            for i in 0..n {
+                let s = next(12);
+                let e = s + 1 + next(6);
+                let mut b = Buffer::new(format!("b{i}"), s, e, 1 + next(6))
+                    .with_alignment([1, 1, 2, 4][next(4) as usize]);
+                if e - s >= 3 && next(3) == 0 {
+                    b = b.with_gap(s + 1, e - 1);
+                }
+                bufs.push(b);
+            }
+            let cap = if next(4) == 0 {
+                Some(10 + next(20))
+            } else {
+                None
+            };
+            let prob = p(bufs, cap);
+            let offsets: Vec<Offset> = (0..n).map(|_| Offset(next(16))).collect();
+            let want = reference_valid(&prob, &offsets);
+            let got = check_offsets(&prob, &offsets);
+            assert_eq!(got.is_ok(), want, "offsets {offsets:?} for {prob:?}");
+            if let Err(f) = got {
+                invalid += 1;
+                // Every reported overlap is a real one.
+                for v in &f.violations {
+                    if let Violation::Overlap { first, second, .. } = v {
+                        let i = prob
+                            .buffers()
+                            .iter()
+                            .position(|b| b.id == first.id)
+                            .unwrap();
+                        let j = prob
+                            .buffers()
+                            .iter()
+                            .position(|b| b.id == second.id)
+                            .unwrap();
+                        let two = p(
+                            vec![prob.buffers()[i].clone(), prob.buffers()[j].clone()],
+                            None,
+                        );
+                        let pair = [offsets[i], offsets[j]];
+                        let aligned_ok = pair
+                            .iter()
+                            .zip(two.buffers())
+                            .all(|(o, b)| o.0 % b.alignment.0 == 0);
+                        if aligned_ok {
+                            assert!(!reference_valid(&two, &pair), "{v}");
+                        }
+                    }
+                }
+            } else {
+                valid += 1;
+            }
+        }
+        assert!(
+            valid > 100 && invalid > 100,
+            "both verdicts exercised: {valid} valid, {invalid} invalid"
+        );
+    }
+}

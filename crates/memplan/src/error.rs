@@ -1,0 +1,201 @@
+//! Typed errors. Every message is one line, lowercase, and quotes the offending input.
+
+use thiserror::Error;
+
+use crate::types::{Lifetime, Offset, Size};
+
+/// A rule of [`crate::Problem::new`] that a buffer breaks.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("buffer '{id}' (#{index}): {kind}")]
+pub struct ProblemError {
+    /// Position of the offending buffer in the input.
+    pub index: usize,
+    /// Its id.
+    pub id: String,
+    /// What is wrong.
+    pub kind: ProblemErrorKind,
+}
+
+/// What is wrong with a buffer.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum ProblemErrorKind {
+    /// Size 0.
+    #[error("size must be at least 1")]
+    ZeroSize,
+    /// `start >= end`.
+    #[error("lifetime {lifetime} is empty: start must be before end")]
+    EmptyLifetime {
+        /// The lifetime as given.
+        lifetime: Lifetime,
+    },
+    /// Alignment 0.
+    #[error("alignment must be at least 1")]
+    ZeroAlignment,
+    /// A fixed offset that is not a multiple of the alignment.
+    #[error("fixed offset {offset} is not a multiple of alignment {alignment}")]
+    MisalignedFixedOffset {
+        /// The fixed offset.
+        offset: Offset,
+        /// The alignment.
+        alignment: Size,
+    },
+    /// Another buffer has the same id.
+    #[error("duplicate id: buffer #{first_index} has the same id")]
+    DuplicateId {
+        /// The first buffer with this id.
+        first_index: usize,
+    },
+    /// A gap with `start >= end`.
+    #[error("gap {gap} is empty")]
+    EmptyGap {
+        /// The gap.
+        gap: Lifetime,
+    },
+    /// A gap that is not inside the lifetime.
+    #[error("gap {gap} is outside the lifetime {lifetime}")]
+    GapOutsideLifetime {
+        /// The gap.
+        gap: Lifetime,
+        /// The buffer's lifetime.
+        lifetime: Lifetime,
+    },
+    /// Two gaps of the same buffer overlap.
+    #[error("gaps {first} and {second} overlap")]
+    GapsOverlap {
+        /// The earlier gap.
+        first: Lifetime,
+        /// The later gap.
+        second: Lifetime,
+    },
+    /// Offsets and sizes would not fit in 64 bits.
+    #[error("sizes, alignments and fixed offsets overflow 64-bit addresses")]
+    Overflow,
+    /// Two fixed buffers overlap in time and address.
+    #[error("fixed placement overlaps fixed buffer '{other}' in time and address")]
+    FixedOverlap {
+        /// The other fixed buffer.
+        other: String,
+    },
+    /// More than `u32::MAX` buffers.
+    #[error("more than 4,294,967,295 buffers")]
+    TooManyBuffers,
+}
+
+impl ProblemErrorKind {
+    /// The input field the rule is about, as named in memplan's CSV format.
+    pub fn field(&self) -> &'static str {
+        match self {
+            ProblemErrorKind::ZeroSize | ProblemErrorKind::Overflow => "size",
+            ProblemErrorKind::EmptyLifetime { .. } => "upper",
+            ProblemErrorKind::ZeroAlignment => "alignment",
+            ProblemErrorKind::MisalignedFixedOffset { .. }
+            | ProblemErrorKind::FixedOverlap { .. } => "offset",
+            ProblemErrorKind::DuplicateId { .. } | ProblemErrorKind::TooManyBuffers => "id",
+            ProblemErrorKind::EmptyGap { .. }
+            | ProblemErrorKind::GapOutsideLifetime { .. }
+            | ProblemErrorKind::GapsOverlap { .. } => "gaps",
+        }
+    }
+}
+
+/// An error reading a CSV or JSON file. `line` is 1-based; `column` names the field.
+#[derive(Debug, Error)]
+#[error("{}{kind}", location(*line, column.as_deref()))]
+pub struct ReadError {
+    /// The line of the input the error is on (0 when it concerns the whole input).
+    pub line: u64,
+    /// The column (header name) the error is in, when there is one.
+    pub column: Option<String>,
+    /// What is wrong.
+    pub kind: ReadErrorKind,
+}
+
+fn location(line: u64, column: Option<&str>) -> String {
+    match (line, column) {
+        (0, None) => String::new(),
+        (0, Some(c)) => format!("column '{c}': "),
+        (l, None) => format!("line {l}: "),
+        (l, Some(c)) => format!("line {l}, column '{c}': "),
+    }
+}
+
+/// What is wrong with the input text.
+#[derive(Debug, Error)]
+pub enum ReadErrorKind {
+    /// Reading failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The input has no header line.
+    #[error("empty input: expected a header line such as 'id,lower,upper,size'")]
+    Empty,
+    /// The header has no data lines after it.
+    #[error("no buffers: the input has a header but no data lines")]
+    NoBuffers,
+    /// A required column is missing.
+    #[error("missing column '{0}' in the header")]
+    MissingColumn(&'static str),
+    /// A column name appears twice (aliases count: `lower` and `start` are the same column).
+    #[error("duplicate column '{0}' in the header")]
+    DuplicateColumn(String),
+    /// A line with the wrong number of fields.
+    #[error("expected {expected} fields as in the header, found {found}")]
+    FieldCount {
+        /// Fields in the header.
+        expected: usize,
+        /// Fields on this line.
+        found: usize,
+    },
+    /// A field that is not a valid number.
+    #[error("not a non-negative integer: '{0}'")]
+    BadNumber(String),
+    /// A number that is too large.
+    #[error("number too large for 64 bits: '{0}'")]
+    NumberTooLarge(String),
+    /// A malformed gap list.
+    #[error("bad gap '{0}': expected 'lo-hi' with lo < hi, gaps separated by spaces")]
+    BadGap(String),
+    /// An empty id.
+    #[error("empty id")]
+    EmptyId,
+    /// An absurdly long id.
+    #[error("id is {0} bytes long; the limit is 4096")]
+    IdTooLong(usize),
+    /// The text is not valid CSV (e.g. not UTF-8, an unterminated quote).
+    #[error("malformed csv: {0}")]
+    Csv(String),
+    /// An inclusive end of `u64::MAX` cannot be made half-open.
+    #[error("inclusive end {0} cannot be converted to a half-open end")]
+    EndTooLarge(u64),
+    /// The buffers break a rule of [`crate::Problem::new`].
+    #[error("{0}")]
+    Problem(ProblemError),
+    /// A plan file names a buffer twice.
+    #[error("buffer '{0}' is placed twice")]
+    DuplicatePlacement(String),
+    /// A plan file names a buffer the problem does not have.
+    #[error("unknown buffer '{0}'")]
+    UnknownBuffer(String),
+    /// A plan file leaves a buffer out.
+    #[error("buffer '{0}' has no offset")]
+    MissingPlacement(String),
+    /// A plan's offset + size exceeds 64 bits.
+    #[error("offset + size of buffer '{0}' overflows 64 bits")]
+    PlanOverflow(String),
+}
+
+/// Why [`crate::plan`] could not run. (A plan that does not fit a capacity is not an
+/// error: it is an [`crate::Outcome`].)
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum PlanError {
+    /// The named planner does not exist.
+    #[error("unknown planner '{0}'")]
+    UnknownPlanner(String),
+    /// A planner produced a plan that the checker rejects. This is a bug in memplan.
+    #[error("internal error: planner '{planner}' produced an invalid plan: {detail}")]
+    InvalidPlan {
+        /// Which planner.
+        planner: String,
+        /// The checker's first complaint.
+        detail: String,
+    },
+}

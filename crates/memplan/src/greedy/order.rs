@@ -1,0 +1,229 @@
+//! The orderings in which greedy planners place buffers. Every ordering lists each
+//! free (not fixed) buffer exactly once and breaks its last tie by input index, so it is
+//! deterministic.
+
+use crate::analysis::load_profile;
+use crate::index::TimeIndex;
+use crate::types::{Buffer, Lifetime, Problem, Time};
+
+/// How a greedy planner orders the buffers before placing them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Order {
+    /// Largest size first; ties: longer lifetime, earlier start (idealloc's "big rocks
+    /// first", TFLite's Greedy by Size).
+    Size,
+    /// Largest size × lifetime first; ties: larger size.
+    Area,
+    /// Longest lifetime first; ties: larger size.
+    Lifetime,
+    /// Earliest start first; ties: longer lifetime, larger size (linear-scan order).
+    Start,
+    /// Highest contention first: the largest load during the buffer's lifetime.
+    /// Ties, as in TelaMalloc §3.1: larger alignment, larger size × lifetime², longer lifetime.
+    Contention,
+    /// TFLite §5.3, Greedy by Breadth: time steps in decreasing order of load; at each,
+    /// its not-yet-ordered live buffers, largest first.
+    Breadth,
+}
+
+impl Order {
+    /// Every ordering, in the portfolio's order.
+    pub const ALL: [Order; 6] = [
+        Order::Size,
+        Order::Area,
+        Order::Contention,
+        Order::Breadth,
+        Order::Lifetime,
+        Order::Start,
+    ];
+
+    /// The ordering's name, e.g. `size`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Order::Size => "size",
+            Order::Area => "area",
+            Order::Lifetime => "lifetime",
+            Order::Start => "start",
+            Order::Contention => "contention",
+            Order::Breadth => "breadth",
+        }
+    }
+
+    /// The free buffers in this order.
+    pub(crate) fn sequence(self, problem: &Problem) -> Vec<u32> {
+        let bufs = problem.buffers();
+        let mut seq: Vec<u32> = (0..bufs.len() as u32)
+            .filter(|&i| bufs[i as usize].fixed_offset.is_none())
+            .collect();
+        let len = |b: &Buffer| b.lifetime.len();
+        match self {
+            Order::Size => seq.sort_by_cached_key(|&i| {
+                let b = &bufs[i as usize];
+                (std::cmp::Reverse((b.size, len(b))), b.lifetime.start, i)
+            }),
+            Order::Area => seq.sort_by_cached_key(|&i| {
+                let b = &bufs[i as usize];
+                (
+                    std::cmp::Reverse((b.size.0 as u128 * len(b) as u128, b.size)),
+                    i,
+                )
+            }),
+            Order::Lifetime => seq.sort_by_cached_key(|&i| {
+                let b = &bufs[i as usize];
+                (std::cmp::Reverse((len(b), b.size)), i)
+            }),
+            Order::Start => seq.sort_by_cached_key(|&i| {
+                let b = &bufs[i as usize];
+                (b.lifetime.start, std::cmp::Reverse((len(b), b.size)), i)
+            }),
+            Order::Contention => {
+                let contention = contention(problem);
+                seq.sort_by_cached_key(|&i| {
+                    let b = &bufs[i as usize];
+                    let l = len(b) as u128;
+                    let weight = (b.size.0 as u128).saturating_mul(l.saturating_mul(l));
+                    (
+                        std::cmp::Reverse((contention[i as usize], b.alignment, weight, len(b))),
+                        i,
+                    )
+                })
+            }
+            Order::Breadth => return breadth_sequence(problem),
+        }
+        seq
+    }
+}
+
+/// For each buffer, the largest load at any time in its lifetime (TelaMalloc §3.1);
+/// gaps are not taken out of the lifetime here.
+/// A max-segment-tree over the load profile answers each buffer in O(log n).
+fn contention(problem: &Problem) -> Vec<u64> {
+    let steps = load_profile(problem);
+    let m = steps.len().max(1);
+    let mut tree = vec![0u64; 2 * m];
+    for (k, s) in steps.iter().enumerate() {
+        tree[m + k] = s.load.0;
+    }
+    for node in (1..m).rev() {
+        tree[node] = tree[2 * node].max(tree[2 * node + 1]);
+    }
+    let range_max = |mut lo: usize, mut hi: usize| {
+        let mut best = 0;
+        lo += m;
+        hi += m;
+        while lo < hi {
+            if lo & 1 == 1 {
+                best = best.max(tree[lo]);
+                lo += 1;
+            }
+            if hi & 1 == 1 {
+                hi -= 1;
+                best = best.max(tree[hi]);
+            }
+            lo /= 2;
+            hi /= 2;
+        }
+        best
+    };
+    problem
+        .buffers()
+        .iter()
+        .map(|b| {
+            // Steps in effect during [start, end): from the one at or before start.
+            let first = steps
+                .partition_point(|s| s.time <= b.lifetime.start)
+                .saturating_sub(1);
+            let last = steps.partition_point(|s| s.time < b.lifetime.end);
+            range_max(first, last.max(first + 1).min(steps.len()))
+        })
+        .collect()
+}
+
+/// Greedy by Breadth's order (TFLite §4.2 and §5.3): the "operators" are the steps of the
+/// load profile; the heaviest step first, and within it the largest unordered buffer first.
+/// Ordered buffers are removed from an index of their lifetimes, so each is enumerated
+/// once (gapped buffers may be seen again at steps inside their gaps).
+fn breadth_sequence(problem: &Problem) -> Vec<u32> {
+    let bufs = problem.buffers();
+    let mut live_index = TimeIndex::new(problem);
+    let steps = load_profile(problem);
+    let mut by_load: Vec<usize> = (0..steps.len()).filter(|&k| steps[k].load.0 > 0).collect();
+    by_load.sort_by_key(|&k| (std::cmp::Reverse(steps[k].load), k));
+    let mut seq = Vec::with_capacity(bufs.len());
+    let mut here: Vec<u32> = Vec::new();
+    for k in by_load {
+        let t = steps[k].time;
+        here.clear();
+        live_index.for_each_overlapping(
+            Lifetime {
+                start: t,
+                end: Time(t.0 + 1),
+            },
+            |i| {
+                let b = &bufs[i as usize];
+                if b.gaps.iter().all(|g| !(g.start <= t && t < g.end)) {
+                    here.push(i);
+                }
+            },
+        );
+        for &i in &here {
+            live_index.remove(i);
+        }
+        here.sort_unstable_by_key(|&i| (std::cmp::Reverse(bufs[i as usize].size), i));
+        seq.extend(
+            here.iter()
+                .copied()
+                .filter(|&i| bufs[i as usize].fixed_offset.is_none()),
+        );
+    }
+    debug_assert_eq!(
+        seq.len(),
+        bufs.iter().filter(|b| b.fixed_offset.is_none()).count()
+    );
+    seq
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problem() -> Problem {
+        Problem::new(
+            vec![
+                Buffer::new("a", 0, 2, 4),
+                Buffer::new("b", 1, 9, 2),
+                Buffer::new("c", 5, 6, 3),
+                Buffer::new("d", 5, 7, 8).with_fixed_offset(0),
+                Buffer::new("e", 0, 10, 1).with_gap(4, 8),
+            ],
+            None,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn every_order_lists_free_buffers_once() {
+        let p = problem();
+        for o in Order::ALL {
+            let mut s = o.sequence(&p);
+            s.sort_unstable();
+            assert_eq!(s, vec![0, 1, 2, 4], "{}", o.name());
+        }
+    }
+
+    #[test]
+    fn orders_follow_their_keys() {
+        let p = problem();
+        assert_eq!(Order::Size.sequence(&p), vec![0, 2, 1, 4]);
+        assert_eq!(Order::Start.sequence(&p), vec![4, 0, 1, 2]);
+        assert_eq!(Order::Lifetime.sequence(&p), vec![4, 1, 0, 2]);
+        // Loads: t0..1: a+e=5, t1..2: a+b+e=7, t2..4: b+e=3, t4..5: b=2, t5..6: b+c+d=13,
+        // t6..7: b+d=10, t7..8: b=2, t8..9: b+e=3, t9..10: e=1.
+        // e's contention counts its whole lifetime, gap included.
+        assert_eq!(contention(&p), vec![7, 13, 13, 13, 13]);
+        // Contention: b, c and e tie at 13; size x lifetime^2 breaks it: b 2x64, e 1x100, c 3x1.
+        assert_eq!(Order::Contention.sequence(&p), vec![1, 4, 2, 0]);
+        // Breadth: heaviest step t5 (b, c, d live): c (3) then b (2); then t1 (a, e): a, e.
+        assert_eq!(Order::Breadth.sequence(&p), vec![2, 1, 0, 4]);
+    }
+}

@@ -1,0 +1,610 @@
+//! CSV in google/minimalloc's format.
+//!
+//! ```text
+//!   id,lower,upper,size,alignment,offset,gaps
+//!   b1,0,3,4,,,
+//!   b2,3,9,4,8,,
+//!   b3,0,9,4,,16,2-5 6-7
+//! ```
+//!
+//! - Columns are found by header name (case-insensitive): `id` (also `buffer`,
+//!   `buffer_id`), `lower` (also `begin`, `start`), `upper` or `end`, and `size` are
+//!   required; `alignment`, `offset` (a fixed offset) and `gaps` are optional, and an empty
+//!   field means "not given". Other columns are kept and copied to the output.
+//! - `upper` is half-open, `[lower, upper)`; `end` is inclusive, as minimalloc reads it
+//!   (`upper = end + 1`). [`CsvOptions::lifetimes`] overrides both.
+//! - `gaps` lists `lo-hi` intervals separated by spaces, read with the same convention as
+//!   the lifetime. minimalloc's gap windows (`lo-hi@a:b`) are not supported.
+//! - A UTF-8 byte-order mark, CRLF line ends, blank lines and spaces around fields are
+//!   accepted. Every error names the line and the column.
+//!
+//! A plan is written as the input's own columns plus `offset` (replaced when the input
+//! already has one).
+
+use std::io::Write;
+
+use crate::error::{ReadError, ReadErrorKind};
+use crate::types::{Buffer, Lifetime, Offset, Plan, Problem, Size};
+
+/// How to read the end of a lifetime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LifetimeConvention {
+    /// `[lower, upper)`: the buffer is not live at `upper`. memplan's own rule.
+    HalfOpen,
+    /// `[lower, upper]`: the buffer is still live at `upper` (XLA, minimalloc's `end`).
+    Inclusive,
+}
+
+/// Options for [`read_problem_csv`].
+#[derive(Clone, Debug, Default)]
+pub struct CsvOptions {
+    /// Force a convention for the end column; by default `upper` is half-open and `end`
+    /// inclusive.
+    pub lifetimes: Option<LifetimeConvention>,
+    /// The capacity to give the problem.
+    pub capacity: Option<Size>,
+}
+
+const MAX_ID_BYTES: usize = 4096;
+
+fn err(line: u64, column: Option<&str>, kind: ReadErrorKind) -> ReadError {
+    ReadError {
+        line,
+        column: column.map(str::to_string),
+        kind,
+    }
+}
+
+/// Quotes at most 40 characters of a bad field.
+fn quote(field: &[u8]) -> String {
+    let s = String::from_utf8_lossy(field);
+    if s.chars().count() > 40 {
+        format!("{}...", s.chars().take(40).collect::<String>())
+    } else {
+        s.into_owned()
+    }
+}
+
+fn strip_bom(input: &[u8]) -> &[u8] {
+    input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input)
+}
+
+fn reader(input: &[u8]) -> ::csv::Reader<&[u8]> {
+    ::csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(true)
+        .trim(::csv::Trim::Headers)
+        .from_reader(strip_bom(input))
+}
+
+fn csv_error(e: ::csv::Error) -> ReadError {
+    let line = e.position().map_or(0, |p| p.line());
+    let kind = match e.into_kind() {
+        ::csv::ErrorKind::Io(io) => ReadErrorKind::Io(io),
+        other => ReadErrorKind::Csv(format!("{other:?}")),
+    };
+    err(line, None, kind)
+}
+
+/// Which input column holds which field.
+struct Columns {
+    names: Vec<String>,
+    id: usize,
+    lower: usize,
+    upper: usize,
+    size: usize,
+    alignment: Option<usize>,
+    offset: Option<usize>,
+    gaps: Option<usize>,
+    /// The end column was called `end` (inclusive by default).
+    end_is_inclusive: bool,
+}
+
+fn columns(headers: &::csv::ByteRecord, need_lifetimes: bool) -> Result<Columns, ReadError> {
+    let names: Vec<String> = headers
+        .iter()
+        .map(|h| String::from_utf8_lossy(h).to_string())
+        .collect();
+    if names.is_empty() || (names.len() == 1 && names[0].is_empty()) {
+        return Err(err(0, None, ReadErrorKind::Empty));
+    }
+    let mut slots: [Option<usize>; 7] = [None; 7];
+    let mut end_is_inclusive = false;
+    for (k, name) in names.iter().enumerate() {
+        let lower = name.to_ascii_lowercase();
+        let slot = match lower.as_str() {
+            "id" | "buffer" | "buffer_id" => 0,
+            "lower" | "begin" | "start" => 1,
+            "upper" => 2,
+            "end" => {
+                end_is_inclusive = true;
+                2
+            }
+            "size" => 3,
+            "alignment" => 4,
+            "offset" => 5,
+            "gaps" => 6,
+            _ => continue,
+        };
+        if slots[slot].is_some() {
+            return Err(err(
+                1,
+                Some(name),
+                ReadErrorKind::DuplicateColumn(name.clone()),
+            ));
+        }
+        slots[slot] = Some(k);
+    }
+    let required: &[(usize, &'static str)] = if need_lifetimes {
+        &[(0, "id"), (1, "lower"), (2, "upper"), (3, "size")]
+    } else {
+        &[(0, "id")]
+    };
+    for &(slot, name) in required {
+        if slots[slot].is_none() {
+            return Err(err(1, None, ReadErrorKind::MissingColumn(name)));
+        }
+    }
+    Ok(Columns {
+        names,
+        id: slots[0].unwrap_or(0),
+        lower: slots[1].unwrap_or(0),
+        upper: slots[2].unwrap_or(0),
+        size: slots[3].unwrap_or(0),
+        alignment: slots[4],
+        offset: slots[5],
+        gaps: slots[6],
+        end_is_inclusive,
+    })
+}
+
+fn parse_u64(field: &[u8], line: u64, column: &str) -> Result<u64, ReadError> {
+    let bad = |kind| Err(err(line, Some(column), kind));
+    if field.is_empty() || !field.iter().all(u8::is_ascii_digit) {
+        return bad(ReadErrorKind::BadNumber(quote(field)));
+    }
+    let mut v: u64 = 0;
+    for &d in field {
+        match v
+            .checked_mul(10)
+            .and_then(|v| v.checked_add((d - b'0') as u64))
+        {
+            Some(n) => v = n,
+            None => return bad(ReadErrorKind::NumberTooLarge(quote(field))),
+        }
+    }
+    Ok(v)
+}
+
+fn parse_gaps(
+    field: &[u8],
+    inclusive: bool,
+    line: u64,
+    column: &str,
+) -> Result<Vec<Lifetime>, ReadError> {
+    let text = std::str::from_utf8(field)
+        .map_err(|_| err(line, Some(column), ReadErrorKind::BadGap(quote(field))))?;
+    let mut gaps = Vec::new();
+    for item in text.split_ascii_whitespace() {
+        let bad = || {
+            err(
+                line,
+                Some(column),
+                ReadErrorKind::BadGap(quote(item.as_bytes())),
+            )
+        };
+        let (lo, hi) = item.split_once('-').ok_or_else(bad)?;
+        let lo = parse_u64(lo.as_bytes(), line, column).map_err(|_| bad())?;
+        let mut hi = parse_u64(hi.as_bytes(), line, column).map_err(|_| bad())?;
+        if inclusive {
+            hi = hi.checked_add(1).ok_or_else(bad)?;
+        }
+        if lo >= hi {
+            return Err(bad());
+        }
+        gaps.push(Lifetime::new(lo, hi));
+    }
+    Ok(gaps)
+}
+
+/// Reads a problem. See the [module docs](self) for the format.
+pub fn read_problem_csv(input: &[u8], options: &CsvOptions) -> Result<Problem, ReadError> {
+    let mut rdr = reader(input);
+    let headers = rdr.byte_headers().map_err(csv_error)?.clone();
+    let cols = columns(&headers, true)?;
+    let inclusive = match options.lifetimes {
+        Some(LifetimeConvention::Inclusive) => true,
+        Some(LifetimeConvention::HalfOpen) => false,
+        None => cols.end_is_inclusive,
+    };
+    let name = |k: usize| cols.names[k].as_str();
+    let mut buffers = Vec::new();
+    let mut lines = Vec::new();
+    let mut record = ::csv::ByteRecord::new();
+    loop {
+        match rdr.read_byte_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => return Err(csv_error(e)),
+        }
+        let line = record.position().map_or(0, |p| p.line());
+        if record.len() != cols.names.len() {
+            let kind = ReadErrorKind::FieldCount {
+                expected: cols.names.len(),
+                found: record.len(),
+            };
+            return Err(err(line, None, kind));
+        }
+        let id_bytes = record[cols.id].trim_ascii();
+        if id_bytes.is_empty() {
+            return Err(err(line, Some(name(cols.id)), ReadErrorKind::EmptyId));
+        }
+        if id_bytes.len() > MAX_ID_BYTES {
+            return Err(err(
+                line,
+                Some(name(cols.id)),
+                ReadErrorKind::IdTooLong(id_bytes.len()),
+            ));
+        }
+        let id = std::str::from_utf8(id_bytes)
+            .map_err(|_| {
+                err(
+                    line,
+                    Some(name(cols.id)),
+                    ReadErrorKind::Csv("id is not valid UTF-8".into()),
+                )
+            })?
+            .to_string();
+        let lower = parse_u64(record[cols.lower].trim_ascii(), line, name(cols.lower))?;
+        let mut upper = parse_u64(record[cols.upper].trim_ascii(), line, name(cols.upper))?;
+        if inclusive {
+            upper = upper.checked_add(1).ok_or_else(|| {
+                err(
+                    line,
+                    Some(name(cols.upper)),
+                    ReadErrorKind::EndTooLarge(upper),
+                )
+            })?;
+        }
+        let size = parse_u64(record[cols.size].trim_ascii(), line, name(cols.size))?;
+        let mut b = Buffer::new(id, lower, upper, size);
+        if let Some(k) = cols
+            .alignment
+            .filter(|&k| !record[k].trim_ascii().is_empty())
+        {
+            b.alignment = Size(parse_u64(record[k].trim_ascii(), line, name(k))?);
+        }
+        if let Some(k) = cols.offset.filter(|&k| !record[k].trim_ascii().is_empty()) {
+            b.fixed_offset = Some(Offset(parse_u64(record[k].trim_ascii(), line, name(k))?));
+        }
+        if let Some(k) = cols.gaps {
+            b.gaps = parse_gaps(&record[k], inclusive, line, name(k))?;
+        }
+        buffers.push(b);
+        lines.push(line);
+    }
+    if buffers.is_empty() {
+        return Err(err(0, None, ReadErrorKind::NoBuffers));
+    }
+    Problem::new(buffers, options.capacity).map_err(|e| {
+        let line = lines.get(e.index).copied().unwrap_or(0);
+        let column = match e.kind.field() {
+            "id" => Some(cols.id),
+            "upper" => Some(cols.upper),
+            "size" => Some(cols.size),
+            "alignment" => cols.alignment,
+            "offset" => cols.offset,
+            "gaps" => cols.gaps,
+            _ => None,
+        };
+        err(line, column.map(name), ReadErrorKind::Problem(e))
+    })
+}
+
+/// Writes the input CSV back with an `offset` column holding the plan's offsets.
+/// `input` must be the text the plan's problem was read from.
+pub fn write_plan_csv(input: &[u8], plan: &Plan, out: impl Write) -> Result<(), ReadError> {
+    let mut rdr = reader(input);
+    let headers = rdr.byte_headers().map_err(csv_error)?.clone();
+    let cols = columns(&headers, true)?;
+    let mut w = ::csv::WriterBuilder::new().from_writer(out);
+    let write = |w: &mut ::csv::Writer<_>, rec: &::csv::ByteRecord| {
+        w.write_byte_record(rec).map_err(csv_error)
+    };
+    let mut head = headers.clone();
+    if cols.offset.is_none() {
+        head.push_field(b"offset");
+    }
+    write(&mut w, &head)?;
+    let mut record = ::csv::ByteRecord::new();
+    let mut out_rec = ::csv::ByteRecord::new();
+    let mut i = 0usize;
+    let mut num = itoa_buf();
+    while rdr.read_byte_record(&mut record).map_err(csv_error)? {
+        let Some(off) = plan.offsets().get(i) else {
+            return Err(err(
+                0,
+                None,
+                ReadErrorKind::Csv("the plan has fewer offsets than the input has rows".into()),
+            ));
+        };
+        out_rec.clear();
+        let text = fmt_u64(&mut num, off.0);
+        for (k, f) in record.iter().enumerate() {
+            out_rec.push_field(if Some(k) == cols.offset { text } else { f });
+        }
+        if cols.offset.is_none() {
+            out_rec.push_field(text);
+        }
+        write(&mut w, &out_rec)?;
+        i += 1;
+    }
+    if i != plan.offsets().len() {
+        return Err(err(
+            0,
+            None,
+            ReadErrorKind::Csv("the plan has more offsets than the input has rows".into()),
+        ));
+    }
+    w.flush().map_err(|e| err(0, None, ReadErrorKind::Io(e)))
+}
+
+fn itoa_buf() -> [u8; 20] {
+    [0; 20]
+}
+
+fn fmt_u64(buf: &mut [u8; 20], mut v: u64) -> &[u8] {
+    let mut k = buf.len();
+    loop {
+        k -= 1;
+        buf[k] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    &buf[k..]
+}
+
+/// Writes a problem in memplan's canonical columns: `id,lower,upper,size`, plus
+/// `alignment`, `offset` and `gaps` when any buffer needs them. Lifetimes are half-open.
+pub fn write_problem_csv(problem: &Problem, out: impl Write) -> std::io::Result<()> {
+    let bufs = problem.buffers();
+    let align = bufs.iter().any(|b| b.alignment.0 != 1);
+    let fixed = bufs.iter().any(|b| b.fixed_offset.is_some());
+    let gaps = bufs.iter().any(|b| !b.gaps.is_empty());
+    let mut w = std::io::BufWriter::new(out);
+    write!(w, "id,lower,upper,size")?;
+    for (on, name) in [(align, ",alignment"), (fixed, ",offset"), (gaps, ",gaps")] {
+        if on {
+            w.write_all(name.as_bytes())?;
+        }
+    }
+    writeln!(w)?;
+    for b in bufs {
+        let id = if b.id.contains([',', '"', '\n', '\r']) || b.id.trim() != b.id {
+            format!("\"{}\"", b.id.replace('"', "\"\""))
+        } else {
+            b.id.clone()
+        };
+        write!(
+            w,
+            "{},{},{},{}",
+            id, b.lifetime.start, b.lifetime.end, b.size
+        )?;
+        if align {
+            write!(w, ",{}", b.alignment)?;
+        }
+        if fixed {
+            match b.fixed_offset {
+                Some(o) => write!(w, ",{o}")?,
+                None => write!(w, ",")?,
+            }
+        }
+        if gaps {
+            let g: Vec<String> = b
+                .gaps
+                .iter()
+                .map(|g| format!("{}-{}", g.start, g.end))
+                .collect();
+            write!(w, ",{}", g.join(" "))?;
+        }
+        writeln!(w)?;
+    }
+    w.flush()
+}
+
+/// Reads a plan file: the `id` and `offset` columns, one row per buffer. Checking that
+/// every buffer is placed exactly once is the checker's job ([`crate::check_placements`]).
+pub fn read_placements_csv(input: &[u8]) -> Result<Vec<(String, Offset)>, ReadError> {
+    let mut rdr = reader(input);
+    let headers = rdr.byte_headers().map_err(csv_error)?.clone();
+    let cols = columns(&headers, false)?;
+    let off_col = cols
+        .offset
+        .ok_or_else(|| err(1, None, ReadErrorKind::MissingColumn("offset")))?;
+    let mut out = Vec::new();
+    let mut record = ::csv::ByteRecord::new();
+    while rdr.read_byte_record(&mut record).map_err(csv_error)? {
+        let line = record.position().map_or(0, |p| p.line());
+        if record.len() != cols.names.len() {
+            let kind = ReadErrorKind::FieldCount {
+                expected: cols.names.len(),
+                found: record.len(),
+            };
+            return Err(err(line, None, kind));
+        }
+        let id = String::from_utf8_lossy(record[cols.id].trim_ascii()).into_owned();
+        let off = parse_u64(record[off_col].trim_ascii(), line, &cols.names[off_col])?;
+        out.push((id, Offset(off)));
+    }
+    if out.is_empty() {
+        return Err(err(0, None, ReadErrorKind::NoBuffers));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<Problem, ReadError> {
+        read_problem_csv(text.as_bytes(), &CsvOptions::default())
+    }
+
+    fn message(text: &str) -> String {
+        read(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn reads_minimalloc_example() {
+        let p = read("id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\n").unwrap();
+        assert_eq!(p.len(), 2);
+        assert_eq!(p.buffers()[1].lifetime, Lifetime::new(3, 9));
+    }
+
+    #[test]
+    fn end_column_is_inclusive_and_aliases_work() {
+        let p = read("buffer_id,start,end,size,gaps\nx,0,3,4,1-1\n").unwrap();
+        assert_eq!(p.buffers()[0].lifetime, Lifetime::new(0, 4));
+        assert_eq!(p.buffers()[0].gaps, vec![Lifetime::new(1, 2)]);
+        let opts = CsvOptions {
+            lifetimes: Some(LifetimeConvention::Inclusive),
+            capacity: None,
+        };
+        let p = read_problem_csv(b"id,lower,upper,size\nx,0,3,4\n", &opts).unwrap();
+        assert_eq!(p.buffers()[0].lifetime, Lifetime::new(0, 4));
+        let opts = CsvOptions {
+            lifetimes: Some(LifetimeConvention::HalfOpen),
+            capacity: None,
+        };
+        let p = read_problem_csv(b"id,begin,end,size\nx,0,3,4\n", &opts).unwrap();
+        assert_eq!(p.buffers()[0].lifetime, Lifetime::new(0, 3));
+    }
+
+    #[test]
+    fn optional_columns_and_empty_fields() {
+        let p = read("ID,Lower,Upper,Size,alignment,offset,gaps,note\na,0,10,4,4,8,2-3 5-7,hi\nb,0,2,4,,,,x\n").unwrap();
+        let a = &p.buffers()[0];
+        assert_eq!((a.alignment, a.fixed_offset), (Size(4), Some(Offset(8))));
+        assert_eq!(a.gaps, vec![Lifetime::new(2, 3), Lifetime::new(5, 7)]);
+        let b = &p.buffers()[1];
+        assert_eq!(
+            (b.alignment, b.fixed_offset, b.gaps.len()),
+            (Size(1), None, 0)
+        );
+    }
+
+    #[test]
+    fn bom_crlf_spaces_and_blank_lines() {
+        let p = read("\u{feff}id, lower ,upper,size\r\n a ,0,3,4\r\n\r\nb,1,2,5\r\n").unwrap();
+        assert_eq!(p.buffers()[0].id, "a");
+        assert_eq!(p.len(), 2);
+    }
+
+    #[test]
+    fn errors_name_line_and_column() {
+        assert_eq!(
+            message("id,lower,upper,size\na,0,3,4\nb,0,x3,4\n"),
+            "line 3, column 'upper': not a non-negative integer: 'x3'"
+        );
+        assert_eq!(
+            message("id,lower,size\na,0,3\n"),
+            "line 1: missing column 'upper' in the header"
+        );
+        assert_eq!(
+            message(""),
+            "empty input: expected a header line such as 'id,lower,upper,size'"
+        );
+        assert_eq!(
+            message("id,lower,upper,size\n"),
+            "no buffers: the input has a header but no data lines"
+        );
+        assert_eq!(
+            message("id,lower,upper,size\na,0,3,0\n"),
+            "line 2, column 'size': buffer 'a' (#0): size must be at least 1"
+        );
+        assert!(message("id,lower,upper,size\na,3,3,1\n")
+            .starts_with("line 2, column 'upper': buffer 'a' (#0): lifetime [3, 3) is empty"));
+        assert_eq!(
+            message("id,lower,upper,size\na,0,3,1\nb,0,1,1\na,0,2,1\n"),
+            "line 4, column 'id': buffer 'a' (#2): duplicate id: buffer #0 has the same id"
+        );
+        assert_eq!(
+            message("id,lower,upper,size\na,0,3,18446744073709551616\n"),
+            "line 2, column 'size': number too large for 64 bits: '18446744073709551616'"
+        );
+        assert_eq!(
+            message("id,lower,upper,size\na,0,3,18446744073709551615\nb,0,3,18446744073709551615\n"),
+            "line 3, column 'size': buffer 'b' (#1): sizes, alignments and fixed offsets overflow 64-bit addresses"
+        );
+        assert_eq!(
+            message("id,lower,upper,size\na,-1,3,4\n"),
+            "line 2, column 'lower': not a non-negative integer: '-1'"
+        );
+        assert_eq!(
+            message("id,lower,upper,size\na,0,3,4,\n"),
+            "line 2: expected 4 fields as in the header, found 5"
+        );
+        assert_eq!(
+            message("id,lower,upper,size,lower\na,0,3,4,1\n"),
+            "line 1, column 'lower': duplicate column 'lower' in the header"
+        );
+        assert_eq!(
+            message("id,start,lower,upper,size\na,0,0,3,4\n"),
+            "line 1, column 'lower': duplicate column 'lower' in the header"
+        );
+        assert!(message("id,lower,upper,size,gaps\na,0,9,4,3-x\n")
+            .starts_with("line 2, column 'gaps': bad gap '3-x'"));
+        assert!(message(&format!(
+            "id,lower,upper,size\n{},0,3,4\n",
+            "x".repeat(5000)
+        ))
+        .contains("5000 bytes"));
+    }
+
+    #[test]
+    fn plan_output_keeps_columns() {
+        let text = b"id,lower,upper,size,note\na,0,2,4,first\nb,1,3,4,\"x,y\"\n";
+        let p = read_problem_csv(text, &CsvOptions::default()).unwrap();
+        let plan = Plan::new(&p, vec![Offset(0), Offset(4)]).unwrap();
+        let mut out = Vec::new();
+        write_plan_csv(text, &plan, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "id,lower,upper,size,note,offset\na,0,2,4,first,0\nb,1,3,4,\"x,y\",4\n"
+        );
+        let text = b"id,lower,upper,size,offset\na,0,2,4,\nb,1,3,4,\n";
+        let p = read_problem_csv(text, &CsvOptions::default()).unwrap();
+        let plan = Plan::new(&p, vec![Offset(4), Offset(0)]).unwrap();
+        let mut out = Vec::new();
+        write_plan_csv(text, &plan, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "id,lower,upper,size,offset\na,0,2,4,4\nb,1,3,4,0\n"
+        );
+    }
+
+    #[test]
+    fn problem_round_trips() {
+        let text =
+            "id,lower,upper,size,alignment,offset,gaps\na,0,10,4,4,8,2-3 5-7\n\"b,c\",0,2,4,1,,\n";
+        let p = read(text).unwrap();
+        let mut out = Vec::new();
+        write_problem_csv(&p, &mut out).unwrap();
+        assert_eq!(read_problem_csv(&out, &CsvOptions::default()).unwrap(), p);
+    }
+
+    #[test]
+    fn placements() {
+        let got = read_placements_csv(b"id,offset\na,3\nb,0\n").unwrap();
+        assert_eq!(
+            got,
+            vec![("a".to_string(), Offset(3)), ("b".to_string(), Offset(0))]
+        );
+        assert!(read_placements_csv(b"id,size\na,3\n")
+            .unwrap_err()
+            .to_string()
+            .contains("missing column 'offset'"));
+    }
+}

@@ -1,0 +1,3 @@
+//! Reading and writing problems and plans.
+
+pub(crate) mod csv;

@@ -1,0 +1,230 @@
+//! memplan: a static memory planner for ML compilers.
+//!
+//! A compiled model has buffers whose lifetimes `[start, end)` and sizes are known in
+//! advance. memplan gives each buffer an offset so that no two buffers live at the same
+//! time share an address, either using as little memory as possible (minimise the
+//! *height*, the peak address) or fitting under a given *capacity*.
+//!
+//! No plan can be lower than the *max load*, the largest total size live at one time;
+//! `height − max load` is the fragmentation, and `height == max load` proves a plan optimal.
+//!
+//! This file is the whole public surface: the [model](Problem), [`plan`] with its
+//! [`Options`] and [`Outcome`], the independent [`check`]er, the [analysis](analyze), CSV
+//! I/O and errors. The algorithms live in private modules, one folder per family.
+//!
+//! ```
+//! use memplan::{plan, check, Buffer, Options, Outcome, Problem};
+//!
+//! let problem = Problem::new(
+//!     vec![
+//!         Buffer::new("a", 0, 3, 4),
+//!         Buffer::new("b", 3, 9, 4),
+//!         Buffer::new("c", 0, 9, 4),
+//!     ],
+//!     None,
+//! )?;
+//! let report = plan(&problem, &Options::default())?;
+//! let Outcome::Optimal(p) = &report.outcome else { panic!("expected an optimal plan") };
+//! assert_eq!(p.height().get(), 8); // a and b share addresses: they are never live together
+//! check(&problem, p).expect("every plan passes the checker");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![deny(missing_docs)]
+
+mod analysis;
+mod checker;
+mod error;
+mod generate;
+mod greedy;
+mod index;
+mod io;
+mod portfolio;
+mod types;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use analysis::{
+    analyze, load_profile, max_load, time_components, Analysis, Component, LoadStep,
+};
+pub use checker::{
+    check, check_offsets, check_placements, CheckFailure, CheckSummary, Placed, Violation,
+    MAX_VIOLATIONS,
+};
+pub use error::{PlanError, ProblemError, ProblemErrorKind, ReadError, ReadErrorKind};
+pub use generate::{generate_model_like, GenOptions};
+pub use greedy::{Fit, Order as GreedyOrder};
+pub use io::csv::{
+    read_placements_csv, read_problem_csv, write_plan_csv, write_problem_csv, CsvOptions,
+    LifetimeConvention,
+};
+pub use types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Time};
+
+/// Which planner [`plan`] runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Planner {
+    /// The default portfolio: every greedy planner, keeping the lowest plan, stopping as
+    /// soon as one reaches the max load.
+    #[default]
+    Auto,
+    /// One greedy planner.
+    Greedy(GreedyOrder, Fit),
+    /// Every buffer at its own addresses: the sum of the sizes. A baseline.
+    Naive,
+}
+
+impl Planner {
+    /// Every planner, in the portfolio's order (which is also its tie-break order), then
+    /// `naive` and `auto`.
+    pub fn all() -> Vec<Planner> {
+        let mut v: Vec<Planner> = portfolio::greedy_portfolio()
+            .into_iter()
+            .map(|(o, f)| Planner::Greedy(o, f))
+            .collect();
+        v.push(Planner::Naive);
+        v.push(Planner::Auto);
+        v
+    }
+
+    /// The planner's name, as accepted by [`str::parse`] and the CLI's `--planner`.
+    pub fn name(&self) -> String {
+        match self {
+            Planner::Auto => "auto".into(),
+            Planner::Naive => "naive".into(),
+            Planner::Greedy(o, f) => format!("{}-{}", o.name(), f.name()),
+        }
+    }
+}
+
+impl std::fmt::Display for Planner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+impl std::str::FromStr for Planner {
+    type Err = PlanError;
+    fn from_str(s: &str) -> Result<Planner, PlanError> {
+        Planner::all()
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| PlanError::UnknownPlanner(s.to_string()))
+    }
+}
+
+/// A handle that stops a running [`plan`] from another thread. Cloning shares the flag.
+#[derive(Clone, Debug, Default)]
+pub struct CancelToken(Arc<AtomicBool>);
+
+impl CancelToken {
+    /// A fresh, un-cancelled token.
+    pub fn new() -> CancelToken {
+        CancelToken::default()
+    }
+    /// Asks every planner holding this token to stop and return what it has.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+    /// True once [`CancelToken::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Options for [`plan`].
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Which planner to run. Default: [`Planner::Auto`].
+    pub planner: Planner,
+    /// Worker threads for the portfolio; 0 means one per core. The result does not depend
+    /// on this. Threads are scoped to the call: no global pool is started.
+    pub threads: usize,
+    /// Stop planning after this long and return the best plan so far. The portfolio's
+    /// first planner (size, best-fit; O(n log n)) always runs to completion so that there
+    /// is a plan to return.
+    pub time_limit: Option<Duration>,
+    /// Stop when this token is cancelled (same rule as the time limit).
+    pub cancel: Option<CancelToken>,
+    /// Run the independent checker on the result and fail with
+    /// [`PlanError::InvalidPlan`] if it disagrees. Cheap (O(n log n)); on by default.
+    pub verify: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            planner: Planner::Auto,
+            threads: 0,
+            time_limit: None,
+            cancel: None,
+            verify: true,
+        }
+    }
+}
+
+/// The result of planning. The plan, when there is one, is indexed like the problem's buffers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The plan's height equals a proven lower bound (the max load): it is minimal.
+    Optimal(Plan),
+    /// A valid plan (under the capacity, if any) and the best proven lower bound on the height.
+    Feasible {
+        /// The plan.
+        plan: Plan,
+        /// No plan can be lower than this.
+        lower_bound: Size,
+    },
+    /// Proven: no plan fits under the capacity.
+    Infeasible,
+    /// No plan under the capacity was found, and none was proven impossible.
+    Unknown {
+        /// The lowest plan found, which does **not** fit under the capacity.
+        best_so_far: Option<Plan>,
+        /// No plan can be lower than this.
+        lower_bound: Size,
+    },
+}
+
+impl Outcome {
+    /// The plan, if it is valid for the problem (including its capacity).
+    pub fn plan(&self) -> Option<&Plan> {
+        match self {
+            Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => Some(p),
+            Outcome::Infeasible | Outcome::Unknown { .. } => None,
+        }
+    }
+}
+
+/// One planner's result inside a portfolio run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CandidateResult {
+    /// The planner.
+    pub planner: Planner,
+    /// Its plan's height, or `None` when it was stopped early.
+    pub height: Option<Size>,
+}
+
+/// What [`plan`] returns: the outcome and how it was reached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// The result.
+    pub outcome: Outcome,
+    /// The planner whose plan is in the outcome (the requested one when there is no plan).
+    pub planner: Planner,
+    /// The max load: a lower bound on any plan's height.
+    pub max_load: Size,
+    /// Every planner that was run, in portfolio order.
+    pub candidates: Vec<CandidateResult>,
+    /// Wall time spent.
+    pub elapsed: Duration,
+}
+
+/// Plans `problem` with the chosen planner. See [`Options`] and [`Outcome`].
+///
+/// In minimise mode (no capacity) the outcome is `Optimal` or `Feasible`. With a capacity,
+/// it is `Optimal`/`Feasible` when a plan fits, `Infeasible` when the max load (or a
+/// fixed buffer) already exceeds the capacity, and `Unknown` otherwise.
+pub fn plan(problem: &Problem, options: &Options) -> Result<Report, PlanError> {
+    portfolio::run(problem, options)
+}

@@ -1,0 +1,670 @@
+//! The problem model: buffers with lifetimes and sizes, problems, plans.
+//!
+//! # The half-open rule
+//!
+//! Every time interval in memplan is **half-open**: a [`Lifetime`] `[start, end)`
+//! contains `start` and excludes `end`. A buffer that ends at `t` and one that starts
+//! at `t` are never live together, so they may share addresses:
+//!
+//! ```text
+//!   time   0   1   2   3   4
+//!   a      [=======)             a = [0, 2)
+//!   b              [=======)     b = [2, 4)   a and b do not overlap
+//!   c          [=======)         c = [1, 3)   c overlaps both
+//! ```
+//!
+//! The same rule holds for address ranges: a buffer at offset `o` with size `s`
+//! occupies `[o, o + s)`. Readers for files that use inclusive ends convert at the
+//! border (see [`crate::LifetimeConvention`]); nothing inside the library does.
+//!
+//! # Invariants of a [`Problem`]
+//!
+//! A `Problem` can only be built through [`Problem::new`], which checks:
+//! - every size and alignment is non-zero, every lifetime is non-empty;
+//! - ids are unique;
+//! - gaps lie inside the lifetime, are non-empty, and do not overlap (they are kept sorted);
+//! - a fixed offset is a multiple of the buffer's alignment;
+//! - no two fixed buffers overlap in both time and address;
+//! - the *naive* height, `max fixed end + Σ (size + alignment − 1)`, fits in a `u64`.
+//!   Every planner places each buffer no higher than this, so planners can add offsets
+//!   and sizes without overflow checks.
+
+use std::fmt;
+
+use crate::error::{ProblemError, ProblemErrorKind};
+
+macro_rules! newtype {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $name(pub u64);
+
+        impl $name {
+            /// The raw value.
+            #[inline]
+            pub const fn get(self) -> u64 {
+                self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+
+        impl From<u64> for $name {
+            fn from(v: u64) -> Self {
+                Self(v)
+            }
+        }
+    };
+}
+
+newtype!(
+    /// A number of bytes (a buffer size, an alignment, a height or a capacity).
+    Size
+);
+newtype!(
+    /// A byte address relative to the start of the planned arena.
+    Offset
+);
+newtype!(
+    /// A point in (logical) time, e.g. an operator index in execution order.
+    Time
+);
+
+/// The position of a buffer in [`Problem::buffers`]; plans are indexed the same way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BufferIdx(pub u32);
+
+impl BufferIdx {
+    /// The index as a `usize`, for slicing.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for BufferIdx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// A half-open time interval `[start, end)`. See the [module docs](self) for the rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Lifetime {
+    /// First time step at which the interval is live.
+    pub start: Time,
+    /// First time step at which it is no longer live.
+    pub end: Time,
+}
+
+impl Lifetime {
+    /// `[start, end)`.
+    pub const fn new(start: u64, end: u64) -> Self {
+        Lifetime {
+            start: Time(start),
+            end: Time(end),
+        }
+    }
+
+    /// Number of time steps covered, `end − start` (0 when empty or inverted).
+    #[inline]
+    pub fn len(&self) -> u64 {
+        self.end.0.saturating_sub(self.start.0)
+    }
+
+    /// True when no time step is covered.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.end <= self.start
+    }
+
+    /// True when the two intervals share at least one time step.
+    #[inline]
+    pub fn overlaps(&self, other: &Lifetime) -> bool {
+        self.start < other.end && other.start < self.end
+    }
+
+    /// True when `other` lies entirely inside `self`.
+    #[inline]
+    pub fn contains(&self, other: &Lifetime) -> bool {
+        self.start <= other.start && other.end <= self.end
+    }
+}
+
+impl fmt::Display for Lifetime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}, {})", self.start, self.end)
+    }
+}
+
+/// One tensor to place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Buffer {
+    /// A unique name, kept verbatim from the input.
+    pub id: String,
+    /// When the buffer is live, `[start, end)`.
+    pub lifetime: Lifetime,
+    /// Bytes it occupies while live.
+    pub size: Size,
+    /// Its offset must be a multiple of this (1 = no constraint).
+    pub alignment: Size,
+    /// When set, the buffer must be placed exactly here.
+    pub fixed_offset: Option<Offset>,
+    /// Sub-intervals of the lifetime in which the buffer occupies nothing
+    /// (minimalloc's "gaps"). Kept sorted and disjoint by [`Problem::new`].
+    pub gaps: Vec<Lifetime>,
+}
+
+impl Buffer {
+    /// A buffer live in `[start, end)` with the given size, alignment 1, not fixed, no gaps.
+    pub fn new(id: impl Into<String>, start: u64, end: u64, size: u64) -> Self {
+        Buffer {
+            id: id.into(),
+            lifetime: Lifetime::new(start, end),
+            size: Size(size),
+            alignment: Size(1),
+            fixed_offset: None,
+            gaps: Vec::new(),
+        }
+    }
+
+    /// Builder-style: set the alignment.
+    pub fn with_alignment(mut self, alignment: u64) -> Self {
+        self.alignment = Size(alignment);
+        self
+    }
+
+    /// Builder-style: pin the buffer at `offset`.
+    pub fn with_fixed_offset(mut self, offset: u64) -> Self {
+        self.fixed_offset = Some(Offset(offset));
+        self
+    }
+
+    /// Builder-style: add a gap `[start, end)` in which the buffer occupies nothing.
+    pub fn with_gap(mut self, start: u64, end: u64) -> Self {
+        self.gaps.push(Lifetime::new(start, end));
+        self
+    }
+
+    /// The intervals in which the buffer occupies memory: its lifetime minus its gaps,
+    /// in increasing time order. Assumes the gaps are sorted (true inside a [`Problem`]).
+    pub fn live_segments(&self) -> impl Iterator<Item = Lifetime> + '_ {
+        let mut cursor = self.lifetime.start;
+        let mut gaps = self.gaps.iter();
+        let end = self.lifetime.end;
+        let mut done = false;
+        std::iter::from_fn(move || {
+            while !done {
+                match gaps.next() {
+                    Some(g) => {
+                        let seg = Lifetime {
+                            start: cursor,
+                            end: g.start,
+                        };
+                        cursor = g.end;
+                        if !seg.is_empty() {
+                            return Some(seg);
+                        }
+                    }
+                    None => {
+                        done = true;
+                        let seg = Lifetime { start: cursor, end };
+                        if !seg.is_empty() {
+                            return Some(seg);
+                        }
+                    }
+                }
+            }
+            None
+        })
+    }
+
+    /// True when the two buffers occupy memory at a common time step (gaps honoured).
+    pub fn live_together(&self, other: &Buffer) -> bool {
+        if !self.lifetime.overlaps(&other.lifetime) {
+            return false;
+        }
+        if self.gaps.is_empty() && other.gaps.is_empty() {
+            return true;
+        }
+        // Merge the two sorted segment lists.
+        let a: Vec<Lifetime> = self.live_segments().collect();
+        let b: Vec<Lifetime> = other.live_segments().collect();
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            if a[i].overlaps(&b[j]) {
+                return true;
+            }
+            if a[i].end <= b[j].end {
+                i += 1;
+            } else {
+                j += 1;
+            }
+        }
+        false
+    }
+}
+
+/// A validated set of buffers, with an optional capacity.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    buffers: Vec<Buffer>,
+    capacity: Option<Size>,
+    naive_height: Size,
+}
+
+impl Problem {
+    /// Validates the buffers (see the [module docs](self) for the rules) and builds a problem.
+    ///
+    /// Gaps are sorted in place. The first rule broken is reported, naming the buffer.
+    pub fn new(mut buffers: Vec<Buffer>, capacity: Option<Size>) -> Result<Problem, ProblemError> {
+        if buffers.len() > u32::MAX as usize {
+            return Err(ProblemError {
+                index: u32::MAX as usize,
+                id: String::new(),
+                kind: ProblemErrorKind::TooManyBuffers,
+            });
+        }
+        let mut fixed_top: u64 = 0;
+        let mut free_total: u64 = 0;
+        for (index, b) in buffers.iter_mut().enumerate() {
+            let err = |kind| ProblemError {
+                index,
+                id: b.id.clone(),
+                kind,
+            };
+            if b.size.0 == 0 {
+                return Err(err(ProblemErrorKind::ZeroSize));
+            }
+            if b.lifetime.is_empty() {
+                return Err(err(ProblemErrorKind::EmptyLifetime {
+                    lifetime: b.lifetime,
+                }));
+            }
+            if b.alignment.0 == 0 {
+                return Err(err(ProblemErrorKind::ZeroAlignment));
+            }
+            b.gaps.sort_unstable();
+            for (k, g) in b.gaps.iter().enumerate() {
+                if g.is_empty() {
+                    return Err(err(ProblemErrorKind::EmptyGap { gap: *g }));
+                }
+                if !b.lifetime.contains(g) {
+                    return Err(err(ProblemErrorKind::GapOutsideLifetime {
+                        gap: *g,
+                        lifetime: b.lifetime,
+                    }));
+                }
+                if k > 0 && b.gaps[k - 1].overlaps(g) {
+                    return Err(err(ProblemErrorKind::GapsOverlap {
+                        first: b.gaps[k - 1],
+                        second: *g,
+                    }));
+                }
+            }
+            match b.fixed_offset {
+                Some(off) => {
+                    if off.0 % b.alignment.0 != 0 {
+                        return Err(err(ProblemErrorKind::MisalignedFixedOffset {
+                            offset: off,
+                            alignment: b.alignment,
+                        }));
+                    }
+                    let end = off
+                        .0
+                        .checked_add(b.size.0)
+                        .ok_or_else(|| err(ProblemErrorKind::Overflow))?;
+                    fixed_top = fixed_top.max(end);
+                }
+                None => {
+                    free_total = b
+                        .size
+                        .0
+                        .checked_add(b.alignment.0 - 1)
+                        .and_then(|s| free_total.checked_add(s))
+                        .ok_or_else(|| err(ProblemErrorKind::Overflow))?;
+                }
+            }
+        }
+        let naive_height = fixed_top.checked_add(free_total).ok_or_else(|| {
+            // Blame the largest free buffer: it is the one that tips the sum over.
+            let (index, b) = buffers
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.fixed_offset.is_none())
+                .max_by_key(|(_, b)| b.size)
+                .expect("overflow needs a free buffer");
+            ProblemError {
+                index,
+                id: b.id.clone(),
+                kind: ProblemErrorKind::Overflow,
+            }
+        })?;
+        check_unique_ids(&buffers)?;
+        check_fixed_disjoint(&buffers)?;
+        Ok(Problem {
+            buffers,
+            capacity,
+            naive_height: Size(naive_height),
+        })
+    }
+
+    /// The buffers, in input order. A [`Plan`]'s offsets use the same indexing.
+    #[inline]
+    pub fn buffers(&self) -> &[Buffer] {
+        &self.buffers
+    }
+
+    /// The buffer at `idx`.
+    #[inline]
+    pub fn buffer(&self, idx: BufferIdx) -> &Buffer {
+        &self.buffers[idx.index()]
+    }
+
+    /// Number of buffers.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.buffers.len()
+    }
+
+    /// True when there are no buffers.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.buffers.is_empty()
+    }
+
+    /// The capacity a plan must fit under, if any.
+    #[inline]
+    pub fn capacity(&self) -> Option<Size> {
+        self.capacity
+    }
+
+    /// The same problem with another capacity.
+    pub fn with_capacity(mut self, capacity: Option<Size>) -> Problem {
+        self.capacity = capacity;
+        self
+    }
+
+    /// `max fixed end + Σ (size + alignment − 1)` over free buffers: an upper bound on
+    /// any sensible plan's height, guaranteed to fit in a `u64`.
+    #[inline]
+    pub fn naive_height(&self) -> Size {
+        self.naive_height
+    }
+
+    /// Gives the buffers back.
+    pub fn into_buffers(self) -> Vec<Buffer> {
+        self.buffers
+    }
+}
+
+fn check_unique_ids(buffers: &[Buffer]) -> Result<(), ProblemError> {
+    let mut order: Vec<u32> = (0..buffers.len() as u32).collect();
+    order.sort_unstable_by(|&a, &b| {
+        buffers[a as usize]
+            .id
+            .cmp(&buffers[b as usize].id)
+            .then(a.cmp(&b))
+    });
+    for w in order.windows(2) {
+        let (a, b) = (w[0] as usize, w[1] as usize);
+        if buffers[a].id == buffers[b].id {
+            return Err(ProblemError {
+                index: b,
+                id: buffers[b].id.clone(),
+                kind: ProblemErrorKind::DuplicateId { first_index: a },
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Fixed buffers cannot move, so two that collide make every plan invalid.
+/// A sweep over time keeps the live fixed buffers ordered by offset; as they are
+/// pairwise disjoint, a newcomer collides with some live one iff it collides with its
+/// neighbour below or above. O(f log f) for f fixed buffers.
+fn check_fixed_disjoint(buffers: &[Buffer]) -> Result<(), ProblemError> {
+    use std::collections::BTreeMap;
+    let mut events: Vec<(Time, bool, usize)> = Vec::new();
+    for (i, b) in buffers.iter().enumerate() {
+        if b.fixed_offset.is_some() {
+            for seg in b.live_segments() {
+                events.push((seg.start, true, i));
+                events.push((seg.end, false, i));
+            }
+        }
+    }
+    // Ends sort before starts at the same time (half-open lifetimes).
+    events.sort_unstable();
+    let mut live: BTreeMap<u64, (u64, usize)> = BTreeMap::new();
+    for (_, is_start, i) in events {
+        let lo = buffers[i].fixed_offset.map_or(0, |o| o.0);
+        if !is_start {
+            live.remove(&lo);
+            continue;
+        }
+        let hi = lo + buffers[i].size.0;
+        let below = live
+            .range(..=lo)
+            .next_back()
+            .filter(|(_, &(end, _))| end > lo);
+        let above = live.range(lo..hi).next();
+        if let Some((_, &(_, j))) = below.or(above) {
+            return Err(ProblemError {
+                index: i,
+                id: buffers[i].id.clone(),
+                kind: ProblemErrorKind::FixedOverlap {
+                    other: buffers[j].id.clone(),
+                },
+            });
+        }
+        live.insert(lo, (hi, i));
+    }
+    Ok(())
+}
+
+/// One offset per buffer, indexed like [`Problem::buffers`], and the resulting height.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Plan {
+    offsets: Vec<Offset>,
+    height: Size,
+}
+
+impl Plan {
+    /// Builds a plan and computes its height, `max(offset + size)`.
+    ///
+    /// Returns `None` when the number of offsets differs from the number of buffers or
+    /// an `offset + size` overflows. This does not check validity: use [`crate::check`].
+    pub fn new(problem: &Problem, offsets: Vec<Offset>) -> Option<Plan> {
+        if offsets.len() != problem.len() {
+            return None;
+        }
+        let mut height = 0u64;
+        for (b, o) in problem.buffers().iter().zip(&offsets) {
+            height = height.max(o.0.checked_add(b.size.0)?);
+        }
+        Some(Plan {
+            offsets,
+            height: Size(height),
+        })
+    }
+
+    /// The offsets, indexed like the problem's buffers.
+    #[inline]
+    pub fn offsets(&self) -> &[Offset] {
+        &self.offsets
+    }
+
+    /// The offset of one buffer.
+    #[inline]
+    pub fn offset(&self, idx: BufferIdx) -> Offset {
+        self.offsets[idx.index()]
+    }
+
+    /// The peak address, `max(offset + size)`; 0 for an empty problem.
+    #[inline]
+    pub fn height(&self) -> Size {
+        self.height
+    }
+
+    /// Gives the offsets back.
+    pub fn into_offsets(self) -> Vec<Offset> {
+        self.offsets
+    }
+}
+
+/// Rounds `value` up to a multiple of `alignment` (non-zero). Callers stay below
+/// [`Problem::naive_height`], so this does not overflow.
+#[inline]
+pub(crate) fn align_up(value: u64, alignment: u64) -> u64 {
+    if alignment <= 1 {
+        value
+    } else {
+        value.div_ceil(alignment) * alignment
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn live_segments_skip_gaps() {
+        let b = Buffer::new("x", 0, 10, 1)
+            .with_gap(2, 4)
+            .with_gap(4, 5)
+            .with_gap(8, 10);
+        let segs: Vec<_> = b.live_segments().collect();
+        assert_eq!(segs, vec![Lifetime::new(0, 2), Lifetime::new(5, 8)]);
+    }
+
+    #[test]
+    fn live_together_honours_gaps() {
+        let a = Buffer::new("a", 0, 10, 1).with_gap(3, 7);
+        let b = Buffer::new("b", 3, 7, 1);
+        let c = Buffer::new("c", 6, 8, 1);
+        assert!(!a.live_together(&b));
+        assert!(a.live_together(&c));
+        assert!(b.live_together(&c));
+    }
+
+    #[test]
+    fn validation_names_the_buffer() {
+        let e = Problem::new(
+            vec![Buffer::new("ok", 0, 1, 1), Buffer::new("bad", 0, 1, 0)],
+            None,
+        )
+        .unwrap_err();
+        assert_eq!(
+            (e.index, e.id.as_str(), e.kind.clone()),
+            (1, "bad", ProblemErrorKind::ZeroSize)
+        );
+        let e = Problem::new(
+            vec![Buffer::new("a", 0, 1, 1), Buffer::new("a", 2, 3, 1)],
+            None,
+        )
+        .unwrap_err();
+        assert_eq!(e.kind, ProblemErrorKind::DuplicateId { first_index: 0 });
+        let e = Problem::new(vec![Buffer::new("a", 3, 3, 1)], None).unwrap_err();
+        assert!(matches!(e.kind, ProblemErrorKind::EmptyLifetime { .. }));
+        let e = Problem::new(vec![Buffer::new("a", 0, 3, 1).with_alignment(0)], None).unwrap_err();
+        assert_eq!(e.kind, ProblemErrorKind::ZeroAlignment);
+        let e = Problem::new(
+            vec![Buffer::new("a", 0, 3, 1)
+                .with_alignment(4)
+                .with_fixed_offset(6)],
+            None,
+        )
+        .unwrap_err();
+        assert!(matches!(
+            e.kind,
+            ProblemErrorKind::MisalignedFixedOffset { .. }
+        ));
+        let e = Problem::new(vec![Buffer::new("a", 0, 3, 1).with_gap(2, 5)], None).unwrap_err();
+        assert!(matches!(
+            e.kind,
+            ProblemErrorKind::GapOutsideLifetime { .. }
+        ));
+        let e = Problem::new(
+            vec![Buffer::new("a", 0, 9, 1).with_gap(4, 6).with_gap(2, 5)],
+            None,
+        )
+        .unwrap_err();
+        assert!(matches!(e.kind, ProblemErrorKind::GapsOverlap { .. }));
+        let e = Problem::new(
+            vec![Buffer::new("a", 0, 9, 2).with_fixed_offset(u64::MAX - 1)],
+            None,
+        )
+        .unwrap_err();
+        assert_eq!(e.kind, ProblemErrorKind::Overflow);
+        let e = Problem::new(
+            vec![
+                Buffer::new("a", 0, 9, u64::MAX - 5),
+                Buffer::new("b", 0, 9, 10),
+            ],
+            None,
+        )
+        .unwrap_err();
+        // The buffer at which the running total overflows is named.
+        assert_eq!(
+            (e.id.as_str(), e.kind.clone()),
+            ("b", ProblemErrorKind::Overflow)
+        );
+        let e = Problem::new(
+            vec![
+                Buffer::new("a", 0, 9, 4).with_fixed_offset(0),
+                Buffer::new("b", 5, 7, 4).with_fixed_offset(2),
+            ],
+            None,
+        )
+        .unwrap_err();
+        assert!(matches!(e.kind, ProblemErrorKind::FixedOverlap { .. }));
+    }
+
+    #[test]
+    fn fixed_buffers_may_share_addresses_when_apart_in_time() {
+        let p = Problem::new(
+            vec![
+                Buffer::new("a", 0, 5, 4).with_fixed_offset(0),
+                Buffer::new("b", 5, 7, 4).with_fixed_offset(2),
+                Buffer::new("c", 0, 9, 4)
+                    .with_gap(1, 8)
+                    .with_fixed_offset(3),
+            ],
+            None,
+        );
+        assert!(p.is_err(), "c is live at time 0 with a");
+        let p = Problem::new(
+            vec![
+                Buffer::new("a", 0, 5, 4).with_fixed_offset(0),
+                Buffer::new("b", 5, 7, 4).with_fixed_offset(2),
+            ],
+            None,
+        );
+        assert!(p.is_ok());
+    }
+
+    #[test]
+    fn plan_height() {
+        let p = Problem::new(
+            vec![Buffer::new("a", 0, 2, 4), Buffer::new("b", 1, 3, 6)],
+            None,
+        )
+        .unwrap();
+        let plan = Plan::new(&p, vec![Offset(6), Offset(0)]).unwrap();
+        assert_eq!(plan.height(), Size(10));
+        assert!(Plan::new(&p, vec![Offset(0)]).is_none());
+    }
+
+    #[test]
+    fn align_up_rounds() {
+        assert_eq!(align_up(0, 8), 0);
+        assert_eq!(align_up(1, 8), 8);
+        assert_eq!(align_up(16, 8), 16);
+        assert_eq!(align_up(5, 1), 5);
+    }
+}
