@@ -31,6 +31,11 @@
 //! ```
 #![deny(missing_docs)]
 
+// The README's Rust example runs as a doctest.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 mod analysis;
 mod checker;
 mod error;

@@ -1,0 +1,281 @@
+//! End-to-end tests of the `memplan` binary: outputs, one-line errors, exit codes.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn memplan(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_memplan"))
+        .args(args)
+        .current_dir(repo_root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    if let Some(bytes) = stdin {
+        pipe.write_all(bytes).unwrap();
+    }
+    drop(pipe);
+    child.wait_with_output().unwrap()
+}
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn temp_file(name: &str, content: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("memplan-cli-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, content).unwrap();
+    path
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Plans `content` read from a file named `name`; expects failure with `code` and a
+/// single-line message containing every `needle`.
+fn expect_input_error(name: &str, content: &[u8], code: i32, needles: &[&str]) {
+    let path = temp_file(name, content);
+    let out = memplan(&["plan", path.to_str().unwrap(), "-o", "-"], None);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(code), "{name}: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{name}: one line: {err}");
+    assert!(err.starts_with("memplan: error: "), "{err}");
+    assert!(err.contains(name), "{name}: names the file: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{name}: expected '{n}' in: {err}");
+    }
+    assert!(out.stdout.is_empty(), "{name}: no partial output");
+}
+
+#[test]
+fn malformed_inputs_get_one_line_errors_with_exit_code_3() {
+    expect_input_error(
+        "bad_number.csv",
+        b"id,lower,upper,size\na,0,3,4\nb,0,3,12x\n",
+        3,
+        &["line 3", "'size'", "'12x'"],
+    );
+    expect_input_error(
+        "missing_column.csv",
+        b"id,lower,size\na,0,4\n",
+        3,
+        &["line 1", "missing column 'upper'"],
+    );
+    expect_input_error(
+        "size_zero.csv",
+        b"id,lower,upper,size\na,0,3,0\n",
+        3,
+        &["line 2", "'size'", "buffer 'a'"],
+    );
+    expect_input_error(
+        "start_after_end.csv",
+        b"id,lower,upper,size\na,0,3,1\nb,5,5,1\n",
+        3,
+        &["line 3", "'upper'", "buffer 'b'", "[5, 5)"],
+    );
+    expect_input_error(
+        "duplicate_id.csv",
+        b"id,lower,upper,size\na,0,3,1\na,1,2,1\n",
+        3,
+        &["line 3", "'id'", "duplicate id"],
+    );
+    expect_input_error("empty.csv", b"", 3, &["empty input"]);
+    expect_input_error(
+        "huge_size.csv",
+        b"id,lower,upper,size\na,0,3,18446744073709551615\nb,0,3,18446744073709551000\n",
+        3,
+        &["line 3", "'size'", "overflow"],
+    );
+    expect_input_error(
+        "too_big.csv",
+        b"id,lower,upper,size\na,0,3,18446744073709551616\n",
+        3,
+        &["line 2", "too large"],
+    );
+    expect_input_error(
+        "negative.csv",
+        b"id,lower,upper,size\na,-2,3,4\n",
+        3,
+        &["line 2", "'lower'", "'-2'"],
+    );
+    expect_input_error(
+        "header_only.csv",
+        b"id,lower,upper,size\n",
+        3,
+        &["no buffers"],
+    );
+    let out = memplan(&["plan", "/nonexistent/memplan/input.csv"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+}
+
+#[test]
+fn crlf_and_bom_are_accepted() {
+    let path = temp_file(
+        "crlf_bom.csv",
+        b"\xEF\xBB\xBFid,lower,upper,size\r\na,0,3,4\r\nb,3,9,4\r\nc,0,9,4\r\n",
+    );
+    let out = memplan(&["plan", path.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("optimal"));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("id,lower,upper,size,offset\n"), "{text}");
+}
+
+#[test]
+fn plan_writes_offsets_that_check_accepts() {
+    let input = repo_root().join("benchmarks/minimalloc-challenging/example.12.csv");
+    let out_path = temp_file("example.plan.csv", b"");
+    let out = memplan(
+        &[
+            "plan",
+            input.to_str().unwrap(),
+            "-o",
+            out_path.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let summary = stderr(&out);
+    for needle in [
+        "5 buffers",
+        "max load 12",
+        "height 12",
+        "fragmentation 0 (0.00%)",
+        "planner ",
+        "optimal",
+    ] {
+        assert!(summary.contains(needle), "'{needle}' in {summary}");
+    }
+    let out = memplan(
+        &["check", input.to_str().unwrap(), out_path.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("ok: 5 buffers; height 12"));
+    let out = memplan(
+        &[
+            "check",
+            input.to_str().unwrap(),
+            out_path.to_str().unwrap(),
+            "--capacity",
+            "11",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+}
+
+#[test]
+fn check_names_the_overlapping_buffers() {
+    let problem = temp_file("p.csv", b"id,lower,upper,size\na,0,4,12\nb,3,7,8\n");
+    let plan = temp_file("bad.plan.csv", b"id,offset\na,0\nb,8\n");
+    let out = memplan(
+        &["check", problem.to_str().unwrap(), plan.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(4));
+    let err = stderr(&out);
+    assert!(
+        err.contains("violation: buffers 'a'")
+            && err.contains("'b'")
+            && err.contains("[3, 4)")
+            && err.contains("[8, 12)"),
+        "{err}"
+    );
+    let plan = temp_file("missing.plan.csv", b"id,offset\na,0\n");
+    let out = memplan(
+        &["check", problem.to_str().unwrap(), plan.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(4));
+    assert!(stderr(&out).contains("'b' is not placed"));
+}
+
+#[test]
+fn stdin_and_stdout_with_dash() {
+    let out = memplan(
+        &["plan", "-", "--planner", "size-first-fit"],
+        Some(b"id,lower,upper,size\nx,0,2,5\ny,1,3,5\n"),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "id,lower,upper,size,offset\nx,0,2,5,0\ny,1,3,5,5\n"
+    );
+}
+
+#[test]
+fn capacity_exit_codes() {
+    let input = b"id,lower,upper,size\na,0,2,4\nb,1,3,4\n";
+    let out = memplan(&["plan", "-", "--capacity", "7"], Some(input));
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no plan fits under 7: proved"),
+        "{}",
+        stderr(&out)
+    );
+    let out = memplan(&["plan", "-", "--capacity", "8"], Some(input));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn unknown_planner_is_a_usage_error() {
+    let out = memplan(
+        &["plan", "-", "--planner", "magic"],
+        Some(b"id,lower,upper,size\na,0,1,1\n"),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("unknown planner 'magic'"));
+}
+
+#[test]
+fn help_documents_exit_codes() {
+    let out = memplan(&["plan", "--help"], None);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for code in [
+        "0  success",
+        "3  invalid input",
+        "5  no plan fits",
+        "6  no plan under",
+    ] {
+        assert!(text.contains(code), "{code}");
+    }
+}
+
+#[test]
+fn output_is_the_same_whatever_the_thread_count() {
+    let input = repo_root().join("benchmarks/idealloc/somas-resnet50.csv");
+    let one = memplan(&["plan", input.to_str().unwrap(), "--threads", "1"], None);
+    let two = memplan(&["plan", input.to_str().unwrap(), "--threads", "2"], None);
+    assert_eq!(one.status.code(), Some(0));
+    assert!(one.stdout == two.stdout, "byte-for-byte identical");
+}
+
+#[test]
+fn gen_is_seeded_and_stats_reads_it() {
+    let a = memplan(&["gen", "--buffers", "2000", "--seed", "7"], None);
+    let b = memplan(&["gen", "--buffers", "2000", "--seed", "7"], None);
+    assert_eq!(a.status.code(), Some(0));
+    assert!(a.stdout == b.stdout);
+    let out = memplan(&["stats", "-"], Some(&a.stdout));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("buffers            2,000"), "{text}");
+    let live: u64 = text
+        .lines()
+        .find(|l| l.starts_with("max live buffers"))
+        .and_then(|l| l.split_whitespace().last())
+        .unwrap()
+        .replace(',', "")
+        .parse()
+        .unwrap();
+    assert!(
+        live >= 100,
+        "at least 100 buffers live at the peak, got {live}"
+    );
+}

@@ -1,0 +1,137 @@
+//! Property tests: every planner's plan on random instances (with gaps, alignment and
+//! fixed offsets) passes the independent checker, and no plan is below the max load.
+
+use memplan::{check, max_load, plan, Buffer, Options, Outcome, Planner, Problem, Size};
+use proptest::prelude::*;
+
+/// (start, length, size, alignment, wants a fixed offset, gap (position, length)).
+type Spec = (u64, u64, u64, u64, bool, Option<(u64, u64)>);
+
+/// A random buffer description; fixed offsets are assigned afterwards so that fixed
+/// buffers never collide (which `Problem::new` would rightly reject).
+fn buffer_strategy() -> impl Strategy<Value = Spec> {
+    (
+        0u64..40,
+        1u64..15,
+        1u64..64,
+        prop_oneof![Just(1u64), Just(1), Just(2), Just(8), Just(16)],
+        any::<bool>(),
+        proptest::option::of((0u64..14, 1u64..4)),
+    )
+}
+
+fn build(specs: Vec<Spec>, fixed_share: u8) -> Problem {
+    let mut fixed_top = 0u64;
+    let bufs: Vec<Buffer> = specs
+        .into_iter()
+        .enumerate()
+        .map(|(i, (start, len, size, align, fix, gap))| {
+            let mut b =
+                Buffer::new(format!("b{i}"), start, start + len, size).with_alignment(align);
+            if let Some((at, glen)) = gap {
+                let (gs, ge) = (
+                    start + 1 + at % len.max(1),
+                    start + 1 + at % len.max(1) + glen,
+                );
+                if ge < start + len {
+                    b = b.with_gap(gs, ge);
+                }
+            }
+            // Fixed buffers get disjoint address ranges, stacked, so they never collide.
+            if fix && (i as u8) % 4 < fixed_share {
+                let off = fixed_top.div_ceil(align) * align;
+                fixed_top = off + size;
+                b = b.with_fixed_offset(off);
+            }
+            b
+        })
+        .collect();
+    Problem::new(bufs, None).expect("valid by construction")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_planner_passes_the_checker(specs in proptest::collection::vec(buffer_strategy(), 1..40), fixed_share in 0u8..3) {
+        let problem = build(specs, fixed_share);
+        let lower = max_load(&problem);
+        for planner in Planner::all() {
+            let options = Options { planner, verify: false, ..Options::default() };
+            let report = plan(&problem, &options).unwrap();
+            let p = match &report.outcome {
+                Outcome::Optimal(p) => { prop_assert_eq!(p.height(), lower); p }
+                Outcome::Feasible { plan, lower_bound } => { prop_assert_eq!(*lower_bound, lower); plan }
+                other => panic!("minimise mode gave {other:?}"),
+            };
+            if let Err(f) = check(&problem, p) {
+                panic!("{planner}: {f}");
+            }
+            prop_assert!(p.height() >= lower, "{} below the max load", planner);
+            prop_assert_eq!(report.max_load, lower);
+        }
+    }
+
+    #[test]
+    fn capacity_outcomes_are_consistent(specs in proptest::collection::vec(buffer_strategy(), 1..25), slack in 0u64..80) {
+        let problem = build(specs, 0);
+        let lower = max_load(&problem).get();
+        let cap = (lower + slack).saturating_sub(40);
+        let problem = problem.with_capacity(Some(Size(cap)));
+        let report = plan(&problem, &Options::default()).unwrap();
+        match &report.outcome {
+            Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => {
+                prop_assert!(p.height().get() <= cap);
+                prop_assert!(check(&problem, p).is_ok());
+            }
+            Outcome::Infeasible => prop_assert!(lower > cap),
+            Outcome::Unknown { best_so_far, .. } => {
+                prop_assert!(lower <= cap);
+                let best = best_so_far.as_ref().expect("greedy always has a plan");
+                prop_assert!(best.height().get() > cap);
+            }
+        }
+    }
+
+    #[test]
+    fn result_does_not_depend_on_threads(specs in proptest::collection::vec(buffer_strategy(), 1..40)) {
+        let problem = build(specs, 1);
+        let one = plan(&problem, &Options { threads: 1, ..Options::default() }).unwrap();
+        let four = plan(&problem, &Options { threads: 4, ..Options::default() }).unwrap();
+        prop_assert_eq!(one.outcome, four.outcome);
+        prop_assert_eq!(one.planner, four.planner);
+    }
+}
+
+#[test]
+fn elementary_cases_are_optimal() {
+    // No overlap at all: everything at offset 0.
+    let bufs: Vec<Buffer> = (0..50)
+        .map(|i| Buffer::new(format!("{i}"), i * 2, i * 2 + 2, 1 + i % 7))
+        .collect();
+    let problem = Problem::new(bufs, None).unwrap();
+    let report = plan(&problem, &Options::default()).unwrap();
+    assert!(
+        matches!(report.outcome, Outcome::Optimal(ref p) if p.offsets().iter().all(|o| o.get() == 0))
+    );
+    // All sizes equal: interval-graph colouring is optimal, and so is first-fit in start order.
+    let bufs: Vec<Buffer> = (0..60)
+        .map(|i| Buffer::new(format!("{i}"), i % 13, i % 13 + 1 + i % 5, 8))
+        .collect();
+    let problem = Problem::new(bufs, None).unwrap();
+    let report = plan(&problem, &Options::default()).unwrap();
+    assert!(
+        matches!(report.outcome, Outcome::Optimal(_)),
+        "{:?}",
+        report.planner
+    );
+}
+
+#[test]
+fn planner_names_round_trip() {
+    for p in Planner::all() {
+        assert_eq!(p.name().parse::<Planner>().unwrap(), p);
+    }
+    assert!("size-worst-fit".parse::<Planner>().is_err());
+    assert_eq!(Planner::all().len(), 14);
+}
