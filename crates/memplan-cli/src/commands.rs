@@ -221,12 +221,25 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
         }
         Outcome::Infeasible => {
             let c = problem.capacity().map_or(0, |c| c.get());
+            let largest = problem
+                .buffers()
+                .iter()
+                .max_by_key(|b| b.size)
+                .filter(|b| b.size.get() > c);
+            let why = match largest {
+                Some(b) => format!("buffer '{}' alone needs {}", b.id, thousands(b.size.get())),
+                None => format!(
+                    "max load {}, {} above it",
+                    thousands(max_load),
+                    thousands(max_load.saturating_sub(c))
+                ),
+            };
             Err(Failure::new(
                 EXIT_PROVEN_INFEASIBLE,
                 format!(
-                    "no plan fits under {}: proved ({head}, {} above the capacity)",
-                    thousands(c),
-                    thousands(max_load.saturating_sub(c)),
+                    "{}: no plan fits under {}: proved ({why})",
+                    display_path(&args.input),
+                    thousands(c)
                 ),
             ))
         }
@@ -236,7 +249,8 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
             Err(Failure::new(
                 EXIT_NOT_FOUND,
                 format!(
-                    "no plan found under {} in {}: the best has height {}, {} ({}) over ({head}); planner {}",
+                    "{}: no plan found under {} in {}: the best has height {}, {} ({}) over ({head}); planner {}",
+                    display_path(&args.input),
                     thousands(c),
                     millis(report.elapsed),
                     thousands(best),
