@@ -134,7 +134,7 @@ pub fn load_problem(
 
 /// Opens `path` for writing (stdout for `-`), runs `f`, and flushes. A closed stdout
 /// (e.g. `| head`) is not an error.
-fn write_to(
+pub fn write_to(
     path: &str,
     f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), Failure> {

@@ -4,6 +4,7 @@
 mod bench;
 mod commands;
 mod fmt;
+mod share;
 
 use std::process::ExitCode;
 
@@ -62,6 +63,9 @@ enum Command {
     /// Generate a seeded, model-like problem.
     #[command(after_help = EXIT_CODES)]
     Gen(commands::GenArgs),
+    /// Assign every buffer to a shared object (GPU textures, whole allocations).
+    #[command(after_help = EXIT_CODES)]
+    Share(share::ShareArgs),
 }
 
 /// An error with the exit code it maps to.
@@ -94,6 +98,7 @@ fn main() -> ExitCode {
         Command::Stats(a) => commands::stats(a),
         Command::Bench(a) => bench::bench(a),
         Command::Gen(a) => commands::gen(a),
+        Command::Share(a) => share::share(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -39,6 +39,7 @@ mod greedy;
 mod index;
 mod io;
 mod portfolio;
+mod shared_objects;
 mod types;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -60,6 +61,13 @@ pub use io::csv::{
     LifetimeConvention,
 };
 pub use types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Time};
+
+// Shared-object planning (TFLite §4): one whole object per buffer instead of an offset.
+pub use shared_objects::{
+    check_shared_objects, plan_shared_objects, positional_maxima, SharedAssignment,
+    SharedCandidate, SharedCheckFailure, SharedCheckSummary, SharedOptions, SharedReport,
+    SharedStrategy, SharedViolation,
+};
 
 /// Which planner [`plan`] runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
