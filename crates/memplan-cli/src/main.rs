@@ -5,6 +5,7 @@ mod bench;
 mod commands;
 mod fmt;
 mod share;
+mod tiles;
 
 use std::process::ExitCode;
 
@@ -66,6 +67,9 @@ enum Command {
     /// Assign every buffer to a shared object (GPU textures, whole allocations).
     #[command(after_help = EXIT_CODES)]
     Share(share::ShareArgs),
+    /// Place tiled tensors (JSON) with the tile-aware allocator.
+    #[command(after_help = EXIT_CODES)]
+    Tiles(tiles::TilesArgs),
 }
 
 /// An error with the exit code it maps to.
@@ -99,6 +103,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::bench(a),
         Command::Gen(a) => commands::gen(a),
         Command::Share(a) => share::share(a),
+        Command::Tiles(a) => tiles::tiles(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

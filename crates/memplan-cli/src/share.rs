@@ -1,6 +1,5 @@
 //! `memplan share INPUT.csv`: assign every buffer to a shared object (TFLite §4).
 
-
 use memplan::{plan_shared_objects, SharedOptions, SharedStrategy};
 
 use crate::commands::{load_problem, write_to};

@@ -100,7 +100,12 @@ mod tests {
 
     /// The definition, literally: sort each time's profile, take the column maxima.
     fn by_definition(p: &Problem) -> Vec<Size> {
-        let end = p.buffers().iter().map(|b| b.lifetime.end.0).max().unwrap_or(0);
+        let end = p
+            .buffers()
+            .iter()
+            .map(|b| b.lifetime.end.0)
+            .max()
+            .unwrap_or(0);
         let mut best: Vec<Size> = Vec::new();
         for t in 0..end {
             let mut prof: Vec<Size> = p

@@ -62,7 +62,10 @@ impl fmt::Display for SharedViolation {
                 "the assignment has {found} entries but the problem has {expected} buffers"
             ),
             SharedViolation::UnknownObject { buffer, object } => {
-                write!(f, "buffer '{buffer}' is in object {object}, which does not exist")
+                write!(
+                    f,
+                    "buffer '{buffer}' is in object {object}, which does not exist"
+                )
             }
             SharedViolation::Overlap {
                 object,
@@ -222,8 +225,10 @@ mod tests {
         let p = problem();
         let a = SharedAssignment::from_parts(vec![0, 0, 0], vec![Size(8)]);
         let f = check_shared_objects(&p, &a).unwrap_err();
-        assert!(matches!(&f.violations[0], SharedViolation::Overlap { first, second, .. }
-            if first.0 == "a" && second.0 == "b"));
+        assert!(
+            matches!(&f.violations[0], SharedViolation::Overlap { first, second, .. }
+            if first.0 == "a" && second.0 == "b")
+        );
         let a = SharedAssignment::from_parts(vec![0, 1, 0], vec![Size(5), Size(4)]);
         let f = check_shared_objects(&p, &a).unwrap_err();
         assert_eq!(f.violations.len(), 2, "{f}");
@@ -233,7 +238,10 @@ mod tests {
             .all(|v| matches!(v, SharedViolation::TooSmall { .. })));
         let a = SharedAssignment::from_parts(vec![0, 2, 0], vec![Size(8)]);
         let f = check_shared_objects(&p, &a).unwrap_err();
-        assert!(matches!(f.violations[0], SharedViolation::UnknownObject { object: 2, .. }));
+        assert!(matches!(
+            f.violations[0],
+            SharedViolation::UnknownObject { object: 2, .. }
+        ));
         let a = SharedAssignment::from_parts(vec![0], vec![Size(8)]);
         assert!(check_shared_objects(&p, &a).is_err());
     }
