@@ -1,6 +1,5 @@
 //! `memplan tiles INPUT.json` (tile-aware planning) and `memplan gen --tiled`.
 
-
 use memplan::{
     generate_tiled, plan_tiles, read_tiled_json, whole_tensor_problem, write_tiled_json, Layout,
     Options, TileOptions, TileOrder, TiledGenOptions, TiledReadError,
