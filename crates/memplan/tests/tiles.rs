@@ -143,7 +143,7 @@ fn readme_example_parses_and_plans() {
     let doc = include_str!("../../../docs/tiled-json.md");
     let start = doc.find("```json").unwrap() + "```json".len();
     let end = start + doc[start..].find("```").unwrap();
-    let p = read_tiled_json(doc[start..end].as_bytes()).unwrap();
+    let p = read_tiled_json(&doc.as_bytes()[start..end]).unwrap();
     assert_eq!(p.len(), 2);
     let r = plan_tiles(&p, &TileOptions::default()).unwrap();
     check_tiles(&p, &r.plan.offsets).unwrap();

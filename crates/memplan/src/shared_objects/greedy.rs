@@ -141,7 +141,7 @@ pub(super) fn by_size_improved(problem: &Problem, maxima: &[Size]) -> (Vec<u32>,
 
 /// One stage of Greedy by Size Improved.
 ///
-/// The heap holds candidates `(gap, buffer, object)`. Invariant: for every unassigned
+/// The heap holds candidates `(gap, position of the buffer in the stage, object)`. Invariant: for every unassigned
 /// buffer of the stage, the smallest candidate it has in the heap is at most its true
 /// best gap. It holds because (1) a buffer's best is pushed when the stage starts and
 /// recomputed whenever one of its candidates turns out unsuitable, and (2) gaps only
@@ -156,14 +156,20 @@ fn assign_stage(problem: &Problem, stage: &mut [u32], objs: &mut Objects, object
         .iter()
         .map(|&i| bufs[i as usize].lifetime.start.0)
         .collect();
-    let best_of = |objs: &Objects, i: u32| -> Option<(u64, u32)> {
-        let (s, e) = span(problem, i as usize);
-        objs.best_gap(s, e)
+    // fits_none_below[k]: stage[k]'s buffer fitted no object below this id once.
+    let mut fits_none_below: Vec<u32> = vec![0; stage.len()];
+    let mut best_of = |objs: &Objects, k: usize| -> Option<(u64, u32)> {
+        let (s, e) = span(problem, stage[k] as usize);
+        let best = objs.best_gap(s, e, fits_none_below[k]);
+        if best.is_none() {
+            fits_none_below[k] = objs.len() as u32;
+        }
+        best
     };
     let mut heap: BinaryHeap<Reverse<(u64, u32, u32)>> = BinaryHeap::new();
-    for &i in stage.iter() {
-        if let Some((g, o)) = best_of(objs, i) {
-            heap.push(Reverse((g, i, o)));
+    for k in 0..stage.len() {
+        if let Some((g, o)) = best_of(objs, k) {
+            heap.push(Reverse((g, k as u32, o)));
         }
     }
     let mut remaining = stage.len();
@@ -176,7 +182,7 @@ fn assign_stage(problem: &Problem, stage: &mut [u32], objs: &mut Objects, object
                      lo: u64,
                      hi: u64| {
         let from = starts.partition_point(|&t| t < lo);
-        for &j in &stage[from..] {
+        for (k, &j) in stage.iter().enumerate().skip(from) {
             let (s, e) = span(problem, j as usize);
             if s >= hi {
                 break;
@@ -185,13 +191,14 @@ fn assign_stage(problem: &Problem, stage: &mut [u32], objs: &mut Objects, object
                 continue;
             }
             if let Some(g) = objs.gap(o, s, e) {
-                heap.push(Reverse((g, j, o)));
+                heap.push(Reverse((g, k as u32, o)));
             }
         }
     };
     while remaining > 0 {
         let mut assigned = None;
-        while let Some(Reverse((g, i, o))) = heap.pop() {
+        while let Some(Reverse((g, k, o))) = heap.pop() {
+            let i = stage[k as usize];
             if object_of[i as usize] != UNASSIGNED {
                 continue;
             }
@@ -204,8 +211,8 @@ fn assign_stage(problem: &Problem, stage: &mut [u32], objs: &mut Objects, object
                 // A smaller gap for this pair was pushed when it shrank.
                 Some(_) => continue,
                 None => {
-                    if let Some((g, o)) = best_of(objs, i) {
-                        heap.push(Reverse((g, i, o)));
+                    if let Some((g, o)) = best_of(objs, k as usize) {
+                        heap.push(Reverse((g, k, o)));
                     }
                 }
             }

@@ -37,7 +37,6 @@ impl Objects {
         }
     }
 
-    #[cfg(test)]
     pub(super) fn len(&self) -> usize {
         self.sizes.len()
     }
@@ -81,8 +80,12 @@ impl Objects {
     /// object. When `[s, e)` fits few objects the walk can meet many held lifetimes of
     /// busy objects, so after `2k` of them (`k` objects) it falls back to asking every
     /// object: never worse than twice the plain scan.
-    pub(super) fn best_gap(&self, s: u64, e: u64) -> Option<(u64, u32)> {
-        let budget = 2 * self.sizes.len();
+    ///
+    /// Only objects with id `from` or above are considered (callers pass the number of
+    /// objects at a time when `[s, e)` fitted none: objects only fill up, so it still
+    /// fits none of those).
+    pub(super) fn best_gap(&self, s: u64, e: u64, from: u32) -> Option<(u64, u32)> {
+        let budget = 2 * (self.sizes.len() - from as usize) + 64;
         let mut visited = 0usize;
         let mut before = self.ends.range(..=(s, u32::MAX)).rev().peekable();
         let mut after = self.starts.range((e, 0)..).peekable();
@@ -110,12 +113,12 @@ impl Objects {
                     break;
                 }
             }
-            if self.fits(o, s, e) {
+            visited += 1;
+            if o >= from && self.fits(o, s, e) {
                 found = Some(found.map_or((d, o), |f| f.min((d, o))));
             }
-            visited += 1;
             if visited > budget && found.is_none() {
-                return (0..self.sizes.len() as u32)
+                return (from..self.sizes.len() as u32)
                     .filter_map(|o| self.gap(o, s, e).map(|g| (g, o)))
                     .min();
             }
@@ -226,7 +229,12 @@ mod tests {
                 let want = (0..objs.len() as u32)
                     .filter_map(|o| objs.gap(o, s, e).map(|g| (g, o)))
                     .min();
-                assert_eq!(objs.best_gap(s, e), want);
+                assert_eq!(objs.best_gap(s, e, 0), want);
+                let from = rng.range(0, objs.len() as u64) as u32;
+                let want = (from..objs.len() as u32)
+                    .filter_map(|o| objs.gap(o, s, e).map(|g| (g, o)))
+                    .min();
+                assert_eq!(objs.best_gap(s, e, from), want);
             }
         }
     }
