@@ -51,15 +51,16 @@ pub fn positional_maxima(problem: &Problem) -> Vec<Size> {
     maxima
 }
 
-/// A segment tree over `n` slots with "add `v` to slots `[lo, hi)`" and "max over all".
-struct MaxAddTree {
+/// A segment tree over `n` slots with "add `v` to slots `[lo, hi)`" and "max over
+/// slots `[lo, hi)`".
+pub(super) struct MaxAddTree {
     n: usize,
     max: Vec<i64>,
     pending: Vec<i64>,
 }
 
 impl MaxAddTree {
-    fn new(n: usize) -> MaxAddTree {
+    pub(super) fn new(n: usize) -> MaxAddTree {
         MaxAddTree {
             n,
             max: vec![0; 4 * n],
@@ -71,7 +72,33 @@ impl MaxAddTree {
         self.max[1]
     }
 
-    fn add(&mut self, lo: usize, hi: usize, v: i64) {
+    /// The largest value in slots `[lo, hi)` (0 when empty).
+    pub(super) fn max_in(&self, lo: usize, hi: usize) -> i64 {
+        if lo >= hi {
+            return 0;
+        }
+        self.max_node(1, 0, self.n, lo, hi)
+    }
+
+    fn max_node(&self, node: usize, nlo: usize, nhi: usize, lo: usize, hi: usize) -> i64 {
+        if hi <= nlo || nhi <= lo {
+            return i64::MIN;
+        }
+        if lo <= nlo && nhi <= hi {
+            return self.max[node];
+        }
+        let mid = (nlo + nhi) / 2;
+        self.pending[node]
+            + self.max_node(2 * node, nlo, mid, lo, hi).max(self.max_node(
+                2 * node + 1,
+                mid,
+                nhi,
+                lo,
+                hi,
+            ))
+    }
+
+    pub(super) fn add(&mut self, lo: usize, hi: usize, v: i64) {
         if lo < hi {
             self.add_node(1, 0, self.n, lo, hi, v);
         }

@@ -5,6 +5,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use super::bound::MaxAddTree;
 use super::objects::Objects;
 use crate::index::TimeIndex;
 use crate::types::{Lifetime, Problem, Size};
@@ -133,22 +134,75 @@ pub(super) fn by_size_improved(problem: &Problem, maxima: &[Size]) -> (Vec<u32>,
     }
     let mut objs = Objects::new();
     let mut object_of = vec![UNASSIGNED; bufs.len()];
+    let mut busy = BusyCount::new(problem);
     for stage in stages.iter_mut().filter(|s| !s.is_empty()) {
-        assign_stage(problem, stage, &mut objs, &mut object_of);
+        assign_stage(problem, stage, &mut objs, &mut object_of, &mut busy);
     }
     (object_of, objs.into_sizes())
 }
 
+/// `(gap, position in the stage, object, batch)`; ordered by gap first.
+type Candidate = (u64, u32, u32, u32);
+/// Candidates computed at once per buffer.
+const BATCH: usize = 4;
+/// The batch number of candidates pushed outside any batch.
+const NO_BATCH: u32 = u32::MAX;
+
+/// Per buffer of a stage: the id below which it fitted no object once (objects only
+/// fill up, so it never will), and its current batch of candidates: the batch's number
+/// and how many of its entries are still in the heap.
+struct Batches {
+    fits_none_below: Vec<u32>,
+    number: Vec<u32>,
+    left: Vec<u32>,
+}
+
+impl Batches {
+    /// Pushes the [`BATCH`] best candidates of `stage[k]` as a new batch.
+    fn push(
+        &mut self,
+        problem: &Problem,
+        stage: &[u32],
+        objs: &Objects,
+        busy: &BusyCount,
+        heap: &mut BinaryHeap<Reverse<Candidate>>,
+        k: usize,
+    ) {
+        let (s, e) = span(problem, stage[k] as usize);
+        let best = if busy.max_in(s, e) >= objs.len() as i64 {
+            Vec::new() // at some time in [s, e) every object is busy
+        } else {
+            objs.best_gaps(s, e, self.fits_none_below[k], BATCH)
+        };
+        if best.is_empty() {
+            self.fits_none_below[k] = objs.len() as u32;
+        }
+        self.number[k] += 1;
+        self.left[k] = best.len() as u32;
+        for (g, o) in best {
+            heap.push(Reverse((g, k as u32, o, self.number[k])));
+        }
+    }
+}
+
 /// One stage of Greedy by Size Improved.
 ///
-/// The heap holds candidates `(gap, position of the buffer in the stage, object)`. Invariant: for every unassigned
+/// The heap holds candidates (see [`Candidate`]). Invariant: for every unassigned
 /// buffer of the stage, the smallest candidate it has in the heap is at most its true
-/// best gap. It holds because (1) a buffer's best is pushed when the stage starts and
-/// recomputed whenever one of its candidates turns out unsuitable, and (2) gaps only
-/// shrink as objects fill up, and every shrink is pushed: adding `[s, e)` to an object
-/// only changes the gaps of buffers in the hole `[s, e)` was put in. So a popped
-/// candidate whose gap is still exact is the best pair of the whole stage.
-fn assign_stage(problem: &Problem, stage: &mut [u32], objs: &mut Objects, object_of: &mut [u32]) {
+/// best gap. It holds because (1) a buffer's [`BATCH`] best candidates are pushed when
+/// the stage starts, and again once all of a batch turned out stale: while one of the
+/// batch is left, no object outside it can be better (its gap was no smaller then, and
+/// any shrink since was pushed); (2) gaps only shrink as objects fill up, and every
+/// shrink is pushed: adding `[s, e)` to an object only changes the gaps of buffers in
+/// the hole `[s, e)` was put in. So a popped candidate whose gap is still exact is the
+/// best pair of the whole stage.
+fn assign_stage(
+    problem: &Problem,
+    stage: &mut [u32],
+    objs: &mut Objects,
+    object_of: &mut [u32],
+    busy: &mut BusyCount,
+) {
     let bufs = problem.buffers();
     // Sorted by start, to find the buffers inside a hole.
     stage.sort_by_key(|&i| (bufs[i as usize].lifetime.start, i));
@@ -156,28 +210,21 @@ fn assign_stage(problem: &Problem, stage: &mut [u32], objs: &mut Objects, object
         .iter()
         .map(|&i| bufs[i as usize].lifetime.start.0)
         .collect();
-    // fits_none_below[k]: stage[k]'s buffer fitted no object below this id once.
-    let mut fits_none_below: Vec<u32> = vec![0; stage.len()];
-    let mut best_of = |objs: &Objects, k: usize| -> Option<(u64, u32)> {
-        let (s, e) = span(problem, stage[k] as usize);
-        let best = objs.best_gap(s, e, fits_none_below[k]);
-        if best.is_none() {
-            fits_none_below[k] = objs.len() as u32;
-        }
-        best
+    let mut batches = Batches {
+        fits_none_below: vec![0; stage.len()],
+        number: vec![0; stage.len()],
+        left: vec![0; stage.len()],
     };
-    let mut heap: BinaryHeap<Reverse<(u64, u32, u32)>> = BinaryHeap::new();
+    let mut heap: BinaryHeap<Reverse<Candidate>> = BinaryHeap::new();
     for k in 0..stage.len() {
-        if let Some((g, o)) = best_of(objs, k) {
-            heap.push(Reverse((g, k as u32, o)));
-        }
+        batches.push(problem, stage, objs, busy, &mut heap, k);
     }
     let mut remaining = stage.len();
     // Pushes the candidates of the unassigned stage buffers inside the hole [lo, hi) of
-    // object `o`.
+    // object `o` (outside any batch).
     let push_hole = |objs: &Objects,
                      object_of: &[u32],
-                     heap: &mut BinaryHeap<Reverse<(u64, u32, u32)>>,
+                     heap: &mut BinaryHeap<Reverse<Candidate>>,
                      o: u32,
                      lo: u64,
                      hi: u64| {
@@ -191,29 +238,28 @@ fn assign_stage(problem: &Problem, stage: &mut [u32], objs: &mut Objects, object
                 continue;
             }
             if let Some(g) = objs.gap(o, s, e) {
-                heap.push(Reverse((g, k as u32, o)));
+                heap.push(Reverse((g, k as u32, o, NO_BATCH)));
             }
         }
     };
     while remaining > 0 {
         let mut assigned = None;
-        while let Some(Reverse((g, k, o))) = heap.pop() {
+        while let Some(Reverse((g, k, o, b))) = heap.pop() {
             let i = stage[k as usize];
             if object_of[i as usize] != UNASSIGNED {
                 continue;
             }
             let (s, e) = span(problem, i as usize);
-            match objs.gap(o, s, e) {
-                Some(cur) if cur == g => {
-                    assigned = Some((i, o));
-                    break;
-                }
-                // A smaller gap for this pair was pushed when it shrank.
-                Some(_) => continue,
-                None => {
-                    if let Some((g, o)) = best_of(objs, k as usize) {
-                        heap.push(Reverse((g, k, o)));
-                    }
+            if objs.gap(o, s, e) == Some(g) {
+                assigned = Some((i, o));
+                break;
+            }
+            // Stale: the pair no longer fits, or its smaller gap was pushed when it
+            // shrank. Once the whole batch is stale, compute the next one.
+            if b == batches.number[k as usize] {
+                batches.left[k as usize] -= 1;
+                if batches.left[k as usize] == 0 {
+                    batches.push(problem, stage, objs, busy, &mut heap, k as usize);
                 }
             }
         }
@@ -222,6 +268,7 @@ fn assign_stage(problem: &Problem, stage: &mut [u32], objs: &mut Objects, object
                 let (s, e) = span(problem, i as usize);
                 let (lo, hi) = objs.hole_around(o, s, e);
                 objs.assign(o, s, e, bufs[i as usize].size.0);
+                busy.add(s, e);
                 object_of[i as usize] = o;
                 remaining -= 1;
                 push_hole(objs, object_of, &mut heap, o, lo, hi);
@@ -235,11 +282,54 @@ fn assign_stage(problem: &Problem, stage: &mut [u32], objs: &mut Objects, object
                     .expect("remaining > 0");
                 let (s, e) = span(problem, i as usize);
                 let o = objs.create(s, e, bufs[i as usize].size.0);
+                busy.add(s, e);
                 object_of[i as usize] = o;
                 remaining -= 1;
                 push_hole(objs, object_of, &mut heap, o, 0, s);
                 push_hole(objs, object_of, &mut heap, o, e, u64::MAX);
             }
         }
+    }
+}
+
+/// How many assigned buffers are live at each time, which is how many objects are busy
+/// then (an object's buffers never overlap). When some time in `[s, e)` has every
+/// object busy, `[s, e)` fits none: an O(log n) answer to the common dense case.
+struct BusyCount {
+    coords: Vec<u64>,
+    tree: MaxAddTree,
+}
+
+impl BusyCount {
+    fn new(problem: &Problem) -> BusyCount {
+        let mut coords: Vec<u64> = problem
+            .buffers()
+            .iter()
+            .flat_map(|b| [b.lifetime.start.0, b.lifetime.end.0])
+            .collect();
+        coords.sort_unstable();
+        coords.dedup();
+        let n = coords.len().saturating_sub(1).max(1);
+        BusyCount {
+            coords,
+            tree: MaxAddTree::new(n),
+        }
+    }
+
+    fn slots(&self, s: u64, e: u64) -> (usize, usize) {
+        (
+            self.coords.partition_point(|&c| c < s),
+            self.coords.partition_point(|&c| c < e),
+        )
+    }
+
+    fn add(&mut self, s: u64, e: u64) {
+        let (lo, hi) = self.slots(s, e);
+        self.tree.add(lo, hi, 1);
+    }
+
+    fn max_in(&self, s: u64, e: u64) -> i64 {
+        let (lo, hi) = self.slots(s, e);
+        self.tree.max_in(lo, hi)
     }
 }

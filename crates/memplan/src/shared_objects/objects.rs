@@ -84,12 +84,18 @@ impl Objects {
     /// Only objects with id `from` or above are considered (callers pass the number of
     /// objects at a time when `[s, e)` fitted none: objects only fill up, so it still
     /// fits none of those).
+    #[cfg(test)]
     pub(super) fn best_gap(&self, s: u64, e: u64, from: u32) -> Option<(u64, u32)> {
+        self.best_gaps(s, e, from, 1).first().copied()
+    }
+
+    /// The `want` smallest `(gap, object)` pairs, smallest first, by the same walk.
+    pub(super) fn best_gaps(&self, s: u64, e: u64, from: u32, want: usize) -> Vec<(u64, u32)> {
         let budget = 2 * (self.sizes.len() - from as usize) + 64;
         let mut visited = 0usize;
         let mut before = self.ends.range(..=(s, u32::MAX)).rev().peekable();
         let mut after = self.starts.range((e, 0)..).peekable();
-        let mut found: Option<(u64, u32)> = None;
+        let mut found: Vec<(u64, u32)> = Vec::new();
         loop {
             let db = before.peek().map(|&&(end, o)| (s - end, o));
             let da = after.peek().map(|&&(start, o)| (start - e, o));
@@ -108,21 +114,25 @@ impl Objects {
                 }
                 (None, None) => break,
             };
-            if let Some((fd, _)) = found {
-                if d > fd {
-                    break;
-                }
+            // Past the distance of the `want`-th object found: nothing closer remains.
+            if found.len() >= want && d > found[want - 1].0 {
+                break;
             }
             visited += 1;
-            if o >= from && self.fits(o, s, e) {
-                found = Some(found.map_or((d, o), |f| f.min((d, o))));
+            if o >= from && !found.iter().any(|f| f.1 == o) && self.fits(o, s, e) {
+                found.push((d, o));
             }
-            if visited > budget && found.is_none() {
-                return (from..self.sizes.len() as u32)
+            if visited > budget && found.len() < want {
+                let mut all: Vec<(u64, u32)> = (from..self.sizes.len() as u32)
                     .filter_map(|o| self.gap(o, s, e).map(|g| (g, o)))
-                    .min();
+                    .collect();
+                all.sort_unstable();
+                all.truncate(want);
+                return all;
             }
         }
+        found.sort_unstable();
+        found.truncate(want);
         found
     }
 
@@ -235,6 +245,12 @@ mod tests {
                     .filter_map(|o| objs.gap(o, s, e).map(|g| (g, o)))
                     .min();
                 assert_eq!(objs.best_gap(s, e, from), want);
+                let mut all: Vec<(u64, u32)> = (from..objs.len() as u32)
+                    .filter_map(|o| objs.gap(o, s, e).map(|g| (g, o)))
+                    .collect();
+                all.sort_unstable();
+                all.truncate(3);
+                assert_eq!(objs.best_gaps(s, e, from, 3), all);
             }
         }
     }
