@@ -24,7 +24,7 @@ pub struct TilesArgs {
     #[arg(long)]
     pub no_jump_past_all: bool,
     /// Also plan the same tensors whole (lifetime from first to last use, whole extent)
-    /// with the offset planner, and print both peaks.
+    /// with the offset planner and with shared objects, and print all three.
     #[arg(long)]
     pub compare: bool,
     /// Skip the chunk-level checker (on by default).
@@ -89,12 +89,17 @@ pub fn tiles(args: TilesArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;
         let h = r.outcome.plan().map_or(0, |p| p.height().get());
         let ml = r.max_load.get();
+        let shared = memplan::plan_shared_objects(&whole, &memplan::SharedOptions::default())
+            .map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;
+        let so = shared.assignment.total().get();
         line += &format!(
-            "; whole-tensor height {} (max load {}); tile-aware saves {} ({})",
+            "; whole-tensor height {} (max load {}); tile-aware saves {} ({}); whole-tensor shared objects {} ({} saved)",
             thousands(h),
             thousands(ml),
             thousands(h.saturating_sub(peak)),
-            percent(h.saturating_sub(peak), h)
+            percent(h.saturating_sub(peak), h),
+            thousands(so),
+            percent(so.saturating_sub(peak), so)
         );
     }
     eprintln!("{line}");

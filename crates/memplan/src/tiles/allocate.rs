@@ -118,27 +118,51 @@ impl Items {
                 peers.push(p);
             }
             let mut addr = 0u64;
-            loop {
-                let mut shift = 0u64;
-                'items: for (n, &k) in items.iter().enumerate() {
-                    for &q in &peers[n] {
-                        let s = collision_shift(
-                            &self.chunks[k as usize],
-                            addr,
-                            &self.chunks[q as usize],
-                            base[self.tensor[q as usize] as usize],
-                            all_pairs,
-                        );
-                        shift = shift.max(s);
-                        if s > 0 && !all_pairs {
-                            break 'items;
+            if all_pairs {
+                // Clear each (item, peer) pair in turn, moving up until that pair is free,
+                // and repeat the pass until no pair moves the address.
+                loop {
+                    let before = addr;
+                    for (n, &k) in items.iter().enumerate() {
+                        for &q in &peers[n] {
+                            let (a, b) = (&self.chunks[k as usize], &self.chunks[q as usize]);
+                            let b_base = base[self.tensor[q as usize] as usize];
+                            loop {
+                                let s = collision_shift(a, addr, b, b_base, true);
+                                if s == 0 {
+                                    break;
+                                }
+                                addr += s;
+                            }
                         }
                     }
+                    if addr == before {
+                        break;
+                    }
                 }
-                if shift == 0 {
-                    break;
+            } else {
+                // The paper's loop: restart the scan after the first collision found.
+                loop {
+                    let mut shift = 0u64;
+                    'items: for (n, &k) in items.iter().enumerate() {
+                        for &q in &peers[n] {
+                            shift = collision_shift(
+                                &self.chunks[k as usize],
+                                addr,
+                                &self.chunks[q as usize],
+                                base[self.tensor[q as usize] as usize],
+                                false,
+                            );
+                            if shift > 0 {
+                                break 'items;
+                            }
+                        }
+                    }
+                    if shift == 0 {
+                        break;
+                    }
+                    addr += shift;
                 }
-                addr += shift;
             }
             base[t] = addr;
             for &k in items {

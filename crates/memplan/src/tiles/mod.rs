@@ -335,10 +335,11 @@ impl std::str::FromStr for TileOrder {
 pub struct TileOptions {
     /// One order, or `None` (the default) for every order, keeping the lowest peak.
     pub order: Option<TileOrder>,
-    /// On a collision, jump past every colliding chunk pair of the tensor at once
-    /// (the largest of their moves) instead of the first one found, as the paper does.
-    /// Both skip only invalid addresses, so both find the same address; this needs
-    /// fewer rounds. On by default.
+    /// Clear one (item, peer) pair at a time, moving up past all its colliding chunks
+    /// until that pair is free, and repeat over all pairs until none moves the address;
+    /// instead of restarting the whole scan after the first collision, as the paper does.
+    /// Both skip only invalid addresses, so both find the same (lowest valid) address;
+    /// this one rescans far less. On by default.
     pub jump_past_all_collisions: bool,
     /// Run [`check_tiles`] on the result and fail with [`crate::PlanError::InvalidPlan`]
     /// if it disagrees. On by default.
