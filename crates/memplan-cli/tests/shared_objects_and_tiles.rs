@@ -1,0 +1,82 @@
+//! End-to-end runs of `memplan share`, `memplan gen --tiled` and `memplan tiles`.
+
+use std::process::Command;
+
+fn memplan() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_memplan"))
+}
+
+fn bench(path: &str) -> String {
+    format!("{}/../../benchmarks/{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn share_writes_one_object_per_buffer_and_the_bound() {
+    let out = memplan()
+        .args(["share", &bench("minimalloc-challenging/example.12.csv")])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "id,object,object_size");
+    assert_eq!(lines.len(), 6, "{stdout}");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("total 12; lower bound"), "{stderr}");
+    for s in ["breadth", "size", "size-improved", "naive"] {
+        let out = memplan()
+            .args([
+                "share",
+                &bench("minimalloc-challenging/example.12.csv"),
+                "--strategy",
+                s,
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{s}");
+    }
+    let out = memplan()
+        .args([
+            "share",
+            &bench("minimalloc-challenging/example.12.csv"),
+            "--strategy",
+            "nope",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn generated_tiled_networks_plan_and_check() {
+    let dir = std::env::temp_dir().join(format!("memplan-tiles-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("net.json");
+    let json = json.to_str().unwrap();
+    for layout in ["nhwc", "nchw"] {
+        let st = memplan()
+            .args([
+                "gen", "--tiled", "--layout", layout, "--blocks", "3", "--seed", "9", "-o", json,
+            ])
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let out = memplan()
+            .args(["tiles", json, "--compare"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(stdout.starts_with("id,offset\n"));
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(stderr.contains("tile-aware peak"), "{stderr}");
+    }
+    std::fs::write(json, "{\"tensors\": [{\"id\": 1}]}").unwrap();
+    let out = memplan().args(["tiles", json]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
