@@ -23,6 +23,10 @@ pub struct ShareArgs {
     /// `breadth` or `naive`.
     #[arg(long, default_value = "auto")]
     pub strategy: String,
+    /// Greedy by Size Improved: ask every object for each buffer instead of walking out
+    /// to the nearest held lifetimes. Same assignment, slower; for ablation.
+    #[arg(long)]
+    pub no_nearest_first: bool,
     /// Skip the independent checker (on by default).
     #[arg(long)]
     pub no_check: bool,
@@ -45,6 +49,7 @@ pub fn share(args: ShareArgs) -> Result<(), Failure> {
     let (_, problem) = load_problem(&args.input, &args.input_args, None)?;
     let options = SharedOptions {
         strategy,
+        nearest_first: !args.no_nearest_first,
         verify: !args.no_check,
     };
     let report = plan_shared_objects(&problem, &options)

@@ -52,7 +52,11 @@ proptest! {
         prop_assert!(lb >= max_load(&p).get());
         let mut totals = Vec::new();
         for strategy in SharedStrategy::ALL {
-            let r = plan_shared_objects(&p, &SharedOptions { strategy: Some(strategy), verify: false }).unwrap();
+            let opts = SharedOptions { strategy: Some(strategy), verify: false, ..SharedOptions::default() };
+            let r = plan_shared_objects(&p, &opts).unwrap();
+            // The speed-up changes nothing.
+            let slow = plan_shared_objects(&p, &SharedOptions { nearest_first: false, ..opts }).unwrap();
+            prop_assert_eq!(&r.assignment, &slow.assignment);
             let summary = check_shared_objects(&p, &r.assignment);
             prop_assert!(summary.is_ok(), "{strategy}: {}", summary.unwrap_err());
             prop_assert!(r.assignment.total().get() >= lb, "{strategy} below the bound");

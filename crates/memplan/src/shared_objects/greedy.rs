@@ -114,7 +114,15 @@ pub(super) fn by_breadth(problem: &Problem) -> (Vec<u32>, Vec<u64>) {
 
 /// Greedy by Size Improved (§4.4): stages by positional maximum; inside a stage, the
 /// (buffer, object) pair with the smallest time gap first.
-pub(super) fn by_size_improved(problem: &Problem, maxima: &[Size]) -> (Vec<u32>, Vec<u64>) {
+///
+/// With `nearest_first`, a buffer's best objects are found by walking held lifetimes
+/// outward from it ([`Objects::best_gaps`]), after an O(log n) test that some object is
+/// free throughout ([`BusyCount`]); without, by asking every object. Same answers.
+pub(super) fn by_size_improved(
+    problem: &Problem,
+    maxima: &[Size],
+    nearest_first: bool,
+) -> (Vec<u32>, Vec<u64>) {
     let bufs = problem.buffers();
     let mut distinct: Vec<u64> = maxima.iter().map(|s| s.0).collect();
     distinct.dedup();
@@ -134,7 +142,7 @@ pub(super) fn by_size_improved(problem: &Problem, maxima: &[Size]) -> (Vec<u32>,
     }
     let mut objs = Objects::new();
     let mut object_of = vec![UNASSIGNED; bufs.len()];
-    let mut busy = BusyCount::new(problem);
+    let mut busy = BusyCount::new(problem, nearest_first);
     for stage in stages.iter_mut().filter(|s| !s.is_empty()) {
         assign_stage(problem, stage, &mut objs, &mut object_of, &mut busy);
     }
@@ -169,10 +177,13 @@ impl Batches {
         k: usize,
     ) {
         let (s, e) = span(problem, stage[k] as usize);
-        let best = if busy.max_in(s, e) >= objs.len() as i64 {
+        let from = self.fits_none_below[k];
+        let best = if !busy.enabled {
+            objs.scan_gaps(s, e, from, BATCH)
+        } else if busy.max_in(s, e) >= objs.len() as i64 {
             Vec::new() // at some time in [s, e) every object is busy
         } else {
-            objs.best_gaps(s, e, self.fits_none_below[k], BATCH)
+            objs.best_gaps(s, e, from, BATCH)
         };
         if best.is_empty() {
             self.fits_none_below[k] = objs.len() as u32;
@@ -296,12 +307,21 @@ fn assign_stage(
 /// then (an object's buffers never overlap). When some time in `[s, e)` has every
 /// object busy, `[s, e)` fits none: an O(log n) answer to the common dense case.
 struct BusyCount {
+    /// Off: nothing is counted and the caller asks every object.
+    enabled: bool,
     coords: Vec<u64>,
     tree: MaxAddTree,
 }
 
 impl BusyCount {
-    fn new(problem: &Problem) -> BusyCount {
+    fn new(problem: &Problem, enabled: bool) -> BusyCount {
+        if !enabled {
+            return BusyCount {
+                enabled,
+                coords: Vec::new(),
+                tree: MaxAddTree::new(1),
+            };
+        }
         let mut coords: Vec<u64> = problem
             .buffers()
             .iter()
@@ -311,6 +331,7 @@ impl BusyCount {
         coords.dedup();
         let n = coords.len().saturating_sub(1).max(1);
         BusyCount {
+            enabled,
             coords,
             tree: MaxAddTree::new(n),
         }
@@ -324,6 +345,9 @@ impl BusyCount {
     }
 
     fn add(&mut self, s: u64, e: u64) {
+        if !self.enabled {
+            return;
+        }
         let (lo, hi) = self.slots(s, e);
         self.tree.add(lo, hi, 1);
     }

@@ -131,6 +131,11 @@ pub struct SharedOptions {
     /// The strategy to run; `None` (the default) runs every strategy and keeps the
     /// smallest total, ties going to the earlier one in [`SharedStrategy::ALL`].
     pub strategy: Option<SharedStrategy>,
+    /// Greedy by Size Improved: find a buffer's best objects by walking outward from
+    /// its lifetime to the nearest held lifetimes, after an O(log n) test that some
+    /// object is free throughout it, instead of asking every object. The same
+    /// assignment either way; much faster with thousands of objects. On by default.
+    pub nearest_first: bool,
     /// Run [`check_shared_objects`] on the result and fail with
     /// [`PlanError::InvalidPlan`] if it disagrees. On by default.
     pub verify: bool,
@@ -140,6 +145,7 @@ impl Default for SharedOptions {
     fn default() -> SharedOptions {
         SharedOptions {
             strategy: None,
+            nearest_first: true,
             verify: true,
         }
     }
@@ -233,7 +239,7 @@ pub fn plan_shared_objects(
     let mut candidates = Vec::with_capacity(strategies.len());
     for strategy in strategies {
         let started = Instant::now();
-        let assignment = run_strategy(problem, strategy, &maxima);
+        let assignment = run_strategy(problem, strategy, &maxima, options.nearest_first);
         let total = assignment.total();
         candidates.push(SharedCandidate {
             strategy,
@@ -261,7 +267,12 @@ pub fn plan_shared_objects(
     })
 }
 
-fn run_strategy(problem: &Problem, strategy: SharedStrategy, maxima: &[Size]) -> SharedAssignment {
+fn run_strategy(
+    problem: &Problem,
+    strategy: SharedStrategy,
+    maxima: &[Size],
+    nearest_first: bool,
+) -> SharedAssignment {
     let (object_of, sizes) = match strategy {
         SharedStrategy::Naive => (
             (0..problem.len() as u32).collect(),
@@ -269,7 +280,7 @@ fn run_strategy(problem: &Problem, strategy: SharedStrategy, maxima: &[Size]) ->
         ),
         SharedStrategy::Size => greedy::by_size(problem),
         SharedStrategy::Breadth => greedy::by_breadth(problem),
-        SharedStrategy::SizeImproved => greedy::by_size_improved(problem, maxima),
+        SharedStrategy::SizeImproved => greedy::by_size_improved(problem, maxima, nearest_first),
     };
     SharedAssignment::from_parts(object_of, sizes.into_iter().map(Size).collect())
 }

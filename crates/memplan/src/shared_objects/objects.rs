@@ -91,6 +91,20 @@ impl Objects {
 
     /// The `want` smallest `(gap, object)` pairs, smallest first, by the same walk.
     pub(super) fn best_gaps(&self, s: u64, e: u64, from: u32, want: usize) -> Vec<(u64, u32)> {
+        self.nearest_gaps(s, e, from, want)
+    }
+
+    /// The same answer as [`Objects::best_gaps`], asking every object from `from` on.
+    pub(super) fn scan_gaps(&self, s: u64, e: u64, from: u32, want: usize) -> Vec<(u64, u32)> {
+        let mut all: Vec<(u64, u32)> = (from..self.sizes.len() as u32)
+            .filter_map(|o| self.gap(o, s, e).map(|g| (g, o)))
+            .collect();
+        all.sort_unstable();
+        all.truncate(want);
+        all
+    }
+
+    fn nearest_gaps(&self, s: u64, e: u64, from: u32, want: usize) -> Vec<(u64, u32)> {
         let budget = 2 * (self.sizes.len() - from as usize) + 64;
         let mut visited = 0usize;
         let mut before = self.ends.range(..=(s, u32::MAX)).rev().peekable();
@@ -123,12 +137,7 @@ impl Objects {
                 found.push((d, o));
             }
             if visited > budget && found.len() < want {
-                let mut all: Vec<(u64, u32)> = (from..self.sizes.len() as u32)
-                    .filter_map(|o| self.gap(o, s, e).map(|g| (g, o)))
-                    .collect();
-                all.sort_unstable();
-                all.truncate(want);
-                return all;
+                return self.scan_gaps(s, e, from, want);
             }
         }
         found.sort_unstable();
@@ -245,12 +254,7 @@ mod tests {
                     .filter_map(|o| objs.gap(o, s, e).map(|g| (g, o)))
                     .min();
                 assert_eq!(objs.best_gap(s, e, from), want);
-                let mut all: Vec<(u64, u32)> = (from..objs.len() as u32)
-                    .filter_map(|o| objs.gap(o, s, e).map(|g| (g, o)))
-                    .collect();
-                all.sort_unstable();
-                all.truncate(3);
-                assert_eq!(objs.best_gaps(s, e, from, 3), all);
+                assert_eq!(objs.best_gaps(s, e, from, 3), objs.scan_gaps(s, e, from, 3));
             }
         }
     }
