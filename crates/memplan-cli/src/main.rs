@@ -67,6 +67,9 @@ enum Command {
     /// Assign every buffer to a shared object (GPU textures, whole allocations).
     #[command(after_help = EXIT_CODES)]
     Share(share::ShareArgs),
+    /// Check a shared-object assignment (the output of `share`) against a problem.
+    #[command(after_help = EXIT_CODES)]
+    CheckShared(share::CheckSharedArgs),
     /// Place tiled tensors (JSON) with the tile-aware allocator.
     #[command(after_help = EXIT_CODES)]
     Tiles(tiles::TilesArgs),
@@ -103,6 +106,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::bench(a),
         Command::Gen(a) => commands::gen(a),
         Command::Share(a) => share::share(a),
+        Command::CheckShared(a) => share::check_shared(a),
         Command::Tiles(a) => tiles::tiles(a),
     };
     match result {

@@ -1,10 +1,13 @@
 //! `memplan share INPUT.csv`: assign every buffer to a shared object (TFLite §4).
 
-use memplan::{plan_shared_objects, SharedOptions, SharedStrategy};
+use memplan::{
+    check_shared_objects, plan_shared_objects, SharedAssignment, SharedOptions, SharedStrategy,
+    Size,
+};
 
 use crate::commands::{load_problem, write_to};
 use crate::fmt::{millis, percent, thousands};
-use crate::{Failure, InputArgs, EXIT_CHECK};
+use crate::{Failure, InputArgs, EXIT_CHECK, EXIT_INPUT};
 
 #[derive(clap::Args, Debug)]
 pub struct ShareArgs {
@@ -116,5 +119,107 @@ fn csv_field(s: &str) -> String {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CheckSharedArgs {
+    /// The problem CSV (`-` for stdin).
+    pub problem: String,
+    /// The assignment: `id,object,object_size` lines as written by `memplan share`.
+    pub assignment: String,
+    #[command(flatten)]
+    pub input_args: InputArgs,
+}
+
+/// `memplan check-shared PROBLEM.csv ASSIGNMENT.csv`: the independent checker.
+pub fn check_shared(args: CheckSharedArgs) -> Result<(), Failure> {
+    let (_, problem) = load_problem(&args.problem, &args.input_args, None)?;
+    let text = String::from_utf8(crate::commands::read_bytes(&args.assignment)?)
+        .map_err(|_| Failure::new(EXIT_INPUT, format!("{}: not utf-8", args.assignment)))?;
+    let bad = |line: usize, what: &str| {
+        Failure::new(
+            EXIT_INPUT,
+            format!("{}: line {line}: {what}", args.assignment),
+        )
+    };
+    let mut by_id: std::collections::HashMap<String, (u32, u64)> = Default::default();
+    for (n, line) in text.lines().enumerate().skip(1) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let mut parts = line.rsplitn(3, ',');
+        let (Some(size), Some(object), Some(id)) = (parts.next(), parts.next(), parts.next())
+        else {
+            return Err(bad(n + 1, "expected 'id,object,object_size'"));
+        };
+        let object: u32 = object
+            .trim()
+            .parse()
+            .map_err(|_| bad(n + 1, &format!("bad object '{object}'")))?;
+        let size: u64 = size
+            .trim()
+            .parse()
+            .map_err(|_| bad(n + 1, &format!("bad object size '{size}'")))?;
+        let id = match id.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+            Some(q) => q.replace("\"\"", "\""),
+            None => id.to_string(),
+        };
+        if by_id.insert(id.clone(), (object, size)).is_some() {
+            return Err(bad(n + 1, &format!("buffer '{id}' is assigned twice")));
+        }
+    }
+    let mut object_of = Vec::with_capacity(problem.len());
+    let mut sizes: Vec<Option<u64>> = Vec::new();
+    for b in problem.buffers() {
+        let Some(&(o, s)) = by_id.get(&b.id) else {
+            return Err(Failure::new(
+                EXIT_INPUT,
+                format!("{}: buffer '{}' has no object", args.assignment, b.id),
+            ));
+        };
+        if sizes.len() <= o as usize {
+            sizes.resize(o as usize + 1, None);
+        }
+        match sizes[o as usize] {
+            Some(prev) if prev != s => {
+                return Err(Failure::new(
+                    EXIT_INPUT,
+                    format!(
+                        "{}: object {o} is given sizes {prev} and {s}",
+                        args.assignment
+                    ),
+                ))
+            }
+            _ => sizes[o as usize] = Some(s),
+        }
+        object_of.push(o);
+    }
+    // An object id no buffer names has no size: count it as empty.
+    let sizes = sizes.into_iter().map(|s| Size(s.unwrap_or(0))).collect();
+    let assignment = SharedAssignment::from_parts(object_of, sizes);
+    match check_shared_objects(&problem, &assignment) {
+        Ok(s) => {
+            println!(
+                "ok: {} buffers; {} objects; total {}",
+                thousands(problem.len() as u64),
+                thousands(s.objects as u64),
+                thousands(s.total.get())
+            );
+            Ok(())
+        }
+        Err(f) => {
+            for v in f.violations.iter().take(20) {
+                eprintln!("violation: {v}");
+            }
+            Err(Failure::new(
+                EXIT_CHECK,
+                format!(
+                    "{}: invalid assignment: {} violation(s)",
+                    args.assignment,
+                    f.violations.len() + f.more
+                ),
+            ))
+        }
     }
 }

@@ -48,6 +48,41 @@ fn share_writes_one_object_per_buffer_and_the_bound() {
 }
 
 #[test]
+fn check_shared_accepts_share_output_and_rejects_a_bad_assignment() {
+    let problem = bench("minimalloc-challenging/K.1048576.csv");
+    let out = memplan().args(["share", &problem]).output().unwrap();
+    assert!(out.status.success());
+    let dir = std::env::temp_dir().join(format!("memplan-share-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.csv");
+    std::fs::write(&good, &out.stdout).unwrap();
+    let st = memplan()
+        .args(["check-shared", &problem, good.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    // Everything in one object: buffers overlap in time.
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut bad = String::from("id,object,object_size\n");
+    for line in text.lines().skip(1) {
+        let id = line.split(',').next().unwrap();
+        bad += &format!("{id},0,99999999\n");
+    }
+    let bad_path = dir.join("bad.csv");
+    std::fs::write(&bad_path, bad).unwrap();
+    let st = memplan()
+        .args(["check-shared", &problem, bad_path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(st.status.code(), Some(4));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn generated_tiled_networks_plan_and_check() {
     let dir = std::env::temp_dir().join(format!("memplan-tiles-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
