@@ -73,6 +73,9 @@ enum Command {
     /// Place tiled tensors (JSON) with the tile-aware allocator.
     #[command(after_help = EXIT_CODES)]
     Tiles(tiles::TilesArgs),
+    /// Check a tile plan (the output of `tiles`) with the chunk-level checker.
+    #[command(after_help = EXIT_CODES)]
+    CheckTiles(tiles::CheckTilesArgs),
 }
 
 /// An error with the exit code it maps to.
@@ -108,6 +111,7 @@ fn main() -> ExitCode {
         Command::Share(a) => share::share(a),
         Command::CheckShared(a) => share::check_shared(a),
         Command::Tiles(a) => tiles::tiles(a),
+        Command::CheckTiles(a) => tiles::check_tiles(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

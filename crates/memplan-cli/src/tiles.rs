@@ -129,3 +129,72 @@ pub fn gen_tiled(args: &GenArgs) -> Result<(), Failure> {
     });
     write_to(&args.output, |w| write_tiled_json(&problem, w))
 }
+
+#[derive(clap::Args, Debug)]
+pub struct CheckTilesArgs {
+    /// The tiled problem, JSON.
+    pub input: String,
+    /// The plan: `id,offset` lines as written by `memplan tiles`.
+    pub plan: String,
+}
+
+/// `memplan check-tiles INPUT.json PLAN.csv`: the chunk-level checker.
+pub fn check_tiles(args: CheckTilesArgs) -> Result<(), Failure> {
+    let bytes = read_bytes(&args.input)?;
+    let problem = read_tiled_json(&bytes).map_err(|e| read_failure(&args.input, e))?;
+    let text = String::from_utf8(read_bytes(&args.plan)?)
+        .map_err(|_| Failure::new(EXIT_INPUT, format!("{}: not utf-8", args.plan)))?;
+    let mut by_id = std::collections::HashMap::new();
+    for (n, line) in text.lines().enumerate().skip(1) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let Some((id, off)) = line.rsplit_once(',') else {
+            return Err(Failure::new(
+                EXIT_INPUT,
+                format!("{}: line {}: expected 'id,offset'", args.plan, n + 1),
+            ));
+        };
+        let off: u64 = off.trim().parse().map_err(|_| {
+            Failure::new(
+                EXIT_INPUT,
+                format!("{}: line {}: bad offset '{off}'", args.plan, n + 1),
+            )
+        })?;
+        by_id.insert(id.to_string(), off);
+    }
+    let mut offsets = Vec::with_capacity(problem.len());
+    for t in problem.tensors() {
+        let Some(&o) = by_id.get(&t.id) else {
+            return Err(Failure::new(
+                EXIT_INPUT,
+                format!("{}: tensor '{}' has no offset", args.plan, t.id),
+            ));
+        };
+        offsets.push(memplan::Offset(o));
+    }
+    match memplan::check_tiles(&problem, &offsets) {
+        Ok(s) => {
+            println!(
+                "ok: {} tensors; {} live items; peak {}",
+                thousands(problem.len() as u64),
+                thousands(s.items as u64),
+                thousands(s.peak.get())
+            );
+            Ok(())
+        }
+        Err(f) => {
+            for v in f.violations.iter().take(20) {
+                eprintln!("violation: {v}");
+            }
+            Err(Failure::new(
+                EXIT_CHECK,
+                format!(
+                    "{}: invalid plan: {} violation(s)",
+                    args.plan,
+                    f.violations.len() + f.more
+                ),
+            ))
+        }
+    }
+}

@@ -107,6 +107,31 @@ fn generated_tiled_networks_plan_and_check() {
         );
         let stdout = String::from_utf8(out.stdout).unwrap();
         assert!(stdout.starts_with("id,offset\n"));
+        let plan = dir.join("plan.csv");
+        std::fs::write(&plan, &stdout).unwrap();
+        let st = memplan()
+            .args(["check-tiles", json, plan.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(
+            st.status.success(),
+            "{}",
+            String::from_utf8_lossy(&st.stderr)
+        );
+        // Every tensor at 0: tiles of different tensors live together collide.
+        let zero: String = stdout
+            .lines()
+            .map(|l| match l.rsplit_once(',') {
+                Some((id, _)) if l != "id,offset" => format!("{id},0\n"),
+                _ => format!("{l}\n"),
+            })
+            .collect();
+        std::fs::write(&plan, zero).unwrap();
+        let st = memplan()
+            .args(["check-tiles", json, plan.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(st.status.code(), Some(4));
         let stderr = String::from_utf8(out.stderr).unwrap();
         assert!(stderr.contains("tile-aware peak"), "{stderr}");
     }
