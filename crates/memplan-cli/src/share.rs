@@ -94,9 +94,9 @@ pub fn share(args: ShareArgs) -> Result<(), Failure> {
         thousands(a.object_sizes().len() as u64),
         thousands(total),
         thousands(lb),
-        percent(total - lb, lb),
+        percent(total.saturating_sub(lb), lb),
         thousands(naive),
-        percent(naive - total, naive),
+        percent(naive.saturating_sub(total), naive),
         report.strategy
     );
     if report.candidates.len() > 1 {
