@@ -77,6 +77,18 @@ pub struct GenArgs {
     /// Where to write the CSV (`-` for stdout).
     #[arg(short, long, default_value = "-")]
     pub output: String,
+    /// Generate a tiled CNN-like network (JSON for `memplan tiles`) instead of a CSV.
+    #[arg(long)]
+    pub tiled: bool,
+    /// With --tiled: `nhwc` (contiguous tiles) or `nchw` (strided tiles).
+    #[arg(long, default_value = "nhwc")]
+    pub layout: String,
+    /// With --tiled: number of blocks (residual or concat).
+    #[arg(long, default_value_t = 16)]
+    pub blocks: usize,
+    /// With --tiled: on-chip memory in bytes; tiles are at most a quarter of it.
+    #[arg(long, default_value_t = 262144)]
+    pub on_chip: u64,
 }
 
 /// Reads a whole file, or stdin for `-`.
@@ -134,7 +146,7 @@ pub fn load_problem(
 
 /// Opens `path` for writing (stdout for `-`), runs `f`, and flushes. A closed stdout
 /// (e.g. `| head`) is not an error.
-fn write_to(
+pub fn write_to(
     path: &str,
     f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), Failure> {
@@ -357,6 +369,9 @@ pub fn stats(args: StatsArgs) -> Result<(), Failure> {
 }
 
 pub fn gen(args: GenArgs) -> Result<(), Failure> {
+    if args.tiled {
+        return crate::tiles::gen_tiled(&args);
+    }
     if args.buffers == 0 {
         return Err(Failure::new(2, "--buffers must be at least 1"));
     }

@@ -4,6 +4,8 @@
 mod bench;
 mod commands;
 mod fmt;
+mod share;
+mod tiles;
 
 use std::process::ExitCode;
 
@@ -62,6 +64,18 @@ enum Command {
     /// Generate a seeded, model-like problem.
     #[command(after_help = EXIT_CODES)]
     Gen(commands::GenArgs),
+    /// Assign every buffer to a shared object (GPU textures, whole allocations).
+    #[command(after_help = EXIT_CODES)]
+    Share(share::ShareArgs),
+    /// Check a shared-object assignment (the output of `share`) against a problem.
+    #[command(after_help = EXIT_CODES)]
+    CheckShared(share::CheckSharedArgs),
+    /// Place tiled tensors (JSON) with the tile-aware allocator.
+    #[command(after_help = EXIT_CODES)]
+    Tiles(tiles::TilesArgs),
+    /// Check a tile plan (the output of `tiles`) with the chunk-level checker.
+    #[command(after_help = EXIT_CODES)]
+    CheckTiles(tiles::CheckTilesArgs),
 }
 
 /// An error with the exit code it maps to.
@@ -94,6 +108,10 @@ fn main() -> ExitCode {
         Command::Stats(a) => commands::stats(a),
         Command::Bench(a) => bench::bench(a),
         Command::Gen(a) => commands::gen(a),
+        Command::Share(a) => share::share(a),
+        Command::CheckShared(a) => share::check_shared(a),
+        Command::Tiles(a) => tiles::tiles(a),
+        Command::CheckTiles(a) => tiles::check_tiles(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -44,6 +44,8 @@ mod greedy;
 mod index;
 mod io;
 mod portfolio;
+mod shared_objects;
+mod tiles;
 mod types;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -65,6 +67,21 @@ pub use io::csv::{
     LifetimeConvention,
 };
 pub use types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Time};
+
+// Shared-object planning (TFLite §4): one whole object per buffer instead of an offset.
+pub use shared_objects::{
+    check_shared_objects, plan_shared_objects, positional_maxima, SharedAssignment,
+    SharedCandidate, SharedCheckFailure, SharedCheckSummary, SharedOptions, SharedReport,
+    SharedStrategy, SharedViolation,
+};
+
+// Tile-aware planning (Kvochko et al.): strided tiles that free their bytes early.
+pub use tiles::{
+    check_tiles, generate_tiled, plan_tiles, read_tiled_json, whole_tensor_problem,
+    write_tiled_json, Layout, Tile, TileCheckFailure, TileCheckSummary, TileError, TileErrorKind,
+    TileOptions, TileOrder, TilePlan, TileReport, TileViolation, TiledGenOptions, TiledProblem,
+    TiledReadError, TiledTensor,
+};
 
 /// Which planner [`plan`] runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
