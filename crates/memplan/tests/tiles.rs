@@ -140,7 +140,8 @@ fn brute_force_valid(p: &TiledProblem, offsets: &[Offset]) -> bool {
 
 #[test]
 fn readme_example_parses_and_plans() {
-    let doc = include_str!("../../../docs/tiled-json.md");
+    let readme = include_str!("../../../README.md");
+    let doc = &readme[readme.find("## Tiled tensors").unwrap()..];
     let start = doc.find("```json").unwrap() + "```json".len();
     let end = start + doc[start..].find("```").unwrap();
     let p = read_tiled_json(&doc.as_bytes()[start..end]).unwrap();
