@@ -4,6 +4,7 @@
 mod bench;
 mod commands;
 mod fmt;
+mod telamalloc;
 
 use std::process::ExitCode;
 
