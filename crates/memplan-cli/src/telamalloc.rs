@@ -37,6 +37,15 @@ pub struct TelamallocArgs {
     /// §5.4: the backtrack budget of a subtree.
     #[arg(long)]
     pub tm_subtree_backtracks: Option<u64>,
+    /// Cross-section inference off (it applies to skyline placement only).
+    #[arg(long)]
+    pub tm_no_section_inference: bool,
+    /// §3.1 row order off: candidates need not sit at the lowest position of all.
+    #[arg(long)]
+    pub tm_no_row_order: bool,
+    /// How many buffers each heuristic proposes at a decision point.
+    #[arg(long)]
+    pub tm_per_heuristic: Option<usize>,
 }
 
 impl TelamallocArgs {
@@ -52,6 +61,9 @@ impl TelamallocArgs {
             max_candidates: self.tm_max_candidates.unwrap_or(d.max_candidates),
             subtree_limit: !self.tm_no_subtree_limit,
             subtree_backtracks: self.tm_subtree_backtracks.unwrap_or(d.subtree_backtracks),
+            section_inference: !self.tm_no_section_inference,
+            row_order: !self.tm_no_row_order,
+            per_heuristic: self.tm_per_heuristic.unwrap_or(d.per_heuristic),
         }
     }
 }

@@ -154,13 +154,18 @@ impl Candidates {
     }
 
     /// The first unplaced buffer of `phase` (or of all buffers, for `None`) under
-    /// heuristic number `k`.
+    /// heuristic number `k` that satisfies `wanted`, looking at most at `window`
+    /// unplaced buffers.
     pub(super) fn pick(
         &mut self,
         phase: Option<u32>,
         k: usize,
         is_placed: impl Fn(u32) -> bool,
-    ) -> Option<u32> {
+        wanted: impl Fn(u32) -> bool,
+        window: usize,
+        count: usize,
+        out: &mut Vec<u32>,
+    ) {
         let g = match phase {
             Some(p) => p as usize,
             None => self.groups.len() - 1,
@@ -171,6 +176,16 @@ impl Candidates {
         while *c < list.len() && is_placed(list[*c]) {
             *c += 1;
         }
-        list.get(*c).copied()
+        let found = list[*c..]
+            .iter()
+            .filter(|&&i| !is_placed(i))
+            .take(window)
+            .filter(|&&i| wanted(i))
+            .take(count);
+        for &i in found {
+            if !out.contains(&i) {
+                out.push(i);
+            }
+        }
     }
 }

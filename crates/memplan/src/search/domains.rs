@@ -35,6 +35,10 @@
 //! Alignment (§5.5) is part of the domain: candidate offsets are rounded up to the
 //! buffer's alignment. Fixed buffers are placed first, at their offsets, like any other.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::maxtree::MaxTree;
 use crate::index::TimeIndex;
 use crate::types::{Buffer, Problem};
 
@@ -56,6 +60,54 @@ enum Undo {
     Placed(u32),
     Lowest(u32, u64),
     Above(u32),
+    Top(u32, u64),
+}
+
+/// Why a placement failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Failure {
+    /// This unplaced buffer has no offset left under the capacity.
+    Buffer(u32),
+    /// Cross-section `k`: its top plus its unplaced load exceed the capacity.
+    Section(u32),
+}
+
+/// Cross-section inference (MiniMalloc eq. (3), sound for skyline placement): the time
+/// axis is cut into the steps of the load profile; in each, every unplaced buffer will
+/// sit above the highest placed one, so `top + unplaced load <= capacity`.
+struct Sections {
+    /// `ranges[i]`: the sections where buffer `i` is live, as `[first, last)` runs.
+    ranges: Vec<Vec<(u32, u32)>>,
+    unplaced_load: Vec<u64>,
+    top: Vec<u64>,
+    /// The largest unplaced load of any section.
+    max_unplaced: MaxTree,
+}
+
+impl Sections {
+    fn new(problem: &Problem) -> Sections {
+        let steps = crate::analysis::load_profile(problem);
+        let ranges = problem
+            .buffers()
+            .iter()
+            .map(|b| {
+                b.live_segments()
+                    .map(|seg| {
+                        let first = steps.partition_point(|s| s.time < seg.start) as u32;
+                        let last = steps.partition_point(|s| s.time < seg.end) as u32;
+                        (first, last)
+                    })
+                    .collect()
+            })
+            .collect();
+        let unplaced_load: Vec<u64> = steps.iter().map(|s| s.load.0).collect();
+        Sections {
+            ranges,
+            max_unplaced: MaxTree::new(&unplaced_load),
+            unplaced_load,
+            top: vec![0; steps.len()],
+        }
+    }
 }
 
 /// The placed offsets, the domains of unplaced buffers, and the trail to undo them.
@@ -71,11 +123,24 @@ pub(super) struct Domains<'p> {
     placed_count: usize,
     scratch: Vec<u32>,
     intervals: Vec<(u64, u64)>,
+    sections: Option<Sections>,
+    /// Skyline mode: `lowest[y]` is the top of `y`'s placed neighbours, not the lowest
+    /// hole that fits.
+    skyline: bool,
+    /// `(lowest, buffer)` of unplaced buffers, with stale entries skipped lazily.
+    heap: BinaryHeap<Reverse<(u64, u32)>>,
 }
 
 impl<'p> Domains<'p> {
-    /// Every buffer unplaced, every domain starting at 0.
-    pub(super) fn new(problem: &'p Problem, capacity: u64) -> Domains<'p> {
+    /// Every buffer unplaced, every domain starting at 0. With `section_inference`,
+    /// placements also fail when some cross-section overflows (sound only when every
+    /// buffer is placed on the skyline).
+    pub(super) fn new(
+        problem: &'p Problem,
+        capacity: u64,
+        skyline: bool,
+        section_inference: bool,
+    ) -> Domains<'p> {
         let n = problem.len();
         Domains {
             bufs: problem.buffers(),
@@ -89,6 +154,9 @@ impl<'p> Domains<'p> {
             placed_count: 0,
             scratch: Vec::new(),
             intervals: Vec::new(),
+            sections: (skyline && section_inference).then(|| Sections::new(problem)),
+            skyline,
+            heap: (0..n as u32).map(|i| Reverse((0, i))).collect(),
         }
     }
 
@@ -138,7 +206,7 @@ impl<'p> Domains<'p> {
     /// Places `x` at `at` (which must avoid its placed neighbours) and propagates.
     /// On failure returns the first unplaced buffer whose domain became empty; the
     /// caller undoes with [`Domains::undo_to`].
-    pub(super) fn place(&mut self, x: u32, at: u64) -> Result<(), u32> {
+    pub(super) fn place(&mut self, x: u32, at: u64) -> Result<(), Failure> {
         let bx = &self.bufs[x as usize];
         debug_assert!(!self.is_placed(x));
         self.offset[x as usize] = at;
@@ -147,6 +215,29 @@ impl<'p> Domains<'p> {
         self.trail.push(Undo::Placed(x));
         self.placed_count += 1;
         let end = at + bx.size.0;
+        if let Some(sec) = &mut self.sections {
+            let mut failed = None;
+            for &(first, last) in &sec.ranges[x as usize] {
+                sec.max_unplaced
+                    .range_add(first as usize, last as usize, -(bx.size.0 as i64));
+                for k in first..last {
+                    sec.unplaced_load[k as usize] -= bx.size.0;
+                    if end > sec.top[k as usize] {
+                        self.trail.push(Undo::Top(k, sec.top[k as usize]));
+                        sec.top[k as usize] = end;
+                    }
+                    if failed.is_none()
+                        && sec.top[k as usize].saturating_add(sec.unplaced_load[k as usize])
+                            > self.capacity
+                    {
+                        failed = Some(k);
+                    }
+                }
+            }
+            if let Some(k) = failed {
+                return Err(Failure::Section(k));
+            }
+        }
         let mut neighbours = std::mem::take(&mut self.scratch);
         neighbours.clear();
         self.unplaced
@@ -159,6 +250,19 @@ impl<'p> Domains<'p> {
             }
             let lo = self.lowest[y as usize];
             let size = by.size.0;
+            if self.skyline {
+                let top = align_up_sat(end, by.alignment.0);
+                if top > lo {
+                    self.trail.push(Undo::Lowest(y, lo));
+                    self.lowest[y as usize] = top;
+                    self.heap.push(Reverse((top, y)));
+                    if top.saturating_add(size) > self.capacity {
+                        result = Err(Failure::Buffer(y));
+                        break;
+                    }
+                }
+                continue;
+            }
             if end <= lo {
                 continue;
             }
@@ -170,8 +274,9 @@ impl<'p> Domains<'p> {
             let new_lo = self.first_fit_above(y, align_up_sat(end, by.alignment.0));
             self.trail.push(Undo::Lowest(y, lo));
             self.lowest[y as usize] = new_lo;
+            self.heap.push(Reverse((new_lo, y)));
             if new_lo.saturating_add(size) > self.capacity {
-                result = Err(y);
+                result = Err(Failure::Buffer(y));
                 break;
             }
         }
@@ -204,21 +309,68 @@ impl<'p> Domains<'p> {
         candidate
     }
 
+    /// With section inference and every future placement at or above `floor`: true
+    /// when some section's unplaced load no longer fits between `floor` and the
+    /// capacity (MiniMalloc's offset-monotonic bound on section height).
+    pub(super) fn floor_overflows(&self, floor: u64) -> bool {
+        self.sections.as_ref().is_some_and(|sec| {
+            let m = sec.max_unplaced.max();
+            m > 0 && floor.saturating_add(m as u64) > self.capacity
+        })
+    }
+
+    /// The smallest `lowest` among unplaced buffers, and one buffer that has it.
+    pub(super) fn min_lowest(&mut self) -> Option<(u64, u32)> {
+        if self.heap.len() > 4 * self.offset.len() + 64 {
+            let fresh: Vec<Reverse<(u64, u32)>> = (0..self.offset.len() as u32)
+                .filter(|&i| !self.is_placed(i))
+                .map(|i| Reverse((self.lowest[i as usize], i)))
+                .collect();
+            self.heap = fresh.into();
+        }
+        while let Some(&Reverse((lo, i))) = self.heap.peek() {
+            if !self.is_placed(i) && self.lowest[i as usize] == lo {
+                return Some((lo, i));
+            }
+            self.heap.pop();
+        }
+        None
+    }
+
     /// Undoes every change made after the trail had length `mark`.
     pub(super) fn undo_to(&mut self, mark: usize, mut on_unplace: impl FnMut(u32)) {
         while self.trail.len() > mark {
             match self.trail.pop().expect("longer than mark") {
                 Undo::Placed(x) => {
+                    if let Some(sec) = &mut self.sections {
+                        let size = self.bufs[x as usize].size.0;
+                        for &(first, last) in &sec.ranges[x as usize] {
+                            sec.max_unplaced
+                                .range_add(first as usize, last as usize, size as i64);
+                            for k in first..last {
+                                sec.unplaced_load[k as usize] += size;
+                            }
+                        }
+                    }
                     self.offset[x as usize] = UNPLACED;
                     self.placed.remove(x);
                     self.unplaced
                         .insert(x, self.bufs[x as usize].lifetime.end.0);
                     self.placed_count -= 1;
+                    self.heap.push(Reverse((self.lowest[x as usize], x)));
                     on_unplace(x);
                 }
-                Undo::Lowest(y, lo) => self.lowest[y as usize] = lo,
+                Undo::Lowest(y, lo) => {
+                    self.lowest[y as usize] = lo;
+                    self.heap.push(Reverse((lo, y)));
+                }
                 Undo::Above(y) => {
                     self.above[y as usize].pop();
+                }
+                Undo::Top(k, top) => {
+                    if let Some(sec) = &mut self.sections {
+                        sec.top[k as usize] = top;
+                    }
                 }
             }
         }
@@ -258,13 +410,33 @@ impl<'p> Domains<'p> {
         chain
     }
 
-    /// The "skyline" position of TelaMalloc §3.1: on top of every placed neighbour.
-    pub(super) fn skyline(&self, x: u32) -> u64 {
-        let mut top = 0u64;
-        self.for_each_placed_neighbour(x, |z| {
-            top = top.max(self.offset[z as usize] + self.bufs[z as usize].size.0);
-        });
-        align_up_sat(top, self.bufs[x as usize].alignment.0)
+    /// Why a placement failed: the placed buffers it blames.
+    pub(super) fn explain_failure(&self, failure: Failure) -> Vec<u32> {
+        match failure {
+            Failure::Buffer(y) if self.skyline => {
+                self.explain_skyline(y, self.capacity_left_for(y))
+            }
+            Failure::Buffer(y) => self.explain(y),
+            Failure::Section(k) => {
+                // The placed buffers in the section that reach into the room the
+                // unplaced ones need.
+                let sec = self
+                    .sections
+                    .as_ref()
+                    .expect("section failures need sections");
+                let limit = self.capacity.saturating_sub(sec.unplaced_load[k as usize]);
+                let mut out = Vec::new();
+                for (z, &o) in self.offset.iter().enumerate() {
+                    if o != UNPLACED
+                        && o + self.bufs[z].size.0 > limit
+                        && sec.ranges[z].iter().any(|&(f, l)| f <= k && k < l)
+                    {
+                        out.push(z as u32);
+                    }
+                }
+                out
+            }
+        }
     }
 
     /// The placed neighbours of `x` that reach above `limit`: why `x` cannot sit on the
@@ -330,7 +502,7 @@ mod tests {
                 })
                 .collect();
             let p = Problem::new(bufs, None).unwrap();
-            let mut d = Domains::new(&p, u64::MAX / 4);
+            let mut d = Domains::new(&p, u64::MAX / 4, false, false);
             let mut marks = Vec::new();
             for _ in 0..3 * n {
                 let unplaced: Vec<u32> = (0..n as u32).filter(|&i| !d.is_placed(i)).collect();

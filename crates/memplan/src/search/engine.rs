@@ -47,6 +47,9 @@ pub(crate) enum SearchEnd {
 
 const NO_LEVEL: u32 = u32::MAX;
 
+/// In row order, how many unplaced buffers each heuristic looks at to find one in the row.
+const ROW_WINDOW: usize = 64;
+
 /// How often (in steps) the stop callback is polled.
 const POLL_EVERY: u64 = 256;
 
@@ -82,7 +85,12 @@ pub(crate) fn search(
     let n = problem.len();
     let mut s = Search {
         options,
-        domains: Domains::new(problem, capacity),
+        domains: Domains::new(
+            problem,
+            capacity,
+            !options.lowest_position,
+            options.section_inference,
+        ),
         candidates,
         level_of: vec![NO_LEVEL; n],
         levels: Vec::new(),
@@ -97,7 +105,14 @@ pub(crate) fn search(
             }
             s.candidates.on_place(i);
             if s.domains.place(i, o.0).is_err() {
-                return (SearchEnd::Infeasible, s.stats);
+                // A proof only when domains are exact (lowest-position mode); the
+                // skyline ignores the room below a fixed buffer.
+                let end = if options.lowest_position {
+                    SearchEnd::Infeasible
+                } else {
+                    SearchEnd::Exhausted
+                };
+                return (end, s.stats);
             }
         }
     }
@@ -131,21 +146,13 @@ impl Search<'_, '_> {
             self.stats.steps += 1;
             self.levels[d].tried.push(c);
             let mark = self.domains.trail_len();
-            let at = if self.options.lowest_position {
-                self.domains.lowest(c)
-            } else {
-                self.domains.skyline(c)
-            };
-            let failure = if !self.domains.fits(c, at) {
-                // Only the skyline can put a buffer over: its domain is never empty.
-                let limit = self.domains.capacity_left_for(c);
-                Some(self.domains.explain_skyline(c, limit))
-            } else {
-                self.candidates.on_place(c);
-                match self.domains.place(c, at) {
-                    Ok(()) => None,
-                    Err(y) => Some(self.domains.explain(y)),
-                }
+            // Propagation keeps every unplaced domain non-empty, so `at` fits.
+            let at = self.domains.lowest(c);
+            debug_assert!(self.domains.fits(c, at));
+            self.candidates.on_place(c);
+            let failure = match self.domains.place(c, at) {
+                Ok(()) => self.floor_failure(),
+                Err(f) => Some(self.domains.explain_failure(f)),
             };
             match failure {
                 None => {
@@ -174,8 +181,6 @@ impl Search<'_, '_> {
     /// among all buffers when grouping is off.
     fn new_level(&mut self, last: Option<u32>) -> Level {
         let mut list: Vec<u32> = Vec::new();
-        let domains = &self.domains;
-        let placed = |i: u32| domains.is_placed(i);
         let cands = &mut self.candidates;
         let heuristics = cands.heuristic_count();
         let mut groups: [Option<u32>; 2] = [None, None];
@@ -188,16 +193,27 @@ impl Search<'_, '_> {
             let second = open.find(|&p| Some(p) != first);
             groups = [first, second];
         }
+        // Row order: only buffers whose position is the lowest of all (§3.1, Fig. 4).
+        let row = if self.options.row_order {
+            self.domains.min_lowest()
+        } else {
+            None
+        };
+        let domains = &self.domains;
+        let placed = |i: u32| domains.is_placed(i);
+        let in_row = |i: u32| row.is_none_or(|(r, _)| domains.lowest(i) == r);
         for g in groups.iter().take(if self.options.phases { 2 } else { 1 }) {
             if self.options.phases && g.is_none() {
                 continue;
             }
             for k in 0..heuristics {
-                if let Some(c) = cands.pick(*g, k, placed) {
-                    if !list.contains(&c) {
-                        list.push(c);
-                    }
-                }
+                let count = self.options.per_heuristic.max(1);
+                cands.pick(*g, k, placed, in_row, ROW_WINDOW, count, &mut list);
+            }
+        }
+        if let Some((_, i)) = row {
+            if list.is_empty() {
+                list.push(i);
             }
         }
         Level {
@@ -208,6 +224,21 @@ impl Search<'_, '_> {
             chosen: None,
             trail_mark: self.domains.trail_len(),
             entry: self.backtracks,
+        }
+    }
+
+    /// In row order every later placement lies at or above the lowest position of all,
+    /// so the space under it is lost in every section: fail when the unplaced load of
+    /// some section no longer fits above it. Blames what holds that buffer up.
+    fn floor_failure(&mut self) -> Option<Vec<u32>> {
+        if !self.options.row_order {
+            return None;
+        }
+        let (floor, i) = self.domains.min_lowest()?;
+        if self.domains.floor_overflows(floor) {
+            Some(self.domains.explain_skyline(i, floor.saturating_sub(1)))
+        } else {
+            None
         }
     }
 

@@ -38,6 +38,7 @@
 mod candidates;
 mod domains;
 mod engine;
+mod maxtree;
 mod microbench;
 mod phases;
 
@@ -80,6 +81,15 @@ pub struct TelamallocOptions {
     pub subtree_limit: bool,
     /// The backtrack budget of a subtree (see `subtree_limit`).
     pub subtree_backtracks: u64,
+    /// MiniMalloc's cross-section inference (its eq. (3)): fail a placement when, at
+    /// some time, the highest placed buffer plus the unplaced load exceed the capacity.
+    /// Sound only for skyline placement, so it applies when `lowest_position` is off.
+    pub section_inference: bool,
+    /// §3.1 (Fig. 4): fill bottom-up, row by row: the candidates are the buffers whose
+    /// position is the lowest among all unplaced buffers.
+    pub row_order: bool,
+    /// How many buffers each heuristic proposes at a decision point (the paper: 1).
+    pub per_heuristic: usize,
 }
 
 impl Default for TelamallocOptions {
@@ -94,6 +104,9 @@ impl Default for TelamallocOptions {
             max_candidates: 16,
             subtree_limit: true,
             subtree_backtracks: 100,
+            section_inference: true,
+            row_order: true,
+            per_heuristic: 1,
         }
     }
 }
