@@ -35,9 +35,6 @@
 //! Alignment (§5.5) is part of the domain: candidate offsets are rounded up to the
 //! buffer's alignment. Fixed buffers are placed first, at their offsets, like any other.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use super::maxtree::MaxTree;
 use crate::index::TimeIndex;
 use crate::types::{Buffer, Problem};
@@ -127,8 +124,59 @@ pub(super) struct Domains<'p> {
     /// Skyline mode: `lowest[y]` is the top of `y`'s placed neighbours, not the lowest
     /// hole that fits.
     skyline: bool,
-    /// `(lowest, buffer)` of unplaced buffers, with stale entries skipped lazily.
-    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    /// `lowest` of unplaced buffers (placed ones hold `UNPLACED`), for the minimum.
+    min_tree: MinTree,
+}
+
+/// A tournament tree over buffers: the smallest value and where it is. Raising a leaf
+/// stops climbing as soon as an ancestor's minimum does not change, which is at once
+/// when its sibling holds the same value (the common case: neighbours rise together).
+struct MinTree {
+    size: usize,
+    min: Vec<u64>,
+}
+
+impl MinTree {
+    fn new(n: usize) -> MinTree {
+        let size = n.next_power_of_two().max(1);
+        let mut min = vec![UNPLACED; 2 * size];
+        for leaf in &mut min[size..size + n] {
+            *leaf = 0;
+        }
+        for node in (1..size).rev() {
+            min[node] = min[2 * node].min(min[2 * node + 1]);
+        }
+        MinTree { size, min }
+    }
+
+    #[inline]
+    fn set(&mut self, i: u32, value: u64) {
+        let mut node = self.size + i as usize;
+        self.min[node] = value;
+        while node > 1 {
+            node /= 2;
+            let m = self.min[2 * node].min(self.min[2 * node + 1]);
+            if self.min[node] == m {
+                break;
+            }
+            self.min[node] = m;
+        }
+    }
+
+    fn argmin(&self) -> Option<(u64, u32)> {
+        if self.min[1] == UNPLACED {
+            return None;
+        }
+        let mut node = 1;
+        while node < self.size {
+            node = if self.min[2 * node] == self.min[node] {
+                2 * node
+            } else {
+                2 * node + 1
+            };
+        }
+        Some((self.min[1], (node - self.size) as u32))
+    }
 }
 
 impl<'p> Domains<'p> {
@@ -156,7 +204,7 @@ impl<'p> Domains<'p> {
             intervals: Vec::new(),
             sections: (skyline && section_inference).then(|| Sections::new(problem)),
             skyline,
-            heap: (0..n as u32).map(|i| Reverse((0, i))).collect(),
+            min_tree: MinTree::new(n),
         }
     }
 
@@ -214,6 +262,7 @@ impl<'p> Domains<'p> {
         self.placed.insert(x, bx.lifetime.end.0);
         self.trail.push(Undo::Placed(x));
         self.placed_count += 1;
+        self.min_tree.set(x, UNPLACED);
         let end = at + bx.size.0;
         if let Some(sec) = &mut self.sections {
             let mut failed = None;
@@ -255,7 +304,7 @@ impl<'p> Domains<'p> {
                 if top > lo {
                     self.trail.push(Undo::Lowest(y, lo));
                     self.lowest[y as usize] = top;
-                    self.heap.push(Reverse((top, y)));
+                    self.min_tree.set(y, top);
                     if top.saturating_add(size) > self.capacity {
                         result = Err(Failure::Buffer(y));
                         break;
@@ -274,7 +323,7 @@ impl<'p> Domains<'p> {
             let new_lo = self.first_fit_above(y, align_up_sat(end, by.alignment.0));
             self.trail.push(Undo::Lowest(y, lo));
             self.lowest[y as usize] = new_lo;
-            self.heap.push(Reverse((new_lo, y)));
+            self.min_tree.set(y, new_lo);
             if new_lo.saturating_add(size) > self.capacity {
                 result = Err(Failure::Buffer(y));
                 break;
@@ -320,21 +369,8 @@ impl<'p> Domains<'p> {
     }
 
     /// The smallest `lowest` among unplaced buffers, and one buffer that has it.
-    pub(super) fn min_lowest(&mut self) -> Option<(u64, u32)> {
-        if self.heap.len() > 4 * self.offset.len() + 64 {
-            let fresh: Vec<Reverse<(u64, u32)>> = (0..self.offset.len() as u32)
-                .filter(|&i| !self.is_placed(i))
-                .map(|i| Reverse((self.lowest[i as usize], i)))
-                .collect();
-            self.heap = fresh.into();
-        }
-        while let Some(&Reverse((lo, i))) = self.heap.peek() {
-            if !self.is_placed(i) && self.lowest[i as usize] == lo {
-                return Some((lo, i));
-            }
-            self.heap.pop();
-        }
-        None
+    pub(super) fn min_lowest(&self) -> Option<(u64, u32)> {
+        self.min_tree.argmin()
     }
 
     /// Undoes every change made after the trail had length `mark`.
@@ -357,12 +393,12 @@ impl<'p> Domains<'p> {
                     self.unplaced
                         .insert(x, self.bufs[x as usize].lifetime.end.0);
                     self.placed_count -= 1;
-                    self.heap.push(Reverse((self.lowest[x as usize], x)));
+                    self.min_tree.set(x, self.lowest[x as usize]);
                     on_unplace(x);
                 }
                 Undo::Lowest(y, lo) => {
                     self.lowest[y as usize] = lo;
-                    self.heap.push(Reverse((lo, y)));
+                    self.min_tree.set(y, lo);
                 }
                 Undo::Above(y) => {
                     self.above[y as usize].pop();

@@ -36,13 +36,30 @@ pub(super) fn phases(problem: &Problem, capacity: u64) -> (Vec<u32>, u32) {
     let mut index = TimeIndex::new(problem);
     let mut count = 0u32;
     let mut found: Vec<u32> = Vec::new();
+    // Per component: its load steps `[first, last)` and its peak.
+    let spans: Vec<(usize, usize, u64)> = components
+        .iter()
+        .map(|c| {
+            let first = steps.partition_point(|s| s.time < c.span.start);
+            let last = steps.partition_point(|s| s.time < c.span.end);
+            let peak = steps[first..last]
+                .iter()
+                .map(|s| s.load.0)
+                .max()
+                .unwrap_or(0);
+            (first, last, peak)
+        })
+        .collect();
+    let mut left: Vec<usize> = components.iter().map(|c| c.buffers.len()).collect();
     for level in 0..=THRESHOLD_STEPS {
         let threshold =
             (capacity as u128 * (THRESHOLD_STEPS - level) as u128 / THRESHOLD_STEPS as u128) as u64;
-        for c in &components {
+        for (ci, c) in components.iter().enumerate() {
             // The load steps inside the component: step k holds on [time_k, time_k+1).
-            let first = steps.partition_point(|s| s.time < c.span.start);
-            let last = steps.partition_point(|s| s.time < c.span.end);
+            let (first, last, peak) = spans[ci];
+            if left[ci] == 0 || (peak < threshold && level < THRESHOLD_STEPS) {
+                continue;
+            }
             let mut k = first;
             while k < last {
                 if steps[k].load.0 < threshold || (level < THRESHOLD_STEPS && steps[k].load.0 == 0)
@@ -72,6 +89,7 @@ pub(super) fn phases(problem: &Problem, capacity: u64) -> (Vec<u32>, u32) {
                     phase[i as usize] = count;
                     index.remove(i);
                 }
+                left[ci] -= found.len();
                 count += 1;
             }
         }
