@@ -154,16 +154,15 @@ impl Candidates {
     }
 
     /// The first unplaced buffer of `phase` (or of all buffers, for `None`) under
-    /// heuristic number `k` that satisfies `wanted`, looking at most at `window`
-    /// unplaced buffers.
+    /// heuristic number `k` that satisfy `wanted`, up to `count` of them, looking at
+    /// most at `window` unplaced buffers; appended to `out` if not there yet.
     pub(super) fn pick(
         &mut self,
         phase: Option<u32>,
         k: usize,
         is_placed: impl Fn(u32) -> bool,
         wanted: impl Fn(u32) -> bool,
-        window: usize,
-        count: usize,
+        (window, count): (usize, usize),
         out: &mut Vec<u32>,
     ) {
         let g = match phase {

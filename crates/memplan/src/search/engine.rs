@@ -208,7 +208,7 @@ impl Search<'_, '_> {
             }
             for k in 0..heuristics {
                 let count = self.options.per_heuristic.max(1);
-                cands.pick(*g, k, placed, in_row, ROW_WINDOW, count, &mut list);
+                cands.pick(*g, k, placed, in_row, (ROW_WINDOW, count), &mut list);
             }
         }
         if let Some((_, i)) = row {
