@@ -477,7 +477,7 @@ mod tests {
             let Some(end) = o.checked_add(b.size.0) else {
                 return false;
             };
-            if o % b.alignment.0 != 0 || b.fixed_offset.is_some_and(|f| f.0 != o) {
+            if !o.is_multiple_of(b.alignment.0) || b.fixed_offset.is_some_and(|f| f.0 != o) {
                 return false;
             }
             if problem.capacity().is_some_and(|c| end > c.0) {
