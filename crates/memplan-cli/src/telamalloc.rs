@@ -43,6 +43,10 @@ pub struct TelamallocArgs {
     /// §3.1 row order off: candidates need not sit at the lowest position of all.
     #[arg(long)]
     pub tm_no_row_order: bool,
+    /// Row order takes only the lowest position, not every position below the lowest
+    /// top of an unplaced buffer.
+    #[arg(long)]
+    pub tm_no_dominance: bool,
     /// How many buffers each heuristic proposes at a decision point.
     #[arg(long)]
     pub tm_per_heuristic: Option<usize>,
@@ -63,6 +67,7 @@ impl TelamallocArgs {
             subtree_backtracks: self.tm_subtree_backtracks.unwrap_or(d.subtree_backtracks),
             section_inference: !self.tm_no_section_inference,
             row_order: !self.tm_no_row_order,
+            dominance: !self.tm_no_dominance,
             per_heuristic: self.tm_per_heuristic.unwrap_or(d.per_heuristic),
         }
     }

@@ -155,7 +155,7 @@ impl Candidates {
 
     /// The first unplaced buffer of `phase` (or of all buffers, for `None`) under
     /// heuristic number `k` that satisfy `wanted`, up to `count` of them, looking at
-    /// most at `window` unplaced buffers; appended to `out` if not there yet.
+    /// most at `window` buffers past the cursor; appended to `out` if not there yet.
     pub(super) fn pick(
         &mut self,
         phase: Option<u32>,
@@ -175,11 +175,12 @@ impl Candidates {
         while *c < list.len() && is_placed(list[*c]) {
             *c += 1;
         }
+        // The window counts placed buffers too, so a pick costs O(window) however many
+        // placed buffers follow the cursor.
         let found = list[*c..]
             .iter()
-            .filter(|&&i| !is_placed(i))
             .take(window)
-            .filter(|&&i| wanted(i))
+            .filter(|&&i| !is_placed(i) && wanted(i))
             .take(count);
         for &i in found {
             if !out.contains(&i) {

@@ -77,6 +77,8 @@ struct Sections {
     ranges: Vec<Vec<(u32, u32)>>,
     unplaced_load: Vec<u64>,
     top: Vec<u64>,
+    /// `span[k]`: the time interval of section `k`.
+    span: Vec<crate::types::Lifetime>,
     /// The largest unplaced load of any section.
     max_unplaced: MaxTree,
 }
@@ -98,10 +100,21 @@ impl Sections {
             })
             .collect();
         let unplaced_load: Vec<u64> = steps.iter().map(|s| s.load.0).collect();
+        let span = steps
+            .iter()
+            .enumerate()
+            .map(|(k, s)| crate::types::Lifetime {
+                start: s.time,
+                end: steps
+                    .get(k + 1)
+                    .map_or(crate::types::Time(s.time.0 + 1), |n| n.time),
+            })
+            .collect();
         Sections {
             ranges,
             max_unplaced: MaxTree::new(&unplaced_load),
             unplaced_load,
+            span,
             top: vec![0; steps.len()],
         }
     }
@@ -126,6 +139,8 @@ pub(super) struct Domains<'p> {
     skyline: bool,
     /// `lowest` of unplaced buffers (placed ones hold `UNPLACED`), for the minimum.
     min_tree: MinTree,
+    /// `lowest + size` of unplaced buffers: the lowest top any of them can have.
+    min_top: MinTree,
 }
 
 /// A tournament tree over buffers: the smallest value and where it is. Raising a leaf
@@ -205,6 +220,13 @@ impl<'p> Domains<'p> {
             sections: (skyline && section_inference).then(|| Sections::new(problem)),
             skyline,
             min_tree: MinTree::new(n),
+            min_top: {
+                let mut t = MinTree::new(n);
+                for (i, b) in problem.buffers().iter().enumerate() {
+                    t.set(i as u32, b.size.0);
+                }
+                t
+            },
         }
     }
 
@@ -263,6 +285,7 @@ impl<'p> Domains<'p> {
         self.trail.push(Undo::Placed(x));
         self.placed_count += 1;
         self.min_tree.set(x, UNPLACED);
+        self.min_top.set(x, UNPLACED);
         let end = at + bx.size.0;
         if let Some(sec) = &mut self.sections {
             let mut failed = None;
@@ -304,7 +327,7 @@ impl<'p> Domains<'p> {
                 if top > lo {
                     self.trail.push(Undo::Lowest(y, lo));
                     self.lowest[y as usize] = top;
-                    self.min_tree.set(y, top);
+                    self.set_lowest_key(y, top);
                     if top.saturating_add(size) > self.capacity {
                         result = Err(Failure::Buffer(y));
                         break;
@@ -323,7 +346,7 @@ impl<'p> Domains<'p> {
             let new_lo = self.first_fit_above(y, align_up_sat(end, by.alignment.0));
             self.trail.push(Undo::Lowest(y, lo));
             self.lowest[y as usize] = new_lo;
-            self.min_tree.set(y, new_lo);
+            self.set_lowest_key(y, new_lo);
             if new_lo.saturating_add(size) > self.capacity {
                 result = Err(Failure::Buffer(y));
                 break;
@@ -373,6 +396,19 @@ impl<'p> Domains<'p> {
         self.min_tree.argmin()
     }
 
+    /// The lowest `lowest + size` among unplaced buffers: a buffer placed at or above it
+    /// would leave room for some other buffer entirely below (MiniMalloc's dominance).
+    pub(super) fn min_top(&self) -> Option<u64> {
+        self.min_top.argmin().map(|(v, _)| v)
+    }
+
+    #[inline]
+    fn set_lowest_key(&mut self, y: u32, lowest: u64) {
+        self.min_tree.set(y, lowest);
+        let size = self.bufs[y as usize].size.0;
+        self.min_top.set(y, lowest.saturating_add(size));
+    }
+
     /// Undoes every change made after the trail had length `mark`.
     pub(super) fn undo_to(&mut self, mark: usize, mut on_unplace: impl FnMut(u32)) {
         while self.trail.len() > mark {
@@ -393,12 +429,12 @@ impl<'p> Domains<'p> {
                     self.unplaced
                         .insert(x, self.bufs[x as usize].lifetime.end.0);
                     self.placed_count -= 1;
-                    self.min_tree.set(x, self.lowest[x as usize]);
+                    self.set_lowest_key(x, self.lowest[x as usize]);
                     on_unplace(x);
                 }
                 Undo::Lowest(y, lo) => {
                     self.lowest[y as usize] = lo;
-                    self.min_tree.set(y, lo);
+                    self.set_lowest_key(y, lo);
                 }
                 Undo::Above(y) => {
                     self.above[y as usize].pop();
@@ -462,14 +498,14 @@ impl<'p> Domains<'p> {
                     .expect("section failures need sections");
                 let limit = self.capacity.saturating_sub(sec.unplaced_load[k as usize]);
                 let mut out = Vec::new();
-                for (z, &o) in self.offset.iter().enumerate() {
-                    if o != UNPLACED
-                        && o + self.bufs[z].size.0 > limit
-                        && sec.ranges[z].iter().any(|&(f, l)| f <= k && k < l)
+                self.placed.for_each_overlapping(sec.span[k as usize], |z| {
+                    let o = self.offset[z as usize];
+                    if o + self.bufs[z as usize].size.0 > limit
+                        && sec.ranges[z as usize].iter().any(|&(f, l)| f <= k && k < l)
                     {
-                        out.push(z as u32);
+                        out.push(z);
                     }
-                }
+                });
                 out
             }
         }

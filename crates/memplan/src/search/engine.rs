@@ -201,7 +201,17 @@ impl Search<'_, '_> {
         };
         let domains = &self.domains;
         let placed = |i: u32| domains.is_placed(i);
-        let in_row = |i: u32| row.is_none_or(|(r, _)| domains.lowest(i) == r);
+        let below = if self.options.dominance {
+            self.domains.min_top()
+        } else {
+            None
+        };
+        let in_row = |i: u32| {
+            row.is_none_or(|(r, _)| match below {
+                Some(top) => domains.lowest(i) < top,
+                None => domains.lowest(i) == r,
+            })
+        };
         for g in groups.iter().take(if self.options.phases { 2 } else { 1 }) {
             if self.options.phases && g.is_none() {
                 continue;
@@ -231,9 +241,6 @@ impl Search<'_, '_> {
     /// so the space under it is lost in every section: fail when the unplaced load of
     /// some section no longer fits above it. Blames what holds that buffer up.
     fn floor_failure(&mut self) -> Option<Vec<u32>> {
-        if !self.options.row_order {
-            return None;
-        }
         let (floor, i) = self.domains.min_lowest()?;
         if self.domains.floor_overflows(floor) {
             Some(self.domains.explain_skyline(i, floor.saturating_sub(1)))

@@ -88,6 +88,10 @@ pub struct TelamallocOptions {
     /// §3.1 (Fig. 4): fill bottom-up, row by row: the candidates are the buffers whose
     /// position is the lowest among all unplaced buffers.
     pub row_order: bool,
+    /// With `row_order`: widen the row to every buffer whose position lies below the
+    /// lowest top of any unplaced buffer (MiniMalloc's dominance rule), so that a hole
+    /// may be left under a buffer when nothing fills it.
+    pub dominance: bool,
     /// How many buffers each heuristic proposes at a decision point (the paper: 1).
     pub per_heuristic: usize,
 }
@@ -106,6 +110,7 @@ impl Default for TelamallocOptions {
             subtree_backtracks: 100,
             section_inference: true,
             row_order: true,
+            dominance: true,
             per_heuristic: 1,
         }
     }
@@ -196,10 +201,18 @@ pub(crate) fn solve_capacity(
         }
         SearchEnd::Infeasible => Outcome::Infeasible,
         SearchEnd::Exhausted | SearchEnd::Stopped => Outcome::Unknown {
-            best_so_far: best_greedy(problem).map(|(_, p)| p),
+            best_so_far: first_greedy(problem),
             lower_bound,
         },
     }
+}
+
+/// The plan of the portfolio's first greedy planner (size order, best fit): O(n log n)
+/// plus the overlapping pairs, so cheap enough to give `Unknown` a `best_so_far`.
+fn first_greedy(problem: &Problem) -> Option<Plan> {
+    let (order, fit) = greedy_portfolio()[0];
+    greedy::run(problem, order, fit, 1, &|| false)
+        .map(|offsets| Plan::new(problem, offsets).expect("greedy plans do not overflow"))
 }
 
 /// The lowest plan of the greedy portfolio, run on this thread.

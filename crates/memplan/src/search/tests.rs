@@ -60,6 +60,7 @@ fn all_technique_combinations_agree() {
             subtree_backtracks: 10,
             section_inference: mask & 64 != 0,
             row_order: mask & 128 != 0,
+            dominance: mask % 5 != 0,
             per_heuristic: 1 + (mask as usize % 3),
             ..TelamallocOptions::default()
         };
