@@ -50,6 +50,9 @@ pub struct TelamallocArgs {
     /// How many buffers each heuristic proposes at a decision point.
     #[arg(long)]
     pub tm_per_heuristic: Option<usize>,
+    /// Do not search again with wider candidate lists when the root runs out.
+    #[arg(long)]
+    pub tm_no_widen: bool,
 }
 
 impl TelamallocArgs {
@@ -69,6 +72,7 @@ impl TelamallocArgs {
             row_order: !self.tm_no_row_order,
             dominance: !self.tm_no_dominance,
             per_heuristic: self.tm_per_heuristic.unwrap_or(d.per_heuristic),
+            widen: !self.tm_no_widen,
         }
     }
 }

@@ -94,6 +94,9 @@ pub struct TelamallocOptions {
     pub dominance: bool,
     /// How many buffers each heuristic proposes at a decision point (the paper: 1).
     pub per_heuristic: usize,
+    /// When the root runs out of candidates, search again with twice as many
+    /// candidates per heuristic (up to 64), within the same step limit.
+    pub widen: bool,
 }
 
 impl Default for TelamallocOptions {
@@ -112,6 +115,7 @@ impl Default for TelamallocOptions {
             row_order: true,
             dominance: true,
             per_heuristic: 1,
+            widen: true,
         }
     }
 }
@@ -189,7 +193,7 @@ pub(crate) fn solve_capacity(
         return Outcome::Infeasible;
     }
     let stop = stopper(deadline, cancel);
-    let (end, _) = search(problem, capacity.0, options, &stop);
+    let end = search_widening(problem, capacity.0, options, &stop);
     match end {
         SearchEnd::Found(offsets) => {
             let plan = to_plan(problem, offsets);
@@ -206,6 +210,36 @@ pub(crate) fn solve_capacity(
         },
     }
 }
+
+/// Searches; when `widen` is on and the root runs out of candidates while steps and
+/// time remain, searches again with twice the candidates per heuristic (and twice the
+/// cap), so a small tree that was fully explored makes way for a larger one. The step
+/// limit counts across all rounds.
+fn search_widening(
+    problem: &Problem,
+    capacity: u64,
+    options: &TelamallocOptions,
+    stop: &dyn Fn() -> bool,
+) -> SearchEnd {
+    let mut round = options.clone();
+    loop {
+        let (end, stats) = search(problem, capacity, &round, stop);
+        round.step_limit = round.step_limit.saturating_sub(stats.steps);
+        let wider = round.per_heuristic.max(1) * 2;
+        match end {
+            SearchEnd::Exhausted
+                if options.widen && round.step_limit > 0 && wider <= MAX_WIDTH && !stop() =>
+            {
+                round.per_heuristic = wider;
+                round.max_candidates = round.max_candidates.max(1) * 2;
+            }
+            end => return end,
+        }
+    }
+}
+
+/// The widest candidate lists `widen` goes to, per heuristic.
+const MAX_WIDTH: usize = 64;
 
 /// The plan of the portfolio's first greedy planner (size order, best fit): O(n log n)
 /// plus the overlapping pairs, so cheap enough to give `Unknown` a `best_so_far`.
