@@ -31,6 +31,12 @@
 //!   jump target, at most `max_candidates`; `subtree_limit`: leave a subtree that has
 //!   seen more than `subtree_backtracks` backtracks.
 //! - §5.5 alignment is always honoured (it is part of the problem, not a heuristic).
+//! - Beyond the paper: `row_order` (the §3.1 baseline fills rows bottom-up: candidates
+//!   sit at the lowest position of all), widened by `dominance` to positions below the
+//!   lowest top of any unplaced buffer (MiniMalloc); `section_inference`, MiniMalloc's
+//!   cross-section bound, used only with skyline placement where it is sound;
+//!   `per_heuristic` candidates from each heuristic; and `widen`, which searches again
+//!   with longer candidate lists when the root runs out.
 //!
 //! In capacity mode the search runs once ([`solve_capacity`]); in minimise mode, it
 //! probes capacities between the max load and the best greedy height ([`minimise`]).
