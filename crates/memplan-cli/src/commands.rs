@@ -25,7 +25,7 @@ pub struct PlanArgs {
     /// Fit under this many bytes instead of minimising the height.
     #[arg(long)]
     pub capacity: Option<u64>,
-    /// The planner: `auto` (the portfolio), `naive`, or ORDER-FIT with ORDER one of size,
+    /// The planner: `auto` (the portfolio), `naive`, `telamalloc`, or ORDER-FIT with ORDER one of size,
     /// area, contention, breadth, lifetime, start and FIT one of best-fit, first-fit.
     #[arg(long, default_value = "auto")]
     pub planner: String,
@@ -40,6 +40,8 @@ pub struct PlanArgs {
     pub no_check: bool,
     #[command(flatten)]
     pub input_args: InputArgs,
+    #[command(flatten)]
+    pub telamalloc: crate::telamalloc::TelamallocArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -89,6 +91,9 @@ pub struct GenArgs {
     /// With --tiled: on-chip memory in bytes; tiles are at most a quarter of it.
     #[arg(long, default_value_t = 262144)]
     pub on_chip: u64,
+    /// What to generate: a model-like trace, or a TelaMalloc microbenchmark (§7.1).
+    #[arg(long, value_enum, default_value_t)]
+    pub kind: crate::telamalloc::GenKind,
 }
 
 /// Reads a whole file, or stdin for `-`.
@@ -192,6 +197,7 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
         time_limit,
         cancel: None,
         verify: !args.no_check,
+        telamalloc: args.telamalloc.options(),
     };
     let report =
         memplan::plan(&problem, &options).map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;
@@ -375,9 +381,12 @@ pub fn gen(args: GenArgs) -> Result<(), Failure> {
     if args.buffers == 0 {
         return Err(Failure::new(2, "--buffers must be at least 1"));
     }
-    let problem = generate_model_like(&GenOptions {
-        buffers: args.buffers,
-        seed: args.seed,
-    });
+    let problem = match crate::telamalloc::microbenchmark(args.kind, args.buffers, args.seed) {
+        Some(p) => p,
+        None => generate_model_like(&GenOptions {
+            buffers: args.buffers,
+            seed: args.seed,
+        }),
+    };
     write_to(&args.output, |w| write_problem_csv(&problem, w))
 }

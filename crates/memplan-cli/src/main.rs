@@ -5,6 +5,7 @@ mod bench;
 mod commands;
 mod fmt;
 mod share;
+mod telamalloc;
 mod tiles;
 
 use std::process::ExitCode;

@@ -44,6 +44,7 @@ mod greedy;
 mod index;
 mod io;
 mod portfolio;
+mod search;
 mod shared_objects;
 mod tiles;
 mod types;
@@ -66,6 +67,7 @@ pub use io::csv::{
     read_placements_csv, read_problem_csv, write_plan_csv, write_problem_csv, CsvOptions,
     LifetimeConvention,
 };
+pub use search::{generate_microbenchmark, MicrobenchKind, TelamallocOptions};
 pub use types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Time};
 
 // Shared-object planning (TFLite §4): one whole object per buffer instead of an offset.
@@ -94,6 +96,9 @@ pub enum Planner {
     Greedy(GreedyOrder, Fit),
     /// Every buffer at its own addresses: the sum of the sizes. A baseline.
     Naive,
+    /// TelaMalloc's backtracking search (see [`TelamallocOptions`]): for tight
+    /// capacities; in minimise mode it probes capacities below the best greedy height.
+    Telamalloc,
 }
 
 impl Planner {
@@ -104,6 +109,7 @@ impl Planner {
             .into_iter()
             .map(|(o, f)| Planner::Greedy(o, f))
             .collect();
+        v.push(Planner::Telamalloc);
         v.push(Planner::Naive);
         v.push(Planner::Auto);
         v
@@ -114,6 +120,7 @@ impl Planner {
         match self {
             Planner::Auto => "auto".into(),
             Planner::Naive => "naive".into(),
+            Planner::Telamalloc => "telamalloc".into(),
             Planner::Greedy(o, f) => format!("{}-{}", o.name(), f.name()),
         }
     }
@@ -171,6 +178,8 @@ pub struct Options {
     /// Run the independent checker on the result and fail with
     /// [`PlanError::InvalidPlan`] if it disagrees. Cheap (O(n log n)); on by default.
     pub verify: bool,
+    /// Options of [`Planner::Telamalloc`].
+    pub telamalloc: TelamallocOptions,
 }
 
 impl Default for Options {
@@ -181,6 +190,7 @@ impl Default for Options {
             time_limit: None,
             cancel: None,
             verify: true,
+            telamalloc: TelamallocOptions::default(),
         }
     }
 }

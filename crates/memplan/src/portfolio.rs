@@ -59,6 +59,29 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
         }
     }
 
+    // ---- TelaMalloc (crate::search): one search, not a portfolio candidate. ----
+    if options.planner == Planner::Telamalloc {
+        let deadline = options.time_limit.map(|d| started + d);
+        let outcome = crate::search::plan(problem, options, deadline);
+        let height = outcome.plan().map(|p| p.height());
+        if options.verify {
+            if let Some(p) = outcome.plan() {
+                check_with_capacity(problem, p.offsets(), problem.capacity()).map_err(
+                    |f: CheckFailure| PlanError::InvalidPlan {
+                        planner: Planner::Telamalloc.name(),
+                        detail: f.to_string(),
+                    },
+                )?;
+            }
+        }
+        let results = vec![CandidateResult {
+            planner: Planner::Telamalloc,
+            height,
+        }];
+        return Ok(report(outcome, Planner::Telamalloc, results));
+    }
+    // ---- end TelaMalloc ----
+
     let threads = match options.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         t => t,
@@ -87,7 +110,7 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
         let offsets = match candidates[k] {
             Planner::Greedy(o, f) => greedy::run(problem, o, f, inner_threads, &abort),
             Planner::Naive => Some(greedy::naive(problem)),
-            Planner::Auto => unreachable!("auto is expanded above"),
+            Planner::Auto | Planner::Telamalloc => unreachable!("handled above"),
         };
         if let Some(offsets) = offsets {
             let height = height_of(problem, &offsets);
