@@ -25,7 +25,7 @@ pub struct PlanArgs {
     /// Fit under this many bytes instead of minimising the height.
     #[arg(long)]
     pub capacity: Option<u64>,
-    /// The planner: `auto` (the portfolio), `naive`, or ORDER-FIT with ORDER one of size,
+    /// The planner: `auto` (the portfolio), `naive`, `boxing`, or ORDER-FIT with ORDER one of size,
     /// area, contention, breadth, lifetime, start and FIT one of best-fit, first-fit.
     #[arg(long, default_value = "auto")]
     pub planner: String,
@@ -40,6 +40,8 @@ pub struct PlanArgs {
     pub no_check: bool,
     #[command(flatten)]
     pub input_args: InputArgs,
+    #[command(flatten)]
+    pub boxing: crate::boxing_args::BoxingArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -180,6 +182,7 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
         time_limit,
         cancel: None,
         verify: !args.no_check,
+        boxing: args.boxing.options(),
     };
     let report =
         memplan::plan(&problem, &options).map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;

@@ -32,6 +32,7 @@
 #![deny(missing_docs)]
 
 mod analysis;
+mod boxing;
 mod checker;
 mod error;
 mod generate;
@@ -48,6 +49,7 @@ use std::time::Duration;
 pub use analysis::{
     analyze, load_profile, max_load, time_components, Analysis, Component, LoadStep,
 };
+pub use boxing::BoxingOptions;
 pub use checker::{
     check, check_offsets, check_placements, CheckFailure, CheckSummary, Placed, Violation,
     MAX_VIOLATIONS,
@@ -72,17 +74,20 @@ pub enum Planner {
     Greedy(GreedyOrder, Fit),
     /// Every buffer at its own addresses: the sum of the sizes. A baseline.
     Naive,
+    /// idealloc's boxing planner, iterated (see [`BoxingOptions`]).
+    Boxing,
 }
 
 impl Planner {
     /// Every planner, in the portfolio's order (which is also its tie-break order), then
-    /// `naive` and `auto`.
+    /// `naive`, `boxing` and `auto`.
     pub fn all() -> Vec<Planner> {
         let mut v: Vec<Planner> = portfolio::greedy_portfolio()
             .into_iter()
             .map(|(o, f)| Planner::Greedy(o, f))
             .collect();
         v.push(Planner::Naive);
+        v.push(Planner::Boxing);
         v.push(Planner::Auto);
         v
     }
@@ -92,6 +97,7 @@ impl Planner {
         match self {
             Planner::Auto => "auto".into(),
             Planner::Naive => "naive".into(),
+            Planner::Boxing => "boxing".into(),
             Planner::Greedy(o, f) => format!("{}-{}", o.name(), f.name()),
         }
     }
@@ -149,6 +155,8 @@ pub struct Options {
     /// Run the independent checker on the result and fail with
     /// [`PlanError::InvalidPlan`] if it disagrees. Cheap (O(n log n)); on by default.
     pub verify: bool,
+    /// Options of the boxing planner, also used when it joins the portfolio.
+    pub boxing: BoxingOptions,
 }
 
 impl Default for Options {
@@ -159,6 +167,7 @@ impl Default for Options {
             time_limit: None,
             cancel: None,
             verify: true,
+            boxing: BoxingOptions::default(),
         }
     }
 }
