@@ -24,6 +24,9 @@ pub struct BoxingArgs {
     /// Boxing: take the low end of ε's legal range instead of calibrating it.
     #[arg(long)]
     pub no_calibrate_epsilon: bool,
+    /// Boxing: squeeze with first-fit instead of best-fit.
+    #[arg(long)]
+    pub first_fit_squeeze: bool,
     /// Keep boxing out of the default portfolio (`--planner auto`).
     #[arg(long)]
     pub no_boxing_in_portfolio: bool,
@@ -39,6 +42,7 @@ impl BoxingArgs {
             bootstrap: !self.no_bootstrap,
             abandon: !self.no_abandon,
             calibrate_epsilon: !self.no_calibrate_epsilon,
+            squeeze_best_fit: !self.first_fit_squeeze,
             in_portfolio: !self.no_boxing_in_portfolio,
         }
     }

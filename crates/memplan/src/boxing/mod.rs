@@ -77,6 +77,9 @@ pub struct BoxingOptions {
     /// Calibrate ε to the value that yields the smallest final size ratio (§5.6); off:
     /// the low end of the legal range.
     pub calibrate_epsilon: bool,
+    /// Squeeze with best-fit (the smallest gap that fits), as idealloc's code does;
+    /// off: first-fit (the lowest address), as its paper says (§4).
+    pub squeeze_best_fit: bool,
     /// Join the default portfolio ([`crate::Planner::Auto`]) when greedy leaves
     /// fragmentation.
     pub in_portfolio: bool,
@@ -91,6 +94,7 @@ impl Default for BoxingOptions {
             bootstrap: true,
             abandon: true,
             calibrate_epsilon: true,
+            squeeze_best_fit: true,
             in_portfolio: true,
         }
     }
@@ -220,6 +224,11 @@ pub(crate) fn run(
             eps,
             iteration_seed(options.seed, k),
             inner_threads,
+            if options.squeeze_best_fit {
+                Fit::BestFit
+            } else {
+                Fit::FirstFit
+            },
             options.abandon,
             &bound,
             &stop,
@@ -283,6 +292,7 @@ fn iterate(
     eps: f64,
     seed: u64,
     threads: usize,
+    fit: Fit,
     abandon: bool,
     bound: &dyn Fn() -> u64,
     stop: &dyn Fn() -> bool,
@@ -303,7 +313,7 @@ fn iterate(
         let b = &bufs[i as usize];
         (sparse[i as usize], std::cmp::Reverse(b.size), i)
     });
-    squeeze::squeeze(problem, &sequence, abandon, bound, stop)
+    squeeze::squeeze(problem, &sequence, fit, abandon, bound, stop)
 }
 
 /// A well-mixed seed for iteration `k`.
