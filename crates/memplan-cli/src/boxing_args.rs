@@ -1,7 +1,7 @@
 //! Command-line flags of the boxing planner (`--planner boxing`, and boxing inside the
 //! default portfolio).
 
-use memplan::BoxingOptions;
+use memplan::{BoxingOptions, SqueezeFit};
 
 /// Flags shared by `plan` and `bench`.
 #[derive(clap::Args, Debug, Clone)]
@@ -24,9 +24,14 @@ pub struct BoxingArgs {
     /// Boxing: take the low end of ε's legal range instead of calibrating it.
     #[arg(long)]
     pub no_calibrate_epsilon: bool,
-    /// Boxing: squeeze with first-fit instead of best-fit.
+    /// Boxing: how the squeeze picks addresses: first-fit, best-fit, or alternate
+    /// (first-fit in even iterations, best-fit in odd ones).
+    #[arg(long, default_value = "alternate", value_parser = ["first-fit", "best-fit", "alternate"])]
+    pub squeeze: String,
+    /// Boxing: let Theorem 2 sub-problems inherit the ends of the row gaps above them as
+    /// critical times instead of one fresh random one.
     #[arg(long)]
-    pub first_fit_squeeze: bool,
+    pub no_fresh_critical_times: bool,
     /// Keep boxing out of the default portfolio (`--planner auto`).
     #[arg(long)]
     pub no_boxing_in_portfolio: bool,
@@ -42,7 +47,12 @@ impl BoxingArgs {
             bootstrap: !self.no_bootstrap,
             abandon: !self.no_abandon,
             calibrate_epsilon: !self.no_calibrate_epsilon,
-            squeeze_best_fit: !self.first_fit_squeeze,
+            squeeze: match self.squeeze.as_str() {
+                "first-fit" => SqueezeFit::FirstFit,
+                "best-fit" => SqueezeFit::BestFit,
+                _ => SqueezeFit::Alternate,
+            },
+            fresh_critical_times: !self.no_fresh_critical_times,
             in_portfolio: !self.no_boxing_in_portfolio,
         }
     }

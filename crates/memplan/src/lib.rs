@@ -49,7 +49,7 @@ use std::time::Duration;
 pub use analysis::{
     analyze, load_profile, max_load, time_components, Analysis, Component, LoadStep,
 };
-pub use boxing::BoxingOptions;
+pub use boxing::{BoxingOptions, SqueezeFit};
 pub use checker::{
     check, check_offsets, check_placements, CheckFailure, CheckSummary, Placed, Violation,
     MAX_VIOLATIONS,
@@ -67,7 +67,8 @@ pub use types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Time};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Planner {
     /// The default portfolio: every greedy planner, keeping the lowest plan, stopping as
-    /// soon as one reaches the max load.
+    /// soon as one reaches the max load; then, if fragmentation is left, boxing from the
+    /// best greedy plan (see [`BoxingOptions::in_portfolio`]).
     #[default]
     Auto,
     /// One greedy planner.

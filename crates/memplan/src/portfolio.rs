@@ -136,7 +136,7 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
                 deadline: deadline.or(Some(Instant::now() + greedy_time)),
                 cancel: options.cancel.as_ref(),
             };
-            if !budget.deadline.is_some_and(|d| Instant::now() >= d) {
+            if budget.deadline.is_none_or(|d| Instant::now() < d) {
                 let incumbent = results[k].clone();
                 let (offsets, _) =
                     boxing::run(problem, &options.boxing, threads_all, &budget, incumbent);

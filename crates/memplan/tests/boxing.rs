@@ -5,7 +5,7 @@
 
 use memplan::{
     check, generate_model_like, max_load, plan, BoxingOptions, Buffer, GenOptions, Options,
-    Outcome, Plan, Planner, Problem,
+    Outcome, Plan, Planner, Problem, SqueezeFit,
 };
 use proptest::prelude::*;
 
@@ -24,7 +24,11 @@ fn boxing(iterations: u32, seed: u64, threads: usize) -> Options {
 
 fn run(problem: &Problem, options: &Options) -> Plan {
     let report = plan(problem, options).expect("boxing plans");
-    let p = report.outcome.plan().expect("minimise mode has a plan").clone();
+    let p = report
+        .outcome
+        .plan()
+        .expect("minimise mode has a plan")
+        .clone();
     check(problem, &p).expect("the plan passes the checker");
     assert!(p.height() >= report.max_load);
     p
@@ -64,8 +68,8 @@ fn build(specs: &[Spec]) -> Problem {
     let mut bufs = Vec::new();
     let mut fixed_top = 0u64;
     for (i, s) in specs.iter().enumerate() {
-        let mut b = Buffer::new(format!("b{i}"), s.start, s.start + s.len, s.size)
-            .with_alignment(s.align);
+        let mut b =
+            Buffer::new(format!("b{i}"), s.start, s.start + s.len, s.size).with_alignment(s.align);
         if s.gap && s.len >= 3 {
             b = b.with_gap(s.start + 1, s.start + 2);
         }
@@ -147,14 +151,15 @@ proptest! {
 
     /// Every combination of the boolean options gives a valid plan.
     #[test]
-    fn every_option_combination_is_valid(specs in prop::collection::vec(spec(1 << 16), 1..40), mask in 0u32..32) {
+    fn every_option_combination_is_valid(specs in prop::collection::vec(spec(1 << 16), 1..40), mask in 0u32..128) {
         let p = build(&specs);
         let mut o = boxing(3, 7, 2);
         o.boxing.bootstrap = mask & 1 != 0;
         o.boxing.abandon = mask & 2 != 0;
         o.boxing.calibrate_epsilon = mask & 4 != 0;
-        o.boxing.squeeze_best_fit = mask & 8 != 0;
-        o.boxing.in_portfolio = mask & 16 != 0;
+        o.boxing.squeeze = [SqueezeFit::FirstFit, SqueezeFit::BestFit, SqueezeFit::Alternate][(mask as usize >> 3) % 4 % 3];
+        o.boxing.in_portfolio = mask & 32 != 0;
+        o.boxing.fresh_critical_times = mask & 64 != 0;
         run(&p, &o);
         o.planner = Planner::Auto;
         run(&p, &o);
@@ -165,7 +170,10 @@ proptest! {
 #[test]
 fn never_worse_than_its_bootstrap() {
     for seed in 0..4 {
-        let p = generate_model_like(&GenOptions { buffers: 3000, seed });
+        let p = generate_model_like(&GenOptions {
+            buffers: 3000,
+            seed,
+        });
         let slff = run(
             &p,
             &Options {
@@ -182,7 +190,10 @@ fn never_worse_than_its_bootstrap() {
 /// different seeds are allowed to differ but each is reproducible.
 #[test]
 fn target_and_seeds() {
-    let p = generate_model_like(&GenOptions { buffers: 2000, seed: 9 });
+    let p = generate_model_like(&GenOptions {
+        buffers: 2000,
+        seed: 9,
+    });
     let mut o = boxing(5, 1, 2);
     o.boxing.target_fragmentation = u64::MAX / 4;
     let first = run(&p, &o);

@@ -31,6 +31,7 @@ pub(super) fn box_all(
     epsilon: f64,
     rng: &mut Rng,
     threads: usize,
+    gap_points: bool,
 ) -> Vec<u32> {
     if roots.is_empty() {
         return roots;
@@ -49,7 +50,7 @@ pub(super) fn box_all(
         if small.is_empty() {
             break;
         }
-        let boxes = box_by_size_class(arena, &small, h, m, rng, threads);
+        let boxes = box_by_size_class(arena, &small, h, m, rng, threads, gap_points);
         x = large;
         x.extend(boxes);
     }
@@ -57,7 +58,7 @@ pub(super) fn box_all(
     let h_min = x.iter().map(|&j| arena.job(j).size).min().unwrap_or(h_max);
     let mu_star = mu(epsilon, h_max as f64 / h_min as f64).min(PHI);
     let h = (h_max as f64 / mu_star).ceil() as u64;
-    box_by_size_class(arena, &x, h.max(h_max), mu_star, rng, threads)
+    box_by_size_class(arena, &x, h.max(h_max), mu_star, rng, threads, gap_points)
 }
 
 /// Rounds `size` up to `⌊(1 + ε)^i⌋` with `(1 + ε)^(i−1) < size <= (1 + ε)^i`
@@ -87,6 +88,7 @@ pub(super) fn box_by_size_class(
     epsilon: f64,
     rng: &mut Rng,
     threads: usize,
+    gap_points: bool,
 ) -> Vec<u32> {
     let mut keyed: Vec<(u64, u32)> = jobs
         .iter()
@@ -109,7 +111,16 @@ pub(super) fn box_by_size_class(
         let per_box = (box_size / h).max(1) as usize;
         let size = box_size.max(*h);
         let mut out = NewBoxes::default();
-        box_one_class(shared, members.clone(), per_box, size, epsilon, *seed, &mut out);
+        box_one_class(
+            shared,
+            members.clone(),
+            per_box,
+            size,
+            epsilon,
+            *seed,
+            gap_points,
+            &mut out,
+        );
         out
     };
     let results: Vec<NewBoxes> = if threads <= 1 || classes.len() < 2 {
@@ -136,7 +147,10 @@ pub(super) fn box_by_size_class(
                 }
             }
         });
-        slots.into_iter().map(|s| s.expect("every class boxed")).collect()
+        slots
+            .into_iter()
+            .map(|s| s.expect("every class boxed"))
+            .collect()
     };
     let mut ids = Vec::new();
     for r in results {
@@ -148,11 +162,18 @@ pub(super) fn box_by_size_class(
 /// Theorem 2, simplified as in idealloc §5.8: boxes jobs of one size class, `per_box`
 /// jobs to a box of `box_size` bytes.
 ///
-/// Each sub-problem picks one critical time `t` (the start of a random job of the
-/// sub-problem, so that some job is live there: the critical point injection of §3.3),
-/// boxes the jobs live at `t` with Lemma 1, packs Lemma 1's unresolved jobs by interval
-/// graph colouring and boxes the rows `per_box` at a time, then recurses on the jobs that
-/// end by `t` and on those that start after it. A work stack replaces the recursion.
+/// A sub-problem is a set of jobs inside a bounding interval, with sorted *critical
+/// times* inside it. Each job live at some critical time joins the `R` of the first such
+/// time met by bisecting the list (the proof's recursive `R_⌈q/2⌉` split); every other job
+/// lies between two consecutive critical times and goes to that slot's sub-problem.
+/// Each `R` is boxed by Lemma 1; all of Lemma 1's unresolved jobs are packed together by
+/// interval graph colouring and the rows boxed `per_box` at a time. With `gap_points`,
+/// the ends of the free gaps in those rows become the critical times of the slots'
+/// sub-problems (the free spaces of the proof, whose boxes idealloc drops but whose
+/// endpoints it keeps). A sub-problem with no critical time at which one of its jobs is
+/// live gets one injected: the start of a random job (§3.3). A work stack replaces the
+/// recursion.
+#[allow(clippy::too_many_arguments)]
 fn box_one_class(
     arena: &Arena,
     members: Vec<u32>,
@@ -160,53 +181,146 @@ fn box_one_class(
     box_size: u64,
     epsilon: f64,
     seed: u64,
+    gap_points: bool,
     out: &mut NewBoxes,
 ) {
-    let mut stack: Vec<(Vec<u32>, u64)> = vec![(members, seed)];
-    let mut live: Vec<u32> = Vec::new();
-    while let Some((x, seed)) = stack.pop() {
-        if x.is_empty() {
+    struct Sub {
+        jobs: Vec<u32>,
+        lo: u64,
+        hi: u64,
+        points: Vec<u64>,
+        seed: u64,
+    }
+    let (lo, hi) = members.iter().fold((u64::MAX, 0), |(l, h), &j| {
+        (l.min(arena.job(j).start), h.max(arena.job(j).end))
+    });
+    let mut stack = vec![Sub {
+        jobs: members,
+        lo,
+        hi,
+        points: Vec::new(),
+        seed,
+    }];
+    while let Some(sub) = stack.pop() {
+        if sub.jobs.is_empty() {
             continue;
         }
-        let mut rng = Rng::new(seed);
-        let t = arena.job(x[rng.range(0, x.len() as u64 - 1) as usize]).start;
-        live.clear();
-        let mut before = Vec::new();
-        let mut after = Vec::new();
-        for &j in &x {
+        let mut rng = Rng::new(sub.seed);
+        let mut points = sub.points;
+        let contains = |points: &[u64], j: u32| {
             let job = arena.job(j);
-            if job.end <= t {
-                before.push(j);
-            } else if job.start > t {
-                after.push(j);
-            } else {
-                live.push(j);
+            let k = points.partition_point(|&p| p < job.start);
+            k < points.len() && points[k] < job.end
+        };
+        if !sub.jobs.iter().any(|&j| contains(&points, j)) {
+            let t = arena
+                .job(sub.jobs[rng.range(0, sub.jobs.len() as u64 - 1) as usize])
+                .start;
+            let k = points.partition_point(|&p| p < t);
+            points.insert(k, t);
+        }
+        // Split: R per critical time, and the slots between critical times.
+        let q = points.len();
+        let mut r: Vec<Vec<u32>> = vec![Vec::new(); q];
+        let mut slots: Vec<Vec<u32>> = vec![Vec::new(); q + 1];
+        for &j in &sub.jobs {
+            let job = arena.job(j);
+            let (mut a, mut b) = (0usize, q);
+            let mut hit = None;
+            while a < b {
+                let mid = (a + b) / 2;
+                let t = points[mid];
+                if job.start <= t && t < job.end {
+                    hit = Some(mid);
+                    break;
+                } else if job.end <= t {
+                    b = mid;
+                } else {
+                    a = mid + 1;
+                }
+            }
+            match hit {
+                Some(m) => r[m].push(j),
+                None => slots[points.partition_point(|&p| p < job.start)].push(j),
             }
         }
-        drop(x);
-        let unresolved = split_into_strips(arena, &live, per_box, box_size, epsilon, out);
-        box_rows(arena, &unresolved, per_box, box_size, out);
-        let (sb, sa) = (rng.next_u64(), rng.next_u64());
-        stack.push((after, sa));
-        stack.push((before, sb));
+        drop(sub.jobs);
+        let mut unresolved = Vec::new();
+        for live in &r {
+            if !live.is_empty() {
+                unresolved.extend(split_into_strips(
+                    arena, live, per_box, box_size, epsilon, out,
+                ));
+            }
+        }
+        let gaps = box_rows(arena, &unresolved, per_box, box_size, (sub.lo, sub.hi), out);
+        // Sub-problems, pushed in reverse so that they are boxed left to right.
+        let seeds: Vec<u64> = (0..=q).map(|_| rng.next_u64()).collect();
+        for (i, jobs) in slots.into_iter().enumerate().rev() {
+            if jobs.is_empty() {
+                continue;
+            }
+            let lo = if i == 0 { sub.lo } else { points[i - 1] };
+            let hi = if i == q { sub.hi } else { points[i] };
+            let inner = if gap_points {
+                let a = gaps.partition_point(|&p| p <= lo);
+                let b = gaps.partition_point(|&p| p < hi);
+                gaps[a..b].to_vec()
+            } else {
+                Vec::new()
+            };
+            stack.push(Sub {
+                jobs,
+                lo,
+                hi,
+                points: inner,
+                seed: seeds[i],
+            });
+        }
     }
 }
 
 /// Packs `jobs` by interval graph colouring and boxes the rows `per_box` at a time; a
-/// box's contents are then at most `per_box` deep at any time.
-fn box_rows(arena: &Arena, jobs: &[u32], per_box: usize, box_size: u64, out: &mut NewBoxes) {
+/// box's contents are then at most `per_box` deep at any time. Returns the sorted,
+/// distinct ends of the free gaps of the rows inside `bounds`.
+fn box_rows(
+    arena: &Arena,
+    jobs: &[u32],
+    per_box: usize,
+    box_size: u64,
+    bounds: (u64, u64),
+    out: &mut NewBoxes,
+) -> Vec<u64> {
     if jobs.is_empty() {
-        return;
+        return Vec::new();
     }
     let (rows, count) = colour_intervals(arena, jobs);
-    let groups = (count as usize).div_ceil(per_box);
-    let mut by_group: Vec<Vec<u32>> = vec![Vec::new(); groups];
+    let mut by_row: Vec<Vec<u32>> = vec![Vec::new(); count as usize];
     for (k, &j) in jobs.iter().enumerate() {
-        by_group[rows[k] as usize / per_box].push(j);
+        by_row[rows[k] as usize].push(j);
     }
-    for g in by_group {
-        out.push_box(arena, box_size, g);
+    let mut gaps = Vec::new();
+    for row in &mut by_row {
+        row.sort_by_key(|&j| arena.job(j).start);
+        let mut free_from = bounds.0;
+        for &j in row.iter() {
+            let job = arena.job(j);
+            if job.start > free_from {
+                gaps.push(free_from);
+                gaps.push(job.start);
+            }
+            free_from = job.end;
+        }
+        if free_from < bounds.1 {
+            gaps.push(free_from);
+        }
     }
+    for group in by_row.chunks(per_box) {
+        out.push_box(arena, box_size, group.iter().flatten().copied());
+    }
+    gaps.sort_unstable();
+    gaps.dedup();
+    gaps
 }
 
 /// Lemma 1 (idealloc appendix A): `live` jobs, all live at one time, are cut into
@@ -227,7 +341,9 @@ fn split_into_strips(
     if n <= 2 * first_strip {
         return live.to_vec();
     }
-    let strip = per_box.saturating_mul((1.0 / epsilon).ceil() as usize).max(1);
+    let strip = per_box
+        .saturating_mul((1.0 / epsilon).ceil() as usize)
+        .max(1);
     let mut by_start: Vec<u32> = live.to_vec();
     by_start.sort_by_key(|&j| arena.job(j).start);
     let mut by_end: Vec<u32> = live.to_vec();
@@ -331,6 +447,7 @@ mod tests {
                 per_box as u64,
                 eps,
                 round as u64,
+                round % 2 == 0,
                 &mut out,
             );
             let mut seen = vec![0; n];
@@ -342,7 +459,9 @@ mod tests {
                 for t in b.start..b.end {
                     let depth = members
                         .iter()
-                        .filter(|&&m| arena.jobs[m as usize].start <= t && t < arena.jobs[m as usize].end)
+                        .filter(|&&m| {
+                            arena.jobs[m as usize].start <= t && t < arena.jobs[m as usize].end
+                        })
                         .count();
                     assert!(depth <= per_box, "round {round}: depth {depth} > {per_box}");
                 }

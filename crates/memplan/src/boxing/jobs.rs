@@ -210,9 +210,8 @@ mod tests {
                     assert!(!(overlap && rows[i] == rows[j]));
                 }
             }
-            let overlapping = (0..n).any(|i| {
-                (i + 1..n).any(|j| spans[i].0 < spans[j].1 && spans[j].0 < spans[i].1)
-            });
+            let overlapping = (0..n)
+                .any(|i| (i + 1..n).any(|j| spans[i].0 < spans[j].1 && spans[j].0 < spans[i].1));
             assert_eq!(any_overlap(&a, &items), overlapping);
         }
     }

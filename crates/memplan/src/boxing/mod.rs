@@ -49,7 +49,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use crate::analysis::max_load;
+use crate::analysis::{component_ids, max_load};
 use crate::generate::Rng;
 use crate::greedy::{self, Fit, Order};
 use crate::types::{Offset, Problem};
@@ -77,9 +77,12 @@ pub struct BoxingOptions {
     /// Calibrate ε to the value that yields the smallest final size ratio (§5.6); off:
     /// the low end of the legal range.
     pub calibrate_epsilon: bool,
-    /// Squeeze with best-fit (the smallest gap that fits), as idealloc's code does;
-    /// off: first-fit (the lowest address), as its paper says (§4).
-    pub squeeze_best_fit: bool,
+    /// Each Theorem 2 sub-problem starts from one fresh random critical time (§3.3);
+    /// off: it inherits the ends of the free gaps in the rows boxed above it, as
+    /// idealloc's code does (worse on iopddl-S in our runs).
+    pub fresh_critical_times: bool,
+    /// How the squeeze picks an address. Default: alternate between iterations.
+    pub squeeze: SqueezeFit,
     /// Join the default portfolio ([`crate::Planner::Auto`]) when greedy leaves
     /// fragmentation.
     pub in_portfolio: bool,
@@ -94,8 +97,41 @@ impl Default for BoxingOptions {
             bootstrap: true,
             abandon: true,
             calibrate_epsilon: true,
-            squeeze_best_fit: true,
+            squeeze: SqueezeFit::Alternate,
+            fresh_critical_times: true,
             in_portfolio: true,
+        }
+    }
+}
+
+/// How the squeeze (§4) picks each buffer's address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SqueezeFit {
+    /// The lowest address that fits, as idealloc's paper says (§4).
+    FirstFit,
+    /// The smallest gap that fits, as idealloc's code does.
+    BestFit,
+    /// First-fit in even iterations, best-fit in odd ones: neither wins everywhere
+    /// (first-fit is better on somas-resnet50, best-fit on iopddl-S).
+    Alternate,
+}
+
+impl SqueezeFit {
+    /// `first-fit`, `best-fit` or `alternate`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SqueezeFit::FirstFit => "first-fit",
+            SqueezeFit::BestFit => "best-fit",
+            SqueezeFit::Alternate => "alternate",
+        }
+    }
+
+    fn for_iteration(self, k: usize) -> Fit {
+        match self {
+            SqueezeFit::FirstFit => Fit::FirstFit,
+            SqueezeFit::BestFit => Fit::BestFit,
+            SqueezeFit::Alternate if k & 1 == 0 => Fit::FirstFit,
+            SqueezeFit::Alternate => Fit::BestFit,
         }
     }
 }
@@ -150,8 +186,12 @@ pub(crate) fn run(
             .then(|| greedy::run(problem, Order::Size, Fit::FirstFit, threads, &|| false))
             .flatten()
     });
-    let incumbent_height = incumbent.as_ref().map_or(u64::MAX, |o| height_of(problem, o));
-    let target = max_load(problem).0.saturating_add(options.target_fragmentation);
+    let incumbent_height = incumbent
+        .as_ref()
+        .map_or(u64::MAX, |o| height_of(problem, o));
+    let target = max_load(problem)
+        .0
+        .saturating_add(options.target_fragmentation);
     if free.is_empty() || incumbent_height <= target || options.iterations == 0 {
         let offsets = incumbent.unwrap_or_else(|| greedy::naive(problem));
         return (offsets, stats);
@@ -169,10 +209,25 @@ pub(crate) fn run(
             count: 0,
         });
     }
-    let h_min = base.jobs.iter().map(|j| j.size).min().expect("free buffers");
-    let h_max = base.jobs.iter().map(|j| j.size).max().expect("free buffers");
+    let h_min = base
+        .jobs
+        .iter()
+        .map(|j| j.size)
+        .min()
+        .expect("free buffers");
+    let h_max = base
+        .jobs
+        .iter()
+        .map(|j| j.size)
+        .max()
+        .expect("free buffers");
     if let Some(size) = epsilon::dummy_size(h_min, h_max) {
-        let start = base.jobs.iter().map(|j| j.start).min().expect("free buffers");
+        let start = base
+            .jobs
+            .iter()
+            .map(|j| j.start)
+            .min()
+            .expect("free buffers");
         let end = base.jobs.iter().map(|j| j.end).max().expect("free buffers");
         base.jobs.push(Job {
             size,
@@ -186,6 +241,7 @@ pub(crate) fn run(
     sizes.sort_unstable();
     sizes.dedup();
     let eps = epsilon::choose_epsilon(&sizes, options.calibrate_epsilon);
+    let component = component_ids(problem);
 
     let iterations = options.iterations as usize;
     let workers = threads.min(iterations).max(1);
@@ -221,14 +277,12 @@ pub(crate) fn run(
             problem,
             &base,
             &free,
+            &component,
             eps,
             iteration_seed(options.seed, k),
             inner_threads,
-            if options.squeeze_best_fit {
-                Fit::BestFit
-            } else {
-                Fit::FirstFit
-            },
+            !options.fresh_critical_times,
+            options.squeeze.for_iteration(k),
             options.abandon,
             &bound,
             &stop,
@@ -289,18 +343,20 @@ fn iterate(
     problem: &Problem,
     base: &Arena,
     free: &[u32],
+    component: &[u32],
     eps: f64,
     seed: u64,
     threads: usize,
+    gap_points: bool,
     fit: Fit,
     abandon: bool,
-    bound: &dyn Fn() -> u64,
-    stop: &dyn Fn() -> bool,
+    bound: &(dyn Fn() -> u64 + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<(Vec<u64>, u64), Stopped> {
     let mut rng = Rng::new(seed);
     let mut arena = base.clone();
     let roots: Vec<u32> = (0..arena.jobs.len() as u32).collect();
-    let top = boxer::box_all(&mut arena, roots, eps, &mut rng, threads);
+    let top = boxer::box_all(&mut arena, roots, eps, &mut rng, threads, gap_points);
     if stop() {
         return Err(Stopped::Stopped);
     }
@@ -308,12 +364,21 @@ fn iterate(
     let mut sparse = vec![0u64; bufs.len()];
     unbox::unbox_all(&arena, &top, &mut sparse);
     drop(arena);
+    // Grouped by time component first: the same plan (components never conflict), but
+    // the index walks stay local in memory and components can go to different threads.
     let mut sequence = free.to_vec();
     sequence.sort_by_key(|&i| {
         let b = &bufs[i as usize];
-        (sparse[i as usize], std::cmp::Reverse(b.size), i)
+        (
+            component[i as usize],
+            sparse[i as usize],
+            std::cmp::Reverse(b.size),
+            i,
+        )
     });
-    squeeze::squeeze(problem, &sequence, fit, abandon, bound, stop)
+    squeeze::squeeze_components(
+        problem, &sequence, component, threads, fit, abandon, bound, stop,
+    )
 }
 
 /// A well-mixed seed for iteration `k`.
@@ -340,7 +405,10 @@ fn elementary(problem: &Problem) -> Option<Vec<Offset>> {
     if bufs.is_empty() {
         return Some(Vec::new());
     }
-    if bufs.iter().any(|b| b.fixed_offset.is_some() || !b.gaps.is_empty()) {
+    if bufs
+        .iter()
+        .any(|b| b.fixed_offset.is_some() || !b.gaps.is_empty())
+    {
         return None;
     }
     let arena = Arena {
@@ -364,7 +432,7 @@ fn elementary(problem: &Problem) -> Option<Vec<Offset>> {
     let size = bufs[0].size.0;
     if bufs
         .iter()
-        .all(|b| b.size.0 == size && size % b.alignment.0 == 0)
+        .all(|b| b.size.0 == size && size.checked_rem(b.alignment.0) == Some(0))
     {
         let (rows, _) = colour_intervals(&arena, &all);
         return Some(rows.iter().map(|&r| Offset(r as u64 * size)).collect());

@@ -27,6 +27,69 @@ pub(super) enum Stopped {
     Stopped,
 }
 
+/// Below this many buffers, a squeeze stays on one thread.
+const PARALLEL_MIN_BUFFERS: usize = 50_000;
+
+/// [`squeeze`] on up to `threads` threads: `sequence` must be grouped by time component
+/// (`component[i]`); runs of whole components are squeezed apart, which gives the same
+/// offsets as one pass since buffers in different components never conflict.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn squeeze_components(
+    problem: &Problem,
+    sequence: &[u32],
+    component: &[u32],
+    threads: usize,
+    fit: Fit,
+    abandon: bool,
+    bound: &(dyn Fn() -> u64 + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<(Vec<u64>, u64), Stopped> {
+    if threads <= 1 || sequence.len() < PARALLEL_MIN_BUFFERS {
+        return squeeze(problem, sequence, fit, abandon, bound, stop);
+    }
+    let mut cuts = vec![0];
+    for t in 1..threads {
+        let mut at = (sequence.len() * t / threads).max(*cuts.last().expect("non-empty"));
+        while at < sequence.len()
+            && at > 0
+            && component[sequence[at] as usize] == component[sequence[at - 1] as usize]
+        {
+            at += 1;
+        }
+        cuts.push(at);
+    }
+    cuts.push(sequence.len());
+    let runs: Vec<&[u32]> = cuts
+        .windows(2)
+        .map(|w| &sequence[w[0]..w[1]])
+        .filter(|r| !r.is_empty())
+        .collect();
+    let results: Vec<Result<(Vec<u64>, u64), Stopped>> = std::thread::scope(|s| {
+        let handles: Vec<_> = runs
+            .iter()
+            .map(|run| s.spawn(move || squeeze(problem, run, fit, abandon, bound, stop)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("the squeeze does not panic"))
+            .collect()
+    });
+    let mut merged: Option<(Vec<u64>, u64)> = None;
+    for (run, r) in runs.iter().zip(results) {
+        let (offsets, h) = r?;
+        match &mut merged {
+            None => merged = Some((offsets, h)),
+            Some((m, mh)) => {
+                for &i in run.iter() {
+                    m[i as usize] = offsets[i as usize];
+                }
+                *mh = (*mh).max(h);
+            }
+        }
+    }
+    Ok(merged.expect("at least one run"))
+}
+
 #[inline]
 fn pack((lo, hi): (u64, u64)) -> u128 {
     ((lo as u128) << 64) | hi as u128
