@@ -26,12 +26,12 @@ pub struct BoxingArgs {
     pub no_calibrate_epsilon: bool,
     /// Boxing: how the squeeze picks addresses: first-fit, best-fit, or alternate
     /// (first-fit in even iterations, best-fit in odd ones).
-    #[arg(long, default_value = "alternate", value_parser = ["first-fit", "best-fit", "alternate"])]
+    #[arg(long, default_value = "first-fit", value_parser = ["first-fit", "best-fit", "alternate"])]
     pub squeeze: String,
-    /// Boxing: let Theorem 2 sub-problems inherit the ends of the row gaps above them as
-    /// critical times instead of one fresh random one.
+    /// Boxing: give each Theorem 2 sub-problem one fresh random critical time instead of
+    /// the ends of the row gaps above it.
     #[arg(long)]
-    pub no_fresh_critical_times: bool,
+    pub no_inherit_critical_times: bool,
     /// Keep boxing out of the default portfolio (`--planner auto`).
     #[arg(long)]
     pub no_boxing_in_portfolio: bool,
@@ -48,11 +48,11 @@ impl BoxingArgs {
             abandon: !self.no_abandon,
             calibrate_epsilon: !self.no_calibrate_epsilon,
             squeeze: match self.squeeze.as_str() {
-                "first-fit" => SqueezeFit::FirstFit,
                 "best-fit" => SqueezeFit::BestFit,
-                _ => SqueezeFit::Alternate,
+                "alternate" => SqueezeFit::Alternate,
+                _ => SqueezeFit::FirstFit,
             },
-            fresh_critical_times: !self.no_fresh_critical_times,
+            inherit_critical_times: !self.no_inherit_critical_times,
             in_portfolio: !self.no_boxing_in_portfolio,
         }
     }

@@ -159,7 +159,7 @@ proptest! {
         o.boxing.calibrate_epsilon = mask & 4 != 0;
         o.boxing.squeeze = [SqueezeFit::FirstFit, SqueezeFit::BestFit, SqueezeFit::Alternate][(mask as usize >> 3) % 4 % 3];
         o.boxing.in_portfolio = mask & 32 != 0;
-        o.boxing.fresh_critical_times = mask & 64 != 0;
+        o.boxing.inherit_critical_times = mask & 64 != 0;
         run(&p, &o);
         o.planner = Planner::Auto;
         run(&p, &o);

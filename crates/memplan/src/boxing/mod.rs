@@ -77,11 +77,11 @@ pub struct BoxingOptions {
     /// Calibrate ε to the value that yields the smallest final size ratio (§5.6); off:
     /// the low end of the legal range.
     pub calibrate_epsilon: bool,
-    /// Each Theorem 2 sub-problem starts from one fresh random critical time (§3.3);
-    /// off: it inherits the ends of the free gaps in the rows boxed above it, as
-    /// idealloc's code does (worse on iopddl-S in our runs).
-    pub fresh_critical_times: bool,
-    /// How the squeeze picks an address. Default: alternate between iterations.
+    /// Theorem 2 sub-problems inherit the ends of the free gaps in the rows boxed above
+    /// them as critical times, as idealloc's code does (the free spaces of the proof,
+    /// §3.3); off: each starts from one fresh random critical time.
+    pub inherit_critical_times: bool,
+    /// How the squeeze picks an address. Default: first-fit, as the paper says.
     pub squeeze: SqueezeFit,
     /// Join the default portfolio ([`crate::Planner::Auto`]) when greedy leaves
     /// fragmentation.
@@ -97,8 +97,8 @@ impl Default for BoxingOptions {
             bootstrap: true,
             abandon: true,
             calibrate_epsilon: true,
-            squeeze: SqueezeFit::Alternate,
-            fresh_critical_times: true,
+            squeeze: SqueezeFit::FirstFit,
+            inherit_critical_times: true,
             in_portfolio: true,
         }
     }
@@ -109,10 +109,10 @@ impl Default for BoxingOptions {
 pub enum SqueezeFit {
     /// The lowest address that fits, as idealloc's paper says (§4).
     FirstFit,
-    /// The smallest gap that fits, as idealloc's code does.
+    /// The smallest gap that fits, as idealloc's code does (worse on iopddl-S and
+    /// somas-resnet50 in our runs: see bench-notes/boxing.md).
     BestFit,
-    /// First-fit in even iterations, best-fit in odd ones: neither wins everywhere
-    /// (first-fit is better on somas-resnet50, best-fit on iopddl-S).
+    /// First-fit in even iterations, best-fit in odd ones.
     Alternate,
 }
 
@@ -281,7 +281,7 @@ pub(crate) fn run(
             eps,
             iteration_seed(options.seed, k),
             inner_threads,
-            !options.fresh_critical_times,
+            options.inherit_critical_times,
             options.squeeze.for_iteration(k),
             options.abandon,
             &bound,
