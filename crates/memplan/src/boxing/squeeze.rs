@@ -122,8 +122,9 @@ pub(super) fn squeeze(
     }
     let any_gaps = bufs.iter().any(|b| !b.gaps.is_empty());
     let mut limit = u64::MAX;
-    let mut conflicts: Vec<u128> = Vec::new();
     let mut taken: Vec<(u64, u64)> = Vec::new();
+    let mut wide: Vec<u128> = Vec::new();
+    let mut narrow: Vec<u64> = Vec::new();
     for (k, &i) in sequence.iter().enumerate() {
         if k % POLL_EVERY == 0 {
             if stop() {
@@ -134,21 +135,32 @@ pub(super) fn squeeze(
             }
         }
         let b = &bufs[i as usize];
-        conflicts.clear();
+        taken.clear();
         if any_gaps {
             index.for_each_overlapping(b.lifetime, |j| {
                 let other = &bufs[j as usize];
                 if (b.gaps.is_empty() && other.gaps.is_empty()) || b.live_together(other) {
-                    conflicts.push(pack(span[j as usize]));
+                    taken.push(span[j as usize]);
                 }
             });
         } else {
-            index.for_each_overlapping(b.lifetime, |j| conflicts.push(pack(span[j as usize])));
+            index.for_each_overlapping(b.lifetime, |j| taken.push(span[j as usize]));
         }
-        // Sorting packed integers is markedly faster than sorting pairs by key.
-        conflicts.sort_unstable();
-        taken.clear();
-        taken.extend(conflicts.iter().map(|&c| ((c >> 64) as u64, c as u64)));
+        // Sorting packed integers is markedly faster than sorting pairs by key; while
+        // every placed buffer ends below 2^32, a pair packs into 64 bits.
+        if height <= u32::MAX as u64 {
+            narrow.clear();
+            narrow.extend(taken.iter().map(|&(lo, hi)| (lo << 32) | hi));
+            narrow.sort_unstable();
+            taken.clear();
+            taken.extend(narrow.iter().map(|&c| (c >> 32, c & u32::MAX as u64)));
+        } else {
+            wide.clear();
+            wide.extend(taken.iter().map(|&p| pack(p)));
+            wide.sort_unstable();
+            taken.clear();
+            taken.extend(wide.iter().map(|&c| ((c >> 64) as u64, c as u64)));
+        }
         let o = choose_offset(&taken, b.size.0, b.alignment.0, fit);
         let top = o + b.size.0;
         if top > limit {
