@@ -106,6 +106,15 @@ proptest! {
         run(&p, &o);
     }
 
+    /// Plans above 4 GiB: the squeeze's wide path.
+    #[test]
+    fn valid_above_four_gib(specs in prop::collection::vec(spec(1 << 40), 2..50), seed in 0u64..1000) {
+        let p = build(&specs);
+        let mut o = boxing(3, seed, 2);
+        o.boxing.bootstrap = false;
+        run(&p, &o);
+    }
+
     /// All sizes equal: interval graph colouring is optimal.
     #[test]
     fn equal_sizes_are_optimal(spans in prop::collection::vec((0u64..50, 1u64..20), 1..60), size in 1u64..100) {
