@@ -28,7 +28,7 @@ pub(super) enum Stopped {
 }
 
 /// Below this many buffers, a squeeze stays on one thread.
-const PARALLEL_MIN_BUFFERS: usize = 50_000;
+const PARALLEL_MIN_BUFFERS: usize = if cfg!(test) { 64 } else { 50_000 };
 
 /// [`squeeze`] on up to `threads` threads: `sequence` must be grouped by time component
 /// (`component[i]`); runs of whole components are squeezed apart, which gives the same
@@ -172,4 +172,51 @@ pub(super) fn squeeze(
         index.insert(i, b.lifetime.end.0);
     }
     Ok((offset, height))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::component_ids;
+    use crate::checker::check_offsets;
+    use crate::generate::{generate_model_like, GenOptions};
+    use crate::types::Offset;
+
+    /// Squeezing runs of components on several threads gives the one-thread offsets.
+    #[test]
+    fn parallel_squeeze_matches_one_thread() {
+        let p = generate_model_like(&GenOptions {
+            buffers: 3000,
+            seed: 2,
+        });
+        let component = component_ids(&p);
+        let mut sequence: Vec<u32> = (0..p.len() as u32).collect();
+        // Any order within a component; here a scrambled one.
+        sequence.sort_by_key(|&i| (component[i as usize], (i as u64 * 2654435761) % 1000));
+        for fit in [Fit::FirstFit, Fit::BestFit] {
+            let (one, h1) = squeeze(&p, &sequence, fit, true, &|| u64::MAX, &|| false).unwrap();
+            for threads in [2, 3] {
+                let (many, h) = squeeze_components(
+                    &p,
+                    &sequence,
+                    &component,
+                    threads,
+                    fit,
+                    true,
+                    &|| u64::MAX,
+                    &|| false,
+                )
+                .unwrap();
+                assert_eq!((&one, h1), (&many, h));
+            }
+            let offsets: Vec<Offset> = one.into_iter().map(Offset).collect();
+            check_offsets(&p, &offsets).unwrap();
+            // A bound below the height abandons.
+            let r =
+                squeeze_components(&p, &sequence, &component, 2, fit, true, &|| h1 - 1, &|| {
+                    false
+                });
+            assert_eq!(r.unwrap_err(), Stopped::OverBound);
+        }
+    }
 }
