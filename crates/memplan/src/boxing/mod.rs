@@ -9,7 +9,8 @@
 //! one size class of boxes is left (Theorem 16, [`boxer`]). Boxes of one size are packed
 //! optimally by interval graph colouring, and offsets flow down through the boxes to the
 //! buffers ([`unbox`]). Those offsets are sparse, so they only give an *order*: a
-//! first-fit pass in increasing offset makes the final plan ([`squeeze`]).
+//! first-fit pass in increasing offset makes the final plan ([`squeeze`]; best-fit is an
+//! option, [`SqueezeFit`]).
 //!
 //! ```text
 //!   buffers ──► box (Thm 16 / Cor 15 / Thm 2 / Lemma 1) ──► unbox (Fig. 6)
@@ -29,8 +30,13 @@
 //!   (§5.6, ineq. 12); ε is chosen inside the range of ineq. 11 ([`epsilon`]).
 //! - Randomness (Theorem 2's critical times) comes from [`Rng`] seeded per iteration and
 //!   per size class, so a seed gives one plan whatever the thread count. idealloc's
-//!   uncontrolled randomness (unstable sorts, §5.10) is not copied: every sort here is
-//!   stable or breaks ties by id.
+//!   uncontrolled randomness (§5.10: unstable sorts, heaps, thread timing) is not copied:
+//!   every sort and heap here is deterministic and results are merged in a fixed order.
+//! - Parallelism (§5.9), on scoped threads only: iterations run side by side; inside an
+//!   iteration, Corollary 15's size classes are boxed in parallel (when there are more
+//!   threads than running iterations) and the squeeze splits into runs of whole time
+//!   components on large inputs. Theorem 2's sub-problems are boxed one after the other
+//!   (a work stack), which keeps their output order fixed.
 //! - Iterations run on up to `threads` scoped threads. An iteration is abandoned once it
 //!   would end above the best height among the bootstrap plan and *lower-numbered*
 //!   iterations; the winner is the lowest height, ties to the lower iteration, among the
