@@ -25,7 +25,7 @@ pub struct PlanArgs {
     /// Fit under this many bytes instead of minimising the height.
     #[arg(long)]
     pub capacity: Option<u64>,
-    /// The planner: `auto` (the portfolio), `naive`, `telamalloc`, or ORDER-FIT with ORDER one of size,
+    /// The planner: `auto` (the portfolio), `naive`, `telamalloc`, `boxing`, or ORDER-FIT with ORDER one of size,
     /// area, contention, breadth, lifetime, start and FIT one of best-fit, first-fit.
     #[arg(long, default_value = "auto")]
     pub planner: String,
@@ -42,6 +42,8 @@ pub struct PlanArgs {
     pub input_args: InputArgs,
     #[command(flatten)]
     pub telamalloc: crate::telamalloc::TelamallocArgs,
+    #[command(flatten)]
+    pub boxing: crate::boxing_args::BoxingArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -198,6 +200,7 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
         cancel: None,
         verify: !args.no_check,
         telamalloc: args.telamalloc.options(),
+        boxing: args.boxing.options(),
     };
     let report =
         memplan::plan(&problem, &options).map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;

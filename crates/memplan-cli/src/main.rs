@@ -2,6 +2,7 @@
 //! crate parses arguments, reads and writes files, and maps outcomes to exit codes.
 
 mod bench;
+mod boxing_args;
 mod commands;
 mod fmt;
 mod share;

@@ -37,6 +37,7 @@
 pub struct ReadmeDoctests;
 
 mod analysis;
+mod boxing;
 mod checker;
 mod error;
 mod generate;
@@ -56,6 +57,7 @@ use std::time::Duration;
 pub use analysis::{
     analyze, load_profile, max_load, time_components, Analysis, Component, LoadStep,
 };
+pub use boxing::{BoxingOptions, SqueezeFit};
 pub use checker::{
     check, check_offsets, check_placements, CheckFailure, CheckSummary, Placed, Violation,
     MAX_VIOLATIONS,
@@ -89,7 +91,8 @@ pub use tiles::{
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Planner {
     /// The default portfolio: every greedy planner, keeping the lowest plan, stopping as
-    /// soon as one reaches the max load.
+    /// soon as one reaches the max load; then, if fragmentation is left, boxing from the
+    /// best greedy plan (see [`BoxingOptions::in_portfolio`]).
     #[default]
     Auto,
     /// One greedy planner.
@@ -99,11 +102,13 @@ pub enum Planner {
     /// TelaMalloc's backtracking search (see [`TelamallocOptions`]): for tight
     /// capacities; in minimise mode it probes capacities below the best greedy height.
     Telamalloc,
+    /// idealloc's boxing planner, iterated (see [`BoxingOptions`]).
+    Boxing,
 }
 
 impl Planner {
     /// Every planner, in the portfolio's order (which is also its tie-break order), then
-    /// `naive` and `auto`.
+    /// `naive`, `boxing` and `auto`.
     pub fn all() -> Vec<Planner> {
         let mut v: Vec<Planner> = portfolio::greedy_portfolio()
             .into_iter()
@@ -111,6 +116,7 @@ impl Planner {
             .collect();
         v.push(Planner::Telamalloc);
         v.push(Planner::Naive);
+        v.push(Planner::Boxing);
         v.push(Planner::Auto);
         v
     }
@@ -121,6 +127,7 @@ impl Planner {
             Planner::Auto => "auto".into(),
             Planner::Naive => "naive".into(),
             Planner::Telamalloc => "telamalloc".into(),
+            Planner::Boxing => "boxing".into(),
             Planner::Greedy(o, f) => format!("{}-{}", o.name(), f.name()),
         }
     }
@@ -180,6 +187,8 @@ pub struct Options {
     pub verify: bool,
     /// Options of [`Planner::Telamalloc`].
     pub telamalloc: TelamallocOptions,
+    /// Options of the boxing planner, also used when it joins the portfolio.
+    pub boxing: BoxingOptions,
 }
 
 impl Default for Options {
@@ -191,6 +200,7 @@ impl Default for Options {
             cancel: None,
             verify: true,
             telamalloc: TelamallocOptions::default(),
+            boxing: BoxingOptions::default(),
         }
     }
 }
