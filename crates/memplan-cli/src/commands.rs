@@ -32,12 +32,16 @@ pub struct PlanArgs {
     /// Worker threads (0: one per core). The plan does not depend on it.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// Stop after this many seconds and return the best plan found.
-    #[arg(long)]
-    pub time_limit: Option<f64>,
+    /// Stop after this many seconds and return the best plan found (`inf`: no limit).
+    /// Within it, the exact search tightens a plan that greedy leaves fragmented, or
+    /// looks for one under --capacity.
+    #[arg(long, default_value_t = 1.0)]
+    pub time_limit: f64,
     /// Skip the independent checker (on by default; it is cheap).
     #[arg(long)]
     pub no_check: bool,
+    #[command(flatten)]
+    pub exact: crate::exact_args::ExactArgs,
     #[command(flatten)]
     pub input_args: InputArgs,
 }
@@ -159,20 +163,23 @@ fn write_to(
 }
 
 pub fn plan(args: PlanArgs) -> Result<(), Failure> {
-    let planner: Planner = args
-        .planner
-        .parse()
-        .map_err(|e| Failure::new(2, format!("{e}; see --help")))?;
+    let planner: Planner = if args.exact.exact {
+        Planner::Exact
+    } else {
+        args.planner
+            .parse()
+            .map_err(|e| Failure::new(2, format!("{e}; see --help")))?
+    };
     let (bytes, problem) = load_problem(&args.input, &args.input_args, args.capacity)?;
     let time_limit = match args.time_limit {
-        Some(s) if !(s.is_finite() && s >= 0.0) => {
+        s if s == f64::INFINITY => None,
+        s if !(s.is_finite() && s >= 0.0) => {
             return Err(Failure::new(
                 2,
                 format!("--time-limit must be a non-negative number of seconds, got {s}"),
             ))
         }
-        Some(s) => Some(Duration::from_secs_f64(s)),
-        None => None,
+        s => Some(Duration::from_secs_f64(s)),
     };
     let options = Options {
         planner,
@@ -180,6 +187,7 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
         time_limit,
         cancel: None,
         verify: !args.no_check,
+        exact: args.exact.options()?,
     };
     let report =
         memplan::plan(&problem, &options).map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;
@@ -216,6 +224,20 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
             if matches!(report.outcome, Outcome::Optimal(_)) {
                 line += "; optimal";
             }
+            if let Some(x) = report.exact {
+                let lb = match report.outcome {
+                    Outcome::Feasible { lower_bound, .. } => lower_bound.get(),
+                    _ => h,
+                };
+                line += &format!(
+                    "; height {}; proven ≥ {}; gap {}; exact search {} nodes, {} backtracks",
+                    thousands(h),
+                    thousands(lb),
+                    percent(h - lb, lb),
+                    thousands(x.nodes),
+                    thousands(x.backtracks)
+                );
+            }
             eprintln!("{line}");
             Ok(())
         }
@@ -223,11 +245,20 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
             let c = problem.capacity().map_or(0, |c| c.get());
             Err(Failure::new(
                 EXIT_PROVEN_INFEASIBLE,
-                format!(
-                    "no plan fits under {}: proved ({head}, {} above the capacity)",
-                    thousands(c),
-                    thousands(max_load.saturating_sub(c)),
-                ),
+                match report.exact {
+                    Some(x) if max_load <= c => format!(
+                        "no plan fits under {}: proved by exact search in {} ({head}; {} nodes, {} backtracks)",
+                        thousands(c),
+                        millis(report.elapsed),
+                        thousands(x.nodes),
+                        thousands(x.backtracks)
+                    ),
+                    _ => format!(
+                        "no plan fits under {}: proved ({head}, {} above the capacity)",
+                        thousands(c),
+                        thousands(max_load.saturating_sub(c)),
+                    ),
+                },
             ))
         }
         Outcome::Unknown { best_so_far, .. } => {

@@ -34,6 +34,7 @@
 mod analysis;
 mod checker;
 mod error;
+mod exact;
 mod generate;
 mod greedy;
 mod index;
@@ -53,6 +54,7 @@ pub use checker::{
     MAX_VIOLATIONS,
 };
 pub use error::{PlanError, ProblemError, ProblemErrorKind, ReadError, ReadErrorKind};
+pub use exact::{ExactOptions, ExactStats, Preorder};
 pub use generate::{generate_model_like, GenOptions};
 pub use greedy::{Fit, Order as GreedyOrder};
 pub use io::csv::{
@@ -65,13 +67,19 @@ pub use types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Time};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Planner {
     /// The default portfolio: every greedy planner, keeping the lowest plan, stopping as
-    /// soon as one reaches the max load.
+    /// soon as one reaches the max load. Given a time limit (or a cancel handle, or an
+    /// exact node limit), it then runs the exact search with the time left when greedy
+    /// leaves fragmentation or misses the capacity.
     #[default]
     Auto,
     /// One greedy planner.
     Greedy(GreedyOrder, Fit),
     /// Every buffer at its own addresses: the sum of the sizes. A baseline.
     Naive,
+    /// The exact search (MiniMalloc's canonical search) after the greedy portfolio: with
+    /// a capacity, a plan under it or a proof that none exists; without, the minimum
+    /// height, anytime. See [`ExactOptions`].
+    Exact,
 }
 
 impl Planner {
@@ -83,6 +91,7 @@ impl Planner {
             .map(|(o, f)| Planner::Greedy(o, f))
             .collect();
         v.push(Planner::Naive);
+        v.push(Planner::Exact);
         v.push(Planner::Auto);
         v
     }
@@ -92,6 +101,7 @@ impl Planner {
         match self {
             Planner::Auto => "auto".into(),
             Planner::Naive => "naive".into(),
+            Planner::Exact => "exact".into(),
             Planner::Greedy(o, f) => format!("{}-{}", o.name(), f.name()),
         }
     }
@@ -149,6 +159,9 @@ pub struct Options {
     /// Run the independent checker on the result and fail with
     /// [`PlanError::InvalidPlan`] if it disagrees. Cheap (O(n log n)); on by default.
     pub verify: bool,
+    /// Options of the exact search ([`Planner::Exact`], and the step of
+    /// [`Planner::Auto`] that runs it after greedy when a time limit is given).
+    pub exact: ExactOptions,
 }
 
 impl Default for Options {
@@ -159,6 +172,7 @@ impl Default for Options {
             time_limit: None,
             cancel: None,
             verify: true,
+            exact: ExactOptions::default(),
         }
     }
 }
@@ -218,6 +232,8 @@ pub struct Report {
     pub candidates: Vec<CandidateResult>,
     /// Wall time spent.
     pub elapsed: Duration,
+    /// Effort of the exact search, when it ran.
+    pub exact: Option<ExactStats>,
 }
 
 /// Plans `problem` with the chosen planner. See [`Options`] and [`Outcome`].

@@ -15,6 +15,7 @@ use std::time::Instant;
 
 use crate::analysis::max_load;
 use crate::checker::{check_with_capacity, CheckFailure};
+use crate::exact;
 use crate::greedy::{self, Fit, Order};
 use crate::types::{Offset, Plan, Problem, Size};
 use crate::{CandidateResult, Options, Outcome, PlanError, Planner, Report};
@@ -34,18 +35,19 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
     let started = Instant::now();
     let lower_bound = max_load(problem);
     let candidates: Vec<Planner> = match options.planner {
-        Planner::Auto => greedy_portfolio()
+        Planner::Auto | Planner::Exact => greedy_portfolio()
             .into_iter()
             .map(|(o, f)| Planner::Greedy(o, f))
             .collect(),
         p => vec![p],
     };
-    let report = |outcome, planner, results| Report {
+    let report = |outcome, planner, results, exact| Report {
         outcome,
         planner,
         max_load: lower_bound,
         candidates: results,
         elapsed: started.elapsed(),
+        exact,
     };
 
     if let Some(cap) = problem.capacity() {
@@ -55,7 +57,12 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
             .filter_map(|b| b.fixed_offset.map(|o| o.0 + b.size.0))
             .max();
         if lower_bound > cap || fixed_top.is_some_and(|t| t > cap.0) {
-            return Ok(report(Outcome::Infeasible, options.planner, Vec::new()));
+            return Ok(report(
+                Outcome::Infeasible,
+                options.planner,
+                Vec::new(),
+                None,
+            ));
         }
     }
 
@@ -63,6 +70,7 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         t => t,
     };
+    let all_threads = threads;
     // One candidate gets every thread; a portfolio gives one thread to each candidate.
     let inner_threads = if candidates.len() == 1 { threads } else { 1 };
     let threads = threads.min(candidates.len());
@@ -87,7 +95,7 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
         let offsets = match candidates[k] {
             Planner::Greedy(o, f) => greedy::run(problem, o, f, inner_threads, &abort),
             Planner::Naive => Some(greedy::naive(problem)),
-            Planner::Auto => unreachable!("auto is expanded above"),
+            Planner::Auto | Planner::Exact => unreachable!("auto and exact are expanded above"),
         };
         if let Some(offsets) = offsets {
             let height = height_of(problem, &offsets);
@@ -124,13 +132,85 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
             height,
         });
     }
-    let (k, height) = best.expect("the first candidate always completes");
-    let offsets = results
+    let (k, mut height) = best.expect("the first candidate always completes");
+    let mut offsets = results
         .into_iter()
         .nth(k)
         .flatten()
         .expect("best has offsets");
-    let planner = candidates[k];
+    let mut planner = candidates[k];
+
+    // ---- The exact search after greedy (issue 3; see `crate::exact`) ----
+    // `Exact` always runs it; `Auto` only with a budget (time limit, cancel handle or
+    // node limit), so that a plain library call stays O(n log n).
+    let mut proven = lower_bound;
+    let mut exact_stats = None;
+    let mut proved_infeasible = false;
+    let run_exact = match options.planner {
+        Planner::Exact => true,
+        Planner::Auto => {
+            options.time_limit.is_some()
+                || options.cancel.is_some()
+                || options.exact.node_limit.is_some()
+        }
+        _ => false,
+    };
+    let needed = match problem.capacity() {
+        Some(c) => height > c,
+        None => height > lower_bound,
+    };
+    if run_exact && needed {
+        let budget = exact::Budget {
+            deadline,
+            cancel: options.cancel.clone(),
+        };
+        if let Some(model) = exact::Model::new(problem, &|| budget.exhausted()) {
+            let raw: Vec<u64> = offsets.iter().map(|o| o.0).collect();
+            let found = match problem.capacity() {
+                Some(c) => {
+                    let (verdict, stats) = exact::solve_capacity(
+                        &model,
+                        problem,
+                        c.0,
+                        lower_bound.0,
+                        &options.exact,
+                        &budget,
+                        all_threads,
+                    );
+                    exact_stats = Some(stats);
+                    match verdict {
+                        exact::Verdict::Feasible(o) => Some(o),
+                        exact::Verdict::Infeasible => {
+                            proved_infeasible = true;
+                            None
+                        }
+                        exact::Verdict::Unknown => None,
+                    }
+                }
+                None => {
+                    let m = exact::minimise(
+                        &model,
+                        problem,
+                        raw,
+                        lower_bound.0,
+                        &options.exact,
+                        &budget,
+                        all_threads,
+                    );
+                    exact_stats = Some(m.stats);
+                    proven = proven.max(Size(m.lower_bound));
+                    m.improved.then_some(m.offsets)
+                }
+            };
+            if let Some(o) = found {
+                offsets = o.into_iter().map(Offset).collect();
+                height = height_of(problem, &offsets);
+                planner = Planner::Exact;
+            }
+        }
+    }
+    // ---- end of the exact search ----
+
     let plan = Plan::new(problem, offsets).expect("planners place every buffer without overflow");
     let fits = problem.capacity().is_none_or(|c| height <= c);
     if options.verify {
@@ -143,17 +223,22 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
             }
         })?;
     }
-    let outcome = if !fits {
+    let outcome = if !fits && proved_infeasible {
+        Outcome::Infeasible
+    } else if !fits {
         Outcome::Unknown {
             best_so_far: Some(plan),
-            lower_bound,
+            lower_bound: proven,
         }
-    } else if height <= lower_bound {
+    } else if height <= proven {
         Outcome::Optimal(plan)
     } else {
-        Outcome::Feasible { plan, lower_bound }
+        Outcome::Feasible {
+            plan,
+            lower_bound: proven,
+        }
     };
-    Ok(report(outcome, planner, summary))
+    Ok(report(outcome, planner, summary, exact_stats))
 }
 
 fn height_of(problem: &Problem, offsets: &[Offset]) -> Size {

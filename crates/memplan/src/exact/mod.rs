@@ -1,0 +1,329 @@
+//! The exact planner: MiniMalloc's canonical search (Moffitt, ASPLOS 2023), written from
+//! the paper.
+//!
+//! Two modes share one search ([`search`]):
+//! - *capacity*: a plan with height ≤ C, a proof that none exists, or Unknown when the
+//!   node limit, time limit or cancel handle stops it ([`solve_capacity`]);
+//! - *minimise*, anytime: the greedy plan gives the upper bound and the max load the
+//!   lower bound; capacity searches tighten them until they meet or time runs out
+//!   ([`minimise`]).
+//!
+//! Every pruning rule is a switch of [`ExactOptions`], on by default. Several static
+//! preorders (the tie-break and index-monotonic order, §7) are alternated with a growing
+//! node limit, as minimalloc does; with more than one thread they run side by side. The
+//! plan returned is the same whatever the thread count: within a round of node limit `L`
+//! the earliest preorder that succeeds wins, and every earlier one is run to its limit.
+
+mod minimise;
+mod model;
+mod search;
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+pub(crate) use minimise::minimise;
+pub(crate) use model::Model;
+use search::{Limits, Search, Status};
+
+use crate::CancelToken;
+
+/// A static preorder of the buffers (MiniMalloc §7): the order in which buffers at the
+/// same offset are tried, and the order index monotonicity refers to. Every key sorts
+/// larger first; the last tie goes to the input order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Preorder {
+    /// Longest lifetime, then largest area, then highest section total.
+    LengthAreaTotal,
+    /// Highest section total (the largest sum of unallocated sizes in one of the
+    /// buffer's sections), then area, then lifetime.
+    TotalAreaLength,
+    /// Highest section total, then lifetime, then area.
+    TotalLengthArea,
+    /// Largest size, then lifetime, then area.
+    SizeLengthArea,
+}
+
+impl Preorder {
+    /// Every preorder.
+    pub const ALL: [Preorder; 4] = [
+        Preorder::LengthAreaTotal,
+        Preorder::TotalAreaLength,
+        Preorder::TotalLengthArea,
+        Preorder::SizeLengthArea,
+    ];
+
+    /// The name used by the CLI, e.g. `length-area-total`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preorder::LengthAreaTotal => "length-area-total",
+            Preorder::TotalAreaLength => "total-area-length",
+            Preorder::TotalLengthArea => "total-length-area",
+            Preorder::SizeLengthArea => "size-length-area",
+        }
+    }
+}
+
+/// Options of the exact planner. Every pruning rule is a switch, on by default; turning
+/// one off never changes whether a plan exists, only how long the search takes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExactOptions {
+    /// Only canonical sequences: offsets never decrease, equal offsets go in preorder
+    /// rank order (§5, §6.1).
+    pub canonical: bool,
+    /// Section inference, eq. 3 of §6.2: placed top plus unallocated total per section.
+    pub section_inference: bool,
+    /// Strengthening 1 of §6.2: a section's level is at least the last offset placed
+    /// (needs `canonical`).
+    pub monotonic_floor: bool,
+    /// Strengthening 2 of §6.2: a section's level is at least the lowest floor among its
+    /// unallocated buffers (the effective height).
+    pub unallocated_floor: bool,
+    /// Dominance (§6.3): never place a buffer at or above the lowest top some other
+    /// unallocated buffer could reach.
+    pub dominance: bool,
+    /// Dynamic temporal decomposition (§7).
+    pub decomposition: bool,
+    /// Static preordering heuristics (§7). Off: the input order, one run.
+    pub static_preordering: bool,
+    /// The preorders to alternate when `static_preordering` is on.
+    pub preorders: Vec<Preorder>,
+    /// Stop a capacity search after this many nodes per preorder (Unknown).
+    pub node_limit: Option<u64>,
+}
+
+impl Default for ExactOptions {
+    fn default() -> ExactOptions {
+        ExactOptions {
+            canonical: true,
+            section_inference: true,
+            monotonic_floor: true,
+            unallocated_floor: true,
+            dominance: true,
+            decomposition: true,
+            static_preordering: true,
+            preorders: vec![
+                Preorder::LengthAreaTotal,
+                Preorder::TotalAreaLength,
+                Preorder::TotalLengthArea,
+            ],
+            node_limit: None,
+        }
+    }
+}
+
+/// Search effort of the exact planner, summed over every run it made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExactStats {
+    /// Search nodes visited.
+    pub nodes: u64,
+    /// Nodes at which every child failed.
+    pub backtracks: u64,
+    /// Capacity searches run (one in capacity mode; several when minimising).
+    pub probes: u64,
+}
+
+impl ExactStats {
+    fn add(&mut self, other: ExactStats) {
+        self.nodes += other.nodes;
+        self.backtracks += other.backtracks;
+        self.probes += other.probes;
+    }
+}
+
+/// The answer of one capacity search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Offsets of every buffer (problem order) with height ≤ the capacity.
+    Feasible(Vec<u64>),
+    /// Proven: no plan fits.
+    Infeasible,
+    /// Stopped first.
+    Unknown,
+}
+
+/// When to stop, shared by the runs of one call.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Budget {
+    pub(crate) deadline: Option<Instant>,
+    pub(crate) cancel: Option<CancelToken>,
+}
+
+impl Budget {
+    pub(crate) fn exhausted(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self.cancel.as_ref().is_some_and(|c| c.is_cancelled())
+    }
+}
+
+/// Stack for the search threads: recursion is as deep as the number of buffers.
+const STACK_BYTES: usize = 512 << 20;
+
+/// Searches for a plan with height ≤ `capacity`. `lower_bound` is a proven bound (the
+/// max load); below it the answer is Infeasible at once. `offsets_of` maps a solution of
+/// the free buffers to problem offsets (fixed buffers keep theirs).
+pub(crate) fn solve_capacity(
+    model: &Model,
+    problem: &crate::Problem,
+    capacity: u64,
+    lower_bound: u64,
+    opt: &ExactOptions,
+    budget: &Budget,
+    threads: usize,
+) -> (Verdict, ExactStats) {
+    let mut stats = ExactStats {
+        probes: 1,
+        ..ExactStats::default()
+    };
+    if lower_bound > capacity || model.fixed_top > capacity {
+        return (Verdict::Infeasible, stats);
+    }
+    let preorders: Vec<Option<Preorder>> = if opt.static_preordering && !opt.preorders.is_empty() {
+        opt.preorders.iter().copied().map(Some).collect()
+    } else {
+        vec![None]
+    };
+    let max_nodes = opt.node_limit.unwrap_or(u64::MAX);
+    // One preorder: a single run. Several: rounds with a doubling node limit.
+    let mut limit = if preorders.len() == 1 {
+        max_nodes
+    } else {
+        (2 * model.len() as u64).max(64).min(max_nodes)
+    };
+    loop {
+        let (verdict, round) = run_round(
+            model, problem, capacity, opt, &preorders, limit, budget, threads,
+        );
+        stats.nodes += round.nodes;
+        stats.backtracks += round.backtracks;
+        match verdict {
+            Some(v) => return (v, stats),
+            None if limit >= max_nodes || budget.exhausted() => return (Verdict::Unknown, stats),
+            None => limit = limit.saturating_mul(2).min(max_nodes),
+        }
+    }
+}
+
+/// Runs every preorder with node limit `limit`. `Some(verdict)` when one found a plan
+/// (the earliest such preorder wins) or proved there is none.
+#[allow(clippy::too_many_arguments)]
+fn run_round(
+    model: &Model,
+    problem: &crate::Problem,
+    capacity: u64,
+    opt: &ExactOptions,
+    preorders: &[Option<Preorder>],
+    limit: u64,
+    budget: &Budget,
+    threads: usize,
+) -> (Option<Verdict>, ExactStats) {
+    let found_at = AtomicUsize::new(usize::MAX);
+    let next = AtomicUsize::new(0);
+    let stops: Vec<AtomicBool> = preorders.iter().map(|_| AtomicBool::new(false)).collect();
+    let results: Mutex<Vec<Option<(Status, Vec<u64>)>>> = Mutex::new(vec![None; preorders.len()]);
+    let stats = Mutex::new(ExactStats::default());
+    let worker = || loop {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        if k >= preorders.len() {
+            break;
+        }
+        if found_at.load(Ordering::Relaxed) < k || budget.exhausted() {
+            continue;
+        }
+        let limits = Limits {
+            nodes: limit,
+            deadline: budget.deadline,
+            cancel: budget.cancel.as_ref(),
+            stop: Some(&stops[k]),
+        };
+        let mut search = Search::new(model, opt, preorders[k], capacity, limits);
+        let status = search.run();
+        {
+            let mut s = stats.lock().expect("no panic while locked");
+            s.nodes += search.nodes;
+            s.backtracks += search.backtracks;
+        }
+        if status != Status::Stopped {
+            // A proof or a plan: later preorders are not needed.
+            found_at.fetch_min(k, Ordering::Relaxed);
+            for stop in &stops[k + 1..] {
+                stop.store(true, Ordering::Relaxed);
+            }
+        }
+        results.lock().expect("no panic while locked")[k] = Some((status, search.solution));
+    };
+    let threads = threads.clamp(1, preorders.len());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            std::thread::Builder::new()
+                .stack_size(STACK_BYTES)
+                .spawn_scoped(s, worker)
+                .expect("spawning a search thread");
+        }
+    });
+    let stats = stats.into_inner().expect("joined");
+    for r in results.into_inner().expect("joined").into_iter().flatten() {
+        match r {
+            (Status::Found, sol) => {
+                return (
+                    Some(Verdict::Feasible(to_offsets(model, problem, &sol))),
+                    stats,
+                )
+            }
+            (Status::NotFound, _) => return (Some(Verdict::Infeasible), stats),
+            (Status::Stopped, _) => {}
+        }
+    }
+    (None, stats)
+}
+
+/// Problem-order offsets from the free buffers' offsets.
+fn to_offsets(model: &Model, problem: &crate::Problem, free: &[u64]) -> Vec<u64> {
+    let mut out: Vec<u64> = problem
+        .buffers()
+        .iter()
+        .map(|b| b.fixed_offset.map_or(0, |o| o.0))
+        .collect();
+    for (k, &i) in model.free.iter().enumerate() {
+        out[i as usize] = free[k];
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Buffer, Problem};
+
+    fn model(p: &Problem) -> Model {
+        Model::new(p, &|| false).expect("not aborted")
+    }
+
+    #[test]
+    fn paper_example_fits_at_max_load() {
+        // The running example of the paper (Figure 2): capacity 12 fits, 11 does not.
+        let p = Problem::new(
+            vec![
+                Buffer::new("b1", 0, 3, 4),
+                Buffer::new("b2", 3, 9, 4),
+                Buffer::new("b3", 0, 9, 4),
+                Buffer::new("b4", 9, 21, 4),
+                Buffer::new("b5", 0, 21, 4),
+            ],
+            None,
+        )
+        .expect("valid");
+        let m = model(&p);
+        assert_eq!(m.sections, 3);
+        let opt = ExactOptions::default();
+        let (v, _) = solve_capacity(&m, &p, 12, 12, &opt, &Budget::default(), 1);
+        let Verdict::Feasible(offs) = v else {
+            panic!("expected a plan")
+        };
+        let offs: Vec<crate::Offset> = offs.into_iter().map(crate::Offset).collect();
+        let s = crate::check_offsets(&p, &offs).expect("valid plan");
+        assert!(s.height.0 <= 12);
+        let (v, _) = solve_capacity(&m, &p, 11, 0, &opt, &Budget::default(), 1);
+        assert_eq!(v, Verdict::Infeasible);
+    }
+}
