@@ -159,6 +159,9 @@ impl Budget {
 /// Stack for the search threads: recursion is as deep as the number of buffers.
 const STACK_BYTES: usize = 512 << 20;
 
+/// Up to this many buffers, one search thread runs on the caller's stack.
+const INLINE_MAX_BUFFERS: usize = 1000;
+
 /// Searches for a plan with height ≤ `capacity`. `lower_bound` is a proven bound (the
 /// max load); below it the answer is Infeasible at once. `offsets_of` maps a solution of
 /// the free buffers to problem offsets (fixed buffers keep theirs).
@@ -253,14 +256,18 @@ fn run_round(
         results.lock().expect("no panic while locked")[k] = Some((status, search.solution));
     };
     let threads = threads.clamp(1, preorders.len());
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            std::thread::Builder::new()
-                .stack_size(STACK_BYTES)
-                .spawn_scoped(s, worker)
-                .expect("spawning a search thread");
-        }
-    });
+    if threads == 1 && model.len() <= INLINE_MAX_BUFFERS {
+        worker();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                std::thread::Builder::new()
+                    .stack_size(STACK_BYTES)
+                    .spawn_scoped(s, worker)
+                    .expect("spawning a search thread");
+            }
+        });
+    }
     let stats = stats.into_inner().expect("joined");
     for r in results.into_inner().expect("joined").into_iter().flatten() {
         match r {
@@ -291,39 +298,4 @@ fn to_offsets(model: &Model, problem: &crate::Problem, free: &[u64]) -> Vec<u64>
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::{Buffer, Problem};
-
-    fn model(p: &Problem) -> Model {
-        Model::new(p, &|| false).expect("not aborted")
-    }
-
-    #[test]
-    fn paper_example_fits_at_max_load() {
-        // The running example of the paper (Figure 2): capacity 12 fits, 11 does not.
-        let p = Problem::new(
-            vec![
-                Buffer::new("b1", 0, 3, 4),
-                Buffer::new("b2", 3, 9, 4),
-                Buffer::new("b3", 0, 9, 4),
-                Buffer::new("b4", 9, 21, 4),
-                Buffer::new("b5", 0, 21, 4),
-            ],
-            None,
-        )
-        .expect("valid");
-        let m = model(&p);
-        assert_eq!(m.sections, 3);
-        let opt = ExactOptions::default();
-        let (v, _) = solve_capacity(&m, &p, 12, 12, &opt, &Budget::default(), 1);
-        let Verdict::Feasible(offs) = v else {
-            panic!("expected a plan")
-        };
-        let offs: Vec<crate::Offset> = offs.into_iter().map(crate::Offset).collect();
-        let s = crate::check_offsets(&p, &offs).expect("valid plan");
-        assert!(s.height.0 <= 12);
-        let (v, _) = solve_capacity(&m, &p, 11, 0, &opt, &Budget::default(), 1);
-        assert_eq!(v, Verdict::Infeasible);
-    }
-}
+mod tests;
