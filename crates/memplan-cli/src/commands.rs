@@ -206,8 +206,22 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
                 })
             })?;
             let h = p.height().get();
+            let proven = match report.outcome {
+                Outcome::Feasible { lower_bound, .. } => lower_bound.get(),
+                _ => h,
+            };
+            // Minimise mode: the anytime answer, the best plan and the best proof.
+            let bounds = if problem.capacity().is_none() {
+                format!(
+                    "; proven ≥ {}; gap {}",
+                    thousands(proven),
+                    percent(h - proven, proven)
+                )
+            } else {
+                String::new()
+            };
             let mut line = format!(
-                "memplan: {head}; height {}; fragmentation {} ({}); planner {}; {}",
+                "memplan: {head}; height {}{bounds}; fragmentation {} ({}); planner {}; {}",
                 thousands(h),
                 thousands(h - max_load),
                 percent(h - max_load, max_load),
@@ -225,15 +239,8 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
                 line += "; optimal";
             }
             if let Some(x) = report.exact {
-                let lb = match report.outcome {
-                    Outcome::Feasible { lower_bound, .. } => lower_bound.get(),
-                    _ => h,
-                };
                 line += &format!(
-                    "; height {}; proven ≥ {}; gap {}; exact search {} nodes, {} backtracks",
-                    thousands(h),
-                    thousands(lb),
-                    percent(h - lb, lb),
+                    "; exact search {} nodes, {} backtracks",
                     thousands(x.nodes),
                     thousands(x.backtracks)
                 );

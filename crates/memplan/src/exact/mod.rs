@@ -207,6 +207,9 @@ pub(crate) fn solve_capacity(
     }
 }
 
+/// How one preorder's run ended, and the free buffers' offsets.
+type RunResult = (Status, Vec<u64>);
+
 /// Runs every preorder with node limit `limit`. `Some(verdict)` when one found a plan
 /// (the earliest such preorder wins) or proved there is none.
 #[allow(clippy::too_many_arguments)]
@@ -223,7 +226,7 @@ fn run_round(
     let found_at = AtomicUsize::new(usize::MAX);
     let next = AtomicUsize::new(0);
     let stops: Vec<AtomicBool> = preorders.iter().map(|_| AtomicBool::new(false)).collect();
-    let results: Mutex<Vec<Option<(Status, Vec<u64>)>>> = Mutex::new(vec![None; preorders.len()]);
+    let results: Mutex<Vec<Option<RunResult>>> = Mutex::new(vec![None; preorders.len()]);
     let stats = Mutex::new(ExactStats::default());
     let worker = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);

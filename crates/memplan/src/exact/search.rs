@@ -230,7 +230,6 @@ impl<'a> Search<'a> {
     /// Solves the unallocated buffers of `list` (all inside sections `[lo, hi)`), split at
     /// the boundaries `cuts` (sorted) into independent parts, each re-ranked by the
     /// static preorder and searched with every offset at or above `base`.
-    #[inline(never)]
     fn solve_parts(&mut self, list: &[u32], lo: u32, hi: u32, cuts: &[u32], base: u64) -> Status {
         let mut bounds = Vec::with_capacity(cuts.len() + 2);
         bounds.push(lo);
@@ -330,14 +329,20 @@ impl<'a> Search<'a> {
                 return s;
             }
         }
+        // The other candidates: after the first, below the dominance bound; copied
+        // above the frame (children push theirs above these) and sorted.
         let after = (first.off, first.rank);
-        self.arena[start..end].sort_unstable_by_key(|c| (c.off, c.rank));
-        let from = start + self.arena[start..end].partition_point(|c| (c.off, c.rank) <= after);
-        for i in from..end {
+        let bound = if self.opt.dominance { min_height } else { NONE };
+        for i in start..end {
             let c = self.arena[i];
-            if self.opt.dominance && c.off >= min_height {
-                break;
+            if (c.off, c.rank) > after && c.off < bound {
+                self.arena.push(c);
             }
+        }
+        let rest = self.arena.len();
+        self.arena[end..rest].sort_unstable_by_key(|c| (c.off, c.rank));
+        for i in end..rest {
+            let c = self.arena[i];
             match self.place_and_recurse(c, start, end, lo, hi) {
                 Status::NotFound => {}
                 s => {
@@ -351,7 +356,6 @@ impl<'a> Search<'a> {
         Status::NotFound
     }
 
-    #[inline(never)]
     fn place_and_recurse(&mut self, c: Cand, start: usize, end: usize, lo: u32, hi: u32) -> Status {
         let m = self.m;
         let b = c.b as usize;
@@ -514,7 +518,6 @@ impl<'a> Search<'a> {
     /// whose level changed (those of `b`, and those whose effective height rose) are
     /// rechecked, the others passed at the parent; the monotonic floor `last` rises for
     /// all of them at once, which one range-max query over the totals covers.
-    #[inline(never)]
     fn consistent(&self, lo: u32, hi: u32, last: u64, b: usize) -> bool {
         if self.m.has_fixed {
             return self.consistent_scan(lo, hi, last);

@@ -123,7 +123,9 @@ fn agree_with_brute_force(seed: u64, instances: usize, mix: Mix, need_beyond: bo
         let p = random_problem(&mut rng, n, mix);
         let m = model(&p);
         let lb = max_load(&p).0;
-        let best = (lb..).find(|&c| brute_force_fits(&p, c)).expect("some height fits");
+        let best = (lb..)
+            .find(|&c| brute_force_fits(&p, c))
+            .expect("some height fits");
         // Just below the minimum (a proof the max load alone cannot give when
         // `best > lb`), and at it.
         for cap in [best - 1, best] {
@@ -154,7 +156,10 @@ fn agree_with_brute_force(seed: u64, instances: usize, mix: Mix, need_beyond: bo
     }
     // The instances exercise both answers, and proofs beyond the max load.
     assert!(feasible > 0 && infeasible > 0, "{feasible} / {infeasible}");
-    assert!(!need_beyond || beyond_max_load > 0, "no proof beyond the max load");
+    assert!(
+        !need_beyond || beyond_max_load > 0,
+        "no proof beyond the max load"
+    );
 }
 
 #[test]
@@ -327,4 +332,3 @@ fn plan_does_not_depend_on_the_thread_count() {
         assert_eq!(one, two);
     }
 }
-
