@@ -18,7 +18,7 @@ mod minimise;
 mod model;
 mod search;
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -187,33 +187,49 @@ pub(crate) fn solve_capacity(
         vec![None]
     };
     let max_nodes = opt.node_limit.unwrap_or(u64::MAX);
-    // One preorder: a single run. Several: rounds with a doubling node limit.
+    if preorders.len() > 1 && threads > 1 {
+        // Several cores: race the preorders once, with no restarts.
+        let (verdict, race) = run_preorders(
+            model, problem, capacity, opt, &preorders, max_nodes, budget, None,
+        );
+        stats.nodes += race.nodes;
+        stats.backtracks += race.backtracks;
+        return (verdict.unwrap_or(Verdict::Unknown), stats);
+    }
+    // One thread: rounds with a doubling node limit (one preorder: a single run).
     let mut limit = if preorders.len() == 1 {
         max_nodes
     } else {
         (2 * model.len() as u64).max(64).min(max_nodes)
     };
     loop {
-        let (verdict, round) = run_round(
-            model, problem, capacity, opt, &preorders, limit, budget, threads,
+        let (verdict, round) = run_preorders(
+            model, problem, capacity, opt, &preorders, limit, budget, Some(1),
         );
         stats.nodes += round.nodes;
         stats.backtracks += round.backtracks;
         match verdict {
             Some(v) => return (v, stats),
-            None if limit >= max_nodes || budget.exhausted() => return (Verdict::Unknown, stats),
+            None if limit >= max_nodes || budget.exhausted() => {
+                return (Verdict::Unknown, stats)
+            }
             None => limit = limit.saturating_mul(2).min(max_nodes),
         }
     }
 }
 
-/// How one preorder's run ended, and the free buffers' offsets.
-type RunResult = (Status, Vec<u64>);
-
-/// Runs every preorder with node limit `limit`. `Some(verdict)` when one found a plan
-/// (the earliest such preorder wins) or proved there is none.
+/// Runs every preorder with node limit `limit` and keeps the run that finishes (a plan
+/// or a proof) with the fewest nodes, ties to the earlier preorder. `workers: None` gives
+/// each preorder its own thread (a race; the OS shares the cores between them);
+/// `Some(w)` runs them on `w` workers in turn.
+///
+/// Searches are deterministic, so that winner does not depend on timing or on the
+/// workers: a run stops as soon as it has visited more nodes than some finished run (it
+/// can no longer win), and the winner is never stopped, since no run finishes with fewer
+/// nodes. Rounds of a growing `limit` pick the same winner too: in the first round in
+/// which any run finishes, every run that did not has more nodes than the limit.
 #[allow(clippy::too_many_arguments)]
-fn run_round(
+fn run_preorders(
     model: &Model,
     problem: &crate::Problem,
     capacity: u64,
@@ -221,71 +237,75 @@ fn run_round(
     preorders: &[Option<Preorder>],
     limit: u64,
     budget: &Budget,
-    threads: usize,
+    workers: Option<usize>,
 ) -> (Option<Verdict>, ExactStats) {
-    let found_at = AtomicUsize::new(usize::MAX);
+    let fewest = AtomicU64::new(limit);
     let next = AtomicUsize::new(0);
-    let stops: Vec<AtomicBool> = preorders.iter().map(|_| AtomicBool::new(false)).collect();
-    let results: Mutex<Vec<Option<RunResult>>> = Mutex::new(vec![None; preorders.len()]);
+    let results: Mutex<Vec<Option<(RunResult, u64)>>> = Mutex::new(vec![None; preorders.len()]);
     let stats = Mutex::new(ExactStats::default());
-    let worker = || loop {
-        let k = next.fetch_add(1, Ordering::Relaxed);
-        if k >= preorders.len() {
-            break;
-        }
-        if found_at.load(Ordering::Relaxed) < k || budget.exhausted() {
-            continue;
+    let run = |k: usize| {
+        if budget.exhausted() {
+            return;
         }
         let limits = Limits {
             nodes: limit,
             deadline: budget.deadline,
             cancel: budget.cancel.as_ref(),
-            stop: Some(&stops[k]),
+            race: Some(&fewest),
         };
         let mut search = Search::new(model, opt, preorders[k], capacity, limits);
         let status = search.run();
-        {
-            let mut s = stats.lock().expect("no panic while locked");
-            s.nodes += search.nodes;
-            s.backtracks += search.backtracks;
-        }
         if status != Status::Stopped {
-            // A proof or a plan: later preorders are not needed.
-            found_at.fetch_min(k, Ordering::Relaxed);
-            for stop in &stops[k + 1..] {
-                stop.store(true, Ordering::Relaxed);
-            }
+            fewest.fetch_min(search.nodes, Ordering::Relaxed);
         }
-        results.lock().expect("no panic while locked")[k] = Some((status, search.solution));
+        {
+            let mut st = stats.lock().expect("no panic while locked");
+            st.nodes += search.nodes;
+            st.backtracks += search.backtracks;
+        }
+        results.lock().expect("no panic while locked")[k] =
+            Some(((status, search.solution), search.nodes));
     };
-    let threads = threads.clamp(1, preorders.len());
-    if threads == 1 && model.len() <= INLINE_MAX_BUFFERS {
-        worker();
-    } else {
-        std::thread::scope(|s| {
-            for _ in 0..threads {
-                std::thread::Builder::new()
-                    .stack_size(STACK_BYTES)
-                    .spawn_scoped(s, worker)
-                    .expect("spawning a search thread");
-            }
-        });
+    let worker = || loop {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        if k >= preorders.len() {
+            break;
+        }
+        run(k);
+    };
+    match workers {
+        Some(1) if model.len() <= INLINE_MAX_BUFFERS => worker(),
+        _ => {
+            let threads = workers.unwrap_or(preorders.len()).clamp(1, preorders.len());
+            std::thread::scope(|s| {
+                for _ in 0..threads {
+                    std::thread::Builder::new()
+                        .stack_size(STACK_BYTES)
+                        .spawn_scoped(s, worker)
+                        .expect("spawning a search thread");
+                }
+            });
+        }
     }
     let stats = stats.into_inner().expect("joined");
-    for r in results.into_inner().expect("joined").into_iter().flatten() {
-        match r {
-            (Status::Found, sol) => {
-                return (
-                    Some(Verdict::Feasible(to_offsets(model, problem, &sol))),
-                    stats,
-                )
-            }
-            (Status::NotFound, _) => return (Some(Verdict::Infeasible), stats),
-            (Status::Stopped, _) => {}
-        }
-    }
-    (None, stats)
+    let winner = results
+        .into_inner()
+        .expect("joined")
+        .into_iter()
+        .enumerate()
+        .filter_map(|(k, r)| r.map(|r| (k, r)))
+        .filter(|(_, ((status, _), _))| *status != Status::Stopped)
+        .min_by_key(|(k, (_, nodes))| (*nodes, *k))
+        .map(|(_, (r, _))| r);
+    let verdict = winner.map(|(status, sol)| match status {
+        Status::Found => Verdict::Feasible(to_offsets(model, problem, &sol)),
+        _ => Verdict::Infeasible,
+    });
+    (verdict, stats)
 }
+
+/// How one preorder's run ended, and the free buffers' offsets.
+type RunResult = (Status, Vec<u64>);
 
 /// Problem-order offsets from the free buffers' offsets.
 fn to_offsets(model: &Model, problem: &crate::Problem, free: &[u64]) -> Vec<u64> {

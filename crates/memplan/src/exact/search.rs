@@ -45,7 +45,7 @@
 //! placed top / effective height (with a trail) and unallocated total, and per-boundary
 //! counts of unallocated spans crossing it. Candidate lists live in one arena stack.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use super::model::Model;
@@ -61,7 +61,7 @@ pub(crate) enum Status {
     Found,
     /// Proven: none exists.
     NotFound,
-    /// Node limit, deadline, cancellation or the stop flag.
+    /// Node limit, deadline, cancellation, or a lost race.
     Stopped,
 }
 
@@ -70,7 +70,9 @@ pub(crate) struct Limits<'a> {
     pub(crate) nodes: u64,
     pub(crate) deadline: Option<Instant>,
     pub(crate) cancel: Option<&'a CancelToken>,
-    pub(crate) stop: Option<&'a AtomicBool>,
+    /// In a race of preorders: the fewest nodes any finished run needed. A run that has
+    /// visited more can no longer win, and stops.
+    pub(crate) race: Option<&'a AtomicU64>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -202,7 +204,6 @@ impl<'a> Search<'a> {
     fn should_stop(&self) -> bool {
         self.limits.deadline.is_some_and(|d| Instant::now() >= d)
             || self.limits.cancel.is_some_and(|c| c.is_cancelled())
-            || self.limits.stop.is_some_and(|s| s.load(Ordering::Relaxed))
     }
 
     /// The static preorder key of `b`: larger first.
@@ -273,7 +274,13 @@ impl<'a> Search<'a> {
     /// next placement must have a (offset, rank) key at or above `min_key`.
     fn search(&mut self, a0: usize, a1: usize, lo: u32, hi: u32, min_key: (u64, u32)) -> Status {
         self.nodes += 1;
-        if self.nodes > self.limits.nodes || (self.nodes & 1023 == 0 && self.should_stop()) {
+        if self.nodes > self.limits.nodes
+            || self
+                .limits
+                .race
+                .is_some_and(|r| self.nodes > r.load(Ordering::Relaxed))
+            || (self.nodes & 1023 == 0 && self.should_stop())
+        {
             return Status::Stopped;
         }
         let start = self.arena.len();
