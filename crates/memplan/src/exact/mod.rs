@@ -204,15 +204,20 @@ pub(crate) fn solve_capacity(
     };
     loop {
         let (verdict, round) = run_preorders(
-            model, problem, capacity, opt, &preorders, limit, budget, Some(1),
+            model,
+            problem,
+            capacity,
+            opt,
+            &preorders,
+            limit,
+            budget,
+            Some(1),
         );
         stats.nodes += round.nodes;
         stats.backtracks += round.backtracks;
         match verdict {
             Some(v) => return (v, stats),
-            None if limit >= max_nodes || budget.exhausted() => {
-                return (Verdict::Unknown, stats)
-            }
+            None if limit >= max_nodes || budget.exhausted() => return (Verdict::Unknown, stats),
             None => limit = limit.saturating_mul(2).min(max_nodes),
         }
     }
