@@ -9,10 +9,15 @@
 //!   ([`minimise`]).
 //!
 //! Every pruning rule is a switch of [`ExactOptions`], on by default. Several static
-//! preorders (the tie-break and index-monotonic order, §7) are alternated with a growing
-//! node limit, as minimalloc does; with more than one thread they run side by side. The
-//! plan returned is the same whatever the thread count: within a round of node limit `L`
-//! the earliest preorder that succeeds wins, and every earlier one is run to its limit.
+//! preorders (the tie-break and index-monotonic order, §7) are tried: with more than one
+//! thread they race, each on its own thread; on one thread they alternate in rounds of a
+//! doubling node limit, as minimalloc does. Either way the run kept is the one that
+//! finishes with the fewest nodes (ties to the earlier preorder), so the plan is the same
+//! whatever the thread count (see [`run_preorders`]). Node counts in [`ExactStats`]
+//! include the losing runs, so they can vary from run to run with more than one thread.
+//!
+//! Files: `model.rs` (sections, overlaps, fixed obstacles), `search.rs` (the search and
+//! why its restrictions keep it complete), `minimise.rs` (the anytime bisection).
 
 mod minimise;
 mod model;
