@@ -6,8 +6,9 @@
 //!   |--------------------------|------------------------------|
 //!   probes: first `lower` itself (one probe proves optimality), then bisection of
 //!   [soft, upper). Feasible → upper drops to the plan found; Infeasible → lower rises
-//!   (proven); Unknown → soft rises (nothing proven). When soft reaches upper, the node
-//!   limit per probe grows 4× and a new pass starts from lower.
+//!   (proven); Unknown → soft rises (nothing proven). When soft nears upper, a new
+//!   pass starts from lower: the node limit of the probe at lower grows 4×, that of the
+//!   bisection probes 2×.
 //! ```
 //!
 //! Stops when `lower == upper` (optimal), when the budget runs out, or when a pass at
@@ -59,15 +60,20 @@ pub(crate) fn minimise(
         stats: ExactStats::default(),
     };
     let max_nodes = opt.node_limit.unwrap_or(u64::MAX);
-    let mut probe_limit = (8 * model.len() as u64).max(1024).min(max_nodes);
+    let base_limit = (8 * model.len() as u64).max(1024).min(max_nodes);
+    let mut probe_limit = base_limit;
+    let mut pass_growth = 1u64;
     let mut soft = out.lower_bound;
     let mut first = true;
     while out.lower_bound < out.height && !budget.exhausted() {
-        if soft >= out.height {
+        // A pass ends when the unexplored window is under 1/1024 of the height: bisecting
+        // it byte by byte costs a full probe per byte for little gain.
+        if soft.saturating_add(out.height / 1024) >= out.height {
             if probe_limit >= max_nodes {
                 break;
             }
             probe_limit = probe_limit.saturating_mul(4).min(max_nodes);
+            pass_growth = pass_growth.saturating_mul(2);
             soft = out.lower_bound;
             first = true;
         }
@@ -76,9 +82,17 @@ pub(crate) fn minimise(
         } else {
             soft + (out.height - 1 - soft) / 2
         };
+        // The probe at the lower bound (the one that can prove optimality) gets the full
+        // limit; the bisection probes between get its square root's share (half the
+        // growth), so that most of a long budget goes where the answer usually is.
+        let limit = if first {
+            probe_limit
+        } else {
+            probe_limit.min(base_limit.saturating_mul(pass_growth))
+        };
         first = false;
         let probe = ExactOptions {
-            node_limit: Some(probe_limit),
+            node_limit: Some(limit),
             ..opt.clone()
         };
         let (verdict, stats) = solve_capacity(
