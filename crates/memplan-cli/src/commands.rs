@@ -32,12 +32,16 @@ pub struct PlanArgs {
     /// Worker threads (0: one per core). The plan does not depend on it.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// Stop after this many seconds and return the best plan found.
-    #[arg(long)]
-    pub time_limit: Option<f64>,
+    /// Stop after this many seconds and return the best plan found (`inf`: no limit).
+    /// Within it, the exact search tightens a plan that greedy leaves fragmented, or
+    /// looks for one under --capacity.
+    #[arg(long, default_value_t = 1.0)]
+    pub time_limit: f64,
     /// Skip the independent checker (on by default; it is cheap).
     #[arg(long)]
     pub no_check: bool,
+    #[command(flatten)]
+    pub exact: crate::exact_args::ExactArgs,
     #[command(flatten)]
     pub input_args: InputArgs,
     #[command(flatten)]
@@ -178,20 +182,23 @@ pub fn write_to(
 }
 
 pub fn plan(args: PlanArgs) -> Result<(), Failure> {
-    let planner: Planner = args
-        .planner
-        .parse()
-        .map_err(|e| Failure::new(2, format!("{e}; see --help")))?;
+    let planner: Planner = if args.exact.exact {
+        Planner::Exact
+    } else {
+        args.planner
+            .parse()
+            .map_err(|e| Failure::new(2, format!("{e}; see --help")))?
+    };
     let (bytes, problem) = load_problem(&args.input, &args.input_args, args.capacity)?;
     let time_limit = match args.time_limit {
-        Some(s) if !(s.is_finite() && s >= 0.0) => {
+        s if s == f64::INFINITY => None,
+        s if !(s.is_finite() && s >= 0.0) => {
             return Err(Failure::new(
                 2,
                 format!("--time-limit must be a non-negative number of seconds, got {s}"),
             ))
         }
-        Some(s) => Some(Duration::from_secs_f64(s)),
-        None => None,
+        s => Some(Duration::from_secs_f64(s)),
     };
     let options = Options {
         planner,
@@ -201,6 +208,7 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
         verify: !args.no_check,
         telamalloc: args.telamalloc.options(),
         boxing: args.boxing.options(),
+        exact: args.exact.options()?,
     };
     let report =
         memplan::plan(&problem, &options).map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;
@@ -219,8 +227,22 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
                 })
             })?;
             let h = p.height().get();
+            let proven = match report.outcome {
+                Outcome::Feasible { lower_bound, .. } => lower_bound.get(),
+                _ => h,
+            };
+            // Minimise mode: the anytime answer, the best plan and the best proof.
+            let bounds = if problem.capacity().is_none() {
+                format!(
+                    "; proven ≥ {}; gap {}",
+                    thousands(proven),
+                    percent(h - proven, proven)
+                )
+            } else {
+                String::new()
+            };
             let mut line = format!(
-                "memplan: {head}; height {}; fragmentation {} ({}); planner {}; {}",
+                "memplan: {head}; height {}{bounds}; fragmentation {} ({}); planner {}; {}",
                 thousands(h),
                 thousands(h - max_load),
                 percent(h - max_load, max_load),
@@ -237,6 +259,13 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
             if matches!(report.outcome, Outcome::Optimal(_)) {
                 line += "; optimal";
             }
+            if let Some(x) = report.exact {
+                line += &format!(
+                    "; exact search {} nodes, {} backtracks",
+                    thousands(x.nodes),
+                    thousands(x.backtracks)
+                );
+            }
             eprintln!("{line}");
             Ok(())
         }
@@ -247,12 +276,25 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
                 .iter()
                 .max_by_key(|b| b.size)
                 .filter(|b| b.size.get() > c);
-            let why = match largest {
-                Some(b) => format!("buffer '{}' alone needs {}", b.id, thousands(b.size.get())),
-                None => format!(
+            let why = match (largest, report.exact) {
+                (Some(b), _) => {
+                    format!("buffer '{}' alone needs {}", b.id, thousands(b.size.get()))
+                }
+                (None, _) if max_load > c => format!(
                     "max load {}, {} above it",
                     thousands(max_load),
-                    thousands(max_load.saturating_sub(c))
+                    thousands(max_load - c)
+                ),
+                (None, Some(x)) => format!(
+                    "by exact search in {}; {head}; {} nodes, {} backtracks",
+                    millis(report.elapsed),
+                    thousands(x.nodes),
+                    thousands(x.backtracks)
+                ),
+                (None, None) => format!(
+                    "by {} in {}; {head}",
+                    report.planner,
+                    millis(report.elapsed)
                 ),
             };
             Err(Failure::new(

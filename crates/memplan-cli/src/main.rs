@@ -4,6 +4,7 @@
 mod bench;
 mod boxing_args;
 mod commands;
+mod exact_args;
 mod fmt;
 mod share;
 mod telamalloc;
@@ -20,7 +21,8 @@ Exit codes:
   2  usage error (bad command-line arguments)
   3  invalid input: the file is malformed or breaks a rule (the message names line and column)
   4  the plan fails the checker (`check`; for `plan` this is an internal error)
-  5  no plan fits under the capacity, and that is proven (max load above the capacity)
+  5  no plan fits under the capacity, and that is proven (max load above the capacity,
+     or the exact search)
   6  no plan under the capacity was found, but none was proven impossible";
 
 /// Static memory planner for ML compilers: gives every buffer an offset so that buffers

@@ -40,6 +40,7 @@ mod analysis;
 mod boxing;
 mod checker;
 mod error;
+mod exact;
 mod generate;
 mod greedy;
 mod index;
@@ -63,6 +64,7 @@ pub use checker::{
     MAX_VIOLATIONS,
 };
 pub use error::{PlanError, ProblemError, ProblemErrorKind, ReadError, ReadErrorKind};
+pub use exact::{ExactOptions, ExactStats, Preorder};
 pub use generate::{generate_model_like, GenOptions};
 pub use greedy::{Fit, Order as GreedyOrder};
 pub use io::csv::{
@@ -92,7 +94,9 @@ pub use tiles::{
 pub enum Planner {
     /// The default portfolio: every greedy planner, keeping the lowest plan, stopping as
     /// soon as one reaches the max load; then, if fragmentation is left, boxing from the
-    /// best greedy plan (see [`BoxingOptions::in_portfolio`]).
+    /// best greedy plan (see [`BoxingOptions::in_portfolio`]). Given a time limit (or a
+    /// cancel handle, or an exact node limit), it then runs the exact search with the time
+    /// left when fragmentation remains or the capacity is missed.
     #[default]
     Auto,
     /// One greedy planner.
@@ -104,6 +108,10 @@ pub enum Planner {
     Telamalloc,
     /// idealloc's boxing planner, iterated (see [`BoxingOptions`]).
     Boxing,
+    /// The exact search (MiniMalloc's canonical search) after the greedy portfolio: with
+    /// a capacity, a plan under it or a proof that none exists; without, the minimum
+    /// height, anytime. See [`ExactOptions`].
+    Exact,
 }
 
 impl Planner {
@@ -117,6 +125,7 @@ impl Planner {
         v.push(Planner::Telamalloc);
         v.push(Planner::Naive);
         v.push(Planner::Boxing);
+        v.push(Planner::Exact);
         v.push(Planner::Auto);
         v
     }
@@ -128,6 +137,7 @@ impl Planner {
             Planner::Naive => "naive".into(),
             Planner::Telamalloc => "telamalloc".into(),
             Planner::Boxing => "boxing".into(),
+            Planner::Exact => "exact".into(),
             Planner::Greedy(o, f) => format!("{}-{}", o.name(), f.name()),
         }
     }
@@ -189,6 +199,9 @@ pub struct Options {
     pub telamalloc: TelamallocOptions,
     /// Options of the boxing planner, also used when it joins the portfolio.
     pub boxing: BoxingOptions,
+    /// Options of the exact search ([`Planner::Exact`], and the step of
+    /// [`Planner::Auto`] that runs it after greedy when a time limit is given).
+    pub exact: ExactOptions,
 }
 
 impl Default for Options {
@@ -201,6 +214,7 @@ impl Default for Options {
             verify: true,
             telamalloc: TelamallocOptions::default(),
             boxing: BoxingOptions::default(),
+            exact: ExactOptions::default(),
         }
     }
 }
@@ -260,6 +274,8 @@ pub struct Report {
     pub candidates: Vec<CandidateResult>,
     /// Wall time spent.
     pub elapsed: Duration,
+    /// Effort of the exact search, when it ran.
+    pub exact: Option<ExactStats>,
 }
 
 /// Plans `problem` with the chosen planner. See [`Options`] and [`Outcome`].

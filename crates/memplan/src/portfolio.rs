@@ -16,6 +16,7 @@ use std::time::Instant;
 use crate::analysis::max_load;
 use crate::boxing;
 use crate::checker::{check_with_capacity, CheckFailure};
+use crate::exact;
 use crate::greedy::{self, Fit, Order};
 use crate::types::{Offset, Plan, Problem, Size};
 use crate::{CandidateResult, Options, Outcome, PlanError, Planner, Report};
@@ -31,22 +32,26 @@ pub(crate) fn greedy_portfolio() -> Vec<(Order, Fit)> {
     v
 }
 
+/// Up to this many buffers, `Auto` tries the exact search before boxing.
+const EXACT_FIRST_MAX_BUFFERS: usize = 5_000;
+
 pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanError> {
     let started = Instant::now();
     let lower_bound = max_load(problem);
-    let mut candidates: Vec<Planner> = match options.planner {
-        Planner::Auto => greedy_portfolio()
+    let candidates: Vec<Planner> = match options.planner {
+        Planner::Auto | Planner::Exact => greedy_portfolio()
             .into_iter()
             .map(|(o, f)| Planner::Greedy(o, f))
             .collect(),
         p => vec![p],
     };
-    let report = |outcome, planner, results| Report {
+    let report = |outcome, planner, results, exact| Report {
         outcome,
         planner,
         max_load: lower_bound,
         candidates: results,
         elapsed: started.elapsed(),
+        exact,
     };
 
     if let Some(cap) = problem.capacity() {
@@ -56,7 +61,12 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
             .filter_map(|b| b.fixed_offset.map(|o| o.0 + b.size.0))
             .max();
         if lower_bound > cap || fixed_top.is_some_and(|t| t > cap.0) {
-            return Ok(report(Outcome::Infeasible, options.planner, Vec::new()));
+            return Ok(report(
+                Outcome::Infeasible,
+                options.planner,
+                Vec::new(),
+                None,
+            ));
         }
     }
 
@@ -79,7 +89,7 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
             planner: Planner::Telamalloc,
             height,
         }];
-        return Ok(report(outcome, Planner::Telamalloc, results));
+        return Ok(report(outcome, Planner::Telamalloc, results, None));
     }
     // ---- end TelaMalloc ----
 
@@ -87,9 +97,9 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         t => t,
     };
+    let all_threads = threads;
     // One candidate gets every thread; a portfolio gives one thread to each candidate.
     let inner_threads = if candidates.len() == 1 { threads } else { 1 };
-    let threads_all = threads;
     let threads = threads.min(candidates.len());
     let deadline = options.time_limit.map(|d| started + d);
     let optimal_at = AtomicUsize::new(usize::MAX);
@@ -120,7 +130,9 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
                 };
                 Some(boxing::run(problem, &options.boxing, inner_threads, &budget, None).0)
             }
-            Planner::Auto | Planner::Telamalloc => unreachable!("handled above"),
+            Planner::Auto | Planner::Exact | Planner::Telamalloc => {
+                unreachable!("handled above")
+            }
         };
         if let Some(offsets) = offsets {
             let height = height_of(problem, &offsets);
@@ -142,36 +154,9 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
         });
     }
 
-    let mut results = results.into_inner().expect("workers joined");
-
-    // --- Boxing joins the portfolio -------------------------------------------------
-    // When greedy leaves fragmentation, boxing iterates from the best greedy plan, within
-    // the time limit; without one, it may take as long again as greedy took (at least 1 s).
-    if options.planner == Planner::Auto && options.boxing.in_portfolio {
-        let best_greedy = results
-            .iter()
-            .enumerate()
-            .filter_map(|(k, r)| r.as_ref().map(|o| (height_of(problem, o), k)))
-            .min();
-        if let Some((_, k)) = best_greedy.filter(|&(h, _)| h > lower_bound) {
-            let greedy_time = started.elapsed().max(std::time::Duration::from_secs(1));
-            let budget = boxing::Budget {
-                deadline: deadline.or(Some(Instant::now() + greedy_time)),
-                cancel: options.cancel.as_ref(),
-            };
-            if budget.deadline.is_none_or(|d| Instant::now() < d) {
-                let incumbent = results[k].clone();
-                let (offsets, _) =
-                    boxing::run(problem, &options.boxing, threads_all, &budget, incumbent);
-                // Ties go to the earlier (greedy) candidate.
-                candidates.push(Planner::Boxing);
-                results.push(Some(offsets));
-            }
-        }
-    }
-    // ---------------------------------------------------------------------------------
+    let results = results.into_inner().expect("workers joined");
     let mut best: Option<(usize, Size)> = None;
-    let mut summary = Vec::with_capacity(candidates.len());
+    let mut summary = Vec::with_capacity(candidates.len() + 2);
     for (k, r) in results.iter().enumerate() {
         let height = r.as_ref().map(|o| height_of(problem, o));
         if let Some(h) = height {
@@ -184,13 +169,134 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
             height,
         });
     }
-    let (k, height) = best.expect("the first candidate always completes");
-    let offsets = results
+    let (k, mut height) = best.expect("the first candidate always completes");
+    let mut offsets = results
         .into_iter()
         .nth(k)
         .flatten()
         .expect("best has offsets");
-    let planner = candidates[k];
+    let mut planner = candidates[k];
+
+    // ---- Improvers after greedy: the exact search and boxing. ----
+    // Each runs only while the plan is above the lower bound (or the capacity). Small
+    // problems try the exact search first (it proves optimality on most ML traces in well
+    // under a second); large ones try boxing first, the main hope at that size.
+    let mut proven = lower_bound;
+    let mut exact_stats = None;
+    let mut proved_infeasible = false;
+    let run_exact = match options.planner {
+        Planner::Exact => true,
+        // `Auto` runs the exact search only with a budget, so that a plain library call
+        // stays fast.
+        Planner::Auto => {
+            options.time_limit.is_some()
+                || options.cancel.is_some()
+                || options.exact.node_limit.is_some()
+        }
+        _ => false,
+    };
+    let run_boxing = options.planner == Planner::Auto && options.boxing.in_portfolio;
+    let steps: [Planner; 2] = if problem.len() <= EXACT_FIRST_MAX_BUFFERS {
+        [Planner::Exact, Planner::Boxing]
+    } else {
+        [Planner::Boxing, Planner::Exact]
+    };
+    for step in steps {
+        let unfinished = match problem.capacity() {
+            Some(c) => height > c,
+            None => height > proven,
+        };
+        if !unfinished || proved_infeasible {
+            break;
+        }
+        if step == Planner::Exact && run_exact {
+            let budget = exact::Budget {
+                deadline,
+                cancel: options.cancel.clone(),
+            };
+            let Some(model) = exact::Model::new(problem, &|| budget.exhausted()) else {
+                continue;
+            };
+            let raw: Vec<u64> = offsets.iter().map(|o| o.0).collect();
+            let found = match problem.capacity() {
+                Some(c) => {
+                    let (verdict, stats) = exact::solve_capacity(
+                        &model,
+                        problem,
+                        c.0,
+                        lower_bound.0,
+                        &options.exact,
+                        &budget,
+                        all_threads,
+                    );
+                    exact_stats = Some(stats);
+                    match verdict {
+                        exact::Verdict::Feasible(o) => Some(o),
+                        exact::Verdict::Infeasible => {
+                            proved_infeasible = true;
+                            None
+                        }
+                        exact::Verdict::Unknown => None,
+                    }
+                }
+                None => {
+                    let m = exact::minimise(
+                        &model,
+                        problem,
+                        raw,
+                        lower_bound.0,
+                        &options.exact,
+                        &budget,
+                        all_threads,
+                    );
+                    exact_stats = Some(m.stats);
+                    proven = proven.max(Size(m.lower_bound));
+                    m.improved.then_some(m.offsets)
+                }
+            };
+            if let Some(o) = found {
+                let o: Vec<Offset> = o.into_iter().map(Offset).collect();
+                let h = height_of(problem, &o);
+                summary.push(CandidateResult {
+                    planner: Planner::Exact,
+                    height: Some(h),
+                });
+                if h < height || problem.capacity().is_some_and(|c| h <= c && height > c) {
+                    (offsets, height, planner) = (o, h, Planner::Exact);
+                }
+            }
+        }
+        if step == Planner::Boxing && run_boxing {
+            // Within the time limit; without one, boxing may take as long again as greedy
+            // took (at least 1 s).
+            let greedy_time = started.elapsed().max(std::time::Duration::from_secs(1));
+            let budget = boxing::Budget {
+                deadline: deadline.or(Some(Instant::now() + greedy_time)),
+                cancel: options.cancel.as_ref(),
+            };
+            if budget.deadline.is_some_and(|d| Instant::now() >= d) {
+                continue;
+            }
+            let (o, _) = boxing::run(
+                problem,
+                &options.boxing,
+                all_threads,
+                &budget,
+                Some(offsets.clone()),
+            );
+            let h = height_of(problem, &o);
+            summary.push(CandidateResult {
+                planner: Planner::Boxing,
+                height: Some(h),
+            });
+            // Ties go to the earlier plan.
+            if h < height {
+                (offsets, height, planner) = (o, h, Planner::Boxing);
+            }
+        }
+    }
+    // ---- end of the improvers ----
+
     let plan = Plan::new(problem, offsets).expect("planners place every buffer without overflow");
     let fits = problem.capacity().is_none_or(|c| height <= c);
     if options.verify {
@@ -203,17 +309,22 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
             }
         })?;
     }
-    let outcome = if !fits {
+    let outcome = if !fits && proved_infeasible {
+        Outcome::Infeasible
+    } else if !fits {
         Outcome::Unknown {
             best_so_far: Some(plan),
-            lower_bound,
+            lower_bound: proven,
         }
-    } else if height <= lower_bound {
+    } else if height <= proven {
         Outcome::Optimal(plan)
     } else {
-        Outcome::Feasible { plan, lower_bound }
+        Outcome::Feasible {
+            plan,
+            lower_bound: proven,
+        }
     };
-    Ok(report(outcome, planner, summary))
+    Ok(report(outcome, planner, summary, exact_stats))
 }
 
 fn height_of(problem: &Problem, offsets: &[Offset]) -> Size {

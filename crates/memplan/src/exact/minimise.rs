@@ -1,0 +1,126 @@
+//! Minimise mode, anytime: tighten `[lower, upper]` on the minimum height with capacity
+//! searches.
+//!
+//! ```text
+//!   lower (proven)            soft                          upper (a plan)
+//!   |--------------------------|------------------------------|
+//!   probes: first `lower` itself (one probe proves optimality), then bisection of
+//!   [soft, upper). Feasible → upper drops to the plan found; Infeasible → lower rises
+//!   (proven); Unknown → soft rises (nothing proven). When soft nears upper, a new
+//!   pass starts from lower: the node limit of the probe at lower grows 4×, that of the
+//!   bisection probes 2×.
+//! ```
+//!
+//! Stops when `lower == upper` (optimal), when the budget runs out, or when a pass at
+//! the largest node limit allowed ends. The best plan and the best proven lower bound are
+//! always at hand.
+
+use super::{solve_capacity, Budget, ExactOptions, ExactStats, Model, Verdict};
+use crate::Problem;
+
+/// What minimise mode returns.
+pub(crate) struct Minimised {
+    /// The lowest plan found (problem order).
+    pub(crate) offsets: Vec<u64>,
+    /// Its height.
+    pub(crate) height: u64,
+    /// No plan is lower than this.
+    pub(crate) lower_bound: u64,
+    /// True when `offsets` came from the search (not the starting plan).
+    pub(crate) improved: bool,
+    /// Effort.
+    pub(crate) stats: ExactStats,
+}
+
+fn height(problem: &Problem, offsets: &[u64]) -> u64 {
+    problem
+        .buffers()
+        .iter()
+        .zip(offsets)
+        .map(|(b, &o)| o + b.size.0)
+        .max()
+        .unwrap_or(0)
+}
+
+/// Minimises the height, starting from the plan `start` and the proven bound `lower`.
+pub(crate) fn minimise(
+    model: &Model,
+    problem: &Problem,
+    start: Vec<u64>,
+    lower: u64,
+    opt: &ExactOptions,
+    budget: &Budget,
+    threads: usize,
+) -> Minimised {
+    let mut out = Minimised {
+        height: height(problem, &start),
+        offsets: start,
+        lower_bound: lower.max(model.fixed_top),
+        improved: false,
+        stats: ExactStats::default(),
+    };
+    let max_nodes = opt.node_limit.unwrap_or(u64::MAX);
+    let base_limit = (8 * model.len() as u64).max(1024).min(max_nodes);
+    let mut probe_limit = base_limit;
+    let mut pass_growth = 1u64;
+    let mut soft = out.lower_bound;
+    let mut first = true;
+    while out.lower_bound < out.height && !budget.exhausted() {
+        // A pass ends when the unexplored window is under 1/1024 of the height: bisecting
+        // it byte by byte costs a full probe per byte for little gain.
+        if soft.saturating_add(out.height / 1024) >= out.height {
+            if probe_limit >= max_nodes {
+                break;
+            }
+            probe_limit = probe_limit.saturating_mul(4).min(max_nodes);
+            pass_growth = pass_growth.saturating_mul(2);
+            soft = out.lower_bound;
+            first = true;
+        }
+        let target = if first {
+            out.lower_bound
+        } else {
+            soft + (out.height - 1 - soft) / 2
+        };
+        // The probe at the lower bound (the one that can prove optimality) gets the full
+        // limit; the bisection probes between get its square root's share (half the
+        // growth), so that most of a long budget goes where the answer usually is.
+        let limit = if first {
+            probe_limit
+        } else {
+            probe_limit.min(base_limit.saturating_mul(pass_growth))
+        };
+        first = false;
+        let probe = ExactOptions {
+            node_limit: Some(limit),
+            ..opt.clone()
+        };
+        let (verdict, stats) = solve_capacity(
+            model,
+            problem,
+            target,
+            out.lower_bound,
+            &probe,
+            budget,
+            threads,
+        );
+        out.stats.add(stats);
+        match verdict {
+            Verdict::Feasible(offsets) => {
+                let h = height(problem, &offsets);
+                debug_assert!(h <= target);
+                if h < out.height {
+                    out.height = h;
+                    out.offsets = offsets;
+                    out.improved = true;
+                }
+            }
+            Verdict::Infeasible => {
+                out.lower_bound = target + 1;
+                soft = soft.max(out.lower_bound);
+            }
+            Verdict::Unknown => soft = target + 1,
+        }
+    }
+    out
+}

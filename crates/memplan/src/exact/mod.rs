@@ -1,0 +1,334 @@
+//! The exact planner: MiniMalloc's canonical search (Moffitt, ASPLOS 2023), written from
+//! the paper.
+//!
+//! Two modes share one search ([`search`]):
+//! - *capacity*: a plan with height ≤ C, a proof that none exists, or Unknown when the
+//!   node limit, time limit or cancel handle stops it ([`solve_capacity`]);
+//! - *minimise*, anytime: the greedy plan gives the upper bound and the max load the
+//!   lower bound; capacity searches tighten them until they meet or time runs out
+//!   ([`minimise`]).
+//!
+//! Every pruning rule is a switch of [`ExactOptions`], on by default. Several static
+//! preorders (the tie-break and index-monotonic order, §7) are tried: with more than one
+//! thread they race, each on its own thread; on one thread they alternate in rounds of a
+//! doubling node limit, as minimalloc does. Either way the run kept is the one that
+//! finishes with the fewest nodes (ties to the earlier preorder), so the plan is the same
+//! whatever the thread count (see [`run_preorders`]). Node counts in [`ExactStats`]
+//! include the losing runs, so they can vary from run to run with more than one thread.
+//!
+//! Files: `model.rs` (sections, overlaps, fixed obstacles), `search.rs` (the search and
+//! why its restrictions keep it complete), `minimise.rs` (the anytime bisection).
+
+mod minimise;
+mod model;
+mod search;
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+pub(crate) use minimise::minimise;
+pub(crate) use model::Model;
+use search::{Limits, Search, Status};
+
+use crate::CancelToken;
+
+/// A static preorder of the buffers (MiniMalloc §7): the order in which buffers at the
+/// same offset are tried, and the order index monotonicity refers to. Every key sorts
+/// larger first; the last tie goes to the input order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Preorder {
+    /// Longest lifetime, then largest area, then highest section total.
+    LengthAreaTotal,
+    /// Highest section total (the largest sum of unallocated sizes in one of the
+    /// buffer's sections), then area, then lifetime.
+    TotalAreaLength,
+    /// Highest section total, then lifetime, then area.
+    TotalLengthArea,
+    /// Largest size, then lifetime, then area.
+    SizeLengthArea,
+}
+
+impl Preorder {
+    /// Every preorder.
+    pub const ALL: [Preorder; 4] = [
+        Preorder::LengthAreaTotal,
+        Preorder::TotalAreaLength,
+        Preorder::TotalLengthArea,
+        Preorder::SizeLengthArea,
+    ];
+
+    /// The name used by the CLI, e.g. `length-area-total`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preorder::LengthAreaTotal => "length-area-total",
+            Preorder::TotalAreaLength => "total-area-length",
+            Preorder::TotalLengthArea => "total-length-area",
+            Preorder::SizeLengthArea => "size-length-area",
+        }
+    }
+}
+
+/// Options of the exact planner. Every pruning rule is a switch, on by default; turning
+/// one off never changes whether a plan exists, only how long the search takes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExactOptions {
+    /// Only canonical sequences: offsets never decrease, equal offsets go in preorder
+    /// rank order (§5, §6.1).
+    pub canonical: bool,
+    /// Section inference, eq. 3 of §6.2: placed top plus unallocated total per section.
+    pub section_inference: bool,
+    /// Strengthening 1 of §6.2: a section's level is at least the last offset placed
+    /// (needs `canonical`).
+    pub monotonic_floor: bool,
+    /// Strengthening 2 of §6.2: a section's level is at least the lowest floor among its
+    /// unallocated buffers (the effective height).
+    pub unallocated_floor: bool,
+    /// Dominance (§6.3): never place a buffer at or above the lowest top some other
+    /// unallocated buffer could reach.
+    pub dominance: bool,
+    /// Dynamic temporal decomposition (§7).
+    pub decomposition: bool,
+    /// Static preordering heuristics (§7). Off: the input order, one run.
+    pub static_preordering: bool,
+    /// The preorders to alternate when `static_preordering` is on.
+    pub preorders: Vec<Preorder>,
+    /// Stop a capacity search after this many nodes per preorder (Unknown).
+    pub node_limit: Option<u64>,
+}
+
+impl Default for ExactOptions {
+    fn default() -> ExactOptions {
+        ExactOptions {
+            canonical: true,
+            section_inference: true,
+            monotonic_floor: true,
+            unallocated_floor: true,
+            dominance: true,
+            decomposition: true,
+            static_preordering: true,
+            preorders: vec![
+                Preorder::LengthAreaTotal,
+                Preorder::TotalAreaLength,
+                Preorder::TotalLengthArea,
+            ],
+            node_limit: None,
+        }
+    }
+}
+
+/// Search effort of the exact planner, summed over every run it made.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExactStats {
+    /// Search nodes visited.
+    pub nodes: u64,
+    /// Nodes at which every child failed.
+    pub backtracks: u64,
+    /// Capacity searches run (one in capacity mode; several when minimising).
+    pub probes: u64,
+}
+
+impl ExactStats {
+    fn add(&mut self, other: ExactStats) {
+        self.nodes += other.nodes;
+        self.backtracks += other.backtracks;
+        self.probes += other.probes;
+    }
+}
+
+/// The answer of one capacity search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Offsets of every buffer (problem order) with height ≤ the capacity.
+    Feasible(Vec<u64>),
+    /// Proven: no plan fits.
+    Infeasible,
+    /// Stopped first.
+    Unknown,
+}
+
+/// When to stop, shared by the runs of one call.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Budget {
+    pub(crate) deadline: Option<Instant>,
+    pub(crate) cancel: Option<CancelToken>,
+}
+
+impl Budget {
+    pub(crate) fn exhausted(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self.cancel.as_ref().is_some_and(|c| c.is_cancelled())
+    }
+}
+
+/// Stack for the search threads: recursion is as deep as the number of buffers.
+const STACK_BYTES: usize = 512 << 20;
+
+/// Up to this many buffers, one search thread runs on the caller's stack.
+const INLINE_MAX_BUFFERS: usize = 1000;
+
+/// Searches for a plan with height ≤ `capacity`. `lower_bound` is a proven bound (the
+/// max load); below it the answer is Infeasible at once. `offsets_of` maps a solution of
+/// the free buffers to problem offsets (fixed buffers keep theirs).
+pub(crate) fn solve_capacity(
+    model: &Model,
+    problem: &crate::Problem,
+    capacity: u64,
+    lower_bound: u64,
+    opt: &ExactOptions,
+    budget: &Budget,
+    threads: usize,
+) -> (Verdict, ExactStats) {
+    let mut stats = ExactStats {
+        probes: 1,
+        ..ExactStats::default()
+    };
+    if lower_bound > capacity || model.fixed_top > capacity {
+        return (Verdict::Infeasible, stats);
+    }
+    let preorders: Vec<Option<Preorder>> = if opt.static_preordering && !opt.preorders.is_empty() {
+        opt.preorders.iter().copied().map(Some).collect()
+    } else {
+        vec![None]
+    };
+    let max_nodes = opt.node_limit.unwrap_or(u64::MAX);
+    if preorders.len() > 1 && threads > 1 {
+        // Several cores: race the preorders once, with no restarts.
+        let (verdict, race) = run_preorders(
+            model, problem, capacity, opt, &preorders, max_nodes, budget, None,
+        );
+        stats.nodes += race.nodes;
+        stats.backtracks += race.backtracks;
+        return (verdict.unwrap_or(Verdict::Unknown), stats);
+    }
+    // One thread: rounds with a doubling node limit (one preorder: a single run).
+    let mut limit = if preorders.len() == 1 {
+        max_nodes
+    } else {
+        (2 * model.len() as u64).max(64).min(max_nodes)
+    };
+    loop {
+        let (verdict, round) = run_preorders(
+            model,
+            problem,
+            capacity,
+            opt,
+            &preorders,
+            limit,
+            budget,
+            Some(1),
+        );
+        stats.nodes += round.nodes;
+        stats.backtracks += round.backtracks;
+        match verdict {
+            Some(v) => return (v, stats),
+            None if limit >= max_nodes || budget.exhausted() => return (Verdict::Unknown, stats),
+            None => limit = limit.saturating_mul(2).min(max_nodes),
+        }
+    }
+}
+
+/// Runs every preorder with node limit `limit` and keeps the run that finishes (a plan
+/// or a proof) with the fewest nodes, ties to the earlier preorder. `workers: None` gives
+/// each preorder its own thread (a race; the OS shares the cores between them);
+/// `Some(w)` runs them on `w` workers in turn.
+///
+/// Searches are deterministic, so that winner does not depend on timing or on the
+/// workers: a run stops as soon as it has visited more nodes than some finished run (it
+/// can no longer win), and the winner is never stopped, since no run finishes with fewer
+/// nodes. Rounds of a growing `limit` pick the same winner too: in the first round in
+/// which any run finishes, every run that did not has more nodes than the limit.
+#[allow(clippy::too_many_arguments)]
+fn run_preorders(
+    model: &Model,
+    problem: &crate::Problem,
+    capacity: u64,
+    opt: &ExactOptions,
+    preorders: &[Option<Preorder>],
+    limit: u64,
+    budget: &Budget,
+    workers: Option<usize>,
+) -> (Option<Verdict>, ExactStats) {
+    let fewest = AtomicU64::new(limit);
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<(RunResult, u64)>>> = Mutex::new(vec![None; preorders.len()]);
+    let stats = Mutex::new(ExactStats::default());
+    let run = |k: usize| {
+        if budget.exhausted() {
+            return;
+        }
+        let limits = Limits {
+            nodes: limit,
+            deadline: budget.deadline,
+            cancel: budget.cancel.as_ref(),
+            race: Some(&fewest),
+        };
+        let mut search = Search::new(model, opt, preorders[k], capacity, limits);
+        let status = search.run();
+        if status != Status::Stopped {
+            fewest.fetch_min(search.nodes, Ordering::Relaxed);
+        }
+        {
+            let mut st = stats.lock().expect("no panic while locked");
+            st.nodes += search.nodes;
+            st.backtracks += search.backtracks;
+        }
+        results.lock().expect("no panic while locked")[k] =
+            Some(((status, search.solution), search.nodes));
+    };
+    let worker = || loop {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        if k >= preorders.len() {
+            break;
+        }
+        run(k);
+    };
+    match workers {
+        Some(1) if model.len() <= INLINE_MAX_BUFFERS => worker(),
+        _ => {
+            let threads = workers.unwrap_or(preorders.len()).clamp(1, preorders.len());
+            std::thread::scope(|s| {
+                for _ in 0..threads {
+                    std::thread::Builder::new()
+                        .stack_size(STACK_BYTES)
+                        .spawn_scoped(s, worker)
+                        .expect("spawning a search thread");
+                }
+            });
+        }
+    }
+    let stats = stats.into_inner().expect("joined");
+    let winner = results
+        .into_inner()
+        .expect("joined")
+        .into_iter()
+        .enumerate()
+        .filter_map(|(k, r)| r.map(|r| (k, r)))
+        .filter(|(_, ((status, _), _))| *status != Status::Stopped)
+        .min_by_key(|(k, (_, nodes))| (*nodes, *k))
+        .map(|(_, (r, _))| r);
+    let verdict = winner.map(|(status, sol)| match status {
+        Status::Found => Verdict::Feasible(to_offsets(model, problem, &sol)),
+        _ => Verdict::Infeasible,
+    });
+    (verdict, stats)
+}
+
+/// How one preorder's run ended, and the free buffers' offsets.
+type RunResult = (Status, Vec<u64>);
+
+/// Problem-order offsets from the free buffers' offsets.
+fn to_offsets(model: &Model, problem: &crate::Problem, free: &[u64]) -> Vec<u64> {
+    let mut out: Vec<u64> = problem
+        .buffers()
+        .iter()
+        .map(|b| b.fixed_offset.map_or(0, |o| o.0))
+        .collect();
+    for (k, &i) in model.free.iter().enumerate() {
+        out[i as usize] = free[k];
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,593 @@
+//! The depth-first canonical search for one capacity (MiniMalloc §5–7).
+//!
+//! # The model the search explores
+//!
+//! Each unallocated buffer `b` has a *floor*: the lowest offset at or above the top of
+//! every placed buffer it is live with, aligned and clear of fixed buffers
+//! ([`Model::fit`]). A node places one buffer exactly at its floor. The search only
+//! builds *canonical* sequences (§5): offsets never decrease, and buffers at the same
+//! offset come in preorder rank order. The node order is lowest offset first, ties by
+//! rank (§7, dynamic ordering), so a run without backtracking is a greedy plan.
+//!
+//! # Why the restrictions keep the search complete
+//!
+//! *Compaction.* Take any plan; visit its free buffers by offset and drop each to the
+//! fit of the highest top of the already visited buffers it is live with. Its old offset
+//! is one candidate, and `fit` is monotone, so no buffer rises and the plan stays valid.
+//! Sorting the result by (offset, rank) gives a canonical sequence in which each buffer
+//! sits exactly at its floor: this holds with alignment (the old offset is aligned), with
+//! fixed buffers (they are obstacles that `fit` steps over; they never move), and with
+//! gaps (live-together is what "overlap" means throughout). So no relaxation for those
+//! buffers is needed; `tests/exact.rs` checks this against brute force.
+//!
+//! *Dominance* (§6.3). Among all compacted canonical plans take one with the least sum
+//! of offsets. If at a node on its path the next buffer sits at `o ≥ floor(d) + size(d)`
+//! for another unallocated `d`, moving `d` down to its floor gives a valid plan (nothing
+//! placed later is below `o`) with a smaller sum — a contradiction. So pruning
+//! `o ≥ min_d (floor(d) + size(d))` never cuts that plan's path.
+//!
+//! *Section inference* (§6.2, eq. 3). All unallocated buffers of a section are live
+//! together and live with every placed buffer of the section, so they stack above the
+//! section's highest placed top; in a canonical sequence also above the last offset
+//! (the monotonic floor), and above the lowest floor among them (the effective height).
+//! A node fails when that level plus their total size (plus what fixed buffers take up
+//! above it) exceeds the capacity.
+//!
+//! *Dynamic decomposition* (§7). When no unallocated buffer spans a section boundary,
+//! the buffers on either side never meet again: each side is solved on its own, and a
+//! failure on one side fails the node with no backtracking into the other. Each side is
+//! a fresh floor-model problem whose floors are lifted to the last offset, re-ranked with
+//! the static preorder; a fresh canonical search is complete for it by the argument above.
+//!
+//! # State
+//!
+//! Incremental, undone on backtrack (never copied): floors (with a trail), per-section
+//! placed top / effective height (with a trail) and unallocated total, and per-boundary
+//! counts of unallocated spans crossing it. Candidate lists live in one arena stack.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use super::model::Model;
+use super::{ExactOptions, Preorder};
+use crate::CancelToken;
+
+const NONE: u64 = u64::MAX;
+
+/// How a search ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// A plan under the capacity; in [`Search::solution`].
+    Found,
+    /// Proven: none exists.
+    NotFound,
+    /// Node limit, deadline, cancellation, or a lost race.
+    Stopped,
+}
+
+/// Where a search must stop.
+pub(crate) struct Limits<'a> {
+    pub(crate) nodes: u64,
+    pub(crate) deadline: Option<Instant>,
+    pub(crate) cancel: Option<&'a CancelToken>,
+    /// In a race of preorders: the fewest nodes any finished run needed. A run that has
+    /// visited more can no longer win, and stops.
+    pub(crate) race: Option<&'a AtomicU64>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Cand {
+    off: u64,
+    rank: u32,
+    b: u32,
+}
+
+/// One run of the search for one capacity and one preorder.
+pub(crate) struct Search<'a> {
+    m: &'a Model,
+    opt: &'a ExactOptions,
+    preorder: Option<Preorder>,
+    cap: u64,
+    limits: Limits<'a>,
+    offset: Vec<u64>,
+    floor: Vec<u64>,
+    sec_floor: Vec<u64>,
+    sec_total: Vec<u64>,
+    /// Max-tree over `sec_total` (leaves at `leaves..2 * leaves`), for the monotonic floor.
+    total_tree: Vec<u64>,
+    leaves: usize,
+    cuts: Vec<u32>,
+    floor_trail: Vec<(u32, u64)>,
+    sec_trail: Vec<(u32, u64)>,
+    stamp: Vec<u32>,
+    generation: u32,
+    affected: Vec<u32>,
+    arena: Vec<Cand>,
+    /// Offsets of the free buffers of the plan found (valid after [`Status::Found`]).
+    pub(crate) solution: Vec<u64>,
+    /// Nodes visited.
+    pub(crate) nodes: u64,
+    /// Nodes all of whose children failed.
+    pub(crate) backtracks: u64,
+}
+
+impl<'a> Search<'a> {
+    pub(crate) fn new(
+        m: &'a Model,
+        opt: &'a ExactOptions,
+        preorder: Option<Preorder>,
+        cap: u64,
+        limits: Limits<'a>,
+    ) -> Search<'a> {
+        let n = m.len();
+        let s = m.sections;
+        let floor: Vec<u64> = (0..n).map(|b| m.fit(b, 0, cap).unwrap_or(NONE)).collect();
+        let mut sec_total = vec![0u64; s];
+        let mut sec_floor = vec![0u64; s];
+        for (sec, (total, fl)) in sec_total.iter_mut().zip(&mut sec_floor).enumerate() {
+            let mut low = NONE;
+            for &b in m.members.get(sec) {
+                *total += m.size[b as usize];
+                low = low.min(floor[b as usize]);
+            }
+            if opt.unallocated_floor && low != NONE {
+                *fl = low;
+            }
+        }
+        let leaves = s.next_power_of_two().max(1);
+        let mut total_tree = vec![0u64; 2 * leaves];
+        total_tree[leaves..leaves + s].copy_from_slice(&sec_total);
+        for i in (1..leaves).rev() {
+            total_tree[i] = total_tree[2 * i].max(total_tree[2 * i + 1]);
+        }
+        let mut cuts = vec![0u32; s.saturating_sub(1)];
+        // Difference array: a span [lo, hi) crosses boundaries lo..hi-1.
+        let mut diff = vec![0i64; s + 1];
+        for b in 0..n {
+            let (lo, hi) = m.span(b);
+            if hi > lo + 1 {
+                diff[lo as usize] += 1;
+                diff[hi as usize - 1] -= 1;
+            }
+        }
+        let mut run = 0i64;
+        for (k, c) in cuts.iter_mut().enumerate() {
+            run += diff[k];
+            *c = run as u32;
+        }
+        Search {
+            m,
+            opt,
+            preorder,
+            cap,
+            limits,
+            offset: vec![NONE; n],
+            floor,
+            sec_floor,
+            sec_total,
+            total_tree,
+            leaves,
+            cuts,
+            floor_trail: Vec::new(),
+            sec_trail: Vec::new(),
+            stamp: vec![0; s],
+            generation: 0,
+            affected: Vec::new(),
+            arena: Vec::with_capacity(4 * n + 16),
+            solution: vec![NONE; n],
+            nodes: 0,
+            backtracks: 0,
+        }
+    }
+
+    /// Runs the search from the root.
+    pub(crate) fn run(&mut self) -> Status {
+        let n = self.m.len();
+        if n == 0 {
+            return Status::Found;
+        }
+        let sections = self.m.sections as u32;
+        if !self.consistent_scan(0, sections, 0) {
+            return Status::NotFound;
+        }
+        let all: Vec<u32> = (0..n as u32).collect();
+        let cuts: Vec<u32> = if self.opt.decomposition {
+            (0..self.cuts.len() as u32)
+                .filter(|&k| self.cuts[k as usize] == 0)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        self.solve_parts(&all, 0, self.m.sections as u32, &cuts, 0)
+    }
+
+    fn should_stop(&self) -> bool {
+        self.limits.deadline.is_some_and(|d| Instant::now() >= d)
+            || self.limits.cancel.is_some_and(|c| c.is_cancelled())
+    }
+
+    /// The static preorder key of `b`: larger first.
+    fn preorder_key(&self, b: usize) -> [u64; 3] {
+        let total = || {
+            self.m
+                .runs
+                .get(b)
+                .iter()
+                .flat_map(|&(lo, hi)| lo..hi)
+                .map(|s| self.sec_total[s as usize])
+                .max()
+                .unwrap_or(0)
+        };
+        let (length, area) = (self.m.length[b], self.m.area[b]);
+        match self.preorder {
+            None => [0, 0, 0],
+            Some(Preorder::LengthAreaTotal) => [length, area, total()],
+            Some(Preorder::TotalAreaLength) => [total(), area, length],
+            Some(Preorder::TotalLengthArea) => [total(), length, area],
+            Some(Preorder::SizeLengthArea) => [self.m.size[b], length, area],
+        }
+    }
+
+    /// Solves the unallocated buffers of `list` (all inside sections `[lo, hi)`), split at
+    /// the boundaries `cuts` (sorted) into independent parts, each re-ranked by the
+    /// static preorder and searched with every offset at or above `base`.
+    fn solve_parts(&mut self, list: &[u32], lo: u32, hi: u32, cuts: &[u32], base: u64) -> Status {
+        let mut bounds = Vec::with_capacity(cuts.len() + 2);
+        bounds.push(lo);
+        bounds.extend(cuts.iter().map(|&k| k + 1));
+        bounds.push(hi);
+        for w in bounds.windows(2) {
+            let (plo, phi) = (w[0], w[1]);
+            let mut part: Vec<(std::cmp::Reverse<[u64; 3]>, u32)> = list
+                .iter()
+                .filter(|&&b| {
+                    let (slo, shi) = self.m.span(b as usize);
+                    self.offset[b as usize] == NONE && slo >= plo && shi <= phi
+                })
+                .map(|&b| (std::cmp::Reverse(self.preorder_key(b as usize)), b))
+                .collect();
+            if part.is_empty() {
+                continue;
+            }
+            if self.preorder.is_some() && self.opt.static_preordering {
+                part.sort_unstable();
+            }
+            let a0 = self.arena.len();
+            for (rank, &(_, b)) in part.iter().enumerate() {
+                self.arena.push(Cand {
+                    off: 0,
+                    rank: rank as u32,
+                    b,
+                });
+            }
+            let a1 = self.arena.len();
+            let status = self.search(a0, a1, plo, phi, (base, 0));
+            self.arena.truncate(a0);
+            if status != Status::Found {
+                return status;
+            }
+        }
+        Status::Found
+    }
+
+    /// A node: the unallocated buffers are those of `arena[a0..a1]` not yet placed; the
+    /// next placement must have a (offset, rank) key at or above `min_key`.
+    fn search(&mut self, a0: usize, a1: usize, lo: u32, hi: u32, min_key: (u64, u32)) -> Status {
+        self.nodes += 1;
+        if self.nodes > self.limits.nodes
+            || self
+                .limits
+                .race
+                .is_some_and(|r| self.nodes > r.load(Ordering::Relaxed))
+            || (self.nodes & 1023 == 0 && self.should_stop())
+        {
+            return Status::Stopped;
+        }
+        let start = self.arena.len();
+        let mut min_height = NONE;
+        for i in a0..a1 {
+            let c = self.arena[i];
+            let b = c.b as usize;
+            if self.offset[b] != NONE {
+                continue;
+            }
+            let f = self.floor[b];
+            if f == NONE {
+                // It can never fit: floors only rise.
+                self.arena.truncate(start);
+                self.backtracks += 1;
+                return Status::NotFound;
+            }
+            min_height = min_height.min(f + self.m.size[b]);
+            self.arena.push(Cand {
+                off: f,
+                rank: c.rank,
+                b: c.b,
+            });
+        }
+        let end = self.arena.len();
+        if start == end {
+            return Status::Found;
+        }
+        // Candidates in (offset, rank) order: the first by selection (most nodes try
+        // one), the rest by sorting once.
+        let floor_key = if self.opt.canonical { min_key } else { (0, 0) };
+        let mut first: Option<Cand> = None;
+        for c in &self.arena[start..end] {
+            let k = (c.off, c.rank);
+            if k >= floor_key && first.is_none_or(|x| k < (x.off, x.rank)) {
+                first = Some(*c);
+            }
+        }
+        let Some(first) = first else {
+            self.backtracks += 1;
+            self.arena.truncate(start);
+            return Status::NotFound;
+        };
+        if self.opt.dominance && first.off >= min_height {
+            self.backtracks += 1;
+            self.arena.truncate(start);
+            return Status::NotFound;
+        }
+        match self.place_and_recurse(first, start, end, lo, hi) {
+            Status::NotFound => {}
+            s => {
+                self.arena.truncate(start);
+                return s;
+            }
+        }
+        // The other candidates: after the first, below the dominance bound; copied
+        // above the frame (children push theirs above these) and sorted.
+        let after = (first.off, first.rank);
+        let bound = if self.opt.dominance { min_height } else { NONE };
+        for i in start..end {
+            let c = self.arena[i];
+            if (c.off, c.rank) > after && c.off < bound {
+                self.arena.push(c);
+            }
+        }
+        let rest = self.arena.len();
+        self.arena[end..rest].sort_unstable_by_key(|c| (c.off, c.rank));
+        for i in end..rest {
+            let c = self.arena[i];
+            match self.place_and_recurse(c, start, end, lo, hi) {
+                Status::NotFound => {}
+                s => {
+                    self.arena.truncate(start);
+                    return s;
+                }
+            }
+        }
+        self.backtracks += 1;
+        self.arena.truncate(start);
+        Status::NotFound
+    }
+
+    fn place_and_recurse(&mut self, c: Cand, start: usize, end: usize, lo: u32, hi: u32) -> Status {
+        let m = self.m;
+        let b = c.b as usize;
+        let size = m.size[b];
+        let top = c.off + size;
+        if self.opt.canonical && self.opt.monotonic_floor && self.opt.section_inference {
+            // Cheap pre-check of the monotonic floor on the sections `b` does not span
+            // (their totals do not change): fail without placing.
+            let (slo, shi) = m.span(b);
+            let outside = self
+                .max_total(lo as usize, (slo.max(lo)) as usize)
+                .max(self.max_total((shi.min(hi)) as usize, hi as usize));
+            if outside > 0 && c.off.saturating_add(outside) > self.cap {
+                return Status::NotFound;
+            }
+        }
+        self.offset[b] = c.off;
+        let floor_mark = self.floor_trail.len();
+        let sec_mark = self.sec_trail.len();
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.stamp.fill(0);
+            self.generation = 1;
+        }
+        self.affected.clear();
+        // The sections of `b`: raise their placed top. `b` leaves their unallocated
+        // members, which may raise their lowest floor: rescan them.
+        for &(slo, shi) in m.runs.get(b) {
+            for s in slo as usize..shi as usize {
+                self.sec_trail.push((s as u32, self.sec_floor[s]));
+                self.sec_floor[s] = self.sec_floor[s].max(top);
+                self.sec_total[s] -= size;
+                self.set_tree(s);
+                if self.opt.unallocated_floor {
+                    self.stamp[s] = self.generation;
+                    self.affected.push(s as u32);
+                }
+            }
+        }
+        for &u in m.overlaps.get(b) {
+            let u = u as usize;
+            if self.offset[u] != NONE || self.floor[u] >= top {
+                continue;
+            }
+            let old = self.floor[u];
+            self.floor_trail.push((u as u32, old));
+            self.floor[u] = m.fit(u, top, self.cap).unwrap_or(NONE);
+            if self.opt.unallocated_floor {
+                for &(slo, shi) in m.runs.get(u) {
+                    for s in slo..shi {
+                        // Invariant: a section's level is max(placed top, lowest
+                        // unallocated floor) exactly. When `u` was above the level it
+                        // was not the lowest, and the level stays.
+                        if old <= self.sec_floor[s as usize]
+                            && self.stamp[s as usize] != self.generation
+                        {
+                            self.stamp[s as usize] = self.generation;
+                            self.affected.push(s);
+                        }
+                    }
+                }
+            }
+        }
+        if self.opt.unallocated_floor {
+            for i in 0..self.affected.len() {
+                let s = self.affected[i] as usize;
+                let level = self.sec_floor[s];
+                let mut low = NONE;
+                for &u in m.members.get(s) {
+                    if self.offset[u as usize] == NONE {
+                        low = low.min(self.floor[u as usize]);
+                        if low <= level {
+                            break; // The level cannot rise.
+                        }
+                    }
+                }
+                if low != NONE && low > self.sec_floor[s] {
+                    self.sec_trail.push((s as u32, self.sec_floor[s]));
+                    self.sec_floor[s] = low;
+                }
+            }
+        }
+        let (span_lo, span_hi) = m.span(b);
+        let mut cut_points: Vec<u32> = Vec::new();
+        if self.opt.decomposition {
+            for k in span_lo..span_hi.saturating_sub(1) {
+                self.cuts[k as usize] -= 1;
+                if self.cuts[k as usize] == 0 && k >= lo && k + 1 < hi {
+                    cut_points.push(k);
+                }
+            }
+        }
+
+        let status = if !self.consistent(lo, hi, c.off, b) {
+            Status::NotFound
+        } else if !cut_points.is_empty() {
+            let list: Vec<u32> = self.arena[start..end].iter().map(|x| x.b).collect();
+            let base = if self.opt.canonical { c.off } else { 0 };
+            self.solve_parts(&list, lo, hi, &cut_points, base)
+        } else {
+            self.search(start, end, lo, hi, (c.off, c.rank + 1))
+        };
+        if status == Status::Found {
+            self.solution[b] = c.off;
+        }
+
+        if self.opt.decomposition {
+            for k in span_lo..span_hi.saturating_sub(1) {
+                self.cuts[k as usize] += 1;
+            }
+        }
+        while self.sec_trail.len() > sec_mark {
+            let (s, v) = self.sec_trail.pop().expect("non-empty");
+            self.sec_floor[s as usize] = v;
+        }
+        for &(slo, shi) in m.runs.get(b) {
+            for s in slo as usize..shi as usize {
+                self.sec_total[s] += size;
+                self.set_tree(s);
+            }
+        }
+        while self.floor_trail.len() > floor_mark {
+            let (u, v) = self.floor_trail.pop().expect("non-empty");
+            self.floor[u as usize] = v;
+        }
+        self.offset[b] = NONE;
+        status
+    }
+
+    #[inline]
+    fn set_tree(&mut self, s: usize) {
+        let mut i = self.leaves + s;
+        self.total_tree[i] = self.sec_total[s];
+        while i > 1 {
+            i /= 2;
+            self.total_tree[i] = self.total_tree[2 * i].max(self.total_tree[2 * i + 1]);
+        }
+    }
+
+    /// The largest unallocated total among sections `[lo, hi)`.
+    fn max_total(&self, lo: usize, hi: usize) -> u64 {
+        let (mut l, mut r) = (lo + self.leaves, hi + self.leaves);
+        let mut best = 0;
+        while l < r {
+            if l & 1 == 1 {
+                best = best.max(self.total_tree[l]);
+                l += 1;
+            }
+            if r & 1 == 1 {
+                r -= 1;
+                best = best.max(self.total_tree[r]);
+            }
+            l /= 2;
+            r /= 2;
+        }
+        best
+    }
+
+    /// Section inference after placing `b` at `last`, incrementally: only the sections
+    /// whose level changed (those of `b`, and those whose effective height rose) are
+    /// rechecked, the others passed at the parent; the monotonic floor `last` rises for
+    /// all of them at once, which one range-max query over the totals covers.
+    fn consistent(&self, lo: u32, hi: u32, last: u64, b: usize) -> bool {
+        if self.m.has_fixed {
+            return self.consistent_scan(lo, hi, last);
+        }
+        let monotonic = self.opt.canonical && self.opt.monotonic_floor;
+        let ok = |s: usize| {
+            let total = self.sec_total[s];
+            if total == 0 || (s as u32) < lo || s as u32 >= hi {
+                return true;
+            }
+            let mut level = self.sec_floor[s];
+            if monotonic {
+                level = level.max(last);
+            }
+            if self.opt.section_inference {
+                level = level.saturating_add(total);
+            }
+            level <= self.cap
+        };
+        for &(slo, shi) in self.m.runs.get(b) {
+            if !(slo as usize..shi as usize).all(ok) {
+                return false;
+            }
+        }
+        if self.opt.unallocated_floor && !self.affected.iter().all(|&s| ok(s as usize)) {
+            return false;
+        }
+        if monotonic && self.opt.section_inference {
+            let t = self.max_total(lo as usize, hi as usize);
+            if t > 0 && last.saturating_add(t) > self.cap {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Section inference (eq. 3 with the monotonic floor and the effective height) over
+    /// every section of `[lo, hi)`, after placing a buffer at `last`.
+    fn consistent_scan(&self, lo: u32, hi: u32, last: u64) -> bool {
+        let monotonic = self.opt.canonical && self.opt.monotonic_floor;
+        for s in lo as usize..hi as usize {
+            let total = self.sec_total[s];
+            if total == 0 {
+                continue;
+            }
+            let mut level = self.sec_floor[s];
+            if monotonic {
+                level = level.max(last);
+            }
+            let mut need = level;
+            if self.opt.section_inference {
+                need = need.saturating_add(total);
+                if self.m.has_fixed {
+                    for &(flo, fhi) in self.m.section_fixed.get(s) {
+                        let (a, z) = (flo.max(level), fhi.min(self.cap));
+                        need = need.saturating_add(z.saturating_sub(a));
+                    }
+                }
+            }
+            if need > self.cap {
+                return false;
+            }
+        }
+        true
+    }
+}

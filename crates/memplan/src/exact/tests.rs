@@ -1,0 +1,335 @@
+//! Ablation and completeness tests of the exact search against a brute-force reference.
+//!
+//! The reference tries every aligned offset of every buffer in input order (no canonical
+//! form, no inference), so it shares no reasoning with the search. Instances are small
+//! (n ≤ 8) and random, with alignment, fixed offsets and gaps mixed in, and capacities at
+//! and just above the max load so that both answers occur.
+
+use super::*;
+use crate::analysis::max_load;
+use crate::generate::Rng;
+use crate::{check_offsets, Buffer, Offset, Problem};
+
+fn model(p: &Problem) -> Model {
+    Model::new(p, &|| false).expect("not aborted")
+}
+
+/// Features of the random instances.
+#[derive(Clone, Copy)]
+struct Mix {
+    align: bool,
+    fixed: bool,
+    gaps: bool,
+}
+
+fn random_problem(rng: &mut Rng, n: usize, mix: Mix) -> Problem {
+    let mut bufs: Vec<Buffer> = Vec::new();
+    for i in 0..n {
+        let start = rng.range(0, 4);
+        let len = rng.range(1, 4);
+        let mut b = Buffer::new(format!("b{i}"), start, start + len, rng.range(1, 5));
+        if mix.align && rng.chance(30) {
+            b = b.with_alignment(2);
+        }
+        if mix.gaps && len >= 3 && rng.chance(30) {
+            b = b.with_gap(start + 1, start + 2);
+        }
+        if mix.fixed && rng.chance(20) {
+            let off = rng.range(0, 3) * b.alignment.0;
+            let cand = b.clone().with_fixed_offset(off);
+            let clash = bufs.iter().any(|o| {
+                o.fixed_offset.is_some_and(|f| {
+                    o.live_together(&cand) && f.0 < off + cand.size.0 && off < f.0 + o.size.0
+                })
+            });
+            if !clash {
+                b = cand;
+            }
+        }
+        bufs.push(b);
+    }
+    Problem::new(bufs, None).expect("valid by construction")
+}
+
+/// True when some plan has height ≤ `cap`: every aligned offset, in input order.
+fn brute_force_fits(p: &Problem, cap: u64) -> bool {
+    fn go(p: &Problem, cap: u64, i: usize, offs: &mut Vec<u64>) -> bool {
+        let bufs = p.buffers();
+        if i == bufs.len() {
+            return true;
+        }
+        let b = &bufs[i];
+        let z = b.size.0;
+        if z > cap {
+            return false;
+        }
+        let choices: Vec<u64> = match b.fixed_offset {
+            Some(o) => vec![o.0],
+            None => (0..=cap - z).step_by(b.alignment.0 as usize).collect(),
+        };
+        for o in choices {
+            if o + z > cap {
+                continue;
+            }
+            let clash = (0..i).any(|j| {
+                let c = &bufs[j];
+                c.live_together(b) && offs[j] < o + z && o < offs[j] + c.size.0
+            });
+            if clash {
+                continue;
+            }
+            offs.push(o);
+            if go(p, cap, i + 1, offs) {
+                return true;
+            }
+            offs.pop();
+        }
+        false
+    }
+    go(p, cap, 0, &mut Vec::new())
+}
+
+fn all_switches() -> Vec<ExactOptions> {
+    (0..128u32)
+        .map(|m| ExactOptions {
+            canonical: m & 1 != 0,
+            section_inference: m & 2 != 0,
+            monotonic_floor: m & 4 != 0,
+            unallocated_floor: m & 8 != 0,
+            dominance: m & 16 != 0,
+            decomposition: m & 32 != 0,
+            static_preordering: m & 64 != 0,
+            ..ExactOptions::default()
+        })
+        .collect()
+}
+
+fn assert_valid(p: &Problem, offs: &[u64], cap: u64) {
+    let offs: Vec<Offset> = offs.iter().map(|&o| Offset(o)).collect();
+    let s = check_offsets(p, &offs).expect("the checker accepts every plan");
+    assert!(
+        s.height.0 <= cap,
+        "height {} above capacity {cap}",
+        s.height
+    );
+}
+
+fn agree_with_brute_force(seed: u64, instances: usize, mix: Mix, need_beyond: bool) {
+    let mut rng = Rng::new(seed);
+    let combos = all_switches();
+    let (mut feasible, mut infeasible, mut beyond_max_load) = (0, 0, 0);
+    for i in 0..instances {
+        // Every size from 2 to 8 in turn.
+        let n = 2 + i % 7;
+        let p = random_problem(&mut rng, n, mix);
+        let m = model(&p);
+        let lb = max_load(&p).0;
+        let best = (lb..)
+            .find(|&c| brute_force_fits(&p, c))
+            .expect("some height fits");
+        // Just below the minimum (a proof the max load alone cannot give when
+        // `best > lb`), and at it.
+        for cap in [best - 1, best] {
+            let expected = cap >= best;
+            if expected {
+                feasible += 1;
+            } else {
+                infeasible += 1;
+                if cap >= lb {
+                    beyond_max_load += 1;
+                }
+            }
+            for opt in &combos {
+                // No lower bound given: the search itself must prove infeasibility.
+                let (v, _) = solve_capacity(&m, &p, cap, 0, opt, &Budget::default(), 1);
+                match v {
+                    Verdict::Feasible(offs) => {
+                        assert!(expected, "{opt:?} found a plan under {cap} for {p:?}");
+                        assert_valid(&p, &offs, cap);
+                    }
+                    Verdict::Infeasible => {
+                        assert!(!expected, "{opt:?} missed the plan under {cap} for {p:?}")
+                    }
+                    Verdict::Unknown => panic!("no limit was set"),
+                }
+            }
+        }
+    }
+    // The instances exercise both answers, and proofs beyond the max load.
+    assert!(feasible > 0 && infeasible > 0, "{feasible} / {infeasible}");
+    assert!(
+        !need_beyond || beyond_max_load > 0,
+        "no proof beyond the max load"
+    );
+}
+
+#[test]
+fn every_switch_combination_agrees_with_brute_force() {
+    let plain = Mix {
+        align: false,
+        fixed: false,
+        gaps: false,
+    };
+    // Interval instances this small almost never fragment: their infeasible cases are
+    // just below the max load, proved by the search (no bound is passed in).
+    agree_with_brute_force(1, 14, plain, false);
+}
+
+#[test]
+fn canonical_search_stays_complete_with_alignment() {
+    let mix = Mix {
+        align: true,
+        fixed: false,
+        gaps: false,
+    };
+    agree_with_brute_force(2, 14, mix, false);
+}
+
+#[test]
+fn canonical_search_stays_complete_with_fixed_offsets() {
+    let mix = Mix {
+        align: false,
+        fixed: true,
+        gaps: false,
+    };
+    agree_with_brute_force(3, 14, mix, true);
+}
+
+#[test]
+fn canonical_search_stays_complete_with_gaps() {
+    let mix = Mix {
+        align: false,
+        fixed: false,
+        gaps: true,
+    };
+    agree_with_brute_force(4, 21, mix, false);
+}
+
+#[test]
+fn canonical_search_stays_complete_with_everything_mixed() {
+    let mix = Mix {
+        align: true,
+        fixed: true,
+        gaps: true,
+    };
+    agree_with_brute_force(5, 21, mix, true);
+}
+
+#[test]
+fn minimise_reaches_the_brute_force_minimum() {
+    let mut rng = Rng::new(6);
+    let mix = Mix {
+        align: true,
+        fixed: true,
+        gaps: true,
+    };
+    for _ in 0..60 {
+        let n = rng.range(2, 8) as usize;
+        let p = random_problem(&mut rng, n, mix);
+        let m = model(&p);
+        let lb = max_load(&p).0;
+        let best = (lb..)
+            .find(|&c| brute_force_fits(&p, c))
+            .expect("some height fits");
+        let naive: Vec<u64> = crate::greedy::naive(&p).iter().map(|o| o.0).collect();
+        let opt = ExactOptions {
+            node_limit: Some(1 << 20),
+            ..ExactOptions::default()
+        };
+        let r = minimise(&m, &p, naive, lb, &opt, &Budget::default(), 1);
+        assert_eq!(r.height, best, "{p:?}");
+        assert_eq!(r.lower_bound, best, "the minimum is proven");
+        assert_valid(&p, &r.offsets, best);
+    }
+}
+
+#[test]
+fn paper_example_fits_at_max_load_only() {
+    // The running example of the paper (Figure 2): capacity 12 fits, 11 does not.
+    let p = Problem::new(
+        vec![
+            Buffer::new("b1", 0, 3, 4),
+            Buffer::new("b2", 3, 9, 4),
+            Buffer::new("b3", 0, 9, 4),
+            Buffer::new("b4", 9, 21, 4),
+            Buffer::new("b5", 0, 21, 4),
+        ],
+        None,
+    )
+    .expect("valid");
+    let m = model(&p);
+    assert_eq!(m.sections, 3);
+    let opt = ExactOptions::default();
+    let (v, _) = solve_capacity(&m, &p, 12, 12, &opt, &Budget::default(), 1);
+    let Verdict::Feasible(offs) = v else {
+        panic!("expected a plan")
+    };
+    assert_valid(&p, &offs, 12);
+    let (v, _) = solve_capacity(&m, &p, 11, 0, &opt, &Budget::default(), 1);
+    assert_eq!(v, Verdict::Infeasible);
+}
+
+/// A staircase that greedy orders get wrong is still searched; a node limit of one node
+/// per run stops the search with Unknown, and the node count respects the limit.
+#[test]
+fn node_limit_gives_unknown_and_is_respected() {
+    let mut rng = Rng::new(7);
+    let mut tried = 0;
+    for _ in 0..200 {
+        let p = random_problem(
+            &mut rng,
+            8,
+            Mix {
+                align: false,
+                fixed: false,
+                gaps: false,
+            },
+        );
+        let m = model(&p);
+        let lb = max_load(&p).0;
+        let unlimited = ExactOptions {
+            decomposition: false,
+            ..ExactOptions::default()
+        };
+        let (v, s) = solve_capacity(&m, &p, lb, lb, &unlimited, &Budget::default(), 1);
+        if v == Verdict::Unknown || s.nodes <= 8 {
+            continue;
+        }
+        tried += 1;
+        let limited = ExactOptions {
+            node_limit: Some(3),
+            ..unlimited
+        };
+        let (v, s) = solve_capacity(&m, &p, lb, lb, &limited, &Budget::default(), 1);
+        assert_eq!(v, Verdict::Unknown);
+        // Each preorder may overshoot its limit by the one node that notices it.
+        assert!(
+            s.nodes <= 4 * limited.preorders.len() as u64,
+            "{} nodes",
+            s.nodes
+        );
+    }
+    assert!(tried > 0, "some instance needs more than 8 nodes");
+}
+
+#[test]
+fn plan_does_not_depend_on_the_thread_count() {
+    let mut rng = Rng::new(8);
+    for _ in 0..40 {
+        let p = random_problem(
+            &mut rng,
+            8,
+            Mix {
+                align: true,
+                fixed: true,
+                gaps: true,
+            },
+        );
+        let m = model(&p);
+        let lb = max_load(&p).0;
+        let opt = ExactOptions::default();
+        let one = solve_capacity(&m, &p, lb + 1, lb, &opt, &Budget::default(), 1).0;
+        let two = solve_capacity(&m, &p, lb + 1, lb, &opt, &Budget::default(), 2).0;
+        assert_eq!(one, two);
+    }
+}
