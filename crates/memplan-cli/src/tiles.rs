@@ -23,6 +23,9 @@ pub struct TilesArgs {
     /// collisions of the tensor at once. Same result, more rounds.
     #[arg(long)]
     pub no_jump_past_all: bool,
+    /// Never fall back to the whole-tensor plan, even when its peak is lower.
+    #[arg(long)]
+    pub no_whole_tensor_fallback: bool,
     /// Also plan the same tensors whole (lifetime from first to last use, whole extent)
     /// with the offset planner and with shared objects, and print all three.
     #[arg(long)]
@@ -53,6 +56,7 @@ pub fn tiles(args: TilesArgs) -> Result<(), Failure> {
     let options = TileOptions {
         order,
         jump_past_all_collisions: !args.no_jump_past_all,
+        whole_tensor_fallback: !args.no_whole_tensor_fallback,
         verify: !args.no_check,
     };
     let report =
@@ -82,6 +86,9 @@ pub fn tiles(args: TilesArgs) -> Result<(), Failure> {
             .map(|(o, p)| format!("{} {}", o.name(), thousands(p.get())))
             .collect();
         line += &format!(" ({})", all.join(", "));
+    }
+    if report.whole_tensor_fallback {
+        line += "; kept the whole-tensor plan (lower than every tile-aware order)";
     }
     if args.compare {
         let whole = whole_tensor_problem(&problem);

@@ -69,6 +69,8 @@ fn options(order: TileOrder, jump: bool) -> TileOptions {
     TileOptions {
         order: Some(order),
         jump_past_all_collisions: jump,
+        // These tests compare the tile-aware orders themselves.
+        whole_tensor_fallback: false,
         verify: false,
     }
 }
@@ -194,5 +196,30 @@ fn generated_networks_are_deterministic_valid_and_round_trip() {
         assert_eq!(read_tiled_json(&json).unwrap(), p);
         let r = plan_tiles(&p, &TileOptions::default()).unwrap();
         check_tiles(&p, &r.plan.offsets).unwrap();
+    }
+}
+
+/// Issue 6: the tile-aware result is never worse than planning the same tensors whole,
+/// because the whole-tensor plan is kept when it is lower (and is a valid tile plan).
+#[test]
+fn never_worse_than_whole_tensor_planning() {
+    for seed in 0..6 {
+        for layout in [Layout::Nhwc, Layout::Nchw] {
+            let opts = TiledGenOptions {
+                seed,
+                layout,
+                blocks: 3,
+                ..TiledGenOptions::default()
+            };
+            let p = generate_tiled(&opts);
+            let r = plan_tiles(&p, &TileOptions::default()).unwrap();
+            check_tiles(&p, &r.plan.offsets).unwrap();
+            let whole =
+                memplan::plan(&whole_tensor_problem(&p), &memplan::Options::default()).unwrap();
+            assert!(
+                r.plan.peak <= whole.outcome.plan().unwrap().height(),
+                "seed {seed} {layout:?}"
+            );
+        }
     }
 }

@@ -341,6 +341,10 @@ pub struct TileOptions {
     /// Both skip only invalid addresses, so both find the same (lowest valid) address;
     /// this one rescans far less. On by default.
     pub jump_past_all_collisions: bool,
+    /// Also plan the tensors whole ([`whole_tensor_problem`], with the default offset
+    /// planner) and keep that plan when its peak is lower, so that the result is never
+    /// worse than tile-oblivious planning. On by default.
+    pub whole_tensor_fallback: bool,
     /// Run [`check_tiles`] on the result and fail with [`crate::PlanError::InvalidPlan`]
     /// if it disagrees. On by default.
     pub verify: bool,
@@ -351,6 +355,7 @@ impl Default for TileOptions {
         TileOptions {
             order: None,
             jump_past_all_collisions: true,
+            whole_tensor_fallback: true,
             verify: true,
         }
     }
@@ -374,6 +379,9 @@ pub struct TileReport {
     pub order: TileOrder,
     /// Every order run, with its peak.
     pub candidates: Vec<(TileOrder, Size)>,
+    /// The kept plan is the whole-tensor plan (see [`TileOptions::whole_tensor_fallback`]);
+    /// `order` then names the best tile-aware order, which it beat.
+    pub whole_tensor_fallback: bool,
 }
 
 /// Places every tensor with TensorAllocate (Alg. 1); see the [module docs](self).
@@ -395,7 +403,16 @@ pub fn plan_tiles(
             best = Some((plan, order));
         }
     }
-    let (plan, order) = best.expect("at least one order");
+    let (mut plan, order) = best.expect("at least one order");
+    let mut fell_back = false;
+    if options.whole_tensor_fallback {
+        if let Some(whole) = whole_tensor_plan(problem)? {
+            if whole.peak < plan.peak {
+                plan = whole;
+                fell_back = true;
+            }
+        }
+    }
     if options.verify {
         check_tiles(problem, &plan.offsets).map_err(|f| crate::PlanError::InvalidPlan {
             planner: format!("tiles {}", order.name()),
@@ -406,7 +423,57 @@ pub fn plan_tiles(
         plan,
         order,
         candidates,
+        whole_tensor_fallback: fell_back,
     })
+}
+
+/// The tile-oblivious plan as a tile plan: each tensor at its whole-tensor offset (tensors
+/// that are never live at 0). Every item lies inside its tensor's extent and whole span,
+/// so the plan is valid; its peak is measured over the live items.
+fn whole_tensor_plan(problem: &TiledProblem) -> Result<Option<TilePlan>, crate::PlanError> {
+    let whole = whole_tensor_problem(problem);
+    if whole.is_empty() {
+        return Ok(None);
+    }
+    let options = crate::Options {
+        verify: false,
+        ..crate::Options::default()
+    };
+    let report = crate::plan(&whole, &options)?;
+    let Some(p) = report.outcome.plan() else {
+        return Ok(None);
+    };
+    let by_id: std::collections::HashMap<&str, Offset> = whole
+        .buffers()
+        .iter()
+        .zip(p.offsets())
+        .map(|(b, &o)| (b.id.as_str(), o))
+        .collect();
+    let offsets: Vec<Offset> = problem
+        .tensors()
+        .iter()
+        .map(|t| by_id.get(t.id.as_str()).copied().unwrap_or(Offset(0)))
+        .collect();
+    let peak = items_peak(problem, &offsets);
+    Ok(Some(TilePlan { offsets, peak }))
+}
+
+/// The highest byte end of any live item under `offsets`.
+fn items_peak(problem: &TiledProblem, offsets: &[Offset]) -> Size {
+    let mut peak = 0u64;
+    for (t, o) in problem.tensors().iter().zip(offsets) {
+        if !t.lifetime.is_empty() {
+            peak = peak.max(o.0 + t.extent());
+        }
+        for tile in &t.tiles {
+            // The tile's last element is at Σ (offset + size − 1) · stride (eq. 1).
+            let last: u64 = (0..t.shape.len())
+                .map(|a| (tile.offset[a] + tile.sizes[a] - 1) * t.strides[a])
+                .sum();
+            peak = peak.max(o.0 + (last + 1) * t.element_size);
+        }
+    }
+    Size(peak)
 }
 
 /// The same tensors as plain buffers, each live as a whole from its first to its last
