@@ -4,6 +4,10 @@
 mod bench;
 mod commands;
 mod fmt;
+mod formats;
+mod json_output;
+mod progress;
+mod render;
 
 use std::process::ExitCode;
 
@@ -43,6 +47,9 @@ pub struct InputArgs {
     /// How to read lifetime ends. Default: `upper` is half-open, `end` inclusive.
     #[arg(long, value_enum)]
     pub lifetimes: Option<Lifetimes>,
+    /// The problem's format. Default: by extension (`.json`, `.csv`), else by content.
+    #[arg(long, value_enum)]
+    pub format: Option<formats::Format>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -59,6 +66,9 @@ enum Command {
     /// Plan every CSV under a directory and print a markdown table.
     #[command(after_help = EXIT_CODES)]
     Bench(bench::BenchArgs),
+    /// Draw a plan as an SVG picture: time on x, addresses on y, one rectangle per buffer.
+    #[command(after_help = EXIT_CODES)]
+    Render(render::RenderArgs),
     /// Generate a seeded, model-like problem.
     #[command(after_help = EXIT_CODES)]
     Gen(commands::GenArgs),
@@ -93,6 +103,7 @@ fn main() -> ExitCode {
         Command::Check(a) => commands::check(a),
         Command::Stats(a) => commands::stats(a),
         Command::Bench(a) => bench::bench(a),
+        Command::Render(a) => render::render(a),
         Command::Gen(a) => commands::gen(a),
     };
     match result {

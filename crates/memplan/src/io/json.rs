@@ -79,20 +79,18 @@ fn is_one(v: &u64) -> bool {
 }
 
 #[derive(Serialize)]
-struct ProblemOut<'a> {
+struct ProblemHead {
     #[serde(skip_serializing_if = "Option::is_none")]
     capacity: Option<u64>,
-    buffers: Vec<BufferOut<'a>>,
 }
 
 #[derive(Serialize)]
-struct PlanOut<'a> {
+struct PlanHead<'a> {
     height: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     capacity: Option<u64>,
     #[serde(flatten)]
     info: &'a PlanInfo,
-    buffers: Vec<BufferOut<'a>>,
 }
 
 /// Figures written next to a plan by [`write_plan_json`].
@@ -198,11 +196,10 @@ fn buffers_out<'a>(problem: &'a Problem, plan: Option<&Plan>) -> Vec<BufferOut<'
 
 /// Writes a problem as JSON, one buffer per line.
 pub fn write_problem_json(problem: &Problem, out: impl Write) -> std::io::Result<()> {
-    let doc = ProblemOut {
+    let head = ProblemHead {
         capacity: problem.capacity().map(Size::get),
-        buffers: buffers_out(problem, None),
     };
-    write_lines(&doc, out)
+    write_lines(&head, &buffers_out(problem, None), out)
 }
 
 /// Writes a plan as JSON: the problem's buffers, each with its `offset`, and the figures
@@ -213,43 +210,34 @@ pub fn write_plan_json(
     info: &PlanInfo,
     out: impl Write,
 ) -> std::io::Result<()> {
-    let doc = PlanOut {
+    let head = PlanHead {
         height: plan.height().get(),
         capacity: problem.capacity().map(Size::get),
         info,
-        buffers: buffers_out(problem, Some(plan)),
     };
-    write_lines(&doc, out)
+    write_lines(&head, &buffers_out(problem, Some(plan)), out)
 }
 
-/// Compact JSON with one buffer per line: readable, diffable, and small.
-fn write_lines<T: Serialize>(doc: &T, out: impl Write) -> std::io::Result<()> {
+/// Compact JSON with one buffer per line: readable, diffable, and small. `head` is
+/// written first, field by field in its declared order, then `buffers`.
+fn write_lines<T: Serialize>(
+    head: &T,
+    buffers: &[BufferOut<'_>],
+    out: impl Write,
+) -> std::io::Result<()> {
     let mut w = std::io::BufWriter::new(out);
-    let value = serde_json::to_value(doc).map_err(std::io::Error::other)?;
-    let serde_json::Value::Object(map) = value else {
-        unreachable!("documents are objects")
-    };
-    w.write_all(b"{")?;
-    for (k, (key, v)) in map.iter().enumerate() {
-        if k > 0 {
-            w.write_all(b",")?;
-        }
-        w.write_all(b"\n  ")?;
-        serde_json::to_writer(&mut w, key)?;
-        w.write_all(b": ")?;
-        match v {
-            serde_json::Value::Array(items) if key == "buffers" => {
-                w.write_all(b"[")?;
-                for (j, item) in items.iter().enumerate() {
-                    w.write_all(if j == 0 { b"\n    " } else { b",\n    " })?;
-                    serde_json::to_writer(&mut w, item)?;
-                }
-                w.write_all(b"\n  ]")?;
-            }
-            other => serde_json::to_writer(&mut w, other)?,
-        }
+    let mut head_text = serde_json::to_string(head).map_err(std::io::Error::other)?;
+    head_text.pop(); // the closing brace
+    w.write_all(head_text.as_bytes())?;
+    if head_text.len() > 1 {
+        w.write_all(b",")?;
     }
-    w.write_all(b"\n}\n")?;
+    w.write_all(b"\n  \"buffers\": [")?;
+    for (j, b) in buffers.iter().enumerate() {
+        w.write_all(if j == 0 { b"\n    " } else { b",\n    " })?;
+        serde_json::to_writer(&mut w, b)?;
+    }
+    w.write_all(b"\n  ]\n}\n")?;
     w.flush()
 }
 
