@@ -3,8 +3,8 @@
 
 use memplan::{
     looks_like_json, read_placements_csv, read_placements_json, read_problem_csv,
-    read_problem_json, write_plan_csv, write_plan_json, write_problem_csv, Offset, Plan,
-    PlanInfo, Problem, ReadErrorKind,
+    read_problem_json, write_plan_csv, write_plan_json, write_problem_csv, Offset, Plan, PlanInfo,
+    Problem, ReadErrorKind,
 };
 
 use crate::commands::{csv_options, read_failure};

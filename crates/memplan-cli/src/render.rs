@@ -160,11 +160,9 @@ fn human_bytes(v: u64) -> String {
     } else if x >= 100.0 {
         format!("{x:.0} {}", UNITS[k])
     } else if x >= 10.0 {
-        format!("{:.1} {}", x, UNITS[k])
-            .replace(".0 ", " ")
+        format!("{:.1} {}", x, UNITS[k]).replace(".0 ", " ")
     } else {
-        format!("{:.2} {}", x, UNITS[k])
-            .replace(".00 ", " ")
+        format!("{:.2} {}", x, UNITS[k]).replace(".00 ", " ")
     }
 }
 
@@ -244,7 +242,11 @@ pub fn draw(problem: &Problem, offsets: &[u64], pic: &Picture) -> String {
     let (w, h) = (pic.width as f64, pic.height as f64);
     let plot_w = w - LEFT - RIGHT;
     let plot_h = h - TOP - BOTTOM;
-    let t0 = bufs.iter().map(|b| b.lifetime.start.get()).min().unwrap_or(0);
+    let t0 = bufs
+        .iter()
+        .map(|b| b.lifetime.start.get())
+        .min()
+        .unwrap_or(0);
     let t1 = bufs.iter().map(|b| b.lifetime.end.get()).max().unwrap_or(1);
     let height = bufs
         .iter()
@@ -417,18 +419,19 @@ fn buffers(svg: &mut String, sc: &Scale, bufs: &[Buffer], offsets: &[u64]) -> bo
         let mut path = String::new();
         let mut open: HashMap<(usize, usize), (usize, usize)> = HashMap::new(); // run -> (row0, rows)
         let mut pieces = 0usize;
-        let mut flush = |path: &mut String, (x, len): (usize, usize), (row0, rows): (usize, usize)| {
-            let _ = write!(
-                path,
-                "M{} {}h{}v{}h-{}z",
-                LEFT + x as f64,
-                TOP + row0 as f64,
-                len,
-                rows,
-                len
-            );
-            pieces += 1;
-        };
+        let mut flush =
+            |path: &mut String, (x, len): (usize, usize), (row0, rows): (usize, usize)| {
+                let _ = write!(
+                    path,
+                    "M{} {}h{}v{}h-{}z",
+                    LEFT + x as f64,
+                    TOP + row0 as f64,
+                    len,
+                    rows,
+                    len
+                );
+                pieces += 1;
+            };
         for row in 0..=gh {
             let mut runs: Vec<(usize, usize)> = Vec::new();
             if row < gh {

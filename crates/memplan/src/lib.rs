@@ -66,8 +66,8 @@ pub use io::csv::{
 };
 #[cfg(feature = "json")]
 pub use io::json::{
-    looks_like_json, read_placements_json, read_problem_json, write_plan_json,
-    write_problem_json, PlanInfo,
+    looks_like_json, read_placements_json, read_problem_json, write_plan_json, write_problem_json,
+    PlanInfo,
 };
 pub use types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Time};
 

@@ -336,13 +336,19 @@ mod tests {
 
     #[test]
     fn errors_name_the_problem() {
-        let msg = |s: &str| read_problem_json(s.as_bytes(), None).unwrap_err().to_string();
-        assert!(msg(r#"{"buffers": [{"id": "x", "start": 0, "end": 4, "sise": 1}]}"#)
-            .contains("sise"));
+        let msg = |s: &str| {
+            read_problem_json(s.as_bytes(), None)
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(
+            msg(r#"{"buffers": [{"id": "x", "start": 0, "end": 4, "sise": 1}]}"#).contains("sise")
+        );
         assert!(msg("{\n\"buffers\": [\n{\"id\": \"x\", \"start\": -1}]}").starts_with("line 3"));
         assert!(msg(r#"{"buffers": []}"#).contains("no buffers"));
-        assert!(msg(r#"{"buffers": [{"id": "x", "start": 4, "end": 4, "size": 1}]}"#)
-            .contains("'x'"));
+        assert!(
+            msg(r#"{"buffers": [{"id": "x", "start": 4, "end": 4, "size": 1}]}"#).contains("'x'")
+        );
         assert!(msg("").contains("EOF"));
         assert!(msg("[1, 2]").contains("expected"));
     }
