@@ -39,18 +39,18 @@ int main(int argc, char **argv) {
 
     memplan_options options = memplan_options_default();
     options.planner = "auto";
-    memplan_plan *plan = NULL;
+    memplan_result *plan = NULL;
     TRY(memplan_plan(problem, &options, &plan));
 
-    size_t n = memplan_plan_len(plan);
-    const uint64_t *offsets = memplan_plan_offsets(plan);
+    size_t n = memplan_result_len(plan);
+    const uint64_t *offsets = memplan_result_offsets(plan);
     for (size_t i = 0; i < n; i++) {
         printf("buffer %zu at offset %" PRIu64 "\n", i, offsets[i]);
     }
     printf("height %" PRIu64 ", max load %" PRIu64 ", %s, planner %s\n",
-           memplan_plan_height(plan), memplan_plan_max_load(plan),
-           memplan_plan_is_optimal(plan) ? "optimal" : "not proven optimal",
-           memplan_plan_planner(plan));
+           memplan_result_height(plan), memplan_result_max_load(plan),
+           memplan_result_is_optimal(plan) ? "optimal" : "not proven optimal",
+           memplan_result_planner(plan));
     TRY(memplan_check(problem, offsets, n));
 
     /* A broken plan is caught, and the message names the buffers. */
@@ -64,27 +64,27 @@ int main(int argc, char **argv) {
 
     /* A capacity below the max load is proven infeasible. */
     TRY(memplan_problem_set_capacity(problem, 64));
-    memplan_plan *none = NULL;
+    memplan_result *none = NULL;
     s = memplan_plan(problem, NULL, &none);
     if (s != MEMPLAN_ERR_INFEASIBLE || none != NULL) {
         fprintf(stderr, "expected MEMPLAN_ERR_INFEASIBLE, got %d\n", (int)s);
         return 1;
     }
     printf("capacity 64: %s\n", memplan_last_error());
-    memplan_plan_free(plan);
+    memplan_result_free(plan);
     memplan_problem_free(problem);
 
     /* A CSV file, when given. */
     if (argc > 1) {
         memplan_problem *file = NULL;
         TRY(memplan_problem_read_csv(argv[1], &file));
-        memplan_plan *fplan = NULL;
+        memplan_result *fplan = NULL;
         TRY(memplan_plan(file, NULL, &fplan));
-        TRY(memplan_check(file, memplan_plan_offsets(fplan), memplan_plan_len(fplan)));
+        TRY(memplan_check(file, memplan_result_offsets(fplan), memplan_result_len(fplan)));
         printf("%s: %zu buffers, height %" PRIu64 ", max load %" PRIu64 "\n", argv[1],
-               memplan_problem_len(file), memplan_plan_height(fplan),
-               memplan_plan_max_load(fplan));
-        memplan_plan_free(fplan);
+               memplan_problem_len(file), memplan_result_height(fplan),
+               memplan_result_max_load(fplan));
+        memplan_result_free(fplan);
         memplan_problem_free(file);
     }
     printf("ok\n");

@@ -35,8 +35,8 @@ typedef enum memplan_status {
 
 /* A problem under construction: buffers, in the order added, and a capacity. */
 typedef struct memplan_problem memplan_problem;
-/* A plan: one offset per buffer and its figures. */
-typedef struct memplan_plan memplan_plan;
+/* The result of memplan_plan: one offset per buffer and the figures. */
+typedef struct memplan_result memplan_result;
 
 typedef struct memplan_options {
     const char *planner;        /* "auto", "size-best-fit", ...; NULL means "auto" */
@@ -73,17 +73,17 @@ memplan_status memplan_problem_read_csv(const char *path, memplan_problem **out)
 
 /* Planning. `options` may be NULL. The plan returned has passed the checker. */
 memplan_status memplan_plan(const memplan_problem *problem, const memplan_options *options,
-                            memplan_plan **out);
-void memplan_plan_free(memplan_plan *plan);
-size_t memplan_plan_len(const memplan_plan *plan);
-/* memplan_plan_len(plan) offsets, indexed like the buffers; owned by the plan. */
-const uint64_t *memplan_plan_offsets(const memplan_plan *plan);
-uint64_t memplan_plan_height(const memplan_plan *plan);
-uint64_t memplan_plan_max_load(const memplan_plan *plan);
-uint64_t memplan_plan_lower_bound(const memplan_plan *plan);
-int32_t memplan_plan_is_optimal(const memplan_plan *plan);
+                            memplan_result **out);
+void memplan_result_free(memplan_result *plan);
+size_t memplan_result_len(const memplan_result *plan);
+/* memplan_result_len(plan) offsets, indexed like the buffers; owned by the plan. */
+const uint64_t *memplan_result_offsets(const memplan_result *plan);
+uint64_t memplan_result_height(const memplan_result *plan);
+uint64_t memplan_result_max_load(const memplan_result *plan);
+uint64_t memplan_result_lower_bound(const memplan_result *plan);
+int32_t memplan_result_is_optimal(const memplan_result *plan);
 /* The planner whose plan this is; owned by the plan. */
-const char *memplan_plan_planner(const memplan_plan *plan);
+const char *memplan_result_planner(const memplan_result *plan);
 
 /* Checks `count` offsets against the problem (and its capacity) with the independent
  * checker: MEMPLAN_OK, or MEMPLAN_ERR_INVALID_PLAN naming the first violation. */

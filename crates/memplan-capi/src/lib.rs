@@ -96,7 +96,7 @@ impl memplan_problem {
 }
 
 /// A plan: one offset per buffer (in the order they were added) and its figures.
-pub struct memplan_plan {
+pub struct memplan_result {
     offsets: Vec<u64>,
     height: u64,
     max_load: u64,
@@ -330,7 +330,7 @@ pub unsafe extern "C" fn memplan_problem_read_csv(
 pub unsafe extern "C" fn memplan_plan(
     problem: *const memplan_problem,
     options: *const memplan_options,
-    out: *mut *mut memplan_plan,
+    out: *mut *mut memplan_result,
 ) -> memplan_status {
     guard(|| {
         let p = problem_ref(problem, "memplan_plan")?;
@@ -377,7 +377,7 @@ pub unsafe extern "C" fn memplan_plan(
                 ));
             }
         };
-        let result = memplan_plan {
+        let result = memplan_result {
             height: plan.height().get(),
             offsets: plan.into_offsets().into_iter().map(Offset::get).collect(),
             max_load,
@@ -395,7 +395,7 @@ pub unsafe extern "C" fn memplan_plan(
 /// # Safety
 /// `plan` must be NULL or come from [`memplan_plan`], and not be used afterwards.
 #[no_mangle]
-pub unsafe extern "C" fn memplan_plan_free(plan: *mut memplan_plan) {
+pub unsafe extern "C" fn memplan_result_free(plan: *mut memplan_result) {
     if !plan.is_null() {
         let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(plan))));
     }
@@ -406,17 +406,17 @@ pub unsafe extern "C" fn memplan_plan_free(plan: *mut memplan_plan) {
 /// # Safety
 /// `plan` must be NULL or a live plan.
 #[no_mangle]
-pub unsafe extern "C" fn memplan_plan_len(plan: *const memplan_plan) -> usize {
+pub unsafe extern "C" fn memplan_result_len(plan: *const memplan_result) -> usize {
     plan.as_ref().map_or(0, |p| p.offsets.len())
 }
 
-/// The offsets, `memplan_plan_len(plan)` of them, indexed like the buffers. The array is
+/// The offsets, `memplan_result_len(plan)` of them, indexed like the buffers. The array is
 /// owned by the plan (NULL for NULL).
 ///
 /// # Safety
 /// `plan` must be NULL or a live plan.
 #[no_mangle]
-pub unsafe extern "C" fn memplan_plan_offsets(plan: *const memplan_plan) -> *const u64 {
+pub unsafe extern "C" fn memplan_result_offsets(plan: *const memplan_result) -> *const u64 {
     plan.as_ref()
         .map_or(std::ptr::null(), |p| p.offsets.as_ptr())
 }
@@ -426,7 +426,7 @@ pub unsafe extern "C" fn memplan_plan_offsets(plan: *const memplan_plan) -> *con
 /// # Safety
 /// `plan` must be NULL or a live plan.
 #[no_mangle]
-pub unsafe extern "C" fn memplan_plan_height(plan: *const memplan_plan) -> u64 {
+pub unsafe extern "C" fn memplan_result_height(plan: *const memplan_result) -> u64 {
     plan.as_ref().map_or(0, |p| p.height)
 }
 
@@ -435,7 +435,7 @@ pub unsafe extern "C" fn memplan_plan_height(plan: *const memplan_plan) -> u64 {
 /// # Safety
 /// `plan` must be NULL or a live plan.
 #[no_mangle]
-pub unsafe extern "C" fn memplan_plan_max_load(plan: *const memplan_plan) -> u64 {
+pub unsafe extern "C" fn memplan_result_max_load(plan: *const memplan_result) -> u64 {
     plan.as_ref().map_or(0, |p| p.max_load)
 }
 
@@ -444,7 +444,7 @@ pub unsafe extern "C" fn memplan_plan_max_load(plan: *const memplan_plan) -> u64
 /// # Safety
 /// `plan` must be NULL or a live plan.
 #[no_mangle]
-pub unsafe extern "C" fn memplan_plan_lower_bound(plan: *const memplan_plan) -> u64 {
+pub unsafe extern "C" fn memplan_result_lower_bound(plan: *const memplan_result) -> u64 {
     plan.as_ref().map_or(0, |p| p.lower_bound)
 }
 
@@ -453,7 +453,7 @@ pub unsafe extern "C" fn memplan_plan_lower_bound(plan: *const memplan_plan) -> 
 /// # Safety
 /// `plan` must be NULL or a live plan.
 #[no_mangle]
-pub unsafe extern "C" fn memplan_plan_is_optimal(plan: *const memplan_plan) -> i32 {
+pub unsafe extern "C" fn memplan_result_is_optimal(plan: *const memplan_result) -> i32 {
     plan.as_ref().map_or(0, |p| p.optimal as i32)
 }
 
@@ -462,7 +462,7 @@ pub unsafe extern "C" fn memplan_plan_is_optimal(plan: *const memplan_plan) -> i
 /// # Safety
 /// `plan` must be NULL or a live plan.
 #[no_mangle]
-pub unsafe extern "C" fn memplan_plan_planner(plan: *const memplan_plan) -> *const c_char {
+pub unsafe extern "C" fn memplan_result_planner(plan: *const memplan_result) -> *const c_char {
     plan.as_ref()
         .map_or(std::ptr::null(), |p| p.planner.as_ptr())
 }

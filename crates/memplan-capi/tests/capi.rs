@@ -32,13 +32,13 @@ fn plans_checks_and_frees() {
         assert_eq!(memplan_problem_len(p), 3);
         let mut plan = ptr::null_mut();
         assert_eq!(memplan_plan(p, ptr::null(), &mut plan), MEMPLAN_OK);
-        let n = memplan_plan_len(plan);
+        let n = memplan_result_len(plan);
         assert_eq!(n, 3);
-        let offsets = std::slice::from_raw_parts(memplan_plan_offsets(plan), n);
-        assert_eq!(memplan_plan_height(plan), 8);
-        assert_eq!(memplan_plan_max_load(plan), 8);
-        assert_eq!(memplan_plan_is_optimal(plan), 1);
-        assert!(!CStr::from_ptr(memplan_plan_planner(plan))
+        let offsets = std::slice::from_raw_parts(memplan_result_offsets(plan), n);
+        assert_eq!(memplan_result_height(plan), 8);
+        assert_eq!(memplan_result_max_load(plan), 8);
+        assert_eq!(memplan_result_is_optimal(plan), 1);
+        assert!(!CStr::from_ptr(memplan_result_planner(plan))
             .to_bytes()
             .is_empty());
         assert_eq!(memplan_check(p, offsets.as_ptr(), n), MEMPLAN_OK);
@@ -46,7 +46,7 @@ fn plans_checks_and_frees() {
         let bad = [0u64, 0, 0];
         assert_eq!(memplan_check(p, bad.as_ptr(), 3), MEMPLAN_ERR_INVALID_PLAN);
         assert!(last_error().contains("'c'"), "{}", last_error());
-        memplan_plan_free(plan);
+        memplan_result_free(plan);
         memplan_problem_free(p);
     }
 }
@@ -60,9 +60,9 @@ fn options_name_a_planner_and_capacity_outcomes_are_statuses() {
         o.planner = name.as_ptr();
         let mut plan = ptr::null_mut();
         assert_eq!(memplan_plan(p, &o, &mut plan), MEMPLAN_OK);
-        assert_eq!(memplan_plan_height(plan), 12);
-        assert_eq!(memplan_plan_is_optimal(plan), 0);
-        memplan_plan_free(plan);
+        assert_eq!(memplan_result_height(plan), 12);
+        assert_eq!(memplan_result_is_optimal(plan), 0);
+        memplan_result_free(plan);
 
         let unknown = CString::new("no-such-planner").unwrap();
         o.planner = unknown.as_ptr();
@@ -109,8 +109,8 @@ fn bad_input_is_a_status_with_a_message() {
         assert!(last_error().contains("/nonexistent/x.csv"));
         memplan_problem_free(p);
         memplan_problem_free(ptr::null_mut());
-        memplan_plan_free(ptr::null_mut());
-        assert_eq!(memplan_plan_len(ptr::null()), 0);
+        memplan_result_free(ptr::null_mut());
+        assert_eq!(memplan_result_len(ptr::null()), 0);
     }
 }
 
@@ -122,12 +122,12 @@ fn gaps_and_fixed_offsets_reach_the_planner() {
         assert_eq!(memplan_problem_add_gap(p, 1, 2, 6), MEMPLAN_OK);
         let mut plan = ptr::null_mut();
         assert_eq!(memplan_plan(p, ptr::null(), &mut plan), MEMPLAN_OK);
-        let offsets = std::slice::from_raw_parts(memplan_plan_offsets(plan), 3);
+        let offsets = std::slice::from_raw_parts(memplan_result_offsets(plan), 3);
         assert_eq!(offsets[0], 0);
         // t is absent during [2, 6), so u can take its place: height 64 + 8.
-        assert_eq!(memplan_plan_height(plan), 72);
+        assert_eq!(memplan_result_height(plan), 72);
         assert_eq!(memplan_check(p, offsets.as_ptr(), 3), MEMPLAN_OK);
-        memplan_plan_free(plan);
+        memplan_result_free(plan);
         memplan_problem_free(p);
     }
 }
@@ -147,8 +147,8 @@ fn reads_a_benchmark_csv() {
         assert_eq!(memplan_problem_len(p), 5);
         let mut plan = ptr::null_mut();
         assert_eq!(memplan_plan(p, ptr::null(), &mut plan), MEMPLAN_OK);
-        assert_eq!(memplan_plan_height(plan), memplan_plan_max_load(plan));
-        memplan_plan_free(plan);
+        assert_eq!(memplan_result_height(plan), memplan_result_max_load(plan));
+        memplan_result_free(plan);
         memplan_problem_free(p);
     }
 }

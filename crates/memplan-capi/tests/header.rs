@@ -164,6 +164,7 @@ fn header_options_struct_matches() {
     let body = &body[..body.find('}').unwrap()];
     let rust: Vec<String> = body
         .lines()
+        .skip(1)
         .filter_map(|l| l.trim().strip_prefix("pub "))
         .map(|f| {
             let (name, ty) = f.trim_end_matches(',').split_once(':').unwrap();
