@@ -607,6 +607,6 @@ mod tests {
             assert!(ticks.len() >= 2 && ticks.len() <= 13, "{top}: {ticks:?}");
             assert!(ticks.iter().all(|t| t.0 <= top));
         }
-        assert_eq!(address_ticks(3 << 20)[1].1, "500 KiB");
+        assert_eq!(address_ticks(3 << 20)[1].1, "1000 KiB");
     }
 }
