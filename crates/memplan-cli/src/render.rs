@@ -72,7 +72,10 @@ pub fn render(args: RenderArgs) -> Result<(), Failure> {
         &Picture {
             width: args.width,
             height: args.height,
-            name: &args.problem,
+            name: std::path::Path::new(&args.problem)
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("<stdin>"),
             valid: checked.is_ok(),
         },
     );
