@@ -21,6 +21,8 @@ pub struct BenchArgs {
     pub threads: usize,
     #[command(flatten)]
     pub input_args: InputArgs,
+    #[command(flatten)]
+    pub boxing: crate::boxing_args::BoxingArgs,
 }
 
 fn csv_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
@@ -69,6 +71,7 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
             planner,
             threads: args.threads,
             verify: false,
+            boxing: args.boxing.options(),
             ..Options::default()
         };
         let report = memplan::plan(&problem, &options)

@@ -28,7 +28,7 @@ pub struct PlanArgs {
     /// Fit under this many bytes instead of minimising the height.
     #[arg(long)]
     pub capacity: Option<u64>,
-    /// The planner: `auto` (the portfolio), `naive`, or ORDER-FIT with ORDER one of size,
+    /// The planner: `auto` (the portfolio), `naive`, `telamalloc`, `boxing`, or ORDER-FIT with ORDER one of size,
     /// area, contention, breadth, lifetime, start and FIT one of best-fit, first-fit.
     #[arg(long, default_value = "auto")]
     pub planner: String,
@@ -52,6 +52,10 @@ pub struct PlanArgs {
     pub json: bool,
     #[command(flatten)]
     pub input_args: InputArgs,
+    #[command(flatten)]
+    pub telamalloc: crate::telamalloc::TelamallocArgs,
+    #[command(flatten)]
+    pub boxing: crate::boxing_args::BoxingArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -89,6 +93,21 @@ pub struct GenArgs {
     /// Where to write the problem (`-` for stdout); JSON when the name ends in `.json`.
     #[arg(short, long, default_value = "-")]
     pub output: String,
+    /// Generate a tiled CNN-like network (JSON for `memplan tiles`) instead of a CSV.
+    #[arg(long)]
+    pub tiled: bool,
+    /// With --tiled: `nhwc` (contiguous tiles) or `nchw` (strided tiles).
+    #[arg(long, default_value = "nhwc")]
+    pub layout: String,
+    /// With --tiled: number of blocks (residual or concat).
+    #[arg(long, default_value_t = 16)]
+    pub blocks: usize,
+    /// With --tiled: on-chip memory in bytes; tiles are at most a quarter of it.
+    #[arg(long, default_value_t = 262144)]
+    pub on_chip: u64,
+    /// What to generate: a model-like trace, or a TelaMalloc microbenchmark (§7.1).
+    #[arg(long, value_enum, default_value_t)]
+    pub kind: crate::telamalloc::GenKind,
 }
 
 /// Reads a whole file, or stdin for `-`.
@@ -195,6 +214,8 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
         time_limit,
         cancel: Some(cancel.clone()),
         verify: !args.no_check,
+        telamalloc: args.telamalloc.options(),
+        boxing: args.boxing.options(),
     };
     let progress = Progress::start(
         args.quiet || args.json,
@@ -282,12 +303,25 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
                 eprintln!("{}", summary("infeasible", None).to_json());
             }
             let c = problem.capacity().map_or(0, |c| c.get());
+            let largest = problem
+                .buffers()
+                .iter()
+                .max_by_key(|b| b.size)
+                .filter(|b| b.size.get() > c);
+            let why = match largest {
+                Some(b) => format!("buffer '{}' alone needs {}", b.id, thousands(b.size.get())),
+                None => format!(
+                    "max load {}, {} above it",
+                    thousands(max_load),
+                    thousands(max_load.saturating_sub(c))
+                ),
+            };
             Err(Failure::new(
                 EXIT_PROVEN_INFEASIBLE,
                 format!(
-                    "no plan fits under {}: proved ({head}, {} above the capacity)",
-                    thousands(c),
-                    thousands(max_load.saturating_sub(c)),
+                    "{}: no plan fits under {}: proved ({why})",
+                    display_path(&args.input),
+                    thousands(c)
                 ),
             ))
         }
@@ -301,7 +335,8 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
             Err(Failure::new(
                 EXIT_NOT_FOUND,
                 format!(
-                    "no plan found under {} in {}: the best has height {}, {} ({}) over ({head}); planner {}",
+                    "{}: no plan found under {} in {}: the best has height {}, {} ({}) over ({head}); planner {}",
+                    display_path(&args.input),
                     thousands(c),
                     millis(report.elapsed),
                     thousands(best),
@@ -408,13 +443,19 @@ pub fn stats(args: StatsArgs) -> Result<(), Failure> {
 }
 
 pub fn gen(args: GenArgs) -> Result<(), Failure> {
+    if args.tiled {
+        return crate::tiles::gen_tiled(&args);
+    }
     if args.buffers == 0 {
         return Err(Failure::new(2, "--buffers must be at least 1"));
     }
-    let problem = generate_model_like(&GenOptions {
-        buffers: args.buffers,
-        seed: args.seed,
-    });
+    let problem = match crate::telamalloc::microbenchmark(args.kind, args.buffers, args.seed) {
+        Some(p) => p,
+        None => generate_model_like(&GenOptions {
+            buffers: args.buffers,
+            seed: args.seed,
+        }),
+    };
     let json = formats::output_format(&args.output, None, Format::Csv) == Format::Json;
     write_to(&args.output, |w| {
         if json {

@@ -2,12 +2,16 @@
 //! crate parses arguments, reads and writes files, and maps outcomes to exit codes.
 
 mod bench;
+mod boxing_args;
 mod commands;
 mod fmt;
 mod formats;
 mod json_output;
 mod progress;
 mod render;
+mod share;
+mod telamalloc;
+mod tiles;
 
 use std::process::ExitCode;
 
@@ -72,6 +76,18 @@ enum Command {
     /// Generate a seeded, model-like problem.
     #[command(after_help = EXIT_CODES)]
     Gen(commands::GenArgs),
+    /// Assign every buffer to a shared object (GPU textures, whole allocations).
+    #[command(after_help = EXIT_CODES)]
+    Share(share::ShareArgs),
+    /// Check a shared-object assignment (the output of `share`) against a problem.
+    #[command(after_help = EXIT_CODES)]
+    CheckShared(share::CheckSharedArgs),
+    /// Place tiled tensors (JSON) with the tile-aware allocator.
+    #[command(after_help = EXIT_CODES)]
+    Tiles(tiles::TilesArgs),
+    /// Check a tile plan (the output of `tiles`) with the chunk-level checker.
+    #[command(after_help = EXIT_CODES)]
+    CheckTiles(tiles::CheckTilesArgs),
 }
 
 /// An error with the exit code it maps to.
@@ -105,6 +121,10 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::bench(a),
         Command::Render(a) => render::render(a),
         Command::Gen(a) => commands::gen(a),
+        Command::Share(a) => share::share(a),
+        Command::CheckShared(a) => share::check_shared(a),
+        Command::Tiles(a) => tiles::tiles(a),
+        Command::CheckTiles(a) => tiles::check_tiles(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

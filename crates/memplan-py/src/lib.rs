@@ -357,8 +357,6 @@ fn plan(
     threads: usize,
     verify: bool,
 ) -> PyResult<Plan> {
-    // The current planners are deterministic; `seed` is accepted for randomised ones.
-    let _ = seed;
     let planner: Planner = planner
         .parse()
         .map_err(|e: memplan::PlanError| PyValueError::new_err(e.to_string()))?;
@@ -378,13 +376,18 @@ fn plan(
         }
         None => &problem.inner,
     };
-    let options = Options {
+    let mut options = Options {
         planner,
         threads,
         time_limit,
         cancel: None,
         verify,
+        ..Options::default()
     };
+    // The seed of the randomised planners (boxing); the greedy ones are deterministic.
+    if let Some(seed) = seed {
+        options.boxing.seed = seed;
+    }
     let report = py
         .detach(|| memplan::plan(target, &options))
         .map_err(|e| MemplanError::new_err(e.to_string()))?;

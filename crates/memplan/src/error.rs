@@ -137,6 +137,9 @@ pub enum ReadErrorKind {
     /// A column name appears twice (aliases count: `lower` and `start` are the same column).
     #[error("duplicate column '{0}' in the header")]
     DuplicateColumn(String),
+    /// A header field with no name (often a trailing comma).
+    #[error("column {0} of the header has no name (a trailing comma?)")]
+    EmptyColumnName(usize),
     /// A line with the wrong number of fields.
     #[error("expected {expected} fields as in the header, found {found}")]
     FieldCount {

@@ -37,6 +37,7 @@
 pub struct ReadmeDoctests;
 
 mod analysis;
+mod boxing;
 mod checker;
 mod error;
 mod generate;
@@ -44,6 +45,9 @@ mod greedy;
 mod index;
 mod io;
 mod portfolio;
+mod search;
+mod shared_objects;
+mod tiles;
 mod types;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -53,6 +57,7 @@ use std::time::Duration;
 pub use analysis::{
     analyze, load_profile, max_load, time_components, Analysis, Component, LoadStep,
 };
+pub use boxing::{BoxingOptions, SqueezeFit};
 pub use checker::{
     check, check_offsets, check_placements, CheckFailure, CheckSummary, Placed, Violation,
     MAX_VIOLATIONS,
@@ -69,30 +74,54 @@ pub use io::json::{
     looks_like_json, read_placements_json, read_problem_json, write_plan_json, write_problem_json,
     PlanInfo,
 };
+pub use search::{generate_microbenchmark, MicrobenchKind, TelamallocOptions};
 pub use types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Time};
+
+// Shared-object planning (TFLite §4): one whole object per buffer instead of an offset.
+pub use shared_objects::{
+    check_shared_objects, plan_shared_objects, positional_maxima, SharedAssignment,
+    SharedCandidate, SharedCheckFailure, SharedCheckSummary, SharedOptions, SharedReport,
+    SharedStrategy, SharedViolation,
+};
+
+// Tile-aware planning (Kvochko et al.): strided tiles that free their bytes early.
+pub use tiles::{
+    check_tiles, generate_tiled, plan_tiles, read_tiled_json, whole_tensor_problem,
+    write_tiled_json, Layout, Tile, TileCheckFailure, TileCheckSummary, TileError, TileErrorKind,
+    TileOptions, TileOrder, TilePlan, TileReport, TileViolation, TiledGenOptions, TiledProblem,
+    TiledReadError, TiledTensor,
+};
 
 /// Which planner [`plan`] runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Planner {
     /// The default portfolio: every greedy planner, keeping the lowest plan, stopping as
-    /// soon as one reaches the max load.
+    /// soon as one reaches the max load; then, if fragmentation is left, boxing from the
+    /// best greedy plan (see [`BoxingOptions::in_portfolio`]).
     #[default]
     Auto,
     /// One greedy planner.
     Greedy(GreedyOrder, Fit),
     /// Every buffer at its own addresses: the sum of the sizes. A baseline.
     Naive,
+    /// TelaMalloc's backtracking search (see [`TelamallocOptions`]): for tight
+    /// capacities; in minimise mode it probes capacities below the best greedy height.
+    Telamalloc,
+    /// idealloc's boxing planner, iterated (see [`BoxingOptions`]).
+    Boxing,
 }
 
 impl Planner {
     /// Every planner, in the portfolio's order (which is also its tie-break order), then
-    /// `naive` and `auto`.
+    /// `naive`, `boxing` and `auto`.
     pub fn all() -> Vec<Planner> {
         let mut v: Vec<Planner> = portfolio::greedy_portfolio()
             .into_iter()
             .map(|(o, f)| Planner::Greedy(o, f))
             .collect();
+        v.push(Planner::Telamalloc);
         v.push(Planner::Naive);
+        v.push(Planner::Boxing);
         v.push(Planner::Auto);
         v
     }
@@ -102,6 +131,8 @@ impl Planner {
         match self {
             Planner::Auto => "auto".into(),
             Planner::Naive => "naive".into(),
+            Planner::Telamalloc => "telamalloc".into(),
+            Planner::Boxing => "boxing".into(),
             Planner::Greedy(o, f) => format!("{}-{}", o.name(), f.name()),
         }
     }
@@ -159,6 +190,10 @@ pub struct Options {
     /// Run the independent checker on the result and fail with
     /// [`PlanError::InvalidPlan`] if it disagrees. Cheap (O(n log n)); on by default.
     pub verify: bool,
+    /// Options of [`Planner::Telamalloc`].
+    pub telamalloc: TelamallocOptions,
+    /// Options of the boxing planner, also used when it joins the portfolio.
+    pub boxing: BoxingOptions,
 }
 
 impl Default for Options {
@@ -169,6 +204,8 @@ impl Default for Options {
             time_limit: None,
             cancel: None,
             verify: true,
+            telamalloc: TelamallocOptions::default(),
+            boxing: BoxingOptions::default(),
         }
     }
 }

@@ -14,6 +14,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use crate::analysis::max_load;
+use crate::boxing;
 use crate::checker::{check_with_capacity, CheckFailure};
 use crate::greedy::{self, Fit, Order};
 use crate::types::{Offset, Plan, Problem, Size};
@@ -33,7 +34,7 @@ pub(crate) fn greedy_portfolio() -> Vec<(Order, Fit)> {
 pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanError> {
     let started = Instant::now();
     let lower_bound = max_load(problem);
-    let candidates: Vec<Planner> = match options.planner {
+    let mut candidates: Vec<Planner> = match options.planner {
         Planner::Auto => greedy_portfolio()
             .into_iter()
             .map(|(o, f)| Planner::Greedy(o, f))
@@ -59,12 +60,36 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
         }
     }
 
+    // ---- TelaMalloc (crate::search): one search, not a portfolio candidate. ----
+    if options.planner == Planner::Telamalloc {
+        let deadline = options.time_limit.map(|d| started + d);
+        let outcome = crate::search::plan(problem, options, deadline);
+        let height = outcome.plan().map(|p| p.height());
+        if options.verify {
+            if let Some(p) = outcome.plan() {
+                check_with_capacity(problem, p.offsets(), problem.capacity()).map_err(
+                    |f: CheckFailure| PlanError::InvalidPlan {
+                        planner: Planner::Telamalloc.name(),
+                        detail: f.to_string(),
+                    },
+                )?;
+            }
+        }
+        let results = vec![CandidateResult {
+            planner: Planner::Telamalloc,
+            height,
+        }];
+        return Ok(report(outcome, Planner::Telamalloc, results));
+    }
+    // ---- end TelaMalloc ----
+
     let threads = match options.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         t => t,
     };
     // One candidate gets every thread; a portfolio gives one thread to each candidate.
     let inner_threads = if candidates.len() == 1 { threads } else { 1 };
+    let threads_all = threads;
     let threads = threads.min(candidates.len());
     let deadline = options.time_limit.map(|d| started + d);
     let optimal_at = AtomicUsize::new(usize::MAX);
@@ -87,7 +112,15 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
         let offsets = match candidates[k] {
             Planner::Greedy(o, f) => greedy::run(problem, o, f, inner_threads, &abort),
             Planner::Naive => Some(greedy::naive(problem)),
-            Planner::Auto => unreachable!("auto is expanded above"),
+            // Boxing keeps its own budget: its first iteration always completes.
+            Planner::Boxing => {
+                let budget = boxing::Budget {
+                    deadline,
+                    cancel: options.cancel.as_ref(),
+                };
+                Some(boxing::run(problem, &options.boxing, inner_threads, &budget, None).0)
+            }
+            Planner::Auto | Planner::Telamalloc => unreachable!("handled above"),
         };
         if let Some(offsets) = offsets {
             let height = height_of(problem, &offsets);
@@ -109,7 +142,34 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
         });
     }
 
-    let results = results.into_inner().expect("workers joined");
+    let mut results = results.into_inner().expect("workers joined");
+
+    // --- Boxing joins the portfolio -------------------------------------------------
+    // When greedy leaves fragmentation, boxing iterates from the best greedy plan, within
+    // the time limit; without one, it may take as long again as greedy took (at least 1 s).
+    if options.planner == Planner::Auto && options.boxing.in_portfolio {
+        let best_greedy = results
+            .iter()
+            .enumerate()
+            .filter_map(|(k, r)| r.as_ref().map(|o| (height_of(problem, o), k)))
+            .min();
+        if let Some((_, k)) = best_greedy.filter(|&(h, _)| h > lower_bound) {
+            let greedy_time = started.elapsed().max(std::time::Duration::from_secs(1));
+            let budget = boxing::Budget {
+                deadline: deadline.or(Some(Instant::now() + greedy_time)),
+                cancel: options.cancel.as_ref(),
+            };
+            if budget.deadline.is_none_or(|d| Instant::now() < d) {
+                let incumbent = results[k].clone();
+                let (offsets, _) =
+                    boxing::run(problem, &options.boxing, threads_all, &budget, incumbent);
+                // Ties go to the earlier (greedy) candidate.
+                candidates.push(Planner::Boxing);
+                results.push(Some(offsets));
+            }
+        }
+    }
+    // ---------------------------------------------------------------------------------
     let mut best: Option<(usize, Size)> = None;
     let mut summary = Vec::with_capacity(candidates.len());
     for (k, r) in results.iter().enumerate() {

@@ -27,6 +27,7 @@
 
 mod order;
 
+pub(crate) use order::contention;
 pub use order::Order;
 
 use crate::analysis::component_ids;

@@ -97,7 +97,7 @@ impl Order {
 /// For each buffer, the largest load at any time in its lifetime (TelaMalloc §3.1);
 /// gaps are not taken out of the lifetime here.
 /// A max-segment-tree over the load profile answers each buffer in O(log n).
-fn contention(problem: &Problem) -> Vec<u64> {
+pub(crate) fn contention(problem: &Problem) -> Vec<u64> {
     let steps = load_profile(problem);
     let m = steps.len().max(1);
     let mut tree = vec![0u64; 2 * m];

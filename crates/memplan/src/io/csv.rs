@@ -111,6 +111,9 @@ fn columns(headers: &::csv::ByteRecord, need_lifetimes: bool) -> Result<Columns,
     let mut slots: [Option<usize>; 7] = [None; 7];
     let mut end_is_inclusive = false;
     for (k, name) in names.iter().enumerate() {
+        if name.is_empty() {
+            return Err(err(1, None, ReadErrorKind::EmptyColumnName(k + 1)));
+        }
         let lower = name.to_ascii_lowercase();
         let slot = match lower.as_str() {
             "id" | "buffer" | "buffer_id" => 0,

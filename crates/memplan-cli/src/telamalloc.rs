@@ -1,0 +1,100 @@
+//! Flags of the TelaMalloc planner (`--planner telamalloc`), and the microbenchmark kinds
+//! of `memplan gen`.
+
+use clap::ValueEnum;
+use memplan::{generate_microbenchmark, MicrobenchKind, Problem, TelamallocOptions};
+
+/// TelaMalloc's switches. Every technique is on unless turned off here.
+#[derive(clap::Args, Debug, Clone)]
+#[command(next_help_heading = "TelaMalloc (--planner telamalloc)")]
+pub struct TelamallocArgs {
+    /// Stop after this many placements (per capacity probe in minimise mode).
+    #[arg(long)]
+    pub tm_step_limit: Option<u64>,
+    /// §5.1 off: only the highest-contention buffer is a candidate, not the longest,
+    /// largest and largest-area ones.
+    #[arg(long)]
+    pub tm_no_heuristics: bool,
+    /// §5.2 off: place buffers on the skyline, not at the lowest valid offset.
+    #[arg(long)]
+    pub tm_no_lowest_position: bool,
+    /// §5.3 off: no contention phases.
+    #[arg(long)]
+    pub tm_no_phases: bool,
+    /// §5.4 off: a major backtrack goes back one decision, not to the second-to-last
+    /// conflicting placement.
+    #[arg(long)]
+    pub tm_no_backjump: bool,
+    /// §5.4 off: do not put failed candidates in front at the jump target.
+    #[arg(long)]
+    pub tm_no_prepend: bool,
+    /// §5.4: the cap on queued candidates after prepending.
+    #[arg(long)]
+    pub tm_max_candidates: Option<usize>,
+    /// §5.4 off: never leave a subtree for having seen too many backtracks.
+    #[arg(long)]
+    pub tm_no_subtree_limit: bool,
+    /// §5.4: the backtrack budget of a subtree.
+    #[arg(long)]
+    pub tm_subtree_backtracks: Option<u64>,
+    /// Cross-section inference off (it applies to skyline placement only).
+    #[arg(long)]
+    pub tm_no_section_inference: bool,
+    /// §3.1 row order off: candidates need not sit at the lowest position of all.
+    #[arg(long)]
+    pub tm_no_row_order: bool,
+    /// Row order takes only the lowest position, not every position below the lowest
+    /// top of an unplaced buffer.
+    #[arg(long)]
+    pub tm_no_dominance: bool,
+    /// How many buffers each heuristic proposes at a decision point.
+    #[arg(long)]
+    pub tm_per_heuristic: Option<usize>,
+    /// Do not search again with wider candidate lists when the root runs out.
+    #[arg(long)]
+    pub tm_no_widen: bool,
+}
+
+impl TelamallocArgs {
+    pub fn options(&self) -> TelamallocOptions {
+        let d = TelamallocOptions::default();
+        TelamallocOptions {
+            step_limit: self.tm_step_limit.unwrap_or(d.step_limit),
+            heuristics: !self.tm_no_heuristics,
+            lowest_position: !self.tm_no_lowest_position,
+            phases: !self.tm_no_phases,
+            backjump: !self.tm_no_backjump,
+            prepend_candidates: !self.tm_no_prepend,
+            max_candidates: self.tm_max_candidates.unwrap_or(d.max_candidates),
+            subtree_limit: !self.tm_no_subtree_limit,
+            subtree_backtracks: self.tm_subtree_backtracks.unwrap_or(d.subtree_backtracks),
+            section_inference: !self.tm_no_section_inference,
+            row_order: !self.tm_no_row_order,
+            dominance: !self.tm_no_dominance,
+            per_heuristic: self.tm_per_heuristic.unwrap_or(d.per_heuristic),
+            widen: !self.tm_no_widen,
+        }
+    }
+}
+
+/// What `memplan gen` makes.
+#[derive(Clone, Copy, Debug, Default, ValueEnum, PartialEq, Eq)]
+pub enum GenKind {
+    /// A model-like training trace.
+    #[default]
+    Model,
+    /// TelaMalloc §7.1: buffers that never overlap in time (capacity: the largest size).
+    NonOverlapping,
+    /// TelaMalloc §7.1: buffers all live together (capacity: the sum of the sizes).
+    FullOverlap,
+}
+
+/// The microbenchmark for `kind`, or `None` for the model-like generator.
+pub fn microbenchmark(kind: GenKind, buffers: usize, seed: u64) -> Option<Problem> {
+    let k = match kind {
+        GenKind::Model => return None,
+        GenKind::NonOverlapping => MicrobenchKind::NonOverlapping,
+        GenKind::FullOverlap => MicrobenchKind::FullOverlap,
+    };
+    Some(generate_microbenchmark(k, buffers, seed))
+}

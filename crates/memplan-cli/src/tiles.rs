@@ -1,0 +1,200 @@
+//! `memplan tiles INPUT.json` (tile-aware planning) and `memplan gen --tiled`.
+
+use memplan::{
+    generate_tiled, plan_tiles, read_tiled_json, whole_tensor_problem, write_tiled_json, Layout,
+    Options, TileOptions, TileOrder, TiledGenOptions, TiledReadError,
+};
+
+use crate::commands::{read_bytes, write_to, GenArgs};
+use crate::fmt::{millis, percent, thousands};
+use crate::{Failure, EXIT_CHECK, EXIT_INPUT};
+
+#[derive(clap::Args, Debug)]
+pub struct TilesArgs {
+    /// The tiled problem, JSON (see the README; `-` for stdin).
+    pub input: String,
+    /// Where to write the plan: `id,offset`, one line per tensor (`-` for stdout).
+    #[arg(short, long, default_value = "-")]
+    pub output: String,
+    /// The order: `auto` (every order, keep the lowest peak), `size`, `lifetime` or `peers`.
+    #[arg(long, default_value = "auto")]
+    pub order: String,
+    /// Move past the first collision found only, as in the paper, instead of past all
+    /// collisions of the tensor at once. Same result, more rounds.
+    #[arg(long)]
+    pub no_jump_past_all: bool,
+    /// Also plan the same tensors whole (lifetime from first to last use, whole extent)
+    /// with the offset planner and with shared objects, and print all three.
+    #[arg(long)]
+    pub compare: bool,
+    /// Skip the chunk-level checker (on by default).
+    #[arg(long)]
+    pub no_check: bool,
+}
+
+fn read_failure(path: &str, e: TiledReadError) -> Failure {
+    let name = if path == "-" { "<stdin>" } else { path };
+    Failure::new(EXIT_INPUT, format!("{name}: {e}"))
+}
+
+pub fn tiles(args: TilesArgs) -> Result<(), Failure> {
+    let order = match args.order.as_str() {
+        "auto" => None,
+        s => Some(s.parse::<TileOrder>().map_err(|_| {
+            Failure::new(
+                2,
+                format!("unknown order '{s}': expected auto, size, lifetime or peers"),
+            )
+        })?),
+    };
+    let bytes = read_bytes(&args.input)?;
+    let problem = read_tiled_json(&bytes).map_err(|e| read_failure(&args.input, e))?;
+    let started = std::time::Instant::now();
+    let options = TileOptions {
+        order,
+        jump_past_all_collisions: !args.no_jump_past_all,
+        verify: !args.no_check,
+    };
+    let report =
+        plan_tiles(&problem, &options).map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;
+    let elapsed = started.elapsed();
+    write_to(&args.output, |w| {
+        writeln!(w, "id,offset")?;
+        for (t, o) in problem.tensors().iter().zip(&report.plan.offsets) {
+            writeln!(w, "{},{o}", t.id)?;
+        }
+        Ok(())
+    })?;
+    let peak = report.plan.peak.get();
+    let tiles: usize = problem.tensors().iter().map(|t| t.tiles.len()).sum();
+    let mut line = format!(
+        "memplan: {} tensors, {} tiles; tile-aware peak {}; order {}; {}",
+        thousands(problem.len() as u64),
+        thousands(tiles as u64),
+        thousands(peak),
+        report.order.name(),
+        millis(elapsed)
+    );
+    if report.candidates.len() > 1 {
+        let all: Vec<String> = report
+            .candidates
+            .iter()
+            .map(|(o, p)| format!("{} {}", o.name(), thousands(p.get())))
+            .collect();
+        line += &format!(" ({})", all.join(", "));
+    }
+    if args.compare {
+        let whole = whole_tensor_problem(&problem);
+        let r = memplan::plan(&whole, &Options::default())
+            .map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;
+        let h = r.outcome.plan().map_or(0, |p| p.height().get());
+        let ml = r.max_load.get();
+        let shared = memplan::plan_shared_objects(&whole, &memplan::SharedOptions::default())
+            .map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;
+        let so = shared.assignment.total().get();
+        line += &format!(
+            "; whole-tensor height {} (max load {}); tile-aware saves {} ({}); whole-tensor shared objects {} ({} saved)",
+            thousands(h),
+            thousands(ml),
+            thousands(h.saturating_sub(peak)),
+            percent(h.saturating_sub(peak), h),
+            thousands(so),
+            percent(so.saturating_sub(peak), so)
+        );
+    }
+    eprintln!("{line}");
+    Ok(())
+}
+
+/// `memplan gen --tiled`.
+pub fn gen_tiled(args: &GenArgs) -> Result<(), Failure> {
+    if args.blocks == 0 || args.on_chip == 0 {
+        return Err(Failure::new(2, "--blocks and --on-chip must be at least 1"));
+    }
+    let layout = match args.layout.as_str() {
+        "nhwc" => Layout::Nhwc,
+        "nchw" => Layout::Nchw,
+        s => {
+            return Err(Failure::new(
+                2,
+                format!("unknown layout '{s}': expected nhwc or nchw"),
+            ))
+        }
+    };
+    let problem = generate_tiled(&TiledGenOptions {
+        seed: args.seed,
+        layout,
+        blocks: args.blocks,
+        on_chip: args.on_chip,
+    });
+    write_to(&args.output, |w| write_tiled_json(&problem, w))
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CheckTilesArgs {
+    /// The tiled problem, JSON.
+    pub input: String,
+    /// The plan: `id,offset` lines as written by `memplan tiles`.
+    pub plan: String,
+}
+
+/// `memplan check-tiles INPUT.json PLAN.csv`: the chunk-level checker.
+pub fn check_tiles(args: CheckTilesArgs) -> Result<(), Failure> {
+    let bytes = read_bytes(&args.input)?;
+    let problem = read_tiled_json(&bytes).map_err(|e| read_failure(&args.input, e))?;
+    let text = String::from_utf8(read_bytes(&args.plan)?)
+        .map_err(|_| Failure::new(EXIT_INPUT, format!("{}: not utf-8", args.plan)))?;
+    let mut by_id = std::collections::HashMap::new();
+    for (n, line) in text.lines().enumerate().skip(1) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let Some((id, off)) = line.rsplit_once(',') else {
+            return Err(Failure::new(
+                EXIT_INPUT,
+                format!("{}: line {}: expected 'id,offset'", args.plan, n + 1),
+            ));
+        };
+        let off: u64 = off.trim().parse().map_err(|_| {
+            Failure::new(
+                EXIT_INPUT,
+                format!("{}: line {}: bad offset '{off}'", args.plan, n + 1),
+            )
+        })?;
+        by_id.insert(id.to_string(), off);
+    }
+    let mut offsets = Vec::with_capacity(problem.len());
+    for t in problem.tensors() {
+        let Some(&o) = by_id.get(&t.id) else {
+            return Err(Failure::new(
+                EXIT_INPUT,
+                format!("{}: tensor '{}' has no offset", args.plan, t.id),
+            ));
+        };
+        offsets.push(memplan::Offset(o));
+    }
+    match memplan::check_tiles(&problem, &offsets) {
+        Ok(s) => {
+            println!(
+                "ok: {} tensors; {} live items; peak {}",
+                thousands(problem.len() as u64),
+                thousands(s.items as u64),
+                thousands(s.peak.get())
+            );
+            Ok(())
+        }
+        Err(f) => {
+            for v in f.violations.iter().take(20) {
+                eprintln!("violation: {v}");
+            }
+            Err(Failure::new(
+                EXIT_CHECK,
+                format!(
+                    "{}: invalid plan: {} violation(s)",
+                    args.plan,
+                    f.violations.len() + f.more
+                ),
+            ))
+        }
+    }
+}

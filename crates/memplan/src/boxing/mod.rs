@@ -1,0 +1,447 @@
+//! The boxing planner: Buchsbaum et al.'s boxing, unboxing and a first-fit squeeze,
+//! iterated with bootstrapping, after idealloc (Lamprakos et al., "Futureproof Static
+//! Memory Planning").
+//!
+//! # The model
+//!
+//! Buffers are jobs: rectangles of a size and a lifetime `[start, end)`. Boxing groups
+//! jobs of similar size into *boxes* of a common size, and boxes into bigger boxes, until
+//! one size class of boxes is left (Theorem 16, [`boxer`]). Boxes of one size are packed
+//! optimally by interval graph colouring, and offsets flow down through the boxes to the
+//! buffers ([`unbox`]). Those offsets are sparse, so they only give an *order*: a
+//! first-fit pass in increasing offset makes the final plan ([`squeeze`]; best-fit is an
+//! option, [`SqueezeFit`]).
+//!
+//! ```text
+//!   buffers ──► box (Thm 16 / Cor 15 / Thm 2 / Lemma 1) ──► unbox (Fig. 6)
+//!                                                            │ sparse offsets
+//!   best plan ◄── keep the lowest ◄── first-fit squeeze ◄────┘ (abandoned once
+//!                                                              above the best)
+//! ```
+//!
+//! # Invariants and choices
+//!
+//! - Plans are valid by construction of the squeeze alone: boxing only orders buffers.
+//! - A gapped buffer is boxed as if live for its whole lifetime (safe: it only makes
+//!   boxes more conservative); the squeeze honours its gaps. Fixed buffers are not boxed;
+//!   the squeeze places them first, at their offsets, and fits the others around them.
+//!   Alignment is honoured by the squeeze.
+//! - Inputs whose size ratio is at most 2216.53 get a dummy job spanning all time
+//!   (§5.6, ineq. 12); ε is chosen inside the range of ineq. 11 ([`epsilon`]).
+//! - Randomness (Theorem 2's critical times) comes from [`Rng`] seeded per iteration and
+//!   per size class, so a seed gives one plan whatever the thread count. idealloc's
+//!   uncontrolled randomness (§5.10: unstable sorts, heaps, thread timing) is not copied:
+//!   every sort and heap here is deterministic and results are merged in a fixed order.
+//! - Parallelism (§5.9), on scoped threads only: iterations run side by side; inside an
+//!   iteration, Corollary 15's size classes are boxed in parallel (when there are more
+//!   threads than running iterations) and the squeeze splits into runs of whole time
+//!   components on large inputs. Theorem 2's sub-problems are boxed one after the other
+//!   (a work stack), which keeps their output order fixed.
+//! - Iterations run on up to `threads` scoped threads. An iteration is abandoned once it
+//!   would end above the best height among the bootstrap plan and *lower-numbered*
+//!   iterations; the winner is the lowest height, ties to the lower iteration, among the
+//!   iterations up to the first that reached the target. That set does not depend on
+//!   timing, so neither does the plan. Only a time limit or a cancellation does.
+//! - The elementary cases (no two buffers overlap; all sizes equal) are solved exactly
+//!   and at once (§2.1).
+
+mod boxer;
+mod epsilon;
+mod jobs;
+mod squeeze;
+mod unbox;
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use crate::analysis::{component_ids, max_load};
+use crate::generate::Rng;
+use crate::greedy::{self, Fit, Order};
+use crate::types::{Offset, Problem};
+use crate::CancelToken;
+use jobs::{colour_intervals, Arena, Job, DUMMY};
+use squeeze::Stopped;
+
+/// Options of the boxing planner ([`crate::Planner::Boxing`]). Its time limit is
+/// [`crate::Options::time_limit`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BoxingOptions {
+    /// How many box-unbox-squeeze iterations to run at most. Default 100.
+    pub iterations: u32,
+    /// The seed of the random critical times. The same seed gives the same plan.
+    pub seed: u64,
+    /// Stop as soon as a plan's fragmentation (height − max load) is at most this many
+    /// bytes. Default 0: stop only at a provably optimal plan.
+    pub target_fragmentation: u64,
+    /// Start from size-then-lifetime first-fit (idealloc §5.5) and return it when no
+    /// iteration beats it. In the portfolio the best greedy plan is used instead.
+    pub bootstrap: bool,
+    /// Abandon an iteration as soon as it exceeds the best height so far (§5.5). Does
+    /// not change the plan, only the time.
+    pub abandon: bool,
+    /// Calibrate ε to the value that yields the smallest final size ratio (§5.6); off:
+    /// the low end of the legal range.
+    pub calibrate_epsilon: bool,
+    /// Theorem 2 sub-problems inherit the ends of the free gaps in the rows boxed above
+    /// them as critical times, as idealloc's code does (the free spaces of the proof,
+    /// §3.3); off: each starts from one fresh random critical time.
+    pub inherit_critical_times: bool,
+    /// How the squeeze picks an address. Default: first-fit, as the paper says.
+    pub squeeze: SqueezeFit,
+    /// Join the default portfolio ([`crate::Planner::Auto`]) when greedy leaves
+    /// fragmentation.
+    pub in_portfolio: bool,
+}
+
+impl Default for BoxingOptions {
+    fn default() -> BoxingOptions {
+        BoxingOptions {
+            iterations: 100,
+            seed: 0,
+            target_fragmentation: 0,
+            bootstrap: true,
+            abandon: true,
+            calibrate_epsilon: true,
+            squeeze: SqueezeFit::FirstFit,
+            inherit_critical_times: true,
+            in_portfolio: true,
+        }
+    }
+}
+
+/// How the squeeze (§4) picks each buffer's address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SqueezeFit {
+    /// The lowest address that fits, as idealloc's paper says (§4).
+    FirstFit,
+    /// The smallest gap that fits, as idealloc's code does (worse on iopddl-S and
+    /// somas-resnet50 in our runs: see bench-notes/boxing.md).
+    BestFit,
+    /// First-fit in even iterations, best-fit in odd ones.
+    Alternate,
+}
+
+impl SqueezeFit {
+    /// `first-fit`, `best-fit` or `alternate`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SqueezeFit::FirstFit => "first-fit",
+            SqueezeFit::BestFit => "best-fit",
+            SqueezeFit::Alternate => "alternate",
+        }
+    }
+
+    fn for_iteration(self, k: usize) -> Fit {
+        match self {
+            SqueezeFit::FirstFit => Fit::FirstFit,
+            SqueezeFit::BestFit => Fit::BestFit,
+            SqueezeFit::Alternate if k & 1 == 0 => Fit::FirstFit,
+            SqueezeFit::Alternate => Fit::BestFit,
+        }
+    }
+}
+
+/// When to stop early, from outside.
+pub(crate) struct Budget<'a> {
+    pub deadline: Option<Instant>,
+    pub cancel: Option<&'a CancelToken>,
+}
+
+impl Budget<'_> {
+    fn exhausted(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self.cancel.is_some_and(|c| c.is_cancelled())
+    }
+}
+
+/// What a boxing run did, beside its plan.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RunStats {
+    /// Iterations that ran to the end of their squeeze.
+    pub completed: u32,
+    /// Iterations abandoned above the best height.
+    pub abandoned: u32,
+    /// The iteration whose plan won, if one beat the incumbent.
+    pub winner: Option<u32>,
+}
+
+/// Runs the boxing planner. `incumbent` is a plan to beat (the portfolio's best greedy
+/// plan); without one, and with `bootstrap` on, size-then-lifetime first-fit is used.
+/// Always returns a plan: the first iteration is not stopped by the budget when there is
+/// no incumbent.
+pub(crate) fn run(
+    problem: &Problem,
+    options: &BoxingOptions,
+    threads: usize,
+    budget: &Budget<'_>,
+    incumbent: Option<Vec<Offset>>,
+) -> (Vec<Offset>, RunStats) {
+    let mut stats = RunStats::default();
+    if let Some(offsets) = elementary(problem) {
+        return (offsets, stats);
+    }
+    let bufs = problem.buffers();
+    let free: Vec<u32> = (0..bufs.len() as u32)
+        .filter(|&i| bufs[i as usize].fixed_offset.is_none())
+        .collect();
+    let threads = threads.max(1);
+    let incumbent = incumbent.or_else(|| {
+        options
+            .bootstrap
+            .then(|| greedy::run(problem, Order::Size, Fit::FirstFit, threads, &|| false))
+            .flatten()
+    });
+    let incumbent_height = incumbent
+        .as_ref()
+        .map_or(u64::MAX, |o| height_of(problem, o));
+    let target = max_load(problem)
+        .0
+        .saturating_add(options.target_fragmentation);
+    if free.is_empty() || incumbent_height <= target || options.iterations == 0 {
+        let offsets = incumbent.unwrap_or_else(|| greedy::naive(problem));
+        return (offsets, stats);
+    }
+
+    // Prelude (§5.6): leaves, the dummy job, ε.
+    let mut base = Arena::default();
+    for &i in &free {
+        let b = &bufs[i as usize];
+        base.jobs.push(Job {
+            size: b.size.0,
+            start: b.lifetime.start.0,
+            end: b.lifetime.end.0,
+            first: i,
+            count: 0,
+        });
+    }
+    let h_min = base
+        .jobs
+        .iter()
+        .map(|j| j.size)
+        .min()
+        .expect("free buffers");
+    let h_max = base
+        .jobs
+        .iter()
+        .map(|j| j.size)
+        .max()
+        .expect("free buffers");
+    if let Some(size) = epsilon::dummy_size(h_min, h_max) {
+        let start = base
+            .jobs
+            .iter()
+            .map(|j| j.start)
+            .min()
+            .expect("free buffers");
+        let end = base.jobs.iter().map(|j| j.end).max().expect("free buffers");
+        base.jobs.push(Job {
+            size,
+            start,
+            end,
+            first: DUMMY,
+            count: 0,
+        });
+    }
+    let mut sizes: Vec<u64> = base.jobs.iter().map(|j| j.size).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let eps = epsilon::choose_epsilon(&sizes, options.calibrate_epsilon);
+    let component = component_ids(problem);
+
+    let iterations = options.iterations as usize;
+    let workers = threads.min(iterations).max(1);
+    let inner_threads = (threads / workers).max(1);
+    let heights: Vec<AtomicU64> = (0..iterations).map(|_| AtomicU64::new(u64::MAX)).collect();
+    let stop_at = AtomicUsize::new(usize::MAX);
+    let next = AtomicUsize::new(0);
+    let completed = AtomicUsize::new(0);
+    let abandoned = AtomicUsize::new(0);
+    // Plans not beaten by a lower-numbered, lower-or-equal one: (iteration, height, offsets).
+    let front: Mutex<Vec<(usize, u64, Vec<u64>)>> = Mutex::new(Vec::new());
+    let must_finish_first = incumbent.is_none();
+
+    let worker = || loop {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        if k >= iterations || k > stop_at.load(Ordering::Relaxed) {
+            break;
+        }
+        let exempt = k == 0 && must_finish_first;
+        if !exempt && budget.exhausted() {
+            break;
+        }
+        let bound = || {
+            heights[..k]
+                .iter()
+                .map(|h| h.load(Ordering::Relaxed))
+                .min()
+                .unwrap_or(u64::MAX)
+                .min(incumbent_height)
+        };
+        let stop = || k > stop_at.load(Ordering::Relaxed) || (!exempt && budget.exhausted());
+        let result = iterate(
+            problem,
+            &base,
+            &free,
+            &component,
+            eps,
+            iteration_seed(options.seed, k),
+            inner_threads,
+            options.inherit_critical_times,
+            options.squeeze.for_iteration(k),
+            options.abandon,
+            &bound,
+            &stop,
+        );
+        match result {
+            Ok((offsets, h)) => {
+                completed.fetch_add(1, Ordering::Relaxed);
+                heights[k].store(h, Ordering::Relaxed);
+                if h <= target {
+                    stop_at.fetch_min(k, Ordering::Relaxed);
+                }
+                let mut f = front.lock().expect("no panic while holding the lock");
+                if !f.iter().any(|&(m, hm, _)| m <= k && hm <= h) {
+                    f.retain(|&(m, hm, _)| !(k <= m && h <= hm));
+                    f.push((k, h, offsets));
+                }
+            }
+            Err(Stopped::OverBound) => {
+                abandoned.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(Stopped::Stopped) => {}
+        }
+    };
+    if workers <= 1 {
+        worker();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..workers {
+                s.spawn(worker);
+            }
+        });
+    }
+
+    stats.completed = completed.load(Ordering::Relaxed) as u32;
+    stats.abandoned = abandoned.load(Ordering::Relaxed) as u32;
+    let last = stop_at.load(Ordering::Relaxed);
+    let winner = front
+        .into_inner()
+        .expect("workers joined")
+        .into_iter()
+        .filter(|&(k, h, _)| k <= last && h < incumbent_height)
+        .min_by_key(|&(k, h, _)| (h, k));
+    match winner {
+        Some((k, _, offsets)) => {
+            stats.winner = Some(k as u32);
+            (offsets.into_iter().map(Offset).collect(), stats)
+        }
+        None => (
+            incumbent.expect("without an incumbent, iteration 0 completes"),
+            stats,
+        ),
+    }
+}
+
+/// One box-unbox-squeeze iteration (§3, §4).
+#[allow(clippy::too_many_arguments)]
+fn iterate(
+    problem: &Problem,
+    base: &Arena,
+    free: &[u32],
+    component: &[u32],
+    eps: f64,
+    seed: u64,
+    threads: usize,
+    gap_points: bool,
+    fit: Fit,
+    abandon: bool,
+    bound: &(dyn Fn() -> u64 + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<(Vec<u64>, u64), Stopped> {
+    let mut rng = Rng::new(seed);
+    let mut arena = base.clone();
+    let roots: Vec<u32> = (0..arena.jobs.len() as u32).collect();
+    let top = boxer::box_all(&mut arena, roots, eps, &mut rng, threads, gap_points);
+    if stop() {
+        return Err(Stopped::Stopped);
+    }
+    let bufs = problem.buffers();
+    let mut sparse = vec![0u64; bufs.len()];
+    unbox::unbox_all(&arena, &top, &mut sparse);
+    drop(arena);
+    // Grouped by time component first: the same plan (components never conflict), but
+    // the index walks stay local in memory and components can go to different threads.
+    let mut sequence = free.to_vec();
+    sequence.sort_by_key(|&i| {
+        let b = &bufs[i as usize];
+        (
+            component[i as usize],
+            sparse[i as usize],
+            std::cmp::Reverse(b.size),
+            i,
+        )
+    });
+    squeeze::squeeze_components(
+        problem, &sequence, component, threads, fit, abandon, bound, stop,
+    )
+}
+
+/// A well-mixed seed for iteration `k`.
+fn iteration_seed(seed: u64, k: usize) -> u64 {
+    Rng::new(seed.wrapping_add((k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))).next_u64()
+}
+
+fn height_of(problem: &Problem, offsets: &[Offset]) -> u64 {
+    problem
+        .buffers()
+        .iter()
+        .zip(offsets)
+        .map(|(b, o)| o.0 + b.size.0)
+        .max()
+        .unwrap_or(0)
+}
+
+/// The elementary cases of §2.1, solved exactly: no two buffers overlap (everything at
+/// offset 0), or every buffer has the same size (interval graph colouring: the height is
+/// the most buffers live at once times the size, which is the max load). Only taken when
+/// no buffer is fixed or gapped and, for equal sizes, every alignment divides the size.
+fn elementary(problem: &Problem) -> Option<Vec<Offset>> {
+    let bufs = problem.buffers();
+    if bufs.is_empty() {
+        return Some(Vec::new());
+    }
+    if bufs
+        .iter()
+        .any(|b| b.fixed_offset.is_some() || !b.gaps.is_empty())
+    {
+        return None;
+    }
+    let arena = Arena {
+        jobs: bufs
+            .iter()
+            .enumerate()
+            .map(|(i, b)| Job {
+                size: b.size.0,
+                start: b.lifetime.start.0,
+                end: b.lifetime.end.0,
+                first: i as u32,
+                count: 0,
+            })
+            .collect(),
+        children: Vec::new(),
+    };
+    let all: Vec<u32> = (0..bufs.len() as u32).collect();
+    if !jobs::any_overlap(&arena, &all) {
+        return Some(vec![Offset(0); bufs.len()]);
+    }
+    let size = bufs[0].size.0;
+    if bufs
+        .iter()
+        .all(|b| b.size.0 == size && size.checked_rem(b.alignment.0) == Some(0))
+    {
+        let (rows, _) = colour_intervals(&arena, &all);
+        return Some(rows.iter().map(|&r| Offset(r as u64 * size)).collect());
+    }
+    None
+}

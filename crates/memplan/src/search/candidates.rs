@@ -1,0 +1,191 @@
+//! Picking the next buffer to place: the candidate heuristics of TelaMalloc §5.1 (longest
+//! lifetime, largest size, largest area), or the contention order of the §3.1 baseline,
+//! each looked up within a phase (§5.3) or among all buffers.
+//!
+//! Each (group, heuristic) pair keeps its buffers sorted by the heuristic and a cursor at
+//! the first unplaced one. Placing only moves cursors forward; unplacing a buffer moves
+//! its cursors back to its rank. So a pick costs O(1) amortised along a branch.
+
+use crate::types::{Buffer, Problem};
+
+/// One way to rank buffers; the first unplaced buffer in the ranking is the candidate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Heuristic {
+    /// Longest lifetime first (§5.1 (1)).
+    Lifetime,
+    /// Largest size first (§5.1 (2)).
+    Size,
+    /// Largest size × lifetime first (§5.1 (3)).
+    Area,
+    /// Highest contention first; ties by alignment, size × lifetime², lifetime (§3.1).
+    Contention,
+}
+
+fn sort_by(bufs: &[Buffer], contention: &[u64], h: Heuristic, list: &mut [u32]) {
+    let len = |b: &Buffer| b.lifetime.len() as u128;
+    let key = |i: u32| {
+        let b = &bufs[i as usize];
+        let s = b.size.0 as u128;
+        match h {
+            Heuristic::Lifetime => (len(b), s, 0, 0),
+            Heuristic::Size => (s, len(b), 0, 0),
+            Heuristic::Area => (s.saturating_mul(len(b)), s, 0, 0),
+            Heuristic::Contention => (
+                contention[i as usize] as u128,
+                b.alignment.0 as u128,
+                s.saturating_mul(len(b).saturating_mul(len(b))),
+                len(b),
+            ),
+        }
+    };
+    list.sort_by_cached_key(|&i| (std::cmp::Reverse(key(i)), i));
+}
+
+/// A sorted list per heuristic for one group of buffers, with its cursors.
+struct Group {
+    lists: Vec<Vec<u32>>,
+    cursors: Vec<usize>,
+}
+
+pub(super) struct Candidates {
+    heuristics: Vec<Heuristic>,
+    /// Group `p` is phase `p`; the last group holds every buffer.
+    groups: Vec<Group>,
+    /// `rank[h][i]`: position of `i` in its phase's list for heuristic `h`.
+    phase_rank: Vec<Vec<u32>>,
+    /// `global_rank[h][i]`: position of `i` in the all-buffers list.
+    global_rank: Vec<Vec<u32>>,
+    phase_of: Vec<u32>,
+    unplaced_in_phase: Vec<u32>,
+    /// Every phase below this one has no unplaced buffer.
+    first_open: usize,
+}
+
+impl Candidates {
+    /// `phase_of` groups the buffers (all in phase 0 when grouping is off).
+    pub(super) fn new(
+        problem: &Problem,
+        heuristics: Vec<Heuristic>,
+        contention: &[u64],
+        phase_of: Vec<u32>,
+        phase_count: u32,
+    ) -> Candidates {
+        let bufs = problem.buffers();
+        let n = bufs.len();
+        let phases = phase_count as usize;
+        let mut members: Vec<Vec<u32>> = vec![Vec::new(); phases];
+        for (i, &p) in phase_of.iter().enumerate() {
+            members[p as usize].push(i as u32);
+        }
+        let mut groups = Vec::with_capacity(phases + 1);
+        let mut phase_rank = vec![vec![0u32; n]; heuristics.len()];
+        let mut global_rank = vec![vec![0u32; n]; heuristics.len()];
+        let all: Vec<u32> = (0..n as u32).collect();
+        for (g, m) in members.iter().chain(std::iter::once(&all)).enumerate() {
+            let mut lists = Vec::with_capacity(heuristics.len());
+            for (k, &h) in heuristics.iter().enumerate() {
+                let mut list = m.clone();
+                sort_by(bufs, contention, h, &mut list);
+                let rank = if g == phases {
+                    &mut global_rank[k]
+                } else {
+                    &mut phase_rank[k]
+                };
+                for (r, &i) in list.iter().enumerate() {
+                    rank[i as usize] = r as u32;
+                }
+                lists.push(list);
+            }
+            groups.push(Group {
+                cursors: vec![0; heuristics.len()],
+                lists,
+            });
+        }
+        Candidates {
+            heuristics,
+            groups,
+            phase_rank,
+            global_rank,
+            unplaced_in_phase: members.iter().map(|m| m.len() as u32).collect(),
+            phase_of,
+            first_open: 0,
+        }
+    }
+
+    pub(super) fn heuristic_count(&self) -> usize {
+        self.heuristics.len()
+    }
+
+    pub(super) fn phase_of(&self, i: u32) -> u32 {
+        self.phase_of[i as usize]
+    }
+
+    pub(super) fn phase_is_open(&self, p: u32) -> bool {
+        self.unplaced_in_phase[p as usize] > 0
+    }
+
+    pub(super) fn on_place(&mut self, i: u32) {
+        self.unplaced_in_phase[self.phase_of[i as usize] as usize] -= 1;
+    }
+
+    pub(super) fn on_unplace(&mut self, i: u32) {
+        let p = self.phase_of[i as usize] as usize;
+        self.unplaced_in_phase[p] += 1;
+        self.first_open = self.first_open.min(p);
+        let global = self.groups.len() - 1;
+        for k in 0..self.heuristics.len() {
+            let c = &mut self.groups[p].cursors[k];
+            *c = (*c).min(self.phase_rank[k][i as usize] as usize);
+            let c = &mut self.groups[global].cursors[k];
+            *c = (*c).min(self.global_rank[k][i as usize] as usize);
+        }
+    }
+
+    /// The open phases in order, starting from the first.
+    pub(super) fn open_phases(&mut self) -> impl Iterator<Item = u32> + '_ {
+        while self.first_open < self.unplaced_in_phase.len()
+            && self.unplaced_in_phase[self.first_open] == 0
+        {
+            self.first_open += 1;
+        }
+        (self.first_open..self.unplaced_in_phase.len())
+            .filter(|&p| self.unplaced_in_phase[p] > 0)
+            .map(|p| p as u32)
+    }
+
+    /// The first unplaced buffer of `phase` (or of all buffers, for `None`) under
+    /// heuristic number `k` that satisfy `wanted`, up to `count` of them, looking at
+    /// most at `window` buffers past the cursor; appended to `out` if not there yet.
+    pub(super) fn pick(
+        &mut self,
+        phase: Option<u32>,
+        k: usize,
+        is_placed: impl Fn(u32) -> bool,
+        wanted: impl Fn(u32) -> bool,
+        (window, count): (usize, usize),
+        out: &mut Vec<u32>,
+    ) {
+        let g = match phase {
+            Some(p) => p as usize,
+            None => self.groups.len() - 1,
+        };
+        let group = &mut self.groups[g];
+        let list = &group.lists[k];
+        let c = &mut group.cursors[k];
+        while *c < list.len() && is_placed(list[*c]) {
+            *c += 1;
+        }
+        // The window counts placed buffers too, so a pick costs O(window) however many
+        // placed buffers follow the cursor.
+        let found = list[*c..]
+            .iter()
+            .take(window)
+            .filter(|&&i| !is_placed(i) && wanted(i))
+            .take(count);
+        for &i in found {
+            if !out.contains(&i) {
+                out.push(i);
+            }
+        }
+    }
+}

@@ -1,0 +1,624 @@
+//! Offset domains and their propagation: our replacement for TelaMalloc's CP-SAT solver.
+//!
+//! # Model
+//!
+//! Buffers are placed one at a time. For every *unplaced* buffer `y` we keep
+//! `lowest[y]`, the lowest offset (a multiple of `y`'s alignment) at which `y` does not
+//! overlap any *placed* buffer that is live together with it. `y`'s domain is
+//! `{lowest[y], …}`, and it is empty when `lowest[y] + size(y) > capacity`: that is a
+//! failure, and the placed buffers that push `y` up to there are its explanation (the
+//! "conflicting variable assignments" of TelaMalloc §5.4).
+//!
+//! ```text
+//!   address ^        capacity ----------------------------------
+//!           |   [ z2 ]                      y needs 3 units; the chain z0, z1, z2
+//!           |   [ z1  ]                     of placed neighbours pushes lowest[y]
+//!           | [   z0   ]                    past capacity - 3: y fails, and
+//!           +------------> time             {z0, z1, z2} is the explanation.
+//! ```
+//!
+//! # Incremental update
+//!
+//! Placing `x` at `[o, e)` only touches the unplaced buffers live together with `x`
+//! (found with a [`TimeIndex`] of unplaced buffers). For such a `y` with `[lo, lo + s)`:
+//! - `e <= lo`: `x` lies below `y`'s domain and can never matter again on this branch;
+//! - `o >= lo + s`: `x` lies above; it is remembered in `above[y]`, since it may block
+//!   `y` once `lowest[y]` rises;
+//! - otherwise `x` covers `lo`, and every offset in `[lo, e)` is blocked too, so the new
+//!   lowest is the first fit at or above `e` among the intervals in `above[y]`.
+//!
+//! Every neighbour not in `above[y]` ends at or below `lowest[y]`, so this is exact. The
+//! cost is O(1) per (placement, neighbour) pair plus the `above` entries scanned, which
+//! is small when buffers are placed bottom-up. All changes go on a trail and are undone
+//! on backtracking; nothing is copied.
+//!
+//! Alignment (§5.5) is part of the domain: candidate offsets are rounded up to the
+//! buffer's alignment. Fixed buffers are placed first, at their offsets, like any other.
+
+use super::maxtree::MaxTree;
+use crate::index::TimeIndex;
+use crate::types::{Buffer, Problem};
+
+pub(super) const UNPLACED: u64 = u64::MAX;
+
+/// Rounds up to a multiple of `alignment`, saturating instead of overflowing.
+#[inline]
+pub(super) fn align_up_sat(value: u64, alignment: u64) -> u64 {
+    if alignment <= 1 {
+        return value;
+    }
+    match value % alignment {
+        0 => value,
+        r => value.saturating_add(alignment - r),
+    }
+}
+
+enum Undo {
+    Placed(u32),
+    Lowest(u32, u64),
+    Above(u32),
+    Top(u32, u64),
+}
+
+/// Why a placement failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Failure {
+    /// This unplaced buffer has no offset left under the capacity.
+    Buffer(u32),
+    /// Cross-section `k`: its top plus its unplaced load exceed the capacity.
+    Section(u32),
+}
+
+/// Cross-section inference (MiniMalloc eq. (3), sound for skyline placement): the time
+/// axis is cut into the steps of the load profile; in each, every unplaced buffer will
+/// sit above the highest placed one, so `top + unplaced load <= capacity`.
+struct Sections {
+    /// `ranges[i]`: the sections where buffer `i` is live, as `[first, last)` runs.
+    ranges: Vec<Vec<(u32, u32)>>,
+    unplaced_load: Vec<u64>,
+    top: Vec<u64>,
+    /// `span[k]`: the time interval of section `k`.
+    span: Vec<crate::types::Lifetime>,
+    /// The largest unplaced load of any section.
+    max_unplaced: MaxTree,
+}
+
+impl Sections {
+    fn new(problem: &Problem) -> Sections {
+        let steps = crate::analysis::load_profile(problem);
+        let ranges = problem
+            .buffers()
+            .iter()
+            .map(|b| {
+                b.live_segments()
+                    .map(|seg| {
+                        let first = steps.partition_point(|s| s.time < seg.start) as u32;
+                        let last = steps.partition_point(|s| s.time < seg.end) as u32;
+                        (first, last)
+                    })
+                    .collect()
+            })
+            .collect();
+        let unplaced_load: Vec<u64> = steps.iter().map(|s| s.load.0).collect();
+        let span = steps
+            .iter()
+            .enumerate()
+            .map(|(k, s)| crate::types::Lifetime {
+                start: s.time,
+                end: steps
+                    .get(k + 1)
+                    .map_or(crate::types::Time(s.time.0 + 1), |n| n.time),
+            })
+            .collect();
+        Sections {
+            ranges,
+            max_unplaced: MaxTree::new(&unplaced_load),
+            unplaced_load,
+            span,
+            top: vec![0; steps.len()],
+        }
+    }
+}
+
+/// The placed offsets, the domains of unplaced buffers, and the trail to undo them.
+pub(super) struct Domains<'p> {
+    bufs: &'p [Buffer],
+    capacity: u64,
+    offset: Vec<u64>,
+    lowest: Vec<u64>,
+    above: Vec<Vec<u32>>,
+    trail: Vec<Undo>,
+    unplaced: TimeIndex,
+    placed: TimeIndex,
+    placed_count: usize,
+    scratch: Vec<u32>,
+    intervals: Vec<(u64, u64)>,
+    sections: Option<Sections>,
+    /// Skyline mode: `lowest[y]` is the top of `y`'s placed neighbours, not the lowest
+    /// hole that fits.
+    skyline: bool,
+    /// `lowest` of unplaced buffers (placed ones hold `UNPLACED`), for the minimum.
+    min_tree: MinTree,
+    /// `lowest + size` of unplaced buffers: the lowest top any of them can have.
+    min_top: MinTree,
+}
+
+/// A tournament tree over buffers: the smallest value and where it is. Raising a leaf
+/// stops climbing as soon as an ancestor's minimum does not change, which is at once
+/// when its sibling holds the same value (the common case: neighbours rise together).
+struct MinTree {
+    size: usize,
+    min: Vec<u64>,
+}
+
+impl MinTree {
+    fn new(n: usize) -> MinTree {
+        let size = n.next_power_of_two().max(1);
+        let mut min = vec![UNPLACED; 2 * size];
+        for leaf in &mut min[size..size + n] {
+            *leaf = 0;
+        }
+        for node in (1..size).rev() {
+            min[node] = min[2 * node].min(min[2 * node + 1]);
+        }
+        MinTree { size, min }
+    }
+
+    #[inline]
+    fn set(&mut self, i: u32, value: u64) {
+        let mut node = self.size + i as usize;
+        self.min[node] = value;
+        while node > 1 {
+            node /= 2;
+            let m = self.min[2 * node].min(self.min[2 * node + 1]);
+            if self.min[node] == m {
+                break;
+            }
+            self.min[node] = m;
+        }
+    }
+
+    fn argmin(&self) -> Option<(u64, u32)> {
+        if self.min[1] == UNPLACED {
+            return None;
+        }
+        let mut node = 1;
+        while node < self.size {
+            node = if self.min[2 * node] == self.min[node] {
+                2 * node
+            } else {
+                2 * node + 1
+            };
+        }
+        Some((self.min[1], (node - self.size) as u32))
+    }
+}
+
+impl<'p> Domains<'p> {
+    /// Every buffer unplaced, every domain starting at 0. With `section_inference`,
+    /// placements also fail when some cross-section overflows (sound only when every
+    /// buffer is placed on the skyline).
+    pub(super) fn new(
+        problem: &'p Problem,
+        capacity: u64,
+        skyline: bool,
+        section_inference: bool,
+    ) -> Domains<'p> {
+        let n = problem.len();
+        Domains {
+            bufs: problem.buffers(),
+            capacity,
+            offset: vec![UNPLACED; n],
+            lowest: vec![0; n],
+            above: vec![Vec::new(); n],
+            trail: Vec::new(),
+            unplaced: TimeIndex::new(problem),
+            placed: TimeIndex::new_empty(problem),
+            placed_count: 0,
+            scratch: Vec::new(),
+            intervals: Vec::new(),
+            sections: (skyline && section_inference).then(|| Sections::new(problem)),
+            skyline,
+            min_tree: MinTree::new(n),
+            min_top: {
+                let mut t = MinTree::new(n);
+                for (i, b) in problem.buffers().iter().enumerate() {
+                    t.set(i as u32, b.size.0);
+                }
+                t
+            },
+        }
+    }
+
+    #[inline]
+    pub(super) fn is_placed(&self, i: u32) -> bool {
+        self.offset[i as usize] != UNPLACED
+    }
+
+    #[inline]
+    pub(super) fn placed_count(&self) -> usize {
+        self.placed_count
+    }
+
+    /// The lowest feasible offset of an unplaced buffer (its domain's minimum).
+    #[inline]
+    pub(super) fn lowest(&self, i: u32) -> u64 {
+        self.lowest[i as usize]
+    }
+
+    #[inline]
+    pub(super) fn trail_len(&self) -> usize {
+        self.trail.len()
+    }
+
+    /// The offsets, once every buffer is placed.
+    pub(super) fn offsets(&self) -> &[u64] {
+        &self.offset
+    }
+
+    #[inline]
+    fn conflict(a: &Buffer, b: &Buffer) -> bool {
+        (a.gaps.is_empty() && b.gaps.is_empty()) || a.live_together(b)
+    }
+
+    /// True when `[at, at + size)` fits under the capacity.
+    #[inline]
+    pub(super) fn fits(&self, i: u32, at: u64) -> bool {
+        at.saturating_add(self.bufs[i as usize].size.0) <= self.capacity
+    }
+
+    /// The highest offset at which `i` still fits under the capacity (saturating at 0).
+    #[inline]
+    pub(super) fn capacity_left_for(&self, i: u32) -> u64 {
+        self.capacity.saturating_sub(self.bufs[i as usize].size.0)
+    }
+
+    /// Places `x` at `at` (which must avoid its placed neighbours) and propagates.
+    /// On failure returns the first unplaced buffer whose domain became empty; the
+    /// caller undoes with [`Domains::undo_to`].
+    pub(super) fn place(&mut self, x: u32, at: u64) -> Result<(), Failure> {
+        let bx = &self.bufs[x as usize];
+        debug_assert!(!self.is_placed(x));
+        self.offset[x as usize] = at;
+        self.unplaced.remove(x);
+        self.placed.insert(x, bx.lifetime.end.0);
+        self.trail.push(Undo::Placed(x));
+        self.placed_count += 1;
+        self.min_tree.set(x, UNPLACED);
+        self.min_top.set(x, UNPLACED);
+        let end = at + bx.size.0;
+        if let Some(sec) = &mut self.sections {
+            let mut failed = None;
+            for &(first, last) in &sec.ranges[x as usize] {
+                sec.max_unplaced
+                    .range_add(first as usize, last as usize, -(bx.size.0 as i64));
+                for k in first..last {
+                    sec.unplaced_load[k as usize] -= bx.size.0;
+                    if end > sec.top[k as usize] {
+                        self.trail.push(Undo::Top(k, sec.top[k as usize]));
+                        sec.top[k as usize] = end;
+                    }
+                    if failed.is_none()
+                        && sec.top[k as usize].saturating_add(sec.unplaced_load[k as usize])
+                            > self.capacity
+                    {
+                        failed = Some(k);
+                    }
+                }
+            }
+            if let Some(k) = failed {
+                return Err(Failure::Section(k));
+            }
+        }
+        let mut neighbours = std::mem::take(&mut self.scratch);
+        neighbours.clear();
+        self.unplaced
+            .for_each_overlapping(bx.lifetime, |y| neighbours.push(y));
+        let mut result = Ok(());
+        for &y in &neighbours {
+            let by = &self.bufs[y as usize];
+            if !Self::conflict(bx, by) {
+                continue;
+            }
+            let lo = self.lowest[y as usize];
+            let size = by.size.0;
+            if self.skyline {
+                let top = align_up_sat(end, by.alignment.0);
+                if top > lo {
+                    self.trail.push(Undo::Lowest(y, lo));
+                    self.lowest[y as usize] = top;
+                    self.set_lowest_key(y, top);
+                    if top.saturating_add(size) > self.capacity {
+                        result = Err(Failure::Buffer(y));
+                        break;
+                    }
+                }
+                continue;
+            }
+            if end <= lo {
+                continue;
+            }
+            if at >= lo.saturating_add(size) {
+                self.above[y as usize].push(x);
+                self.trail.push(Undo::Above(y));
+                continue;
+            }
+            let new_lo = self.first_fit_above(y, align_up_sat(end, by.alignment.0));
+            self.trail.push(Undo::Lowest(y, lo));
+            self.lowest[y as usize] = new_lo;
+            self.set_lowest_key(y, new_lo);
+            if new_lo.saturating_add(size) > self.capacity {
+                result = Err(Failure::Buffer(y));
+                break;
+            }
+        }
+        self.scratch = neighbours;
+        result
+    }
+
+    /// The first offset at or above `from` where `y` avoids the intervals in `above[y]`.
+    fn first_fit_above(&mut self, y: u32, from: u64) -> u64 {
+        let by = &self.bufs[y as usize];
+        let (size, align) = (by.size.0, by.alignment.0);
+        self.intervals.clear();
+        for &z in &self.above[y as usize] {
+            let o = self.offset[z as usize];
+            let e = o + self.bufs[z as usize].size.0;
+            if e > from {
+                self.intervals.push((o, e));
+            }
+        }
+        self.intervals.sort_unstable();
+        let mut candidate = from;
+        for &(lo, hi) in &self.intervals {
+            if lo >= candidate.saturating_add(size) {
+                break;
+            }
+            if hi > candidate {
+                candidate = align_up_sat(hi, align);
+            }
+        }
+        candidate
+    }
+
+    /// With section inference and every future placement at or above `floor`: true
+    /// when some section's unplaced load no longer fits between `floor` and the
+    /// capacity (MiniMalloc's offset-monotonic bound on section height).
+    pub(super) fn floor_overflows(&self, floor: u64) -> bool {
+        self.sections.as_ref().is_some_and(|sec| {
+            let m = sec.max_unplaced.max();
+            m > 0 && floor.saturating_add(m as u64) > self.capacity
+        })
+    }
+
+    /// The smallest `lowest` among unplaced buffers, and one buffer that has it.
+    pub(super) fn min_lowest(&self) -> Option<(u64, u32)> {
+        self.min_tree.argmin()
+    }
+
+    /// The lowest `lowest + size` among unplaced buffers: a buffer placed at or above it
+    /// would leave room for some other buffer entirely below (MiniMalloc's dominance).
+    pub(super) fn min_top(&self) -> Option<u64> {
+        self.min_top.argmin().map(|(v, _)| v)
+    }
+
+    #[inline]
+    fn set_lowest_key(&mut self, y: u32, lowest: u64) {
+        self.min_tree.set(y, lowest);
+        let size = self.bufs[y as usize].size.0;
+        self.min_top.set(y, lowest.saturating_add(size));
+    }
+
+    /// Undoes every change made after the trail had length `mark`.
+    pub(super) fn undo_to(&mut self, mark: usize, mut on_unplace: impl FnMut(u32)) {
+        while self.trail.len() > mark {
+            match self.trail.pop().expect("longer than mark") {
+                Undo::Placed(x) => {
+                    if let Some(sec) = &mut self.sections {
+                        let size = self.bufs[x as usize].size.0;
+                        for &(first, last) in &sec.ranges[x as usize] {
+                            sec.max_unplaced
+                                .range_add(first as usize, last as usize, size as i64);
+                            for k in first..last {
+                                sec.unplaced_load[k as usize] += size;
+                            }
+                        }
+                    }
+                    self.offset[x as usize] = UNPLACED;
+                    self.placed.remove(x);
+                    self.unplaced
+                        .insert(x, self.bufs[x as usize].lifetime.end.0);
+                    self.placed_count -= 1;
+                    self.set_lowest_key(x, self.lowest[x as usize]);
+                    on_unplace(x);
+                }
+                Undo::Lowest(y, lo) => {
+                    self.lowest[y as usize] = lo;
+                    self.set_lowest_key(y, lo);
+                }
+                Undo::Above(y) => {
+                    self.above[y as usize].pop();
+                }
+                Undo::Top(k, top) => {
+                    if let Some(sec) = &mut self.sections {
+                        sec.top[k as usize] = top;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Calls `f(z)` for every placed buffer live together with `y`.
+    fn for_each_placed_neighbour(&self, y: u32, mut f: impl FnMut(u32)) {
+        let by = &self.bufs[y as usize];
+        self.placed.for_each_overlapping(by.lifetime, |z| {
+            if Self::conflict(by, &self.bufs[z as usize]) {
+                f(z)
+            }
+        });
+    }
+
+    /// Why `y` has no offset under `limit` (usually the capacity): the chain of placed
+    /// neighbours that, scanned from address 0 upward, push its first fit past `limit`.
+    pub(super) fn explain(&self, y: u32) -> Vec<u32> {
+        let by = &self.bufs[y as usize];
+        let mut placed: Vec<(u64, u64, u32)> = Vec::new();
+        self.for_each_placed_neighbour(y, |z| {
+            let o = self.offset[z as usize];
+            placed.push((o, o + self.bufs[z as usize].size.0, z));
+        });
+        placed.sort_unstable();
+        let mut chain = Vec::new();
+        let mut candidate = 0u64;
+        for (lo, hi, z) in placed {
+            if lo >= candidate.saturating_add(by.size.0) {
+                break;
+            }
+            if hi > candidate {
+                candidate = align_up_sat(hi, by.alignment.0);
+                chain.push(z);
+            }
+        }
+        chain
+    }
+
+    /// Why a placement failed: the placed buffers it blames.
+    pub(super) fn explain_failure(&self, failure: Failure) -> Vec<u32> {
+        match failure {
+            Failure::Buffer(y) if self.skyline => {
+                self.explain_skyline(y, self.capacity_left_for(y))
+            }
+            Failure::Buffer(y) => self.explain(y),
+            Failure::Section(k) => {
+                // The placed buffers in the section that reach into the room the
+                // unplaced ones need.
+                let sec = self
+                    .sections
+                    .as_ref()
+                    .expect("section failures need sections");
+                let limit = self.capacity.saturating_sub(sec.unplaced_load[k as usize]);
+                let mut out = Vec::new();
+                self.placed.for_each_overlapping(sec.span[k as usize], |z| {
+                    let o = self.offset[z as usize];
+                    if o + self.bufs[z as usize].size.0 > limit
+                        && sec.ranges[z as usize].iter().any(|&(f, l)| f <= k && k < l)
+                    {
+                        out.push(z);
+                    }
+                });
+                out
+            }
+        }
+    }
+
+    /// The placed neighbours of `x` that reach above `limit`: why `x` cannot sit on the
+    /// skyline under the capacity.
+    pub(super) fn explain_skyline(&self, x: u32, limit: u64) -> Vec<u32> {
+        let mut out = Vec::new();
+        self.for_each_placed_neighbour(x, |z| {
+            if self.offset[z as usize] + self.bufs[z as usize].size.0 > limit {
+                out.push(z);
+            }
+        });
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::Rng;
+
+    /// The lowest feasible offset, recomputed from scratch.
+    fn brute_lowest(p: &Problem, off: &[u64], y: usize) -> u64 {
+        let by = &p.buffers()[y];
+        let mut taken: Vec<(u64, u64)> = p
+            .buffers()
+            .iter()
+            .enumerate()
+            .filter(|&(z, bz)| off[z] != UNPLACED && z != y && by.live_together(bz))
+            .map(|(z, bz)| (off[z], off[z] + bz.size.0))
+            .collect();
+        taken.sort_unstable();
+        let mut c = 0;
+        for (lo, hi) in taken {
+            if lo >= c + by.size.0 {
+                break;
+            }
+            if hi > c {
+                c = align_up_sat(hi, by.alignment.0);
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn incremental_lowest_matches_recomputation() {
+        let mut rng = Rng::new(7);
+        for round in 0..300 {
+            let n = 2 + rng.range(0, 14) as usize;
+            let bufs: Vec<Buffer> = (0..n)
+                .map(|i| {
+                    let s = rng.range(0, 10);
+                    let mut b = Buffer::new(
+                        format!("{i}"),
+                        s,
+                        s + 1 + rng.range(0, 6),
+                        1 + rng.range(0, 5),
+                    )
+                    .with_alignment([1, 1, 2, 4][rng.range(0, 3) as usize]);
+                    if rng.chance(20) && b.lifetime.len() >= 3 {
+                        b = b.with_gap(s + 1, s + 2);
+                    }
+                    b
+                })
+                .collect();
+            let p = Problem::new(bufs, None).unwrap();
+            let mut d = Domains::new(&p, u64::MAX / 4, false, false);
+            let mut marks = Vec::new();
+            for _ in 0..3 * n {
+                let unplaced: Vec<u32> = (0..n as u32).filter(|&i| !d.is_placed(i)).collect();
+                if unplaced.is_empty() || (rng.chance(30) && !marks.is_empty()) {
+                    if let Some(m) = marks.pop() {
+                        d.undo_to(m, |_| {});
+                    }
+                } else {
+                    let x = unplaced[rng.range(0, unplaced.len() as u64 - 1) as usize];
+                    // Either the lowest position or somewhere higher that is still free.
+                    let at = if rng.chance(50) {
+                        d.lowest(x)
+                    } else {
+                        let mut at = d.lowest(x) + rng.range(0, 8);
+                        at = align_up_sat(at, p.buffers()[x as usize].alignment.0);
+                        let mut off = d.offsets().to_vec();
+                        off[x as usize] = at;
+                        // Keep it only if it overlaps nobody.
+                        let ok = (0..n).all(|z| {
+                            z == x as usize
+                                || off[z] == UNPLACED
+                                || !p.buffers()[z].live_together(&p.buffers()[x as usize])
+                                || off[z] + p.buffers()[z].size.0 <= at
+                                || at + p.buffers()[x as usize].size.0 <= off[z]
+                        });
+                        if ok {
+                            at
+                        } else {
+                            d.lowest(x)
+                        }
+                    };
+                    marks.push(d.trail_len());
+                    assert!(d.place(x, at).is_ok());
+                }
+                for y in 0..n {
+                    if !d.is_placed(y as u32) {
+                        assert_eq!(
+                            d.lowest(y as u32),
+                            brute_lowest(&p, d.offsets(), y),
+                            "round {round}, buffer {y}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! The microbenchmarks of TelaMalloc §7.1 (Table 1), generated with a seed.
+//!
+//! ```text
+//!   non-overlapping-N           full-overlap-N
+//!   [)                          [====)
+//!     [)                        [====)
+//!       [)   ...                [====)   ...
+//!   time ->                     time ->
+//! ```
+//!
+//! - non-overlapping-N: N buffers `[i, i + 1)`, never live together; the capacity is the
+//!   largest size, which is enough.
+//! - full-overlap-N: N buffers all live in `[0, 1)`; the capacity is the sum of the
+//!   sizes, exactly enough.
+//!
+//! Sizes are drawn from 1 to 4,096 bytes, rounded up to 64, as in a model's tensors.
+
+use crate::generate::Rng;
+use crate::types::{Buffer, Problem, Size};
+
+/// Which microbenchmark of TelaMalloc's Table 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MicrobenchKind {
+    /// N buffers that never overlap in time.
+    NonOverlapping,
+    /// N buffers that are all live at the same time.
+    FullOverlap,
+}
+
+impl MicrobenchKind {
+    /// `non-overlapping` or `full-overlap`.
+    pub fn name(self) -> &'static str {
+        match self {
+            MicrobenchKind::NonOverlapping => "non-overlapping",
+            MicrobenchKind::FullOverlap => "full-overlap",
+        }
+    }
+}
+
+/// Makes a microbenchmark with `buffers` buffers and "enough" capacity (see the
+/// [module docs](self)). The same seed gives the same problem.
+pub fn generate_microbenchmark(kind: MicrobenchKind, buffers: usize, seed: u64) -> Problem {
+    let mut rng = Rng::new(seed);
+    let bufs: Vec<Buffer> = (0..buffers as u64)
+        .map(|i| {
+            let size = rng.range(1, 4096).div_ceil(64) * 64;
+            match kind {
+                MicrobenchKind::NonOverlapping => Buffer::new(i.to_string(), i, i + 1, size),
+                MicrobenchKind::FullOverlap => Buffer::new(i.to_string(), 0, 1, size),
+            }
+        })
+        .collect();
+    let capacity = match kind {
+        MicrobenchKind::NonOverlapping => bufs.iter().map(|b| b.size.0).max().unwrap_or(0),
+        MicrobenchKind::FullOverlap => bufs.iter().map(|b| b.size.0).sum(),
+    };
+    Problem::new(bufs, Some(Size(capacity))).expect("generated buffers are valid")
+}

@@ -1,0 +1,178 @@
+//! TensorAllocate (Alg. 1) over the three orders of §III-A.
+
+use std::cmp::Reverse;
+
+use super::chunks::{collision_shift, render_chunks, Chunks};
+use super::{TileOrder, TilePlan, TiledProblem};
+use crate::index::TimeIndex;
+use crate::types::{Buffer, Lifetime, Offset, Problem, Size};
+
+/// Every live item (a tile, or a whole tensor during its whole lifetime), rendered once.
+pub(super) struct Items {
+    /// `tensor[k]`: the tensor of item `k`.
+    tensor: Vec<u32>,
+    lifetime: Vec<Lifetime>,
+    /// Chunks relative to the tensor's base.
+    chunks: Vec<Chunks>,
+    /// Items of each tensor.
+    of_tensor: Vec<Vec<u32>>,
+    /// The items as buffers, so that [`TimeIndex`] can index their lifetimes.
+    as_problem: Problem,
+}
+
+impl Items {
+    pub(super) fn new(problem: &TiledProblem) -> Items {
+        let mut tensor = Vec::new();
+        let mut lifetime = Vec::new();
+        let mut chunks = Vec::new();
+        let mut of_tensor = vec![Vec::new(); problem.len()];
+        for (ti, t) in problem.tensors().iter().enumerate() {
+            let strides: Vec<u64> = t.strides.iter().map(|d| d * t.element_size).collect();
+            let mut add = |lt: Lifetime, c: Chunks| {
+                of_tensor[ti].push(tensor.len() as u32);
+                tensor.push(ti as u32);
+                lifetime.push(lt);
+                chunks.push(c);
+            };
+            if !t.lifetime.is_empty() {
+                add(
+                    t.lifetime,
+                    render_chunks(&t.shape, &strides, t.element_size, 0),
+                );
+            }
+            for tile in &t.tiles {
+                let base: u64 = tile.offset.iter().zip(&strides).map(|(o, d)| o * d).sum();
+                add(
+                    tile.lifetime,
+                    render_chunks(&tile.sizes, &strides, t.element_size, base),
+                );
+            }
+        }
+        let bufs: Vec<Buffer> = lifetime
+            .iter()
+            .enumerate()
+            .map(|(k, lt)| Buffer::new(k.to_string(), lt.start.0, lt.end.0, 1))
+            .collect();
+        let as_problem = Problem::new(bufs, None).expect("item lifetimes are non-empty");
+        Items {
+            tensor,
+            lifetime,
+            chunks,
+            of_tensor,
+            as_problem,
+        }
+    }
+
+    fn top(&self, k: usize) -> u64 {
+        self.chunks[k].last().map_or(0, |&(o, l)| o + l)
+    }
+
+    /// Tensors in the given order, ties by index.
+    fn order(&self, problem: &TiledProblem, order: TileOrder) -> Vec<usize> {
+        let n = problem.len();
+        let mut idx: Vec<usize> = (0..n).collect();
+        match order {
+            TileOrder::Size => idx.sort_by_key(|&t| Reverse(problem.tensors()[t].extent())),
+            TileOrder::Lifetime => {
+                idx.sort_by_key(|&t| Reverse(problem.tensors()[t].whole_span().len()))
+            }
+            TileOrder::Peers => {
+                let index = TimeIndex::new(&self.as_problem);
+                let mut peers = vec![0usize; n];
+                let mut seen = vec![usize::MAX; n];
+                for (t, items) in self.of_tensor.iter().enumerate() {
+                    for &k in items {
+                        index.for_each_overlapping(self.lifetime[k as usize], |p| {
+                            let pt = self.tensor[p as usize] as usize;
+                            if pt != t && seen[pt] != t {
+                                seen[pt] = t;
+                                peers[t] += 1;
+                            }
+                        });
+                    }
+                }
+                idx.sort_by_key(|&t| Reverse(peers[t]));
+            }
+        }
+        idx
+    }
+
+    /// Places every tensor in `order` at the lowest address where none of its items
+    /// collides with a placed peer.
+    pub(super) fn place(
+        &self,
+        problem: &TiledProblem,
+        order: TileOrder,
+        all_pairs: bool,
+    ) -> TilePlan {
+        let mut index = TimeIndex::new_empty(&self.as_problem);
+        let mut base = vec![0u64; problem.len()];
+        let mut peers: Vec<Vec<u32>> = Vec::new();
+        let mut peak = 0u64;
+        for t in self.order(problem, order) {
+            let items = &self.of_tensor[t];
+            peers.clear();
+            for &k in items {
+                let mut p = Vec::new();
+                index.for_each_overlapping(self.lifetime[k as usize], |q| p.push(q));
+                peers.push(p);
+            }
+            let mut addr = 0u64;
+            if all_pairs {
+                // Clear each (item, peer) pair in turn, moving up until that pair is free,
+                // and repeat the pass until no pair moves the address.
+                loop {
+                    let before = addr;
+                    for (n, &k) in items.iter().enumerate() {
+                        for &q in &peers[n] {
+                            let (a, b) = (&self.chunks[k as usize], &self.chunks[q as usize]);
+                            let b_base = base[self.tensor[q as usize] as usize];
+                            loop {
+                                let s = collision_shift(a, addr, b, b_base, true);
+                                if s == 0 {
+                                    break;
+                                }
+                                addr += s;
+                            }
+                        }
+                    }
+                    if addr == before {
+                        break;
+                    }
+                }
+            } else {
+                // The paper's loop: restart the scan after the first collision found.
+                loop {
+                    let mut shift = 0u64;
+                    'items: for (n, &k) in items.iter().enumerate() {
+                        for &q in &peers[n] {
+                            shift = collision_shift(
+                                &self.chunks[k as usize],
+                                addr,
+                                &self.chunks[q as usize],
+                                base[self.tensor[q as usize] as usize],
+                                false,
+                            );
+                            if shift > 0 {
+                                break 'items;
+                            }
+                        }
+                    }
+                    if shift == 0 {
+                        break;
+                    }
+                    addr += shift;
+                }
+            }
+            base[t] = addr;
+            for &k in items {
+                index.insert(k, self.lifetime[k as usize].end.0);
+                peak = peak.max(addr + self.top(k as usize));
+            }
+        }
+        TilePlan {
+            offsets: base.into_iter().map(Offset).collect(),
+            peak: Size(peak),
+        }
+    }
+}

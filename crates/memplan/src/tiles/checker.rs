@@ -1,0 +1,255 @@
+//! The chunk-level checker for tile plans.
+//!
+//! A plan (one base address per tensor) is valid when no two items (tiles, or whole
+//! tensors during their whole lifetime) of different tensors that are live at the same
+//! time share a byte. Tiles of one tensor may share bytes: they are the same data.
+//!
+//! Independently of the planner's chunk renderer, each item is expanded here into its
+//! innermost *rows* (one run per index of the outer axes, merged when adjacent), so the
+//! check rests on eq. 1 alone. Items are swept in start order; each is compared with
+//! the live items of other tensors by merging their sorted byte runs.
+
+use std::fmt;
+
+use super::TiledProblem;
+use crate::checker::MAX_VIOLATIONS;
+use crate::types::{Lifetime, Offset, Size};
+
+/// One broken rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TileViolation {
+    /// The plan has a different number of offsets than there are tensors.
+    WrongCount {
+        /// Tensors.
+        expected: usize,
+        /// Offsets.
+        found: usize,
+    },
+    /// A base address so high that an item's bytes overflow 64 bits.
+    Overflow {
+        /// The tensor.
+        tensor: String,
+    },
+    /// Two items of different tensors are live together and share bytes.
+    Overlap {
+        /// The first tensor and its item (`whole` or `tile N`).
+        first: (String, String),
+        /// The second tensor and its item.
+        second: (String, String),
+        /// A time at which both are live.
+        time: u64,
+        /// A shared byte range `[lo, hi)`.
+        bytes: (u64, u64),
+    },
+}
+
+impl fmt::Display for TileViolation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TileViolation::WrongCount { expected, found } => {
+                write!(
+                    f,
+                    "the plan has {found} offsets but there are {expected} tensors"
+                )
+            }
+            TileViolation::Overflow { tensor } => {
+                write!(
+                    f,
+                    "tensor '{tensor}' is placed so high that its bytes overflow"
+                )
+            }
+            TileViolation::Overlap {
+                first,
+                second,
+                time,
+                bytes,
+            } => write!(
+                f,
+                "'{}' {} and '{}' {} share bytes [{}, {}) at time {time}",
+                first.0, first.1, second.0, second.1, bytes.0, bytes.1
+            ),
+        }
+    }
+}
+
+/// Why a tile plan is invalid: the first [`MAX_VIOLATIONS`] violations, and how many more.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileCheckFailure {
+    /// The violations found.
+    pub violations: Vec<TileViolation>,
+    /// Violations not listed.
+    pub more: usize,
+}
+
+impl fmt::Display for TileCheckFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.violations.first() {
+            Some(v) => write!(
+                f,
+                "{v} ({} violation(s) in all)",
+                self.violations.len() + self.more
+            ),
+            None => write!(f, "invalid tile plan"),
+        }
+    }
+}
+
+impl std::error::Error for TileCheckFailure {}
+
+/// What a valid plan amounts to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TileCheckSummary {
+    /// Live items checked.
+    pub items: usize,
+    /// The highest byte end of a live item.
+    pub peak: Size,
+}
+
+struct Item {
+    tensor: usize,
+    name: String,
+    lifetime: Lifetime,
+    /// Absolute byte runs, sorted, disjoint.
+    runs: Vec<(u64, u64)>,
+}
+
+/// Absolute byte runs of a box, row by row along the innermost axis.
+fn rows(
+    base: u64,
+    offset: &[u64],
+    sizes: &[u64],
+    strides: &[u64],
+    esize: u64,
+) -> Option<Vec<(u64, u64)>> {
+    let rank = sizes.len();
+    let inner = rank - 1;
+    let mut runs: Vec<(u64, u64)> = Vec::new();
+    let outer: u64 = sizes[..inner].iter().product();
+    for k in 0..outer {
+        let mut rest = k;
+        let mut elem = 0u64;
+        for a in (0..inner).rev() {
+            elem = elem.checked_add((offset[a] + rest % sizes[a]).checked_mul(strides[a])?)?;
+            rest /= sizes[a];
+        }
+        elem = elem.checked_add(offset[inner].checked_mul(strides[inner])?)?;
+        let first = base.checked_add(elem.checked_mul(esize)?)?;
+        let mut push = |lo: u64, hi: u64| match runs.last_mut() {
+            Some(last) if last.1 == lo => last.1 = hi,
+            _ => runs.push((lo, hi)),
+        };
+        if strides[inner] == 1 {
+            push(first, first.checked_add(sizes[inner].checked_mul(esize)?)?);
+        } else {
+            for x in 0..sizes[inner] {
+                let lo = first.checked_add(x.checked_mul(strides[inner])?.checked_mul(esize)?)?;
+                push(lo, lo.checked_add(esize)?);
+            }
+        }
+    }
+    Some(runs)
+}
+
+/// Checks a plan (one base address per tensor) against `problem`; see the
+/// [module docs](self).
+pub fn check_tiles(
+    problem: &TiledProblem,
+    offsets: &[Offset],
+) -> Result<TileCheckSummary, TileCheckFailure> {
+    let tensors = problem.tensors();
+    let mut violations = Vec::new();
+    let mut more = 0usize;
+    let mut report = |v| {
+        if violations.len() < MAX_VIOLATIONS {
+            violations.push(v);
+        } else {
+            more += 1;
+        }
+    };
+    if offsets.len() != tensors.len() {
+        report(TileViolation::WrongCount {
+            expected: tensors.len(),
+            found: offsets.len(),
+        });
+        return Err(TileCheckFailure { violations, more });
+    }
+    let mut items: Vec<Item> = Vec::new();
+    for (ti, t) in tensors.iter().enumerate() {
+        let base = offsets[ti].0;
+        let zero = vec![0u64; t.shape.len()];
+        let whole =
+            (!t.lifetime.is_empty()).then_some(("whole".to_string(), t.lifetime, &zero, &t.shape));
+        let tiles = t.tiles.iter().enumerate().map(|(k, tile)| {
+            (
+                format!("tile {k}"),
+                tile.lifetime,
+                &tile.offset,
+                &tile.sizes,
+            )
+        });
+        for (name, lifetime, off, sizes) in whole.into_iter().chain(tiles) {
+            match rows(base, off, sizes, &t.strides, t.element_size) {
+                Some(runs) => items.push(Item {
+                    tensor: ti,
+                    name,
+                    lifetime,
+                    runs,
+                }),
+                None => {
+                    report(TileViolation::Overflow {
+                        tensor: t.id.clone(),
+                    });
+                    break;
+                }
+            }
+        }
+    }
+    items.sort_by_key(|it| (it.lifetime.start, it.tensor));
+    let mut live: Vec<usize> = Vec::new();
+    let mut peak = 0u64;
+    for k in 0..items.len() {
+        let it = &items[k];
+        peak = peak.max(it.runs.last().map_or(0, |r| r.1));
+        live.retain(|&j| items[j].lifetime.end > it.lifetime.start);
+        for &j in &live {
+            let other = &items[j];
+            if other.tensor == it.tensor {
+                continue;
+            }
+            if let Some(bytes) = first_shared(&other.runs, &it.runs) {
+                report(TileViolation::Overlap {
+                    first: (tensors[other.tensor].id.clone(), other.name.clone()),
+                    second: (tensors[it.tensor].id.clone(), it.name.clone()),
+                    time: it.lifetime.start.0,
+                    bytes,
+                });
+            }
+        }
+        live.push(k);
+    }
+    if violations.is_empty() {
+        Ok(TileCheckSummary {
+            items: items.len(),
+            peak: Size(peak),
+        })
+    } else {
+        Err(TileCheckFailure { violations, more })
+    }
+}
+
+fn first_shared(a: &[(u64, u64)], b: &[(u64, u64)]) -> Option<(u64, u64)> {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let lo = a[i].0.max(b[j].0);
+        let hi = a[i].1.min(b[j].1);
+        if lo < hi {
+            return Some((lo, hi));
+        }
+        if a[i].1 <= b[j].1 {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    None
+}

@@ -1,0 +1,117 @@
+//! The tiled-tensor JSON format (documented in the project README).
+//!
+//! ```json
+//! {"tensors": [
+//!   {"id": "x", "shape": [4, 8], "strides": [8, 1], "element_size": 1,
+//!    "lifetime": [0, 0],
+//!    "tiles": [{"offset": [0, 0], "sizes": [2, 8], "lifetime": [0, 2]},
+//!              {"offset": [2, 0], "sizes": [2, 8], "lifetime": [0, 3]}]}
+//! ]}
+//! ```
+//!
+//! Lifetimes are half-open `[start, end)`; a tensor's `lifetime` may be empty
+//! (`[t, t]`) or left out, and its `tiles` may be left out.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use super::{Tile, TileError, TiledProblem, TiledTensor};
+use crate::types::Lifetime;
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileJson {
+    tensors: Vec<TensorJson>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TensorJson {
+    id: String,
+    shape: Vec<u64>,
+    strides: Vec<u64>,
+    element_size: u64,
+    #[serde(default)]
+    lifetime: Option<[u64; 2]>,
+    #[serde(default)]
+    tiles: Vec<TileJson>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TileJson {
+    offset: Vec<u64>,
+    sizes: Vec<u64>,
+    lifetime: [u64; 2],
+}
+
+/// Why a tiled JSON input could not be read.
+#[derive(Debug, Error)]
+pub enum TiledReadError {
+    /// Not valid JSON, or not of the expected shape; the message has line and column.
+    #[error("malformed json: {0}")]
+    Json(#[from] serde_json::Error),
+    /// A tensor breaks a rule of [`TiledProblem::new`].
+    #[error("{0}")]
+    Invalid(#[from] TileError),
+}
+
+fn lifetime(pair: [u64; 2]) -> Lifetime {
+    Lifetime::new(pair[0], pair[1])
+}
+
+/// Reads and validates a tiled problem from JSON.
+pub fn read_tiled_json(input: &[u8]) -> Result<TiledProblem, TiledReadError> {
+    let file: FileJson = serde_json::from_slice(input)?;
+    let tensors = file
+        .tensors
+        .into_iter()
+        .map(|t| TiledTensor {
+            id: t.id,
+            shape: t.shape,
+            strides: t.strides,
+            element_size: t.element_size,
+            // An inverted pair is as empty as [t, t]; keep it as given.
+            lifetime: t.lifetime.map_or(Lifetime::new(0, 0), lifetime),
+            tiles: t
+                .tiles
+                .into_iter()
+                .map(|k| Tile {
+                    offset: k.offset,
+                    sizes: k.sizes,
+                    lifetime: lifetime(k.lifetime),
+                })
+                .collect(),
+        })
+        .collect();
+    Ok(TiledProblem::new(tensors)?)
+}
+
+/// Writes a tiled problem as JSON (one tensor per line).
+pub fn write_tiled_json(
+    problem: &TiledProblem,
+    mut out: impl std::io::Write,
+) -> std::io::Result<()> {
+    writeln!(out, "{{\"tensors\": [")?;
+    for (k, t) in problem.tensors().iter().enumerate() {
+        let json = TensorJson {
+            id: t.id.clone(),
+            shape: t.shape.clone(),
+            strides: t.strides.clone(),
+            element_size: t.element_size,
+            lifetime: Some([t.lifetime.start.0, t.lifetime.end.0]),
+            tiles: t
+                .tiles
+                .iter()
+                .map(|k| TileJson {
+                    offset: k.offset.clone(),
+                    sizes: k.sizes.clone(),
+                    lifetime: [k.lifetime.start.0, k.lifetime.end.0],
+                })
+                .collect(),
+        };
+        let sep = if k + 1 < problem.len() { "," } else { "" };
+        writeln!(out, "  {}{sep}", serde_json::to_string(&json)?)?;
+    }
+    writeln!(out, "]}}")
+}

@@ -1,0 +1,174 @@
+//! The TelaMalloc planner through the public API: every plan passes the checker, honours
+//! alignment and fixed offsets, and fits under the capacity.
+
+use memplan::{
+    check, max_load, plan, Buffer, Options, Outcome, Planner, Problem, Size, TelamallocOptions,
+};
+use proptest::prelude::*;
+
+/// Buffers with alignments; a few fixed ones, each alone in its time window (so fixed
+/// buffers never collide) and at an aligned offset.
+fn problem_strategy() -> impl Strategy<Value = Problem> {
+    let buffer = (
+        0u64..30,
+        1u64..12,
+        1u64..40,
+        0usize..5,
+        any::<bool>(),
+        0u64..8,
+    );
+    proptest::collection::vec(buffer, 1..24).prop_map(|specs| {
+        let mut bufs = Vec::new();
+        for (i, (start, len, size, align_k, fixed, slot)) in specs.into_iter().enumerate() {
+            let align = [1u64, 2, 4, 8, 16][align_k];
+            let mut b =
+                Buffer::new(format!("b{i}"), start, start + len, size).with_alignment(align);
+            // Fixed buffers live in [100 + 10 i, 100 + 10 i + 5): disjoint from each other.
+            if fixed && i % 3 == 0 {
+                b = Buffer::new(
+                    format!("b{i}"),
+                    100 + 10 * i as u64,
+                    105 + 10 * i as u64,
+                    size,
+                )
+                .with_alignment(align)
+                .with_fixed_offset(slot * align * 4);
+            }
+            bufs.push(b);
+        }
+        Problem::new(bufs, None).expect("valid by construction")
+    })
+}
+
+fn telamalloc(options: TelamallocOptions) -> Options {
+    Options {
+        planner: Planner::Telamalloc,
+        telamalloc: options,
+        ..Options::default()
+    }
+}
+
+fn assert_honours(problem: &Problem, outcome: &Outcome) {
+    let Some(p) = outcome.plan() else { return };
+    check(problem, p).expect("the checker accepts every plan");
+    if let Some(c) = problem.capacity() {
+        assert!(p.height() <= c, "height {} over capacity {c}", p.height());
+    }
+    for (b, o) in problem.buffers().iter().zip(p.offsets()) {
+        assert_eq!(o.get() % b.alignment.get(), 0, "{} misaligned", b.id);
+        if let Some(f) = b.fixed_offset {
+            assert_eq!(*o, f, "{} moved from its fixed offset", b.id);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// At the naive height a plan always exists and lowest-offset placement finds it,
+    /// in both placement modes.
+    #[test]
+    fn alignment_and_fixed_offsets_at_the_naive_height(problem in problem_strategy()) {
+        let cap = problem.naive_height();
+        let problem = problem.with_capacity(Some(cap));
+        for lowest_position in [true, false] {
+            let o = telamalloc(TelamallocOptions { lowest_position, ..Default::default() });
+            let report = plan(&problem, &o).unwrap();
+            prop_assert!(report.outcome.plan().is_some(), "{:?}", report.outcome);
+            assert_honours(&problem, &report.outcome);
+        }
+    }
+
+    /// Under tighter capacities the search may fail, but never returns a bad plan, and
+    /// says `Infeasible` only below the max load.
+    #[test]
+    fn tight_capacities_give_valid_plans_or_honest_failures(problem in problem_strategy(), frac in 0u64..=100) {
+        let load = max_load(&problem).get();
+        let naive = problem.naive_height().get();
+        let cap = load + (naive - load) * frac / 100;
+        let problem = problem.with_capacity(Some(Size(cap)));
+        for lowest_position in [true, false] {
+            let o = telamalloc(TelamallocOptions {
+                lowest_position,
+                step_limit: 5_000,
+                ..Default::default()
+            });
+            let report = plan(&problem, &o).unwrap();
+            assert_honours(&problem, &report.outcome);
+            if matches!(report.outcome, Outcome::Infeasible) {
+                // Proofs: a fixed buffer over the capacity, or the fixed buffers leaving
+                // some buffer no room (only lowest-position domains are exact).
+                let fixed_top = problem
+                    .buffers()
+                    .iter()
+                    .filter_map(|b| b.fixed_offset.map(|o| o.get() + b.size.get()))
+                    .max()
+                    .unwrap_or(0);
+                prop_assert!(lowest_position || fixed_top > cap);
+            }
+        }
+    }
+
+    /// Minimise mode never does worse than the greedy portfolio it starts from.
+    #[test]
+    fn minimise_mode_is_at_most_greedy(problem in problem_strategy()) {
+        let greedy = plan(&problem, &Options::default()).unwrap();
+        let o = telamalloc(TelamallocOptions { step_limit: 20_000, ..Default::default() });
+        let report = plan(&problem, &o).unwrap();
+        assert_honours(&problem, &report.outcome);
+        let (Some(g), Some(t)) = (greedy.outcome.plan(), report.outcome.plan()) else {
+            panic!("minimise mode always has a plan");
+        };
+        prop_assert!(t.height() <= g.height());
+    }
+}
+
+#[test]
+fn max_load_over_capacity_is_infeasible() {
+    let p = Problem::new(
+        vec![Buffer::new("a", 0, 2, 5), Buffer::new("b", 1, 3, 5)],
+        Some(Size(9)),
+    )
+    .unwrap();
+    let report = plan(&p, &telamalloc(TelamallocOptions::default())).unwrap();
+    assert_eq!(report.outcome, Outcome::Infeasible);
+}
+
+#[test]
+fn a_fixed_buffer_that_leaves_no_room_is_infeasible() {
+    // b is fixed in the middle of a 10-byte arena; a (6 bytes) fits neither below nor above.
+    let p = Problem::new(
+        vec![
+            Buffer::new("a", 0, 2, 6),
+            Buffer::new("b", 0, 2, 2).with_fixed_offset(4),
+        ],
+        Some(Size(10)),
+    )
+    .unwrap();
+    let report = plan(&p, &telamalloc(TelamallocOptions::default())).unwrap();
+    assert_eq!(report.outcome, Outcome::Infeasible);
+}
+
+#[test]
+fn the_planner_name_parses() {
+    assert_eq!(
+        "telamalloc".parse::<Planner>().unwrap(),
+        Planner::Telamalloc
+    );
+    assert!(Planner::all().contains(&Planner::Telamalloc));
+}
+
+#[test]
+fn microbenchmarks_fit_exactly() {
+    use memplan::{generate_microbenchmark, MicrobenchKind};
+    for kind in [MicrobenchKind::NonOverlapping, MicrobenchKind::FullOverlap] {
+        let p = generate_microbenchmark(kind, 200, 9);
+        let report = plan(&p, &telamalloc(TelamallocOptions::default())).unwrap();
+        assert!(
+            matches!(report.outcome, Outcome::Optimal(_)),
+            "{}",
+            kind.name()
+        );
+        assert_honours(&p, &report.outcome);
+    }
+}
