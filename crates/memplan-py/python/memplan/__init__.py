@@ -46,11 +46,11 @@ __all__ = [
 def share(*args, **kwargs):
     """Not available yet.
 
-    Shared objects (TFLite-style: buffers grouped into a few shared objects) are being
-    written in the library as ``plan_shared_objects``; this binding will call it once it
-    lands. Until then it raises ``NotImplementedError`` rather than returning anything.
+    Shared objects (TFLite-style: buffers grouped into a few shared objects) are the
+    library's ``plan_shared_objects``; the Python binding for it is not written yet. Until
+    it is, this raises ``NotImplementedError`` rather than returning anything.
     """
     raise NotImplementedError(
-        "memplan.share is not available yet: the library's shared-objects planner "
-        "(plan_shared_objects) has not landed in this build"
+        "memplan.share is not available yet: the Python binding of the library's "
+        "shared-objects planner (plan_shared_objects) is not written yet"
     )
