@@ -133,7 +133,11 @@ fn planner_names_round_trip() {
         assert_eq!(p.name().parse::<Planner>().unwrap(), p);
     }
     assert!("size-worst-fit".parse::<Planner>().is_err());
-    let names: std::collections::BTreeSet<String> = Planner::all().iter().map(|p| p.name()).collect();
+    let names: std::collections::BTreeSet<String> =
+        Planner::all().iter().map(|p| p.name()).collect();
     assert_eq!(names.len(), Planner::all().len(), "names are unique");
-    assert!(names.len() >= 14, "12 greedy planners, naive and auto at least");
+    assert!(
+        names.len() >= 14,
+        "12 greedy planners, naive and auto at least"
+    );
 }
