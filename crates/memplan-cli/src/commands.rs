@@ -4,12 +4,15 @@ use std::io::{Read, Write};
 use std::time::Duration;
 
 use memplan::{
-    analyze, check_placements, generate_model_like, read_placements_csv, read_problem_csv,
-    write_plan_csv, write_problem_csv, CsvOptions, GenOptions, LifetimeConvention, Options,
-    Outcome, Planner, Problem, ReadError, ReadErrorKind, Size,
+    analyze, check_placements, generate_model_like, write_problem_csv, CsvOptions, GenOptions,
+    LifetimeConvention, Options, Outcome, PlanInfo, Planner, Problem, ReadError, ReadErrorKind,
+    Size,
 };
 
 use crate::fmt::{millis, percent, thousands};
+use crate::formats::{self, Format};
+use crate::json_output::Summary;
+use crate::progress::{interrupt_token, Progress};
 use crate::{
     Failure, InputArgs, Lifetimes, EXIT_CHECK, EXIT_INPUT, EXIT_IO, EXIT_NOT_FOUND,
     EXIT_PROVEN_INFEASIBLE,
@@ -40,6 +43,15 @@ pub struct PlanArgs {
     /// Skip the independent checker (on by default; it is cheap).
     #[arg(long)]
     pub no_check: bool,
+    /// The plan's format. Default: by the output's extension, else the input's format.
+    #[arg(long, value_enum)]
+    pub output_format: Option<Format>,
+    /// Print no summary and no progress bar (errors are still printed).
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Print the summary as one JSON object on stderr instead of the text line.
+    #[arg(long, conflicts_with = "quiet")]
+    pub json: bool,
     #[command(flatten)]
     pub exact: crate::exact_args::ExactArgs,
     #[command(flatten)]
@@ -82,7 +94,7 @@ pub struct GenArgs {
     /// The seed; the same seed gives the same file.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Where to write the CSV (`-` for stdout).
+    /// Where to write the problem (`-` for stdout); JSON when the name ends in `.json`.
     #[arg(short, long, default_value = "-")]
     pub output: String,
     /// Generate a tiled CNN-like network (JSON for `memplan tiles`) instead of a CSV.
@@ -150,8 +162,7 @@ pub fn load_problem(
     capacity: Option<u64>,
 ) -> Result<(Vec<u8>, Problem), Failure> {
     let bytes = read_bytes(path)?;
-    let problem = read_problem_csv(&bytes, &csv_options(args, capacity))
-        .map_err(|e| read_failure(path, e))?;
+    let (_, problem) = formats::read_problem(path, &bytes, args, capacity)?;
     Ok((bytes, problem))
 }
 
@@ -189,7 +200,10 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
             .parse()
             .map_err(|e| Failure::new(2, format!("{e}; see --help")))?
     };
-    let (bytes, problem) = load_problem(&args.input, &args.input_args, args.capacity)?;
+    let bytes = read_bytes(&args.input)?;
+    let (in_format, problem) =
+        formats::read_problem(&args.input, &bytes, &args.input_args, args.capacity)?;
+    let out_format = formats::output_format(&args.output, args.output_format, in_format);
     let time_limit = match args.time_limit {
         s if s == f64::INFINITY => None,
         s if !(s.is_finite() && s >= 0.0) => {
@@ -200,19 +214,51 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
         }
         s => Some(Duration::from_secs_f64(s)),
     };
+    let cancel = interrupt_token();
     let options = Options {
         planner,
         threads: args.threads,
         time_limit,
-        cancel: None,
+        cancel: Some(cancel.clone()),
         verify: !args.no_check,
         telamalloc: args.telamalloc.options(),
         boxing: args.boxing.options(),
         exact: args.exact.options()?,
     };
-    let report =
-        memplan::plan(&problem, &options).map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;
+    let progress = Progress::start(
+        args.quiet || args.json,
+        format!(
+            "planning {} buffers with {}",
+            thousands(problem.len() as u64),
+            options.planner
+        ),
+        time_limit,
+    );
+    let report = memplan::plan(&problem, &options);
+    progress.finish();
+    let report = report.map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;
+    let interrupted = cancel.is_cancelled();
     let max_load = report.max_load.get();
+    let lower_bound = match &report.outcome {
+        Outcome::Feasible { lower_bound, .. } | Outcome::Unknown { lower_bound, .. } => {
+            lower_bound.get()
+        }
+        Outcome::Optimal(_) | Outcome::Infeasible => max_load,
+    };
+    let summary = |outcome: &'static str, height: Option<u64>| Summary {
+        outcome,
+        buffers: problem.len(),
+        max_load,
+        lower_bound,
+        height,
+        capacity: problem.capacity().map(|c| c.get()),
+        planner: report.planner.name(),
+        elapsed: report.elapsed,
+        interrupted,
+    };
+    if interrupted && !args.quiet && !args.json {
+        eprintln!("memplan: interrupted: keeping the best plan found so far");
+    }
     let head = format!(
         "{} buffers; max load {}",
         thousands(problem.len() as u64),
@@ -220,13 +266,25 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
     );
     match &report.outcome {
         Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => {
+            let optimal = matches!(report.outcome, Outcome::Optimal(_));
+            let info = PlanInfo {
+                max_load,
+                lower_bound,
+                optimal,
+                planner: report.planner.name(),
+            };
             write_to(&args.output, |w| {
-                write_plan_csv(&bytes, p, w).map_err(|e| match e.kind {
-                    ReadErrorKind::Io(io) => io,
-                    other => std::io::Error::other(other.to_string()),
-                })
+                formats::write_plan(w, out_format, (in_format, &bytes), &problem, p, &info)
             })?;
             let h = p.height().get();
+            if args.json {
+                let outcome = if optimal { "optimal" } else { "feasible" };
+                eprintln!("{}", summary(outcome, Some(h)).to_json());
+                return Ok(());
+            }
+            if args.quiet {
+                return Ok(());
+            }
             let proven = match report.outcome {
                 Outcome::Feasible { lower_bound, .. } => lower_bound.get(),
                 _ => h,
@@ -256,7 +314,7 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
                     thousands(c.get() - h)
                 );
             }
-            if matches!(report.outcome, Outcome::Optimal(_)) {
+            if optimal {
                 line += "; optimal";
             }
             if let Some(x) = report.exact {
@@ -270,6 +328,9 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
             Ok(())
         }
         Outcome::Infeasible => {
+            if args.json {
+                eprintln!("{}", summary("infeasible", None).to_json());
+            }
             let c = problem.capacity().map_or(0, |c| c.get());
             let largest = problem
                 .buffers()
@@ -309,6 +370,10 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
         Outcome::Unknown { best_so_far, .. } => {
             let c = problem.capacity().map_or(0, |c| c.get());
             let best = best_so_far.as_ref().map_or(0, |p| p.height().get());
+            if args.json {
+                let height = best_so_far.as_ref().map(|p| p.height().get());
+                eprintln!("{}", summary("unknown", height).to_json());
+            }
             Err(Failure::new(
                 EXIT_NOT_FOUND,
                 format!(
@@ -329,7 +394,7 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
 pub fn check(args: CheckArgs) -> Result<(), Failure> {
     let (_, problem) = load_problem(&args.problem, &args.input_args, args.capacity)?;
     let bytes = read_bytes(&args.plan)?;
-    let placements = read_placements_csv(&bytes).map_err(|e| read_failure(&args.plan, e))?;
+    let placements = formats::read_placements(&args.plan, &bytes)?;
     match check_placements(&problem, &placements) {
         Ok(summary) => {
             let max_load = memplan::max_load(&problem).get();
@@ -433,5 +498,12 @@ pub fn gen(args: GenArgs) -> Result<(), Failure> {
             seed: args.seed,
         }),
     };
-    write_to(&args.output, |w| write_problem_csv(&problem, w))
+    let json = formats::output_format(&args.output, None, Format::Csv) == Format::Json;
+    write_to(&args.output, |w| {
+        if json {
+            memplan::write_problem_json(&problem, w)
+        } else {
+            write_problem_csv(&problem, w)
+        }
+    })
 }

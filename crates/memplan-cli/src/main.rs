@@ -6,6 +6,10 @@ mod boxing_args;
 mod commands;
 mod exact_args;
 mod fmt;
+mod formats;
+mod json_output;
+mod progress;
+mod render;
 mod share;
 mod telamalloc;
 mod tiles;
@@ -49,6 +53,9 @@ pub struct InputArgs {
     /// How to read lifetime ends. Default: `upper` is half-open, `end` inclusive.
     #[arg(long, value_enum)]
     pub lifetimes: Option<Lifetimes>,
+    /// The problem's format. Default: by extension (`.json`, `.csv`), else by content.
+    #[arg(long, value_enum)]
+    pub format: Option<formats::Format>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -65,6 +72,9 @@ enum Command {
     /// Plan every CSV under a directory and print a markdown table.
     #[command(after_help = EXIT_CODES)]
     Bench(bench::BenchArgs),
+    /// Draw a plan as an SVG picture: time on x, addresses on y, one rectangle per buffer.
+    #[command(after_help = EXIT_CODES)]
+    Render(render::RenderArgs),
     /// Generate a seeded, model-like problem.
     #[command(after_help = EXIT_CODES)]
     Gen(commands::GenArgs),
@@ -111,6 +121,7 @@ fn main() -> ExitCode {
         Command::Check(a) => commands::check(a),
         Command::Stats(a) => commands::stats(a),
         Command::Bench(a) => bench::bench(a),
+        Command::Render(a) => render::render(a),
         Command::Gen(a) => commands::gen(a),
         Command::Share(a) => share::share(a),
         Command::CheckShared(a) => share::check_shared(a),

@@ -166,6 +166,9 @@ pub enum ReadErrorKind {
     /// The text is not valid CSV (e.g. not UTF-8, an unterminated quote).
     #[error("malformed csv: {0}")]
     Csv(String),
+    /// The text is not valid JSON, or not the expected shape.
+    #[error("malformed json: {0}")]
+    Json(String),
     /// An inclusive end of `u64::MAX` cannot be made half-open.
     #[error("inclusive end {0} cannot be converted to a half-open end")]
     EndTooLarge(u64),

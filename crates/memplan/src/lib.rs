@@ -71,6 +71,11 @@ pub use io::csv::{
     read_placements_csv, read_problem_csv, write_plan_csv, write_problem_csv, CsvOptions,
     LifetimeConvention,
 };
+#[cfg(feature = "json")]
+pub use io::json::{
+    looks_like_json, read_placements_json, read_problem_json, write_plan_json, write_problem_json,
+    PlanInfo,
+};
 pub use search::{generate_microbenchmark, MicrobenchKind, TelamallocOptions};
 pub use types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Time};
 

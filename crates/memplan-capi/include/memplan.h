@@ -1,0 +1,97 @@
+/*
+ * memplan.h: the C API of memplan, a static memory planner for ML compilers.
+ *
+ * Buffers have half-open lifetimes [start, end) and sizes; memplan gives each an offset
+ * so that buffers live at the same time never share an address, minimising the height
+ * (the peak address) or fitting under a capacity.
+ *
+ * Link with libmemplan_capi.a (plus -lpthread -ldl -lm) or libmemplan_capi.so.
+ * Every fallible call returns a memplan_status; memplan_last_error() gives the message.
+ * No call ever unwinds into C: a bug becomes MEMPLAN_ERR_INTERNAL.
+ *
+ * This header is written by hand and committed. crates/memplan-capi/tests/header.rs
+ * checks that it declares exactly the functions and status codes of src/lib.rs.
+ */
+#ifndef MEMPLAN_H
+#define MEMPLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum memplan_status {
+    MEMPLAN_OK = 0,
+    MEMPLAN_ERR_ARGUMENT = 1,         /* NULL pointer, bad string, index out of range, unknown planner */
+    MEMPLAN_ERR_INVALID_PROBLEM = 2,  /* a buffer breaks a rule; the message names it */
+    MEMPLAN_ERR_INFEASIBLE = 3,       /* proven: no plan fits under the capacity */
+    MEMPLAN_ERR_NOT_FOUND = 4,        /* no plan under the capacity found in time */
+    MEMPLAN_ERR_INVALID_PLAN = 5,     /* the checker rejects the offsets */
+    MEMPLAN_ERR_IO = 6,               /* a file could not be read or parsed */
+    MEMPLAN_ERR_INTERNAL = 7          /* a bug in memplan (a caught panic) */
+} memplan_status;
+
+/* A problem under construction: buffers, in the order added, and a capacity. */
+typedef struct memplan_problem memplan_problem;
+/* The result of memplan_plan: one offset per buffer and the figures. */
+typedef struct memplan_result memplan_result;
+
+typedef struct memplan_options {
+    const char *planner;        /* "auto", "size-best-fit", ...; NULL means "auto" */
+    double time_limit_seconds;  /* <= 0: no limit */
+    uint32_t threads;           /* 0: one per core; the plan does not depend on it */
+} memplan_options;
+
+/* The message of the last failed call on this thread ("" after a success). Valid until
+ * the next memplan call on this thread. */
+const char *memplan_last_error(void);
+/* The library version, a static string. */
+const char *memplan_version(void);
+/* planner NULL ("auto"), no time limit, one thread per core. */
+memplan_options memplan_options_default(void);
+
+/* Problems. Buffers are validated when the problem is planned or checked. */
+memplan_status memplan_problem_new(memplan_problem **out);
+void memplan_problem_free(memplan_problem *problem);
+/* Adds a buffer live over [start, end) of `size` bytes; alignment 0 or 1 means none. */
+memplan_status memplan_problem_add_buffer(memplan_problem *problem, const char *id,
+                                          uint64_t start, uint64_t end, uint64_t size,
+                                          uint64_t alignment);
+/* Pins buffer `index` (order of addition) at `offset`. */
+memplan_status memplan_problem_fix_offset(memplan_problem *problem, size_t index,
+                                          uint64_t offset);
+/* Buffer `index` occupies nothing during [start, end), inside its lifetime. */
+memplan_status memplan_problem_add_gap(memplan_problem *problem, size_t index,
+                                       uint64_t start, uint64_t end);
+/* 0 means no capacity: minimise the height. */
+memplan_status memplan_problem_set_capacity(memplan_problem *problem, uint64_t capacity);
+size_t memplan_problem_len(const memplan_problem *problem);
+/* Reads a CSV file in memplan's format (id,lower,upper,size[,alignment,offset,gaps]). */
+memplan_status memplan_problem_read_csv(const char *path, memplan_problem **out);
+
+/* Planning. `options` may be NULL. The plan returned has passed the checker. */
+memplan_status memplan_plan(const memplan_problem *problem, const memplan_options *options,
+                            memplan_result **out);
+void memplan_result_free(memplan_result *plan);
+size_t memplan_result_len(const memplan_result *plan);
+/* memplan_result_len(plan) offsets, indexed like the buffers; owned by the plan. */
+const uint64_t *memplan_result_offsets(const memplan_result *plan);
+uint64_t memplan_result_height(const memplan_result *plan);
+uint64_t memplan_result_max_load(const memplan_result *plan);
+uint64_t memplan_result_lower_bound(const memplan_result *plan);
+int32_t memplan_result_is_optimal(const memplan_result *plan);
+/* The planner whose plan this is; owned by the plan. */
+const char *memplan_result_planner(const memplan_result *plan);
+
+/* Checks `count` offsets against the problem (and its capacity) with the independent
+ * checker: MEMPLAN_OK, or MEMPLAN_ERR_INVALID_PLAN naming the first violation. */
+memplan_status memplan_check(const memplan_problem *problem, const uint64_t *offsets,
+                             size_t count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MEMPLAN_H */

@@ -1,0 +1,498 @@
+//! The C API of memplan. The header is `include/memplan.h`, committed; a test
+//! (`tests/header.rs`) checks that it declares exactly the functions and status codes
+//! defined here, so the two cannot drift apart.
+//!
+//! # Rules at the boundary
+//!
+//! - Every function returns a [`memplan_status`] (or a plain value for getters that cannot
+//!   fail) and never unwinds: each body runs inside `catch_unwind`, and a panic becomes
+//!   `MEMPLAN_ERR_INTERNAL`.
+//! - On failure the message is kept per thread; [`memplan_last_error`] returns it.
+//! - Objects are created by `*_new`/`memplan_plan` and released by `*_free`; passing NULL
+//!   to a `*_free` does nothing.
+//! - Buffers are added to a problem one by one; the problem is validated when it is
+//!   planned or checked (the message then names the buffer).
+#![allow(non_camel_case_types)]
+
+use std::cell::RefCell;
+use std::ffi::{c_char, c_double, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Duration;
+
+use memplan::{Buffer, Lifetime, Offset, Options, Outcome, Planner, Problem, Size};
+
+/// The result of every fallible call.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum memplan_status {
+    /// Success.
+    MEMPLAN_OK = 0,
+    /// A NULL pointer, a string that is not UTF-8, an index out of range, an unknown planner.
+    MEMPLAN_ERR_ARGUMENT = 1,
+    /// The problem breaks a rule (e.g. size 0, duplicate id); the message names the buffer.
+    MEMPLAN_ERR_INVALID_PROBLEM = 2,
+    /// Proven: no plan fits under the capacity.
+    MEMPLAN_ERR_INFEASIBLE = 3,
+    /// No plan under the capacity was found in the time given (none proven impossible).
+    MEMPLAN_ERR_NOT_FOUND = 4,
+    /// The checker rejects the plan; the message names the first violation.
+    MEMPLAN_ERR_INVALID_PLAN = 5,
+    /// A file could not be read or parsed.
+    MEMPLAN_ERR_IO = 6,
+    /// A bug in memplan (a caught panic). The message says where.
+    MEMPLAN_ERR_INTERNAL = 7,
+}
+
+use memplan_status::*;
+
+thread_local! {
+    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+}
+
+fn set_error(message: impl Into<String>) {
+    let text = message.into().replace('\0', " ");
+    LAST_ERROR.with(|e| *e.borrow_mut() = CString::new(text).unwrap_or_default());
+}
+
+/// Runs `f`, turning an `Err` into its status (with the message stored) and a panic
+/// into `MEMPLAN_ERR_INTERNAL`.
+fn guard(f: impl FnOnce() -> Result<(), (memplan_status, String)>) -> memplan_status {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(())) => {
+            set_error("");
+            MEMPLAN_OK
+        }
+        Ok(Err((status, message))) => {
+            set_error(message);
+            status
+        }
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            set_error(format!("internal error: {what}"));
+            MEMPLAN_ERR_INTERNAL
+        }
+    }
+}
+
+fn arg_error(message: &str) -> (memplan_status, String) {
+    (MEMPLAN_ERR_ARGUMENT, message.to_string())
+}
+
+/// A problem under construction: buffers and an optional capacity.
+pub struct memplan_problem {
+    buffers: Vec<Buffer>,
+    capacity: Option<Size>,
+}
+
+impl memplan_problem {
+    fn validated(&self) -> Result<Problem, (memplan_status, String)> {
+        Problem::new(self.buffers.clone(), self.capacity)
+            .map_err(|e| (MEMPLAN_ERR_INVALID_PROBLEM, e.to_string()))
+    }
+}
+
+/// A plan: one offset per buffer (in the order they were added) and its figures.
+pub struct memplan_result {
+    offsets: Vec<u64>,
+    height: u64,
+    max_load: u64,
+    lower_bound: u64,
+    optimal: bool,
+    planner: CString,
+}
+
+/// Options for [`memplan_plan`]. Start from [`memplan_options_default`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct memplan_options {
+    /// The planner's name (e.g. "auto", "size-best-fit"); NULL means "auto".
+    pub planner: *const c_char,
+    /// Stop after this many seconds and return the best plan found; 0 or less: no limit.
+    pub time_limit_seconds: c_double,
+    /// Worker threads; 0 means one per core. The plan does not depend on it.
+    pub threads: u32,
+}
+
+/// The message of the last failed call on this thread ("" after a success). The pointer
+/// stays valid until the next memplan call on this thread.
+#[no_mangle]
+pub extern "C" fn memplan_last_error() -> *const c_char {
+    LAST_ERROR.with(|e| e.borrow().as_ptr())
+}
+
+/// The library's version, e.g. "0.1.0". A static string.
+#[no_mangle]
+pub extern "C" fn memplan_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
+
+/// Default options: planner "auto", no time limit, one thread per core.
+#[no_mangle]
+pub extern "C" fn memplan_options_default() -> memplan_options {
+    memplan_options {
+        planner: std::ptr::null(),
+        time_limit_seconds: 0.0,
+        threads: 0,
+    }
+}
+
+/// Creates an empty problem in `*out`. Free it with [`memplan_problem_free`].
+///
+/// # Safety
+/// `out` must be NULL or point to writable storage for a pointer.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_problem_new(out: *mut *mut memplan_problem) -> memplan_status {
+    guard(|| {
+        if out.is_null() {
+            return Err(arg_error("memplan_problem_new: out is NULL"));
+        }
+        let p = Box::new(memplan_problem {
+            buffers: Vec::new(),
+            capacity: None,
+        });
+        *out = Box::into_raw(p);
+        Ok(())
+    })
+}
+
+/// Frees a problem. NULL does nothing.
+///
+/// # Safety
+/// `problem` must be NULL or come from [`memplan_problem_new`] /
+/// [`memplan_problem_read_csv`], and not be used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_problem_free(problem: *mut memplan_problem) {
+    if !problem.is_null() {
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(problem))));
+    }
+}
+
+unsafe fn problem_mut<'a>(
+    p: *mut memplan_problem,
+    who: &str,
+) -> Result<&'a mut memplan_problem, (memplan_status, String)> {
+    p.as_mut()
+        .ok_or_else(|| arg_error(&format!("{who}: problem is NULL")))
+}
+
+unsafe fn problem_ref<'a>(
+    p: *const memplan_problem,
+    who: &str,
+) -> Result<&'a memplan_problem, (memplan_status, String)> {
+    p.as_ref()
+        .ok_or_else(|| arg_error(&format!("{who}: problem is NULL")))
+}
+
+unsafe fn string_arg(s: *const c_char, who: &str) -> Result<String, (memplan_status, String)> {
+    if s.is_null() {
+        return Err(arg_error(&format!("{who}: string is NULL")));
+    }
+    CStr::from_ptr(s)
+        .to_str()
+        .map(str::to_string)
+        .map_err(|_| arg_error(&format!("{who}: string is not UTF-8")))
+}
+
+/// Adds a buffer live over `[start, end)` with `size` bytes and `alignment` (0 or 1: none).
+/// Its index (the order of addition) is the index of its offset in the plan.
+///
+/// # Safety
+/// `problem` must be a live problem; `id` a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_problem_add_buffer(
+    problem: *mut memplan_problem,
+    id: *const c_char,
+    start: u64,
+    end: u64,
+    size: u64,
+    alignment: u64,
+) -> memplan_status {
+    guard(|| {
+        let p = problem_mut(problem, "memplan_problem_add_buffer")?;
+        let id = string_arg(id, "memplan_problem_add_buffer")?;
+        p.buffers
+            .push(Buffer::new(id, start, end, size).with_alignment(alignment.max(1)));
+        Ok(())
+    })
+}
+
+/// Pins buffer `index` at `offset`.
+///
+/// # Safety
+/// `problem` must be a live problem.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_problem_fix_offset(
+    problem: *mut memplan_problem,
+    index: usize,
+    offset: u64,
+) -> memplan_status {
+    guard(|| {
+        let p = problem_mut(problem, "memplan_problem_fix_offset")?;
+        let b = p
+            .buffers
+            .get_mut(index)
+            .ok_or_else(|| arg_error("memplan_problem_fix_offset: index out of range"))?;
+        b.fixed_offset = Some(Offset(offset));
+        Ok(())
+    })
+}
+
+/// Adds a gap `[start, end)` inside buffer `index`'s lifetime, in which it occupies nothing.
+///
+/// # Safety
+/// `problem` must be a live problem.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_problem_add_gap(
+    problem: *mut memplan_problem,
+    index: usize,
+    start: u64,
+    end: u64,
+) -> memplan_status {
+    guard(|| {
+        let p = problem_mut(problem, "memplan_problem_add_gap")?;
+        let b = p
+            .buffers
+            .get_mut(index)
+            .ok_or_else(|| arg_error("memplan_problem_add_gap: index out of range"))?;
+        b.gaps.push(Lifetime::new(start, end));
+        Ok(())
+    })
+}
+
+/// Sets the capacity plans must fit under; 0 means none (minimise the height).
+///
+/// # Safety
+/// `problem` must be a live problem.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_problem_set_capacity(
+    problem: *mut memplan_problem,
+    capacity: u64,
+) -> memplan_status {
+    guard(|| {
+        let p = problem_mut(problem, "memplan_problem_set_capacity")?;
+        p.capacity = (capacity > 0).then_some(Size(capacity));
+        Ok(())
+    })
+}
+
+/// The number of buffers added so far (0 for NULL).
+///
+/// # Safety
+/// `problem` must be NULL or a live problem.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_problem_len(problem: *const memplan_problem) -> usize {
+    problem.as_ref().map_or(0, |p| p.buffers.len())
+}
+
+/// Reads a problem from a CSV file (memplan's format) into `*out`.
+///
+/// # Safety
+/// `path` must be a NUL-terminated string; `out` writable.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_problem_read_csv(
+    path: *const c_char,
+    out: *mut *mut memplan_problem,
+) -> memplan_status {
+    guard(|| {
+        if out.is_null() {
+            return Err(arg_error("memplan_problem_read_csv: out is NULL"));
+        }
+        let path = string_arg(path, "memplan_problem_read_csv")?;
+        let bytes = std::fs::read(&path).map_err(|e| (MEMPLAN_ERR_IO, format!("{path}: {e}")))?;
+        let problem =
+            memplan::read_problem_csv(&bytes, &memplan::CsvOptions::default()).map_err(|e| {
+                let status = match e.kind {
+                    memplan::ReadErrorKind::Problem(_) => MEMPLAN_ERR_INVALID_PROBLEM,
+                    _ => MEMPLAN_ERR_IO,
+                };
+                (status, format!("{path}: {e}"))
+            })?;
+        let capacity = problem.capacity();
+        *out = Box::into_raw(Box::new(memplan_problem {
+            buffers: problem.into_buffers(),
+            capacity,
+        }));
+        Ok(())
+    })
+}
+
+/// Plans `problem` with `options` (NULL: defaults) and stores the plan in `*out`.
+/// Fails with `MEMPLAN_ERR_INFEASIBLE` or `MEMPLAN_ERR_NOT_FOUND` when no plan fits the
+/// capacity. The plan has passed the independent checker.
+///
+/// # Safety
+/// `problem` must be a live problem, `options` NULL or valid, `out` writable.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_plan(
+    problem: *const memplan_problem,
+    options: *const memplan_options,
+    out: *mut *mut memplan_result,
+) -> memplan_status {
+    guard(|| {
+        let p = problem_ref(problem, "memplan_plan")?;
+        if out.is_null() {
+            return Err(arg_error("memplan_plan: out is NULL"));
+        }
+        let o = options
+            .as_ref()
+            .copied()
+            .unwrap_or(memplan_options_default());
+        let planner: Planner = if o.planner.is_null() {
+            Planner::Auto
+        } else {
+            string_arg(o.planner, "memplan_plan")?
+                .parse()
+                .map_err(|e: memplan::PlanError| arg_error(&e.to_string()))?
+        };
+        let problem = p.validated()?;
+        let time_limit = (o.time_limit_seconds > 0.0 && o.time_limit_seconds.is_finite())
+            .then(|| Duration::from_secs_f64(o.time_limit_seconds));
+        let options = Options {
+            planner,
+            threads: o.threads as usize,
+            time_limit,
+            ..Options::default()
+        };
+        let report =
+            memplan::plan(&problem, &options).map_err(|e| (MEMPLAN_ERR_INTERNAL, e.to_string()))?;
+        let max_load = report.max_load.get();
+        let (plan, lower_bound, optimal) = match report.outcome {
+            Outcome::Optimal(plan) => (plan, max_load, true),
+            Outcome::Feasible { plan, lower_bound } => (plan, lower_bound.get(), false),
+            Outcome::Infeasible => {
+                return Err((
+                    MEMPLAN_ERR_INFEASIBLE,
+                    format!("no plan fits under the capacity: the max load is {max_load}"),
+                ))
+            }
+            Outcome::Unknown { best_so_far, .. } => {
+                let best = best_so_far.map_or(0, |p| p.height().get());
+                return Err((
+                    MEMPLAN_ERR_NOT_FOUND,
+                    format!("no plan found under the capacity; the best has height {best}"),
+                ));
+            }
+        };
+        let result = memplan_result {
+            height: plan.height().get(),
+            offsets: plan.into_offsets().into_iter().map(Offset::get).collect(),
+            max_load,
+            lower_bound,
+            optimal,
+            planner: CString::new(report.planner.name()).unwrap_or_default(),
+        };
+        *out = Box::into_raw(Box::new(result));
+        Ok(())
+    })
+}
+
+/// Frees a plan. NULL does nothing.
+///
+/// # Safety
+/// `plan` must be NULL or come from [`memplan_plan`], and not be used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_result_free(plan: *mut memplan_result) {
+    if !plan.is_null() {
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(plan))));
+    }
+}
+
+/// The number of offsets in the plan (one per buffer; 0 for NULL).
+///
+/// # Safety
+/// `plan` must be NULL or a live plan.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_result_len(plan: *const memplan_result) -> usize {
+    plan.as_ref().map_or(0, |p| p.offsets.len())
+}
+
+/// The offsets, `memplan_result_len(plan)` of them, indexed like the buffers. The array is
+/// owned by the plan (NULL for NULL).
+///
+/// # Safety
+/// `plan` must be NULL or a live plan.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_result_offsets(plan: *const memplan_result) -> *const u64 {
+    plan.as_ref()
+        .map_or(std::ptr::null(), |p| p.offsets.as_ptr())
+}
+
+/// The plan's height, `max(offset + size)`.
+///
+/// # Safety
+/// `plan` must be NULL or a live plan.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_result_height(plan: *const memplan_result) -> u64 {
+    plan.as_ref().map_or(0, |p| p.height)
+}
+
+/// The problem's max load: no plan can be lower.
+///
+/// # Safety
+/// `plan` must be NULL or a live plan.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_result_max_load(plan: *const memplan_result) -> u64 {
+    plan.as_ref().map_or(0, |p| p.max_load)
+}
+
+/// The best proven lower bound on the height.
+///
+/// # Safety
+/// `plan` must be NULL or a live plan.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_result_lower_bound(plan: *const memplan_result) -> u64 {
+    plan.as_ref().map_or(0, |p| p.lower_bound)
+}
+
+/// 1 when the height equals the lower bound (the plan is optimal), else 0.
+///
+/// # Safety
+/// `plan` must be NULL or a live plan.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_result_is_optimal(plan: *const memplan_result) -> i32 {
+    plan.as_ref().map_or(0, |p| p.optimal as i32)
+}
+
+/// The name of the planner whose plan this is; owned by the plan.
+///
+/// # Safety
+/// `plan` must be NULL or a live plan.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_result_planner(plan: *const memplan_result) -> *const c_char {
+    plan.as_ref()
+        .map_or(std::ptr::null(), |p| p.planner.as_ptr())
+}
+
+/// Checks `count` offsets (indexed like the buffers) against the problem and its capacity
+/// with the independent checker. `MEMPLAN_OK` when valid; `MEMPLAN_ERR_INVALID_PLAN`
+/// with the first violation in the message otherwise.
+///
+/// # Safety
+/// `problem` must be a live problem; `offsets` must point to `count` values.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_check(
+    problem: *const memplan_problem,
+    offsets: *const u64,
+    count: usize,
+) -> memplan_status {
+    guard(|| {
+        let p = problem_ref(problem, "memplan_check")?;
+        if offsets.is_null() && count > 0 {
+            return Err(arg_error("memplan_check: offsets is NULL"));
+        }
+        let problem = p.validated()?;
+        let raw: &[u64] = if count == 0 {
+            &[]
+        } else {
+            std::slice::from_raw_parts(offsets, count)
+        };
+        let offsets: Vec<Offset> = raw.iter().map(|&o| Offset(o)).collect();
+        memplan::check_offsets(&problem, &offsets)
+            .map(|_| ())
+            .map_err(|f| (MEMPLAN_ERR_INVALID_PLAN, f.to_string()))
+    })
+}

@@ -1,0 +1,154 @@
+//! The C API called as C would call it: create, plan, check, free, and errors.
+
+use std::ffi::{CStr, CString};
+use std::ptr;
+
+use memplan_capi::memplan_status::*;
+use memplan_capi::*;
+
+fn last_error() -> String {
+    unsafe { CStr::from_ptr(memplan_last_error()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+unsafe fn problem(bufs: &[(&str, u64, u64, u64)]) -> *mut memplan_problem {
+    let mut p = ptr::null_mut();
+    assert_eq!(memplan_problem_new(&mut p), MEMPLAN_OK);
+    for &(id, s, e, z) in bufs {
+        let id = CString::new(id).unwrap();
+        assert_eq!(
+            memplan_problem_add_buffer(p, id.as_ptr(), s, e, z, 1),
+            MEMPLAN_OK
+        );
+    }
+    p
+}
+
+#[test]
+fn plans_checks_and_frees() {
+    unsafe {
+        let p = problem(&[("a", 0, 3, 4), ("b", 3, 9, 4), ("c", 0, 9, 4)]);
+        assert_eq!(memplan_problem_len(p), 3);
+        let mut plan = ptr::null_mut();
+        assert_eq!(memplan_plan(p, ptr::null(), &mut plan), MEMPLAN_OK);
+        let n = memplan_result_len(plan);
+        assert_eq!(n, 3);
+        let offsets = std::slice::from_raw_parts(memplan_result_offsets(plan), n);
+        assert_eq!(memplan_result_height(plan), 8);
+        assert_eq!(memplan_result_max_load(plan), 8);
+        assert_eq!(memplan_result_is_optimal(plan), 1);
+        assert!(!CStr::from_ptr(memplan_result_planner(plan))
+            .to_bytes()
+            .is_empty());
+        assert_eq!(memplan_check(p, offsets.as_ptr(), n), MEMPLAN_OK);
+        // Two buffers that are live together at the same address are caught.
+        let bad = [0u64, 0, 0];
+        assert_eq!(memplan_check(p, bad.as_ptr(), 3), MEMPLAN_ERR_INVALID_PLAN);
+        assert!(last_error().contains("'c'"), "{}", last_error());
+        memplan_result_free(plan);
+        memplan_problem_free(p);
+    }
+}
+
+#[test]
+fn options_name_a_planner_and_capacity_outcomes_are_statuses() {
+    unsafe {
+        let p = problem(&[("a", 0, 3, 4), ("b", 3, 9, 4), ("c", 0, 9, 4)]);
+        let name = CString::new("naive").unwrap();
+        let mut o = memplan_options_default();
+        o.planner = name.as_ptr();
+        let mut plan = ptr::null_mut();
+        assert_eq!(memplan_plan(p, &o, &mut plan), MEMPLAN_OK);
+        assert_eq!(memplan_result_height(plan), 12);
+        assert_eq!(memplan_result_is_optimal(plan), 0);
+        memplan_result_free(plan);
+
+        let unknown = CString::new("no-such-planner").unwrap();
+        o.planner = unknown.as_ptr();
+        let mut plan = ptr::null_mut();
+        assert_eq!(memplan_plan(p, &o, &mut plan), MEMPLAN_ERR_ARGUMENT);
+        assert!(last_error().contains("no-such-planner"));
+        assert!(plan.is_null());
+
+        assert_eq!(memplan_problem_set_capacity(p, 7), MEMPLAN_OK);
+        assert_eq!(
+            memplan_plan(p, ptr::null(), &mut plan),
+            MEMPLAN_ERR_INFEASIBLE
+        );
+        assert!(plan.is_null());
+        memplan_problem_free(p);
+    }
+}
+
+#[test]
+fn bad_input_is_a_status_with_a_message() {
+    unsafe {
+        let p = problem(&[("a", 0, 3, 0)]);
+        let mut plan = ptr::null_mut();
+        assert_eq!(
+            memplan_plan(p, ptr::null(), &mut plan),
+            MEMPLAN_ERR_INVALID_PROBLEM
+        );
+        assert!(last_error().contains("'a'"), "{}", last_error());
+        assert_eq!(memplan_problem_fix_offset(p, 5, 0), MEMPLAN_ERR_ARGUMENT);
+        assert_eq!(
+            memplan_problem_add_buffer(ptr::null_mut(), c"x".as_ptr(), 0, 1, 1, 1),
+            MEMPLAN_ERR_ARGUMENT
+        );
+        assert_eq!(
+            memplan_plan(ptr::null(), ptr::null(), &mut plan),
+            MEMPLAN_ERR_ARGUMENT
+        );
+        assert_eq!(memplan_problem_new(ptr::null_mut()), MEMPLAN_ERR_ARGUMENT);
+        let mut q = ptr::null_mut();
+        assert_eq!(
+            memplan_problem_read_csv(c"/nonexistent/x.csv".as_ptr(), &mut q),
+            MEMPLAN_ERR_IO
+        );
+        assert!(last_error().contains("/nonexistent/x.csv"));
+        memplan_problem_free(p);
+        memplan_problem_free(ptr::null_mut());
+        memplan_result_free(ptr::null_mut());
+        assert_eq!(memplan_result_len(ptr::null()), 0);
+    }
+}
+
+#[test]
+fn gaps_and_fixed_offsets_reach_the_planner() {
+    unsafe {
+        let p = problem(&[("w", 0, 10, 64), ("t", 0, 10, 8), ("u", 3, 5, 8)]);
+        assert_eq!(memplan_problem_fix_offset(p, 0, 0), MEMPLAN_OK);
+        assert_eq!(memplan_problem_add_gap(p, 1, 2, 6), MEMPLAN_OK);
+        let mut plan = ptr::null_mut();
+        assert_eq!(memplan_plan(p, ptr::null(), &mut plan), MEMPLAN_OK);
+        let offsets = std::slice::from_raw_parts(memplan_result_offsets(plan), 3);
+        assert_eq!(offsets[0], 0);
+        // t is absent during [2, 6), so u can take its place: height 64 + 8.
+        assert_eq!(memplan_result_height(plan), 72);
+        assert_eq!(memplan_check(p, offsets.as_ptr(), 3), MEMPLAN_OK);
+        memplan_result_free(plan);
+        memplan_problem_free(p);
+    }
+}
+
+#[test]
+fn reads_a_benchmark_csv() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../benchmarks/minimalloc-challenging/example.12.csv\0"
+    );
+    unsafe {
+        let mut p = ptr::null_mut();
+        assert_eq!(
+            memplan_problem_read_csv(path.as_ptr().cast(), &mut p),
+            MEMPLAN_OK
+        );
+        assert_eq!(memplan_problem_len(p), 5);
+        let mut plan = ptr::null_mut();
+        assert_eq!(memplan_plan(p, ptr::null(), &mut plan), MEMPLAN_OK);
+        assert_eq!(memplan_result_height(plan), memplan_result_max_load(plan));
+        memplan_result_free(plan);
+        memplan_problem_free(p);
+    }
+}

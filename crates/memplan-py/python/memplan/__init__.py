@@ -1,0 +1,56 @@
+"""memplan: a static memory planner for ML compilers.
+
+Buffers have half-open lifetimes ``[start, end)`` and sizes; ``plan`` gives each an
+offset so that buffers live at the same time never share an address, minimising the
+height (the peak address) or fitting under a capacity. The max load (the most bytes
+live at one time) is a lower bound: ``plan.height == plan.max_load`` proves optimality.
+
+>>> import memplan
+>>> problem = memplan.Problem([("a", 0, 3, 4), ("b", 3, 9, 4), ("c", 0, 9, 4)])
+>>> p = memplan.plan(problem)
+>>> p.height, p.optimal
+(8, True)
+>>> memplan.check(problem, p)
+8
+"""
+
+from ._memplan import (  # noqa: F401
+    CheckError,
+    InfeasibleError,
+    InputError,
+    MemplanError,
+    NoPlanFoundError,
+    Plan,
+    Problem,
+    __version__,
+    check,
+    plan,
+    planners,
+)
+
+__all__ = [
+    "CheckError",
+    "InfeasibleError",
+    "InputError",
+    "MemplanError",
+    "NoPlanFoundError",
+    "Plan",
+    "Problem",
+    "check",
+    "plan",
+    "planners",
+    "share",
+]
+
+
+def share(*args, **kwargs):
+    """Not available yet.
+
+    Shared objects (TFLite-style: buffers grouped into a few shared objects) are the
+    library's ``plan_shared_objects``; the Python binding for it is not written yet. Until
+    it is, this raises ``NotImplementedError`` rather than returning anything.
+    """
+    raise NotImplementedError(
+        "memplan.share is not available yet: the Python binding of the library's "
+        "shared-objects planner (plan_shared_objects) is not written yet"
+    )

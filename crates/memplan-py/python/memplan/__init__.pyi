@@ -1,0 +1,17 @@
+from typing import Any, NoReturn
+
+from ._memplan import (
+    CheckError as CheckError,
+    InfeasibleError as InfeasibleError,
+    InputError as InputError,
+    MemplanError as MemplanError,
+    NoPlanFoundError as NoPlanFoundError,
+    Plan as Plan,
+    Problem as Problem,
+    __version__ as __version__,
+    check as check,
+    plan as plan,
+    planners as planners,
+)
+
+def share(*args: Any, **kwargs: Any) -> NoReturn: ...

@@ -1,0 +1,196 @@
+"""pytest for the Python package. Run after `pip install ./crates/memplan-py`."""
+
+import csv
+import json
+import os
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import memplan
+
+ROOT = Path(__file__).resolve().parents[3]
+BENCH = ROOT / "benchmarks"
+EXAMPLE = BENCH / "minimalloc-challenging" / "example.12.csv"
+
+
+def overlaps(problem, offsets):
+    """A tiny independent check, for the tests: no two buffers live together share bytes."""
+    bufs = problem.buffers
+    for i, a in enumerate(bufs):
+        for j in range(i + 1, len(bufs)):
+            b = bufs[j]
+            if a["start"] < b["end"] and b["start"] < a["end"]:
+                if offsets[i] < offsets[j] + b["size"] and offsets[j] < offsets[i] + a["size"]:
+                    return (a["id"], b["id"])
+    return None
+
+
+def test_plan_from_tuples_and_dicts():
+    problem = memplan.Problem(
+        [
+            ("a", 0, 3, 4),
+            {"id": "b", "start": 3, "end": 9, "size": 4},
+            ("c", 0, 9, 4, 4),
+        ]
+    )
+    assert len(problem) == 3
+    assert problem.ids == ["a", "b", "c"]
+    p = memplan.plan(problem)
+    assert isinstance(p, memplan.Plan)
+    assert len(p.offsets) == 3
+    assert p.height == 8 == p.max_load == p.lower_bound
+    assert p.optimal
+    assert p.planner in memplan.planners()
+    assert memplan.check(problem, p) == 8
+    assert memplan.check(problem, p.offsets) == 8
+    assert memplan.check(problem, p.to_dict()) == 8
+    assert overlaps(problem, p.offsets) is None
+
+
+def test_every_planner_gives_a_valid_plan():
+    problem = memplan.Problem.from_csv(str(BENCH / "idealloc" / "somas-resnet50.csv"))
+    for name in memplan.planners():
+        p = memplan.plan(problem, planner=name)
+        assert memplan.check(problem, p) == p.height
+        assert p.height >= p.max_load == problem.max_load()
+        assert p.lower_bound <= p.height
+
+
+def test_fixed_offsets_alignment_and_gaps():
+    problem = memplan.Problem(
+        [
+            {"id": "w", "start": 0, "end": 10, "size": 64, "fixed_offset": 0},
+            {"id": "t", "start": 0, "end": 10, "size": 8, "gaps": [(2, 6)]},
+            {"id": "u", "start": 3, "end": 5, "size": 8, "alignment": 8},
+        ]
+    )
+    p = memplan.plan(problem)
+    assert p.offsets[0] == 0
+    assert p.offsets[2] % 8 == 0
+    assert p.height == 72  # u reuses t's bytes while t is idle
+    memplan.check(problem, p)
+
+
+def test_capacity_outcomes_are_exceptions():
+    problem = memplan.Problem([("a", 0, 3, 4), ("b", 3, 9, 4), ("c", 0, 9, 4)])
+    p = memplan.plan(problem, capacity=8)
+    assert p.height <= 8
+    with pytest.raises(memplan.InfeasibleError, match="max load is 8"):
+        memplan.plan(problem, capacity=7)
+    assert issubclass(memplan.InfeasibleError, memplan.MemplanError)
+    # The capacity also applies to the checker.
+    with pytest.raises(memplan.CheckError, match="capacity"):
+        memplan.check(problem.with_capacity(7), p)
+
+
+def test_errors_carry_the_library_message():
+    with pytest.raises(memplan.InputError, match="'x'.*size"):
+        memplan.Problem([("x", 0, 3, 0)])
+    with pytest.raises(memplan.InputError, match="duplicate id"):
+        memplan.Problem([("x", 0, 3, 1), ("x", 1, 2, 1)])
+    with pytest.raises(ValueError, match="unknown planner 'nope'"):
+        memplan.plan(memplan.Problem([("x", 0, 3, 1)]), planner="nope")
+    with pytest.raises(ValueError, match="unknown field 'sise'"):
+        memplan.Problem([{"id": "x", "start": 0, "end": 3, "sise": 1}])
+    with pytest.raises(TypeError):
+        memplan.Problem([("x", 0, -3, 1)])
+    with pytest.raises(memplan.InputError, match="line 3"):
+        memplan.Problem.from_csv_text("id,lower,upper,size\na,0,3,4\nb,0,x,4\n")
+    with pytest.raises(OSError, match="nonexistent"):
+        memplan.Problem.from_csv("/nonexistent/problem.csv")
+    with pytest.raises(memplan.CheckError, match="'a'"):
+        problem = memplan.Problem([("a", 0, 3, 4), ("b", 0, 3, 4)])
+        memplan.check(problem, [0, 0])
+    with pytest.raises(ValueError, match="time_limit"):
+        memplan.plan(memplan.Problem([("x", 0, 3, 1)]), time_limit=-1)
+
+
+def test_share_is_not_available_yet():
+    with pytest.raises(NotImplementedError, match="not available yet"):
+        memplan.share()
+
+
+def test_json_round_trip(tmp_path):
+    problem = memplan.Problem.from_csv(str(EXAMPLE))
+    text = problem.to_json()
+    again = memplan.Problem.from_json_text(text)
+    assert again.buffers == problem.buffers
+    path = tmp_path / "p.json"
+    path.write_text(text)
+    assert memplan.Problem.from_json(str(path)).ids == problem.ids
+    assert json.loads(text)["buffers"][0]["id"] == problem.ids[0]
+    assert memplan.Problem.from_csv_text(problem.to_csv()).buffers == problem.buffers
+
+
+def test_gil_is_released_while_planning():
+    problem = memplan.Problem.from_csv(str(BENCH / "idealloc" / "iopddl-G.csv"))
+    ticks = []
+    done = threading.Event()
+
+    def ticker():
+        while not done.is_set():
+            ticks.append(1)
+            time.sleep(0.001)
+
+    t = threading.Thread(target=ticker)
+    t.start()
+    try:
+        p = memplan.plan(problem, planner="area-best-fit", threads=1)
+    finally:
+        done.set()
+        t.join()
+    memplan.check(problem, p)
+    # While the (long) call ran, the Python thread kept ticking.
+    if p.elapsed > 0.2:
+        assert len(ticks) > 10
+
+
+def cli():
+    exe = os.environ.get("MEMPLAN_BIN", str(ROOT / "target" / "debug" / "memplan"))
+    if not Path(exe).exists():
+        pytest.skip("memplan binary not built (cargo build -p memplan-cli)")
+    return exe
+
+
+@pytest.mark.parametrize(
+    "path", sorted(p for p in BENCH.rglob("*.csv")), ids=lambda p: p.name
+)
+def test_same_offsets_as_the_cli(path, tmp_path):
+    """memplan.plan() and `memplan plan` give the same offsets on every benchmark."""
+    exe = cli()
+    out = tmp_path / "plan.csv"
+    subprocess.run([exe, "plan", str(path), "-o", str(out), "--quiet"], check=True)
+    with open(out, newline="") as f:
+        rows = list(csv.DictReader(f))
+    p = memplan.plan(memplan.Problem.from_csv(str(path)))
+    assert [int(r["offset"]) for r in rows] == p.offsets
+    assert [r.get("id") or r.get("buffer") or r.get("buffer_id") for r in rows] == p.ids
+
+
+def test_readme_python_example():
+    """The README's ```python block runs as written, from the repository root."""
+    readme = (ROOT / "README.md").read_text()
+    blocks = []
+    inside = None
+    for line in readme.splitlines():
+        if line.startswith("```"):
+            if inside is not None:
+                blocks.append("\n".join(inside))
+                inside = None
+            elif line.strip() == "```python":
+                inside = []
+            continue
+        if inside is not None:
+            inside.append(line)
+    assert blocks, "the README has a Python example"
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        for code in blocks:
+            exec(compile(code, "README.md", "exec"), {})
+    finally:
+        os.chdir(cwd)

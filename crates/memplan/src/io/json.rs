@@ -1,0 +1,355 @@
+//! JSON input and output, alongside the CSV format.
+//!
+//! A problem:
+//!
+//! ```text
+//!   {
+//!     "capacity": 128,                       optional
+//!     "buffers": [
+//!       {"id": "a", "start": 0, "end": 3, "size": 4},
+//!       {"id": "b", "start": 3, "end": 9, "size": 4, "alignment": 8},
+//!       {"id": "c", "start": 0, "end": 9, "size": 4, "fixed_offset": 16,
+//!        "gaps": [[2, 5], [6, 7]]}
+//!     ]
+//!   }
+//! ```
+//!
+//! - Lifetimes and gaps are half-open, `[start, end)`, as everywhere in memplan.
+//! - `alignment` (default 1), `fixed_offset` and `gaps` are optional; `null` means absent.
+//! - Unknown fields are rejected, so that a typo (`"sise"`) is not silently ignored.
+//!
+//! A plan is the problem with an `offset` on every buffer and the plan's figures:
+//!
+//! ```text
+//!   {"height": 8, "max_load": 8, "lower_bound": 8, "optimal": true, "planner": "auto",
+//!    "buffers": [{"id": "a", "start": 0, "end": 3, "size": 4, "offset": 0}, ...]}
+//! ```
+//!
+//! [`read_placements_json`] reads only `id` and `offset` from each buffer of a plan, so
+//! any JSON with a `buffers` list of such objects is a plan for `memplan check`.
+
+use std::io::Write;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ReadError, ReadErrorKind};
+use crate::types::{Buffer, Lifetime, Offset, Plan, Problem, Size};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProblemIn {
+    #[serde(default)]
+    capacity: Option<u64>,
+    buffers: Vec<BufferIn>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BufferIn {
+    id: String,
+    start: u64,
+    end: u64,
+    size: u64,
+    #[serde(default)]
+    alignment: Option<u64>,
+    #[serde(default)]
+    fixed_offset: Option<u64>,
+    #[serde(default)]
+    gaps: Option<Vec<(u64, u64)>>,
+}
+
+#[derive(Serialize)]
+struct BufferOut<'a> {
+    id: &'a str,
+    start: u64,
+    end: u64,
+    size: u64,
+    #[serde(skip_serializing_if = "is_one")]
+    alignment: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fixed_offset: Option<u64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    gaps: Vec<(u64, u64)>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    offset: Option<u64>,
+}
+
+fn is_one(v: &u64) -> bool {
+    *v == 1
+}
+
+#[derive(Serialize)]
+struct ProblemHead {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    capacity: Option<u64>,
+}
+
+#[derive(Serialize)]
+struct PlanHead<'a> {
+    height: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    capacity: Option<u64>,
+    #[serde(flatten)]
+    info: &'a PlanInfo,
+}
+
+/// Figures written next to a plan by [`write_plan_json`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PlanInfo {
+    /// The max load of the problem.
+    pub max_load: u64,
+    /// The best proven lower bound on the height.
+    pub lower_bound: u64,
+    /// True when the height equals the lower bound.
+    pub optimal: bool,
+    /// The planner whose plan this is.
+    pub planner: String,
+}
+
+#[derive(Deserialize)]
+struct PlacementsIn {
+    buffers: Vec<PlacementIn>,
+}
+
+#[derive(Deserialize)]
+struct PlacementIn {
+    id: String,
+    offset: u64,
+}
+
+fn json_error(e: serde_json::Error) -> ReadError {
+    let line = e.line() as u64;
+    let kind = match e.classify() {
+        serde_json::error::Category::Io => ReadErrorKind::Io(e.into()),
+        _ => ReadErrorKind::Json(strip_position(&e.to_string())),
+    };
+    ReadError {
+        line,
+        column: None,
+        kind,
+    }
+}
+
+/// serde_json appends " at line L column C"; the line is in [`ReadError::line`] already.
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(k) => msg[..k].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+/// Reads a problem from JSON (see the [module docs](self)). `capacity`, when given,
+/// replaces the file's own.
+pub fn read_problem_json(input: &[u8], capacity: Option<Size>) -> Result<Problem, ReadError> {
+    let parsed: ProblemIn = serde_json::from_slice(input).map_err(json_error)?;
+    if parsed.buffers.is_empty() {
+        return Err(ReadError {
+            line: 0,
+            column: None,
+            kind: ReadErrorKind::NoBuffers,
+        });
+    }
+    let buffers = parsed
+        .buffers
+        .into_iter()
+        .map(|b| {
+            let mut buf = Buffer::new(b.id, b.start, b.end, b.size);
+            buf.alignment = Size(b.alignment.unwrap_or(1));
+            buf.fixed_offset = b.fixed_offset.map(Offset);
+            buf.gaps = b
+                .gaps
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(s, e)| Lifetime::new(s, e))
+                .collect();
+            buf
+        })
+        .collect();
+    Problem::new(buffers, capacity.or(parsed.capacity.map(Size))).map_err(|e| ReadError {
+        line: 0,
+        column: Some(e.kind.field().to_string()),
+        kind: ReadErrorKind::Problem(e),
+    })
+}
+
+fn buffers_out<'a>(problem: &'a Problem, plan: Option<&Plan>) -> Vec<BufferOut<'a>> {
+    problem
+        .buffers()
+        .iter()
+        .enumerate()
+        .map(|(i, b)| BufferOut {
+            id: &b.id,
+            start: b.lifetime.start.get(),
+            end: b.lifetime.end.get(),
+            size: b.size.get(),
+            alignment: b.alignment.get(),
+            fixed_offset: b.fixed_offset.map(Offset::get),
+            gaps: b
+                .gaps
+                .iter()
+                .map(|g| (g.start.get(), g.end.get()))
+                .collect(),
+            offset: plan.map(|p| p.offsets()[i].get()),
+        })
+        .collect()
+}
+
+/// Writes a problem as JSON, one buffer per line.
+pub fn write_problem_json(problem: &Problem, out: impl Write) -> std::io::Result<()> {
+    let head = ProblemHead {
+        capacity: problem.capacity().map(Size::get),
+    };
+    write_lines(&head, &buffers_out(problem, None), out)
+}
+
+/// Writes a plan as JSON: the problem's buffers, each with its `offset`, and the figures
+/// in `info`. `plan` must be a plan of `problem`.
+pub fn write_plan_json(
+    problem: &Problem,
+    plan: &Plan,
+    info: &PlanInfo,
+    out: impl Write,
+) -> std::io::Result<()> {
+    let head = PlanHead {
+        height: plan.height().get(),
+        capacity: problem.capacity().map(Size::get),
+        info,
+    };
+    write_lines(&head, &buffers_out(problem, Some(plan)), out)
+}
+
+/// Compact JSON with one buffer per line: readable, diffable, and small. `head` is
+/// written first, field by field in its declared order, then `buffers`.
+fn write_lines<T: Serialize>(
+    head: &T,
+    buffers: &[BufferOut<'_>],
+    out: impl Write,
+) -> std::io::Result<()> {
+    let mut w = std::io::BufWriter::new(out);
+    let mut head_text = serde_json::to_string(head).map_err(std::io::Error::other)?;
+    head_text.pop(); // the closing brace
+    w.write_all(head_text.as_bytes())?;
+    if head_text.len() > 1 {
+        w.write_all(b",")?;
+    }
+    w.write_all(b"\n  \"buffers\": [")?;
+    for (j, b) in buffers.iter().enumerate() {
+        w.write_all(if j == 0 { b"\n    " } else { b",\n    " })?;
+        serde_json::to_writer(&mut w, b)?;
+    }
+    w.write_all(b"\n  ]\n}\n")?;
+    w.flush()
+}
+
+/// Reads a plan from JSON: `id` and `offset` of every object in `buffers` (other fields
+/// are ignored). Checking the placements is [`crate::check_placements`]'s job.
+pub fn read_placements_json(input: &[u8]) -> Result<Vec<(String, Offset)>, ReadError> {
+    let parsed: PlacementsIn = serde_json::from_slice(input).map_err(json_error)?;
+    if parsed.buffers.is_empty() {
+        return Err(ReadError {
+            line: 0,
+            column: None,
+            kind: ReadErrorKind::NoBuffers,
+        });
+    }
+    Ok(parsed
+        .buffers
+        .into_iter()
+        .map(|p| (p.id, Offset(p.offset)))
+        .collect())
+}
+
+/// True when the text looks like JSON (its first non-blank byte is `{`), for inputs
+/// without a file name such as stdin.
+pub fn looks_like_json(input: &[u8]) -> bool {
+    input
+        .strip_prefix(b"\xEF\xBB\xBF")
+        .unwrap_or(input)
+        .iter()
+        .find(|c| !c.is_ascii_whitespace())
+        == Some(&b'{')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{check, plan, read_problem_csv, CsvOptions, Options};
+
+    fn sample() -> Problem {
+        Problem::new(
+            vec![
+                Buffer::new("a", 0, 3, 4),
+                Buffer::new("b \"quoted\", comma", 3, 9, 4).with_alignment(8),
+                Buffer::new("c", 0, 9, 4)
+                    .with_fixed_offset(16)
+                    .with_gap(2, 5)
+                    .with_gap(6, 7),
+            ],
+            Some(Size(64)),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn problem_round_trips() {
+        let p = sample();
+        let mut out = Vec::new();
+        write_problem_json(&p, &mut out).unwrap();
+        let back = read_problem_json(&out, None).unwrap();
+        assert_eq!(back, p);
+        assert!(looks_like_json(&out));
+        let over = read_problem_json(&out, Some(Size(99))).unwrap();
+        assert_eq!(over.capacity(), Some(Size(99)));
+    }
+
+    #[test]
+    fn plan_round_trips_through_placements() {
+        let p = sample();
+        let report = plan(&p, &Options::default()).unwrap();
+        let pl = report.outcome.plan().unwrap();
+        let mut out = Vec::new();
+        let info = PlanInfo {
+            max_load: report.max_load.get(),
+            lower_bound: report.max_load.get(),
+            optimal: true,
+            planner: report.planner.name(),
+        };
+        write_plan_json(&p, pl, &info, &mut out).unwrap();
+        let placements = read_placements_json(&out).unwrap();
+        let offsets: Vec<Offset> = placements.iter().map(|(_, o)| *o).collect();
+        assert_eq!(offsets, pl.offsets());
+        check(&p, pl).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["height"], pl.height().get());
+        assert_eq!(v["planner"], report.planner.name());
+    }
+
+    #[test]
+    fn same_problem_as_csv() {
+        let csv = "id,lower,upper,size\nx,0,4,10\ny,2,6,20\n";
+        let json = r#"{"buffers": [{"id": "x", "start": 0, "end": 4, "size": 10},
+                                    {"id": "y", "start": 2, "end": 6, "size": 20}]}"#;
+        let a = read_problem_csv(csv.as_bytes(), &CsvOptions::default()).unwrap();
+        let b = read_problem_json(json.as_bytes(), None).unwrap();
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn errors_name_the_problem() {
+        let msg = |s: &str| {
+            read_problem_json(s.as_bytes(), None)
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(
+            msg(r#"{"buffers": [{"id": "x", "start": 0, "end": 4, "sise": 1}]}"#).contains("sise")
+        );
+        assert!(msg("{\n\"buffers\": [\n{\"id\": \"x\", \"start\": -1}]}").starts_with("line 3"));
+        assert!(msg(r#"{"buffers": []}"#).contains("no buffers"));
+        assert!(
+            msg(r#"{"buffers": [{"id": "x", "start": 4, "end": 4, "size": 1}]}"#).contains("'x'")
+        );
+        assert!(msg("").contains("EOF"));
+        assert!(msg("[1, 2]").contains("expected"));
+    }
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds the C API's static library, compiles examples/c/plan_and_check.c against it
+# with gcc (warnings are errors), and runs it on a benchmark instance.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+cargo build -q -p memplan-capi
+out="${TMPDIR:-/tmp}/memplan-c-example-$$"
+gcc -Wall -Wextra -Werror -std=c11 -I crates/memplan-capi/include \
+    examples/c/plan_and_check.c target/debug/libmemplan_capi.a -lpthread -ldl -lm -o "$out"
+"$out" benchmarks/minimalloc-challenging/example.12.csv
+rm -f "$out"
+
+# The README's C snippet, wrapped in a main(), compiles, links and runs too.
+snippet="${TMPDIR:-/tmp}/memplan-readme-snippet-$$.c"
+{
+    echo '#include <stdio.h>'
+    echo '#include "memplan.h"'
+    echo 'int main(void) {'
+    awk '/^```c$/ {on=1; next} /^```/ {on=0} on' README.md
+    echo 'return 0; }'
+} > "$snippet"
+gcc -Wall -Wextra -Werror -std=c11 -I crates/memplan-capi/include \
+    "$snippet" target/debug/libmemplan_capi.a -lpthread -ldl -lm -o "$out"
+"$out"
+rm -f "$out" "$snippet"
+echo "C example and README snippet: ok"
