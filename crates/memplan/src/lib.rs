@@ -98,10 +98,12 @@ pub use tiles::{
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Planner {
     /// The default portfolio: every greedy planner, keeping the lowest plan, stopping as
-    /// soon as one reaches the max load; then, if fragmentation is left, boxing from the
-    /// best greedy plan (see [`BoxingOptions::in_portfolio`]). Given a time limit (or a
-    /// cancel handle, or an exact node limit), it then runs the exact search with the time
-    /// left when fragmentation remains or the capacity is missed.
+    /// soon as one reaches the max load. Given a time limit (or an exact node limit), while
+    /// fragmentation remains or the capacity is missed, it then spends the time left on
+    /// the exact search and on boxing from the best plan so far
+    /// ([`BoxingOptions::in_portfolio`]): exact first up to 5,000 buffers, boxing first
+    /// above. Without a time limit the result depends only on the input and the options;
+    /// with one, a run cut short by the clock may differ from a faster run.
     #[default]
     Auto,
     /// One greedy planner.
@@ -193,7 +195,8 @@ pub struct Options {
     pub threads: usize,
     /// Stop planning after this long and return the best plan so far. The portfolio's
     /// first planner (size, best-fit; O(n log n)) always runs to completion so that there
-    /// is a plan to return.
+    /// is a plan to return. In [`Planner::Auto`], a time limit also turns on the exact
+    /// search and boxing after greedy.
     pub time_limit: Option<Duration>,
     /// Stop when this token is cancelled (same rule as the time limit).
     pub cancel: Option<CancelToken>,

@@ -186,16 +186,15 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
     let mut proved_infeasible = false;
     let run_exact = match options.planner {
         Planner::Exact => true,
-        // `Auto` runs the exact search only with a budget, so that a plain library call
-        // stays fast.
-        Planner::Auto => {
-            options.time_limit.is_some()
-                || options.cancel.is_some()
-                || options.exact.node_limit.is_some()
-        }
+        // `Auto` runs the improvers only with a budget (a cancel handle alone is not one),
+        // so that a plain library call stays fast and its result depends on nothing but
+        // the input and the options.
+        Planner::Auto => options.time_limit.is_some() || options.exact.node_limit.is_some(),
         _ => false,
     };
-    let run_boxing = options.planner == Planner::Auto && options.boxing.in_portfolio;
+    let run_boxing = options.planner == Planner::Auto
+        && options.boxing.in_portfolio
+        && options.time_limit.is_some();
     let steps: [Planner; 2] = if problem.len() <= EXACT_FIRST_MAX_BUFFERS {
         [Planner::Exact, Planner::Boxing]
     } else {
@@ -267,11 +266,8 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
             }
         }
         if step == Planner::Boxing && run_boxing {
-            // Within the time limit; without one, boxing may take as long again as greedy
-            // took (at least 1 s).
-            let greedy_time = started.elapsed().max(std::time::Duration::from_secs(1));
             let budget = boxing::Budget {
-                deadline: deadline.or(Some(Instant::now() + greedy_time)),
+                deadline,
                 cancel: options.cancel.as_ref(),
             };
             if budget.deadline.is_some_and(|d| Instant::now() >= d) {
