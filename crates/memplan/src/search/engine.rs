@@ -51,7 +51,7 @@ const NO_LEVEL: u32 = u32::MAX;
 const ROW_WINDOW: usize = 64;
 
 /// How often (in steps) the stop callback is polled.
-const POLL_EVERY: u64 = 256;
+const POLL_EVERY: u64 = 16;
 
 struct Level {
     candidates: Vec<u32>,
