@@ -116,7 +116,7 @@ pub enum SqueezeFit {
     /// The lowest address that fits, as idealloc's paper says (§4).
     FirstFit,
     /// The smallest gap that fits, as idealloc's code does (worse on iopddl-S and
-    /// somas-resnet50 in our runs: see bench-notes/boxing.md).
+    /// somas-resnet50 in our runs: see BENCHMARKS.md, boxing section).
     BestFit,
     /// First-fit in even iterations, best-fit in odd ones.
     Alternate,
