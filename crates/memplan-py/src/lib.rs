@@ -465,6 +465,45 @@ fn check(
         .map_err(|f| CheckError::new_err(f.to_string()))
 }
 
+/// Shared objects (TFLite §4): assigns every buffer to one shared object; an object is as
+/// large as the largest buffer it holds, and buffers of one object are never live
+/// together. Returns a dict: `objects` (the object of each buffer, in buffer order),
+/// `object_sizes`, `total`, `lower_bound` (the sum of positional maxima), `naive` and
+/// `strategy`. The assignment passed the library's shared-object checker.
+#[pyfunction]
+#[pyo3(signature = (problem, strategy="auto"))]
+fn share<'py>(py: Python<'py>, problem: &Problem, strategy: &str) -> PyResult<Bound<'py, PyDict>> {
+    let strategy = match strategy {
+        "auto" => None,
+        s => Some(s.parse::<memplan::SharedStrategy>().map_err(|_| {
+            PyValueError::new_err(format!(
+                "unknown strategy '{s}': expected auto, size-improved, size, breadth or naive"
+            ))
+        })?),
+    };
+    let options = memplan::SharedOptions {
+        strategy,
+        ..memplan::SharedOptions::default()
+    };
+    let report = py
+        .detach(|| memplan::plan_shared_objects(&problem.inner, &options))
+        .map_err(|e| MemplanError::new_err(e.to_string()))?;
+    let out = PyDict::new(py);
+    out.set_item("objects", report.assignment.object_of().to_vec())?;
+    let sizes: Vec<u64> = report
+        .assignment
+        .object_sizes()
+        .iter()
+        .map(|s| s.get())
+        .collect();
+    out.set_item("object_sizes", sizes)?;
+    out.set_item("total", report.assignment.total().get())?;
+    out.set_item("lower_bound", report.lower_bound.get())?;
+    out.set_item("naive", report.naive.get())?;
+    out.set_item("strategy", report.strategy.name())?;
+    Ok(out)
+}
+
 /// The names `plan(planner=...)` accepts.
 #[pyfunction]
 fn planners() -> Vec<String> {
@@ -478,6 +517,7 @@ fn _memplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(plan, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(planners, m)?)?;
+    m.add_function(wrap_pyfunction!(share, m)?)?;
     let py = m.py();
     m.add("MemplanError", py.get_type::<MemplanError>())?;
     m.add("InputError", py.get_type::<InputError>())?;

@@ -109,9 +109,24 @@ def test_errors_carry_the_library_message():
         memplan.plan(memplan.Problem([("x", 0, 3, 1)]), time_limit=-1)
 
 
-def test_share_is_not_available_yet():
-    with pytest.raises(NotImplementedError, match="not available yet"):
-        memplan.share()
+def test_share_assigns_whole_objects():
+    problem = memplan.Problem.from_csv(str(EXAMPLE))
+    r = memplan.share(problem)
+    assert len(r["objects"]) == len(problem)
+    assert r["total"] == sum(r["object_sizes"])
+    assert r["lower_bound"] <= r["total"] <= r["naive"]
+    # Independent check: buffers of one object are never live together, and each object
+    # is as large as every buffer it holds.
+    bufs = problem.buffers
+    for i, a in enumerate(bufs):
+        assert r["object_sizes"][r["objects"][i]] >= a["size"]
+        for j in range(i + 1, len(bufs)):
+            b = bufs[j]
+            if r["objects"][i] == r["objects"][j]:
+                assert a["end"] <= b["start"] or b["end"] <= a["start"], (a, b)
+    assert memplan.share(problem, strategy="naive")["total"] == r["naive"]
+    with pytest.raises(ValueError, match="unknown strategy"):
+        memplan.share(problem, strategy="magic")
 
 
 def test_json_round_trip(tmp_path):

@@ -26,6 +26,7 @@ from ._memplan import (  # noqa: F401
     check,
     plan,
     planners,
+    share,
 )
 
 __all__ = [
@@ -42,15 +43,3 @@ __all__ = [
     "share",
 ]
 
-
-def share(*args, **kwargs):
-    """Not available yet.
-
-    Shared objects (TFLite-style: buffers grouped into a few shared objects) are the
-    library's ``plan_shared_objects``; the Python binding for it is not written yet. Until
-    it is, this raises ``NotImplementedError`` rather than returning anything.
-    """
-    raise NotImplementedError(
-        "memplan.share is not available yet: the Python binding of the library's "
-        "shared-objects planner (plan_shared_objects) is not written yet"
-    )

@@ -1,5 +1,3 @@
-from typing import Any, NoReturn
-
 from ._memplan import (
     CheckError as CheckError,
     InfeasibleError as InfeasibleError,
@@ -12,6 +10,5 @@ from ._memplan import (
     check as check,
     plan as plan,
     planners as planners,
+    share as share,
 )
-
-def share(*args: Any, **kwargs: Any) -> NoReturn: ...
