@@ -57,11 +57,23 @@ proptest! {
         let problem = build(specs, fixed_share);
         let lower = max_load(&problem);
         for planner in Planner::all() {
-            let options = Options { planner, verify: false, ..Options::default() };
+            let searcher = matches!(planner, Planner::Exact | Planner::Boxing | Planner::Telamalloc);
+            let options = Options {
+                planner,
+                verify: false,
+                time_limit: searcher.then(|| std::time::Duration::from_millis(200)),
+                ..Options::default()
+            };
             let report = plan(&problem, &options).unwrap();
+            // A proven bound may exceed the max load (alignment, fixed offsets, or the exact
+            // search's proofs), never the plan's height.
             let p = match &report.outcome {
-                Outcome::Optimal(p) => { prop_assert_eq!(p.height(), lower); p }
-                Outcome::Feasible { plan, lower_bound } => { prop_assert_eq!(*lower_bound, lower); plan }
+                Outcome::Optimal(p) => { prop_assert!(p.height() >= lower); p }
+                Outcome::Feasible { plan, lower_bound } => {
+                    prop_assert!(*lower_bound >= lower, "{}: bound below the max load", planner);
+                    prop_assert!(*lower_bound < plan.height(), "{}: proven optimal but not Optimal", planner);
+                    plan
+                }
                 other => panic!("minimise mode gave {other:?}"),
             };
             if let Err(f) = check(&problem, p) {
