@@ -195,6 +195,32 @@ pub(crate) fn component_ids(problem: &Problem) -> Vec<u32> {
     ids
 }
 
+/// Cuts `sequence`, which must be grouped by time component (`component[i]`), into at
+/// most `parts` runs of whole components of about equal length. Buffers of different
+/// components never conflict, so the runs can be placed apart (e.g. on different threads).
+pub(crate) fn split_at_components<'a>(
+    sequence: &'a [u32],
+    component: &[u32],
+    parts: usize,
+) -> Vec<&'a [u32]> {
+    let mut cuts = vec![0];
+    for t in 1..parts.max(1) {
+        let mut at = (sequence.len() * t / parts).max(*cuts.last().expect("non-empty"));
+        while at < sequence.len()
+            && at > 0
+            && component[sequence[at] as usize] == component[sequence[at - 1] as usize]
+        {
+            at += 1;
+        }
+        cuts.push(at);
+    }
+    cuts.push(sequence.len());
+    cuts.windows(2)
+        .map(|w| &sequence[w[0]..w[1]])
+        .filter(|r| !r.is_empty())
+        .collect()
+}
+
 /// Groups buffers into independent time components (gaps ignored: a buffer is one
 /// piece of memory for its whole lifetime).
 pub fn time_components(problem: &Problem) -> Vec<Component> {

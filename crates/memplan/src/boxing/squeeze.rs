@@ -11,6 +11,7 @@
 //! Bootstrapping (§5.5): as soon as one buffer would end above `bound`, the best height
 //! known so far, the squeeze gives up, since it could not beat that plan.
 
+use crate::analysis::split_at_components;
 use crate::greedy::{choose_offset, Fit};
 use crate::index::TimeIndex;
 use crate::types::Problem;
@@ -47,23 +48,7 @@ pub(super) fn squeeze_components(
     if threads <= 1 || sequence.len() < PARALLEL_MIN_BUFFERS {
         return squeeze(problem, sequence, fit, abandon, bound, stop);
     }
-    let mut cuts = vec![0];
-    for t in 1..threads {
-        let mut at = (sequence.len() * t / threads).max(*cuts.last().expect("non-empty"));
-        while at < sequence.len()
-            && at > 0
-            && component[sequence[at] as usize] == component[sequence[at - 1] as usize]
-        {
-            at += 1;
-        }
-        cuts.push(at);
-    }
-    cuts.push(sequence.len());
-    let runs: Vec<&[u32]> = cuts
-        .windows(2)
-        .map(|w| &sequence[w[0]..w[1]])
-        .filter(|r| !r.is_empty())
-        .collect();
+    let runs = split_at_components(sequence, component, threads);
     let results: Vec<Result<(Vec<u64>, u64), Stopped>> = std::thread::scope(|s| {
         let handles: Vec<_> = runs
             .iter()

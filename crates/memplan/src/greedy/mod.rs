@@ -30,7 +30,7 @@ mod order;
 pub(crate) use order::contention;
 pub use order::Order;
 
-use crate::analysis::component_ids;
+use crate::analysis::{component_ids, split_at_components};
 use crate::index::TimeIndex;
 use crate::types::{align_up, Offset, Problem};
 
@@ -85,24 +85,7 @@ pub(crate) fn run(
     if threads <= 1 || sequence.len() < PARALLEL_MIN_BUFFERS {
         return place_in_order(problem, &sequence, fit, abort);
     }
-    // Cut the sequence into `threads` runs of whole components, of about equal length.
-    let mut cuts = vec![0];
-    for t in 1..threads {
-        let mut at = (sequence.len() * t / threads).max(*cuts.last().expect("non-empty"));
-        while at < sequence.len()
-            && at > 0
-            && component[sequence[at] as usize] == component[sequence[at - 1] as usize]
-        {
-            at += 1;
-        }
-        cuts.push(at);
-    }
-    cuts.push(sequence.len());
-    let runs: Vec<&[u32]> = cuts
-        .windows(2)
-        .map(|w| &sequence[w[0]..w[1]])
-        .filter(|r| !r.is_empty())
-        .collect();
+    let runs = split_at_components(&sequence, &component, threads);
     let results: Vec<Option<Vec<Offset>>> = std::thread::scope(|s| {
         let handles: Vec<_> = runs
             .iter()
