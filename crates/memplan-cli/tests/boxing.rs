@@ -1,13 +1,10 @@
 //! `memplan plan --planner boxing` with its flags writes a plan that `memplan check`
 //! accepts, and the same seed gives the same plan.
 
-use std::process::Command;
+mod common;
 
 fn memplan(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_memplan"))
-        .args(args)
-        .output()
-        .expect("memplan runs")
+    common::memplan(args, None)
 }
 
 #[test]

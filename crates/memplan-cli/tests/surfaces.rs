@@ -1,30 +1,11 @@
 //! The CLI's surfaces: JSON input and output, `render` (SVG), `--quiet`, `--json`, and
 //! Ctrl-C keeping the best plan.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::memplan;
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
-
-fn memplan(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_memplan"))
-        .args(args)
-        .current_dir(repo_root())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    if let Some(bytes) = stdin {
-        pipe.write_all(bytes).unwrap();
-    }
-    drop(pipe);
-    child.wait_with_output().unwrap()
-}
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("memplan-surfaces-{}", std::process::id()));

@@ -1,12 +1,9 @@
 //! `memplan gen --kind …` and `memplan plan --planner telamalloc` end to end.
 
-use std::process::Command;
+mod common;
 
 fn memplan(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_memplan"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
+    common::memplan(args, None)
 }
 
 #[test]
