@@ -32,6 +32,11 @@ pub struct BoxingArgs {
     /// the ends of the row gaps above it.
     #[arg(long)]
     pub no_inherit_critical_times: bool,
+    /// Boxing: peak-repair moves on the final plan (0 = none). Each lifts the buffers
+    /// around the peak and puts them back in a random order, kept if the height does not
+    /// rise.
+    #[arg(long, default_value_t = BoxingOptions::default().polish_moves)]
+    pub polish_moves: u32,
     /// Keep boxing out of the default portfolio (`--planner auto`).
     #[arg(long)]
     pub no_boxing_in_portfolio: bool,
@@ -54,6 +59,7 @@ impl BoxingArgs {
             },
             inherit_critical_times: !self.no_inherit_critical_times,
             in_portfolio: !self.no_boxing_in_portfolio,
+            polish_moves: self.polish_moves,
         }
     }
 }

@@ -160,7 +160,7 @@ proptest! {
 
     /// Every combination of the boolean options gives a valid plan.
     #[test]
-    fn every_option_combination_is_valid(specs in prop::collection::vec(spec(1 << 16), 1..40), mask in 0u32..128) {
+    fn every_option_combination_is_valid(specs in prop::collection::vec(spec(1 << 16), 1..40), mask in 0u32..256) {
         let p = build(&specs);
         let mut o = boxing(3, 7, 2);
         o.boxing.bootstrap = mask & 1 != 0;
@@ -169,6 +169,7 @@ proptest! {
         o.boxing.squeeze = [SqueezeFit::FirstFit, SqueezeFit::BestFit, SqueezeFit::Alternate][(mask as usize >> 3) % 4 % 3];
         o.boxing.in_portfolio = mask & 32 != 0;
         o.boxing.inherit_critical_times = mask & 64 != 0;
+        o.boxing.polish_moves = if mask & 128 != 0 { 50 } else { 0 };
         run(&p, &o);
         o.planner = Planner::Auto;
         run(&p, &o);
@@ -192,6 +193,24 @@ fn never_worse_than_its_bootstrap() {
         );
         let boxed = run(&p, &boxing(3, seed, 2));
         assert!(boxed.height() <= slff.height());
+    }
+}
+
+/// The peak repair never raises the height of the plan it is given, and keeps it valid
+/// (`run` checks every plan).
+#[test]
+fn polish_never_raises_the_height() {
+    for seed in 0..4 {
+        let p = generate_model_like(&GenOptions {
+            buffers: 2000,
+            seed,
+        });
+        let mut o = boxing(4, seed, 2);
+        o.boxing.polish_moves = 0;
+        let plain = run(&p, &o);
+        o.boxing.polish_moves = 300;
+        let polished = run(&p, &o);
+        assert!(polished.height() <= plain.height());
     }
 }
 

@@ -26,6 +26,7 @@
 //! O(n log n + pairs · log d) rather than O(n²).
 
 mod order;
+pub(crate) mod repair;
 
 pub(crate) use order::contention;
 pub use order::Order;
