@@ -19,6 +19,10 @@
 //!                                                              above the best)
 //! ```
 //!
+//! The plan to beat (the bootstrap, or the portfolio's incumbent) and the winning
+//! iteration's plan are polished by peak repair ([`crate::greedy::repair`], our addition:
+//! a local search around the plan's peak; [`BoxingOptions::polish_moves`]).
+//!
 //! # Invariants and choices
 //!
 //! - Plans are valid by construction of the squeeze alone: boxing only orders buffers.
@@ -92,11 +96,12 @@ pub struct BoxingOptions {
     /// Join the default portfolio ([`crate::Planner::Auto`]) when greedy leaves
     /// fragmentation.
     pub in_portfolio: bool,
-    /// Peak-repair moves on the final plan (our addition, not idealloc's): each lifts
-    /// the buffers around the plan's peak and puts them back in a random order, and is
-    /// kept only if the height does not rise. Two seeded chains of this many moves run
-    /// (side by side when there are two threads); the lower plan wins. Default 1,000;
-    /// 0 turns it off.
+    /// Peak-repair moves (our addition, not idealloc's): each lifts the buffers around
+    /// the plan's peak and puts them back in a random order, and is kept only if the
+    /// height does not rise. It polishes the plan to beat (bootstrap or incumbent) before
+    /// the iterations, and the winning iteration's plan after them. Each time, two seeded
+    /// chains of this many moves run (side by side when there are two threads) and the
+    /// lower plan wins. Default 1,000; 0 turns it off.
     pub polish_moves: u32,
 }
 
@@ -186,21 +191,58 @@ pub(crate) fn run(
     budget: &Budget<'_>,
     incumbent: Option<Vec<Offset>>,
 ) -> (Vec<Offset>, RunStats) {
-    let (offsets, mut stats) = run_iterations(problem, options, threads, budget, incumbent);
+    if let Some(offsets) = elementary(problem) {
+        return (offsets, RunStats::default());
+    }
+    let threads = threads.max(1);
+    let incumbent = incumbent.or_else(|| {
+        options
+            .bootstrap
+            .then(|| greedy::run(problem, Order::Size, Fit::FirstFit, threads, &|| false))
+            .flatten()
+    });
+    // Polish the plan to beat first: a lower bound makes iterations give up sooner.
+    let mut polished = None;
+    let incumbent = incumbent.map(|o| {
+        let (o, before, after) = polish(problem, options, threads, budget, o, 0);
+        polished = Some((before, after));
+        o
+    });
+    let (mut offsets, mut stats) = run_iterations(problem, options, threads, budget, incumbent);
+    stats.polished = polished;
+    if stats.winner.is_some() {
+        let (o, before, after) = polish(problem, options, threads, budget, offsets, 1);
+        offsets = o;
+        stats.polished = Some((before, after));
+    }
+    (offsets, stats)
+}
+
+/// The peak repair of [`BoxingOptions::polish_moves`] on `offsets`: two seeded chains
+/// (always two, so that the plan does not depend on the thread count; side by side when
+/// there are two threads), the lower plan winning. Returns the plan and the heights
+/// before and after.
+fn polish(
+    problem: &Problem,
+    options: &BoxingOptions,
+    threads: usize,
+    budget: &Budget<'_>,
+    offsets: Vec<Offset>,
+    round: u64,
+) -> (Vec<Offset>, u64, u64) {
+    let before = height_of(problem, &offsets);
     if options.polish_moves == 0 || budget.exhausted() {
-        return (offsets, stats);
+        return (offsets, before, before);
     }
     let target = max_load(problem)
         .0
         .saturating_add(options.target_fragmentation);
     let start: Vec<u64> = offsets.iter().map(|o| o.0).collect();
-    // Always two chains, so that the plan does not depend on the thread count; they run
-    // side by side when there are two threads.
     const CHAINS: usize = 2;
     let stop = || budget.exhausted();
-    let polish = |c: usize| {
+    let chain = |c: usize| {
         let mut o = start.clone();
-        let seed = iteration_seed(options.seed ^ 0x706f_6c69_7368, c);
+        let seed = iteration_seed(options.seed ^ 0x706f_6c69_7368 ^ round, c);
         let r = repair::lower_peak(
             problem,
             &mut o,
@@ -209,25 +251,24 @@ pub(crate) fn run(
             target,
             &stop,
         );
-        (r.height_after, o, r.height_before)
+        (r.height_after, o)
     };
-    let results: Vec<(u64, Vec<u64>, u64)> = if threads <= 1 {
-        (0..CHAINS).map(polish).collect()
+    let results: Vec<(u64, Vec<u64>)> = if threads <= 1 {
+        (0..CHAINS).map(chain).collect()
     } else {
         std::thread::scope(|s| {
-            let hs: Vec<_> = (0..CHAINS).map(|c| s.spawn(move || polish(c))).collect();
+            let hs: Vec<_> = (0..CHAINS).map(|c| s.spawn(move || chain(c))).collect();
             hs.into_iter()
                 .map(|h| h.join().expect("the repair does not panic"))
                 .collect()
         })
     };
     // The lowest height; ties to the lower chain.
-    let (after, best, before) = results
+    let (after, best) = results
         .into_iter()
         .min_by_key(|r| r.0)
         .expect("one chain at least");
-    stats.polished = Some((before, after));
-    (best.into_iter().map(Offset).collect(), stats)
+    (best.into_iter().map(Offset).collect(), before, after)
 }
 
 /// The box-unbox-squeeze iterations, from the bootstrap or the incumbent.

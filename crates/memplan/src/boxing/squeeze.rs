@@ -12,7 +12,7 @@
 //! known so far, the squeeze gives up, since it could not beat that plan.
 
 use crate::analysis::split_at_components;
-use crate::greedy::{choose_offset, Fit};
+use crate::greedy::{choose_offset, sort_spans, Fit};
 use crate::index::TimeIndex;
 use crate::types::Problem;
 
@@ -75,11 +75,6 @@ pub(super) fn squeeze_components(
     Ok(merged.expect("at least one run"))
 }
 
-#[inline]
-fn pack((lo, hi): (u64, u64)) -> u128 {
-    ((lo as u128) << 64) | hi as u128
-}
-
 /// Places fixed buffers, then `sequence` (every free buffer once) by first-fit.
 /// `bound()` is re-read every [`POLL_EVERY`] placements; with `abandon` off it is ignored.
 /// Returns the offsets and the height.
@@ -108,8 +103,7 @@ pub(super) fn squeeze(
     let any_gaps = bufs.iter().any(|b| !b.gaps.is_empty());
     let mut limit = u64::MAX;
     let mut taken: Vec<(u64, u64)> = Vec::new();
-    let mut wide: Vec<u128> = Vec::new();
-    let mut narrow: Vec<u64> = Vec::new();
+    let (mut narrow, mut wide) = (Vec::new(), Vec::new());
     for (k, &i) in sequence.iter().enumerate() {
         if k % POLL_EVERY == 0 {
             if stop() {
@@ -131,21 +125,12 @@ pub(super) fn squeeze(
         } else {
             index.for_each_overlapping(b.lifetime, |j| taken.push(span[j as usize]));
         }
-        // Sorting packed integers is markedly faster than sorting pairs by key; while
-        // every placed buffer ends below 2^32, a pair packs into 64 bits.
-        if height <= u32::MAX as u64 {
-            narrow.clear();
-            narrow.extend(taken.iter().map(|&(lo, hi)| (lo << 32) | hi));
-            narrow.sort_unstable();
-            taken.clear();
-            taken.extend(narrow.iter().map(|&c| (c >> 32, c & u32::MAX as u64)));
-        } else {
-            wide.clear();
-            wide.extend(taken.iter().map(|&p| pack(p)));
-            wide.sort_unstable();
-            taken.clear();
-            taken.extend(wide.iter().map(|&c| ((c >> 64) as u64, c as u64)));
-        }
+        sort_spans(
+            &mut taken,
+            &mut narrow,
+            &mut wide,
+            height <= u32::MAX as u64,
+        );
         let o = choose_offset(&taken, b.size.0, b.alignment.0, fit);
         let top = o + b.size.0;
         if top > limit {

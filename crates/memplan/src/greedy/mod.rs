@@ -125,6 +125,13 @@ pub(crate) fn place_in_order(
         }
     }
     let mut conflicts: Vec<(u64, u64)> = Vec::new();
+    let (mut narrow, mut wide) = (Vec::new(), Vec::new());
+    // The highest address used so far: while it is below 2^32, spans sort as u64s.
+    let mut height = bufs
+        .iter()
+        .filter_map(|b| b.fixed_offset.map(|o| o.0 + b.size.0))
+        .max()
+        .unwrap_or(0);
     for (k, &i) in sequence.iter().enumerate() {
         if k % POLL_EVERY == POLL_EVERY - 1 && abort() {
             return None;
@@ -139,11 +146,46 @@ pub(crate) fn place_in_order(
                 conflicts.push((o, o + other.size.0));
             }
         });
-        conflicts.sort_unstable_by_key(|&(lo, _)| lo);
-        offset[i as usize] = choose_offset(&conflicts, b.size.0, b.alignment.0, fit);
+        sort_spans(
+            &mut conflicts,
+            &mut narrow,
+            &mut wide,
+            height <= u32::MAX as u64,
+        );
+        let o = choose_offset(&conflicts, b.size.0, b.alignment.0, fit);
+        offset[i as usize] = o;
+        height = height.max(o + b.size.0);
         index.insert(i, b.lifetime.end.0);
     }
     Some(offset.into_iter().map(Offset).collect())
+}
+
+/// Sorts `(lo, hi)` spans by `lo` then `hi`, through packed integers: much faster than
+/// sorting pairs. `narrow_ok` says every address is below 2^32, so a span packs into a
+/// u64; `narrow` and `wide` are reusable scratch space.
+pub(crate) fn sort_spans(
+    spans: &mut Vec<(u64, u64)>,
+    narrow: &mut Vec<u64>,
+    wide: &mut Vec<u128>,
+    narrow_ok: bool,
+) {
+    if narrow_ok {
+        narrow.clear();
+        narrow.extend(spans.iter().map(|&(lo, hi)| (lo << 32) | hi));
+        narrow.sort_unstable();
+        spans.clear();
+        spans.extend(narrow.iter().map(|&c| (c >> 32, c & u32::MAX as u64)));
+    } else {
+        wide.clear();
+        wide.extend(
+            spans
+                .iter()
+                .map(|&(lo, hi)| ((lo as u128) << 64) | hi as u128),
+        );
+        wide.sort_unstable();
+        spans.clear();
+        spans.extend(wide.iter().map(|&c| ((c >> 64) as u64, c as u64)));
+    }
 }
 
 /// Picks an offset given the address ranges taken by conflicting buffers, sorted by

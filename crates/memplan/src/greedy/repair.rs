@@ -39,10 +39,10 @@
 //! This is not from the papers. It is the "large neighbourhood search" idea applied to the
 //! region that decides the height; boxing (idealloc §4) and greedy runs hand it their plans.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use crate::generate::Rng;
-use crate::greedy::{choose_offset, Fit};
+use crate::greedy::{choose_offset, place_in_order, sort_spans, Fit};
 use crate::index::TimeIndex;
 use crate::types::{Lifetime, Problem, Time};
 
@@ -59,6 +59,9 @@ const MAX_WIDEN: u64 = 2;
 /// The lifted band reaches down from the anchor's top by its size times up to
 /// `2^MAX_DEPTH_SHIFT`.
 const MAX_DEPTH_SHIFT: u64 = 4;
+
+/// At most this many promotions (each a full re-placement) per repair.
+const MAX_PROMOTIONS: usize = 2;
 
 /// How often (in moves) the search polls `stop`.
 const POLL_EVERY: u64 = 16;
@@ -84,7 +87,7 @@ pub(crate) fn lower_peak(
     moves: u64,
     seed: u64,
     floor: u64,
-    stop: &dyn Fn() -> bool,
+    stop: &(dyn Fn() -> bool + Sync),
 ) -> RepairStats {
     let bufs = problem.buffers();
     let mut stats = RepairStats::default();
@@ -108,6 +111,8 @@ pub(crate) fn lower_peak(
     // While every address fits in 32 bits, a span packs into one u64 (faster to sort).
     let narrow_ok = stats.height_before <= u32::MAX as u64;
     let mut candidates: Vec<(u64, u32)> = Vec::new();
+    let mut promoted: HashSet<(u32, u64)> = HashSet::new();
+    let promote_degree = (4 * MAX_LIFTED).max(bufs.len() / 4);
 
     while stats.moves < moves {
         if stats.moves % POLL_EVERY == 0 && stop() {
@@ -129,6 +134,24 @@ pub(crate) fn lower_peak(
         }
         let count_at_h = tops.range((h, 0)..).count();
         let p = peak[rng.range(0, peak.len() as u64 - 1) as usize] as usize;
+        // A peak buffer live with a large part of the plan is rarely moved by a local
+        // move: the band around it spans most of the time axis. Once per (buffer,
+        // height), put it first and re-place every other buffer in increasing offset
+        // (the squeeze order of idealloc §4), which sinks it to the bottom.
+        if promoted.len() < MAX_PROMOTIONS && promoted.insert((p as u32, h)) {
+            let mut degree = 0usize;
+            index.for_each_overlapping(bufs[p].lifetime, |_| degree += 1);
+            if degree > promote_degree {
+                if let Some(better) = promote(problem, offsets, p, (h, count_at_h), stop) {
+                    offsets.copy_from_slice(&better);
+                    tops = (0..bufs.len() as u32)
+                        .map(|i| (offsets[i as usize] + bufs[i as usize].size.0, i))
+                        .collect();
+                    stats.kept += 1;
+                }
+                continue;
+            }
+        }
         // 2. Its neighbourhood: a time window around p, or around a buffer that holds p
         //    up (the chain of supports below p), and a random depth below that buffer.
         let steps = rng.range(0, MAX_CHAIN);
@@ -218,6 +241,29 @@ pub(crate) fn lower_peak(
     stats
 }
 
+/// The plan with buffer `p` placed first and every other free buffer re-placed by
+/// first-fit in increasing offset, if its (height, buffers at the height) is below
+/// `than`.
+fn promote(
+    problem: &Problem,
+    offsets: &[u64],
+    p: usize,
+    than: (u64, usize),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Option<Vec<u64>> {
+    let bufs = problem.buffers();
+    let mut sequence: Vec<u32> = (0..bufs.len() as u32)
+        .filter(|&i| i as usize != p && bufs[i as usize].fixed_offset.is_none())
+        .collect();
+    sequence.sort_unstable_by_key(|&i| (offsets[i as usize], i));
+    sequence.insert(0, p as u32);
+    let placed = place_in_order(problem, &sequence, Fit::FirstFit, stop)?;
+    let tops = || bufs.iter().zip(&placed).map(|(b, o)| o.0 + b.size.0);
+    let h = tops().max().unwrap_or(0);
+    let count = tops().filter(|&t| t == h).count();
+    ((h, count) < than).then(|| placed.into_iter().map(|o| o.0).collect())
+}
+
 /// Follows the chain of supports down from buffer `p` for at most `steps` links and
 /// returns where it stops: a support of `b` is a buffer live with it whose top is `b`'s
 /// offset (the first the index reports). The chain ends at address 0 or at a buffer
@@ -255,32 +301,6 @@ fn walk_supports(
     cur
 }
 
-/// Sorts `(lo, hi)` spans, through packed integers (much faster than sorting pairs).
-fn sort_spans(
-    spans: &mut Vec<(u64, u64)>,
-    narrow: &mut Vec<u64>,
-    wide: &mut Vec<u128>,
-    narrow_ok: bool,
-) {
-    if narrow_ok {
-        narrow.clear();
-        narrow.extend(spans.iter().map(|&(lo, hi)| (lo << 32) | hi));
-        narrow.sort_unstable();
-        spans.clear();
-        spans.extend(narrow.iter().map(|&c| (c >> 32, c & u32::MAX as u64)));
-    } else {
-        wide.clear();
-        wide.extend(
-            spans
-                .iter()
-                .map(|&(lo, hi)| ((lo as u128) << 64) | hi as u128),
-        );
-        wide.sort_unstable();
-        spans.clear();
-        spans.extend(wide.iter().map(|&c| ((c >> 64) as u64, c as u64)));
-    }
-}
-
 /// Fisher–Yates, from the seeded generator.
 fn shuffle(items: &mut [u32], rng: &mut Rng) {
     for k in (1..items.len()).rev() {
@@ -315,6 +335,27 @@ mod tests {
                 .max()
                 .unwrap();
             assert_eq!(h, stats.height_after);
+        }
+    }
+
+    /// A promotion is a full re-placement: it must give a valid plan whichever buffer
+    /// goes first, and it puts that buffer at the bottom.
+    #[test]
+    fn promotion_gives_valid_plans() {
+        let p = generate_model_like(&GenOptions {
+            buffers: 500,
+            seed: 4,
+        });
+        let start: Vec<u64> = run(&p, Order::Size, Fit::FirstFit, 1, &|| false)
+            .unwrap()
+            .iter()
+            .map(|o| o.0)
+            .collect();
+        for first in [0, 17, 250, 499] {
+            let o = promote(&p, &start, first, (u64::MAX, usize::MAX), &|| false).unwrap();
+            assert_eq!(o[first], 0);
+            let plan: Vec<Offset> = o.iter().map(|&x| Offset(x)).collect();
+            check_offsets(&p, &plan).unwrap();
         }
     }
 
