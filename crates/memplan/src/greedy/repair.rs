@@ -63,8 +63,6 @@ const MAX_DEPTH_SHIFT: u64 = 4;
 /// At most this many promotions (each a full re-placement) per repair.
 const MAX_PROMOTIONS: usize = 2;
 
-/// How often (in moves) the search polls `stop`.
-const POLL_EVERY: u64 = 16;
 
 /// What a repair did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -115,7 +113,8 @@ pub(crate) fn lower_peak(
     let promote_degree = (4 * MAX_LIFTED).max(bufs.len() / 4);
 
     while stats.moves < moves {
-        if stats.moves % POLL_EVERY == 0 && stop() {
+        // A move costs up to milliseconds on large plans: poll before each one.
+        if stop() {
             break;
         }
         let h = height(&tops);
