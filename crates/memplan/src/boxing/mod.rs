@@ -271,7 +271,9 @@ fn polish(
     (best.into_iter().map(Offset).collect(), before, after)
 }
 
-/// The box-unbox-squeeze iterations, from the bootstrap or the incumbent.
+/// The box-unbox-squeeze iterations against `incumbent` (the bootstrap or the
+/// portfolio's plan, already polished; `None` when the bootstrap is off). Not for the
+/// elementary cases, which [`run`] solves first.
 fn run_iterations(
     problem: &Problem,
     options: &BoxingOptions,
@@ -280,20 +282,10 @@ fn run_iterations(
     incumbent: Option<Vec<Offset>>,
 ) -> (Vec<Offset>, RunStats) {
     let mut stats = RunStats::default();
-    if let Some(offsets) = elementary(problem) {
-        return (offsets, stats);
-    }
     let bufs = problem.buffers();
     let free: Vec<u32> = (0..bufs.len() as u32)
         .filter(|&i| bufs[i as usize].fixed_offset.is_none())
         .collect();
-    let threads = threads.max(1);
-    let incumbent = incumbent.or_else(|| {
-        options
-            .bootstrap
-            .then(|| greedy::run(problem, Order::Size, Fit::FirstFit, threads, &|| false))
-            .flatten()
-    });
     let incumbent_height = incumbent
         .as_ref()
         .map_or(u64::MAX, |o| height_of(problem, o));

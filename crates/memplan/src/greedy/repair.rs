@@ -63,7 +63,6 @@ const MAX_DEPTH_SHIFT: u64 = 4;
 /// At most this many promotions (each a full re-placement) per repair.
 const MAX_PROMOTIONS: usize = 2;
 
-
 /// What a repair did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct RepairStats {
