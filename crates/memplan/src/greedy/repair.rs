@@ -136,10 +136,11 @@ pub(crate) fn lower_peak(
         // move: the band around it spans most of the time axis. Once per (buffer,
         // height), put it first and re-place every other buffer in increasing offset
         // (the squeeze order of idealloc §4), which sinks it to the bottom.
-        if promoted.len() < MAX_PROMOTIONS && promoted.insert((p as u32, h)) {
-            let mut degree = 0usize;
-            index.for_each_overlapping(bufs[p].lifetime, |_| degree += 1);
-            if degree > promote_degree {
+        let mut degree = 0usize;
+        index.for_each_overlapping(bufs[p].lifetime, |_| degree += 1);
+        let long_lived = degree > promote_degree;
+        if long_lived && promoted.len() < MAX_PROMOTIONS && promoted.insert((p as u32, h)) {
+            {
                 if let Some(better) = promote(problem, offsets, p, (h, count_at_h), stop) {
                     offsets.copy_from_slice(&better);
                     tops = (0..bufs.len() as u32)
@@ -153,7 +154,7 @@ pub(crate) fn lower_peak(
         // 2. Its neighbourhood: a time window around p, or around a buffer that holds p
         //    up (the chain of supports below p), and a random depth below that buffer.
         let steps = rng.range(0, MAX_CHAIN);
-        let anchor = walk_supports(problem, offsets, &index, any_gaps, p, steps);
+        let anchor = walk_supports(problem, offsets, &index, any_gaps, p, steps, &mut rng);
         let life = bufs[anchor].lifetime;
         let widen = (life.end.0 - life.start.0).saturating_mul(rng.range(0, MAX_WIDEN));
         let window = Lifetime {
@@ -179,9 +180,18 @@ pub(crate) fn lower_peak(
             candidates.select_nth_unstable(cut);
             candidates.drain(..cut);
         }
+        // A long-lived peak buffer only comes down once the stacks under it are lower
+        // at every time it is live; most moves leave it in place and compact what holds
+        // it up (kept when the lifted buffers' summed offsets do not grow).
+        let keep_p_still = long_lived && anchor != p && rng.chance(75);
         lifted.clear();
-        lifted.extend(candidates.iter().map(|&(_, j)| j));
-        if !lifted.contains(&(p as u32)) {
+        lifted.extend(
+            candidates
+                .iter()
+                .map(|&(_, j)| j)
+                .filter(|&j| !keep_p_still || j as usize != p),
+        );
+        if !keep_p_still && !lifted.contains(&(p as u32)) {
             lifted.push(p as u32);
         }
         // 3. Lift them out and put them back in a random order.
@@ -264,8 +274,9 @@ fn promote(
 
 /// Follows the chain of supports down from buffer `p` for at most `steps` links and
 /// returns where it stops: a support of `b` is a buffer live with it whose top is `b`'s
-/// offset (the first the index reports). The chain ends at address 0 or at a buffer
-/// resting on a hole (left by alignment or an earlier move).
+/// offset; a long-lived buffer may rest on several, and one is drawn at random. The
+/// chain ends at address 0 or at a buffer resting on a hole (left by alignment or an
+/// earlier move).
 fn walk_supports(
     problem: &Problem,
     offsets: &[u64],
@@ -273,28 +284,27 @@ fn walk_supports(
     any_gaps: bool,
     p: usize,
     steps: u64,
+    rng: &mut Rng,
 ) -> usize {
     let bufs = problem.buffers();
     let mut cur = p;
+    let mut supports: Vec<usize> = Vec::new();
     for _ in 0..steps {
         let (o, b) = (offsets[cur], &bufs[cur]);
         if o == 0 {
             break;
         }
-        let mut support = None;
+        supports.clear();
         index.for_each_overlapping(b.lifetime, |k| {
             let other = &bufs[k as usize];
-            if support.is_none()
-                && offsets[k as usize] + other.size.0 == o
-                && (!any_gaps || b.live_together(other))
-            {
-                support = Some(k as usize);
+            if offsets[k as usize] + other.size.0 == o && (!any_gaps || b.live_together(other)) {
+                supports.push(k as usize);
             }
         });
-        match support {
-            Some(k) => cur = k,
-            None => break,
+        if supports.is_empty() {
+            break;
         }
+        cur = supports[rng.range(0, supports.len() as u64 - 1) as usize];
     }
     cur
 }
@@ -373,5 +383,33 @@ mod tests {
         lower_peak(&p, &mut a, 200, 5, 0, &|| false);
         lower_peak(&p, &mut b, 200, 5, 0, &|| false);
         assert_eq!(a, b);
+    }
+}
+
+#[cfg(test)]
+mod experiments {
+    use super::*;
+
+    /// `P=problem.csv PLAN=plan.csv MOVES=n cargo test --release -p memplan polish_a_plan -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn polish_a_plan() {
+        let bytes = std::fs::read(std::env::var("P").unwrap()).unwrap();
+        let p = crate::io::csv::read_problem_csv(&bytes, &Default::default()).unwrap();
+        let plan = std::fs::read(std::env::var("PLAN").unwrap()).unwrap();
+        let placed = crate::io::csv::read_placements_csv(&plan).unwrap();
+        let mut offsets: Vec<u64> = placed.iter().map(|(_, o)| o.0).collect();
+        let moves: u64 = std::env::var("MOVES").map_or(1000, |m| m.parse().unwrap());
+        let ml = crate::analysis::max_load(&p).0;
+        let t = std::time::Instant::now();
+        let s = lower_peak(&p, &mut offsets, moves, 1, ml, &|| false);
+        println!(
+            "frag {} -> {} ({} moves, {} kept) in {:?}",
+            s.height_before - ml,
+            s.height_after - ml,
+            s.moves,
+            s.kept,
+            t.elapsed()
+        );
     }
 }
