@@ -149,6 +149,13 @@ pub(crate) fn search(
     // Every lowest-offset placement stays under the naive height; clamping keeps the
     // arithmetic far from overflow.
     let capacity = capacity.min(problem.naive_height().0);
+    // A buffer that ends above the capacity wherever it goes: the max load misses it
+    // when its gaps cover its whole lifetime (found by fuzzing), and the engine assumes
+    // every buffer fits somewhere.
+    let fits = |b: &crate::Buffer| b.fixed_offset.map_or(0, |o| o.0) + b.size.0 <= capacity;
+    if !problem.buffers().iter().all(fits) {
+        return (SearchEnd::Infeasible, SearchStats::default());
+    }
     let heuristics = if options.heuristics {
         vec![Heuristic::Lifetime, Heuristic::Size, Heuristic::Area]
     } else {
@@ -210,9 +217,20 @@ pub(crate) fn solve_capacity(
             }
         }
         SearchEnd::Infeasible => Outcome::Infeasible,
-        SearchEnd::Exhausted | SearchEnd::Stopped => Outcome::Unknown {
-            best_so_far: first_greedy(problem),
-            lower_bound,
+        // The greedy plan may fit when the search did not (found by fuzzing: huge
+        // alignments); `Unknown` promises that no plan under the capacity was found.
+        SearchEnd::Exhausted | SearchEnd::Stopped => match first_greedy(problem) {
+            Some(plan) if plan.height() <= capacity => {
+                if plan.height() <= lower_bound {
+                    Outcome::Optimal(plan)
+                } else {
+                    Outcome::Feasible { plan, lower_bound }
+                }
+            }
+            best_so_far => Outcome::Unknown {
+                best_so_far,
+                lower_bound,
+            },
         },
     }
 }
