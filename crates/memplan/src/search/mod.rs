@@ -282,8 +282,13 @@ fn best_greedy(problem: &Problem, stop: &(dyn Fn() -> bool + Sync)) -> Option<(S
         .into_iter()
         .enumerate()
         .filter_map(|(k, (o, f))| {
-            let abort: &(dyn Fn() -> bool + Sync) = if k == 0 { &never } else { stop };
-            greedy::run(problem, o, f, 1, abort)
+            if k == 0 {
+                greedy::run(problem, o, f, 1, &never)
+            } else if stop() {
+                None
+            } else {
+                greedy::run(problem, o, f, 1, stop)
+            }
         })
         .map(|offsets| {
             let plan = Plan::new(problem, offsets).expect("greedy plans do not overflow");
