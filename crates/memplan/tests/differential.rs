@@ -202,7 +202,7 @@ fn checker_agrees_with_the_pairwise_reference() {
             .to_vec();
         let mut offsets: Vec<Offset> = greedy.clone();
         for o in offsets.iter_mut() {
-            if src.next_u64() % 4 == 0 {
+            if src.next_u64().is_multiple_of(4) {
                 *o = Offset(src.next_u64() % 48);
             }
         }

@@ -284,7 +284,7 @@ impl<'a> Search<'a> {
                 .limits
                 .race
                 .is_some_and(|r| self.nodes > r.load(Ordering::Relaxed))
-            || (self.nodes % POLL_EVERY == 0 && self.should_stop())
+            || (self.nodes.is_multiple_of(POLL_EVERY) && self.should_stop())
         {
             return Status::Stopped;
         }
