@@ -85,6 +85,10 @@ pub(crate) fn run(
     let mut sequence = order.sequence(problem);
     let component = component_ids(problem);
     sequence.sort_by_key(|&i| component[i as usize]);
+    // The order and the components take O(n log n) before the first poll below.
+    if abort() {
+        return None;
+    }
     if threads <= 1 || sequence.len() < PARALLEL_MIN_BUFFERS {
         return place_in_order(problem, &sequence, fit, abort);
     }
