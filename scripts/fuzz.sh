@@ -41,9 +41,9 @@ wait
 printf '%-16s %14s %10s %10s %s\n' target executions exec/s cpu_s result
 for t in "${targets[@]}"; do
     log="fuzz/logs/$t.log"
-    execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{print $2}' | tail -1)
-    rate=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$log" | awk '{print $2}' | tail -1)
-    cpu=$(grep '^TIME' "$log" | awk '{printf "%.0f", $5 + $8}')
-    crash=$(ls "fuzz/artifacts/$t" | head -1)
+    execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{print $2}' | tail -1)
+    rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | awk '{print $2}' | tail -1)
+    cpu=$(grep '^TIME' "$log" | awk '{printf "%.0f", $6 + $9}')
+    crash=$(ls "fuzz/artifacts/$t" | grep -v '^slow-unit' | head -1)
     printf '%-16s %14s %10s %10s %s\n' "$t" "${execs:-?}" "${rate:-?}" "${cpu:-?}" "${crash:-no crash}"
 done
