@@ -361,7 +361,12 @@ pub unsafe extern "C" fn memplan_plan(
             memplan::plan(&problem, &options).map_err(|e| (MEMPLAN_ERR_INTERNAL, e.to_string()))?;
         let max_load = report.max_load.get();
         let (plan, lower_bound, optimal) = match report.outcome {
-            Outcome::Optimal(plan) => (plan, max_load, true),
+            // Proven optimal: the height itself is the bound (it may exceed the max load
+            // when the exact search proved it; found by fuzzing).
+            Outcome::Optimal(plan) => {
+                let height = plan.height().get();
+                (plan, height, true)
+            }
             Outcome::Feasible { plan, lower_bound } => (plan, lower_bound.get(), false),
             Outcome::Infeasible => {
                 return Err((

@@ -41,6 +41,9 @@ mod boxing;
 mod checker;
 mod error;
 mod exact;
+/// Random valid problems and fuzz-target bodies (feature `fuzzing`).
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 mod generate;
 mod greedy;
 mod index;

@@ -338,7 +338,7 @@ fn split_into_strips(
 ) -> Vec<u32> {
     let n = live.len();
     let first_strip = per_box.saturating_mul((1.0 / (epsilon * epsilon)).ceil() as usize);
-    if n <= 2 * first_strip {
+    if n <= first_strip.saturating_mul(2) {
         return live.to_vec();
     }
     let strip = per_box

@@ -180,6 +180,11 @@ pub(crate) struct RunStats {
     pub polished: Option<(u64, u64)>,
 }
 
+/// The largest naive height (sum of the sizes, see [`Problem::naive_height`]) boxing
+/// iterates on: 2^50 bytes (1 PiB). Found by fuzzing: the dummy job of a problem with
+/// sizes near 2^53 overflowed a `u64`.
+const MAX_HEIGHT: u64 = 1 << 50;
+
 /// Runs the boxing planner. `incumbent` is a plan to beat (the portfolio's best greedy
 /// plan); without one, and with `bootstrap` on, size-then-lifetime first-fit is used.
 /// Always returns a plan: the first iteration is not stopped by the budget when there is
@@ -292,7 +297,10 @@ fn run_iterations(
     let target = max_load(problem)
         .0
         .saturating_add(options.target_fragmentation);
-    if free.is_empty() || incumbent_height <= target || options.iterations == 0 {
+    // Boxing's arithmetic needs headroom (the dummy job is about 2217 times the smallest
+    // size and boxes stack sizes): above MAX_HEIGHT it keeps the incumbent.
+    let too_large = problem.naive_height().0 > MAX_HEIGHT;
+    if free.is_empty() || incumbent_height <= target || options.iterations == 0 || too_large {
         let offsets = incumbent.unwrap_or_else(|| greedy::naive(problem));
         return (offsets, stats);
     }

@@ -176,10 +176,21 @@ fn breadth_sequence(problem: &Problem) -> Vec<u32> {
                 .filter(|&i| bufs[i as usize].fixed_offset.is_none()),
         );
     }
-    debug_assert_eq!(
-        seq.len(),
-        bufs.iter().filter(|b| b.fixed_offset.is_none()).count()
-    );
+    // A buffer whose gaps cover its whole lifetime is live at no step, so no step lists
+    // it; it still needs an offset (it conflicts with nothing): last, largest first.
+    let free = bufs.iter().filter(|b| b.fixed_offset.is_none()).count();
+    if seq.len() < free {
+        let mut listed = vec![false; bufs.len()];
+        for &i in &seq {
+            listed[i as usize] = true;
+        }
+        let mut rest: Vec<u32> = (0..bufs.len() as u32)
+            .filter(|&i| !listed[i as usize] && bufs[i as usize].fixed_offset.is_none())
+            .collect();
+        rest.sort_unstable_by_key(|&i| (std::cmp::Reverse(bufs[i as usize].size), i));
+        seq.extend(rest);
+    }
+    debug_assert_eq!(seq.len(), free);
     seq
 }
 
@@ -208,6 +219,25 @@ mod tests {
             let mut s = o.sequence(&p);
             s.sort_unstable();
             assert_eq!(s, vec![0, 1, 2, 4], "{}", o.name());
+        }
+    }
+
+    #[test]
+    fn a_buffer_gapped_over_its_whole_lifetime_is_still_ordered() {
+        // Found by the fuzz smoke test: breadth lists buffers by the steps they are live
+        // at, and this one is live at none.
+        let p = Problem::new(
+            vec![
+                Buffer::new("a", 0, 4, 8).with_gap(0, 4),
+                Buffer::new("b", 0, 4, 8),
+            ],
+            None,
+        )
+        .unwrap();
+        for o in Order::ALL {
+            let mut s = o.sequence(&p);
+            s.sort_unstable();
+            assert_eq!(s, vec![0, 1], "{}", o.name());
         }
     }
 

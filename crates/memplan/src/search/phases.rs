@@ -89,13 +89,20 @@ pub(super) fn phases(problem: &Problem, capacity: u64) -> (Vec<u32>, u32) {
                     phase[i as usize] = count;
                     index.remove(i);
                 }
-                left[ci] -= found.len();
+                left[ci] = left[ci].saturating_sub(found.len());
                 count += 1;
             }
         }
     }
-    // The last level (threshold 0) covers every time step of every component.
-    debug_assert!(phase.iter().all(|&p| p != u32::MAX));
+    // The last level (threshold 0) covers every time step of every component that has
+    // a load; a buffer gapped over its whole lifetime may sit in none (found by
+    // fuzzing). Such buffers make one last phase.
+    if phase.contains(&u32::MAX) {
+        for p in phase.iter_mut().filter(|p| **p == u32::MAX) {
+            *p = count;
+        }
+        count += 1;
+    }
     (phase, count)
 }
 
