@@ -205,9 +205,9 @@ pub(crate) fn lower_peak(
             Fit::BestFit
         };
         old.clear();
-        let mut old_sum = 0u64;
+        let mut old_sum = 0u128; // 64 offsets below 2^64 each: no overflow in u128
         for &j in &lifted {
-            old_sum += offsets[j as usize];
+            old_sum += offsets[j as usize] as u128;
             old.push(offsets[j as usize]);
             index.remove(j);
             tops.remove(&(offsets[j as usize] + bufs[j as usize].size.0, j));
@@ -230,7 +230,7 @@ pub(crate) fn lower_peak(
         // 4. Keep or undo.
         let new_h = height(&tops);
         let new_count = tops.range((new_h, 0)..).count();
-        let new_sum: u64 = lifted.iter().map(|&j| offsets[j as usize]).sum();
+        let new_sum: u128 = lifted.iter().map(|&j| offsets[j as usize] as u128).sum();
         if (new_h, new_count, new_sum) <= (h, count_at_h, old_sum) {
             stats.kept += 1;
             continue;
