@@ -196,10 +196,11 @@ pub struct Options {
     /// Worker threads for the portfolio; 0 means one per core. The result does not depend
     /// on this. Threads are scoped to the call: no global pool is started.
     pub threads: usize,
-    /// Stop planning after this long and return the best plan so far. The portfolio's
-    /// first planner (size, best-fit; O(n log n)) always runs to completion so that there
-    /// is a plan to return. In [`Planner::Auto`], a time limit also turns on the exact
-    /// search and boxing after greedy.
+    /// Stop planning after this long and return the best plan so far. When the limit
+    /// comes before any planner finished (one greedy pass takes a second or more on tens
+    /// of thousands of heavily overlapping buffers), the plan is the naive one: every
+    /// buffer at its own addresses, valid but high. In [`Planner::Auto`], a time limit
+    /// also turns on the exact search and boxing after greedy.
     pub time_limit: Option<Duration>,
     /// Stop when this token is cancelled (same rule as the time limit).
     pub cancel: Option<CancelToken>,

@@ -187,8 +187,7 @@ const MAX_HEIGHT: u64 = 1 << 50;
 
 /// Runs the boxing planner. `incumbent` is a plan to beat (the portfolio's best greedy
 /// plan); without one, and with `bootstrap` on, size-then-lifetime first-fit is used.
-/// Always returns a plan: the first iteration is not stopped by the budget when there is
-/// no incumbent.
+/// Always returns a plan: the naive one when the budget ran out before any other.
 pub(crate) fn run(
     problem: &Problem,
     options: &BoxingOptions,
@@ -203,7 +202,11 @@ pub(crate) fn run(
     let incumbent = incumbent.or_else(|| {
         options
             .bootstrap
-            .then(|| greedy::run(problem, Order::Size, Fit::FirstFit, threads, &|| false))
+            .then(|| {
+                greedy::run(problem, Order::Size, Fit::FirstFit, threads, &|| {
+                    budget.exhausted()
+                })
+            })
             .flatten()
     });
     // Polish the plan to beat first: a lower bound makes iterations give up sooner.
@@ -361,15 +364,13 @@ fn run_iterations(
     let abandoned = AtomicUsize::new(0);
     // Plans not beaten by a lower-numbered, lower-or-equal one: (iteration, height, offsets).
     let front: Mutex<Vec<(usize, u64, Vec<u64>)>> = Mutex::new(Vec::new());
-    let must_finish_first = incumbent.is_none();
 
     let worker = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
         if k >= iterations || k > stop_at.load(Ordering::Relaxed) {
             break;
         }
-        let exempt = k == 0 && must_finish_first;
-        if !exempt && budget.exhausted() {
+        if budget.exhausted() {
             break;
         }
         let bound = || {
@@ -380,7 +381,7 @@ fn run_iterations(
                 .unwrap_or(u64::MAX)
                 .min(incumbent_height)
         };
-        let stop = || k > stop_at.load(Ordering::Relaxed) || (!exempt && budget.exhausted());
+        let stop = || k > stop_at.load(Ordering::Relaxed) || budget.exhausted();
         let result = iterate(
             problem,
             &base,
@@ -438,10 +439,7 @@ fn run_iterations(
             stats.winner = Some(k as u32);
             (offsets.into_iter().map(Offset).collect(), stats)
         }
-        None => (
-            incumbent.expect("without an incumbent, iteration 0 completes"),
-            stats,
-        ),
+        None => (incumbent.unwrap_or_else(|| greedy::naive(problem)), stats),
     }
 }
 
