@@ -36,10 +36,12 @@ pub struct PlanArgs {
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// Stop after this many seconds and return the best plan found (`inf`: no limit).
-    /// Within it, the exact search tightens a plan that greedy leaves fragmented, or
-    /// looks for one under --capacity.
-    #[arg(long, default_value_t = 1.0)]
-    pub time_limit: f64,
+    /// Within it, the exact search and boxing tighten a plan that greedy leaves
+    /// fragmented, or look for one under --capacity. Given explicitly, the limit is
+    /// strict: if not even one greedy pass fits in it, the plan is the naive one. Not
+    /// given, it is 1 s, and the first greedy pass always finishes.
+    #[arg(long)]
+    pub time_limit: Option<f64>,
     /// Skip the independent checker (on by default; it is cheap).
     #[arg(long)]
     pub no_check: bool,
@@ -204,7 +206,7 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
     let (in_format, problem) =
         formats::read_problem(&args.input, &bytes, &args.input_args, args.capacity)?;
     let out_format = formats::output_format(&args.output, args.output_format, in_format);
-    let time_limit = match args.time_limit {
+    let time_limit = match args.time_limit.unwrap_or(1.0) {
         s if s == f64::INFINITY => None,
         s if !(s.is_finite() && s >= 0.0) => {
             return Err(Failure::new(
@@ -224,6 +226,7 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
         telamalloc: args.telamalloc.options(),
         boxing: args.boxing.options(),
         exact: args.exact.options()?,
+        finish_first_plan: args.time_limit.is_none(),
     };
     let progress = Progress::start(
         args.quiet || args.json,

@@ -214,6 +214,10 @@ pub struct Options {
     /// Options of the exact search ([`Planner::Exact`], and the step of
     /// [`Planner::Auto`] that runs it after greedy when a time limit is given).
     pub exact: ExactOptions,
+    /// Let the portfolio's first greedy planner finish even past the time limit (not
+    /// past a cancellation), so that a run is never left with the naive fallback. Off by default: the limit is strict. The
+    /// CLI turns it on when `--time-limit` is not given (its default 1 s is a soft one).
+    pub finish_first_plan: bool,
 }
 
 impl Default for Options {
@@ -227,6 +231,7 @@ impl Default for Options {
             telamalloc: TelamallocOptions::default(),
             boxing: BoxingOptions::default(),
             exact: ExactOptions::default(),
+            finish_first_plan: false,
         }
     }
 }

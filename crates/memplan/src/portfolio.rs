@@ -9,7 +9,9 @@
 //! A time limit or cancellation stops every candidate, the first included, so that the
 //! limit holds even when one greedy pass is longer than it (a second or more on 30k
 //! buffers with 40M overlapping pairs). When no candidate finished, the plan returned is
-//! the naive one (every buffer at its own addresses, O(n)): valid, rarely good.
+//! the naive one (every buffer at its own addresses, O(n)): valid, rarely good. With
+//! [`Options::finish_first_plan`] the first candidate is exempt from the time limit
+//! (not from cancellation).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -112,9 +114,10 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
         if k >= candidates.len() {
             break;
         }
+        let exempt = k == 0 && options.finish_first_plan;
         let abort = || {
             optimal_at.load(Ordering::Relaxed) < k
-                || deadline.is_some_and(|d| Instant::now() >= d)
+                || (!exempt && deadline.is_some_and(|d| Instant::now() >= d))
                 || options.cancel.as_ref().is_some_and(|c| c.is_cancelled())
         };
         if abort() {

@@ -34,7 +34,11 @@ fn a_spent_budget_returns_at_once() {
         cancelled.cancel();
         // The portfolio stops even its first planner and falls back to the naive plan.
         let stopped = run(Planner::Auto, Some(cancelled.clone()));
-        assert_eq!(stopped, run(Planner::Naive, None), "auto went on after the budget");
+        assert_eq!(
+            stopped,
+            run(Planner::Naive, None),
+            "auto went on after the budget"
+        );
         let stopped = run(Planner::Telamalloc, Some(cancelled.clone()));
         assert_eq!(stopped, expected, "telamalloc went on after the budget");
         first_not_best += usize::from(run(Planner::Auto, None).height() < expected.height());
