@@ -62,6 +62,11 @@ fn all_technique_combinations_agree() {
             row_order: mask & 128 != 0,
             dominance: mask % 5 != 0,
             per_heuristic: 1 + (mask as usize % 3),
+            canonical: mask % 3 != 1,
+            complete_candidates: mask % 7 != 0,
+            section_floors: mask % 11 != 0,
+            restarts: (mask / 3) % 2 == 0,
+            tighten: mask % 13 != 0,
             ..TelamallocOptions::default()
         };
         for p in &problems {
@@ -75,6 +80,10 @@ fn all_technique_combinations_agree() {
                         check_with_capacity(p, &off, Some(Size(cap)))
                             .unwrap_or_else(|f| panic!("mask {mask}: {f}"));
                     }
+                    SearchEnd::Infeasible => assert!(
+                        !o.is_complete(p) || cap < naive,
+                        "mask {mask}: a proof at the naive height"
+                    ),
                     _ => assert!(
                         cap < naive,
                         "mask {mask}: nothing found at the naive height"
