@@ -398,9 +398,7 @@ impl Search<'_, '_> {
     /// Canonical: every later placement also lies at or above `at`, where `c` was just
     /// placed (blame what holds `c` up there).
     fn floor_failure(&mut self, c: u32, at: u64) -> Option<Vec<u32>> {
-        let Some((floor, i)) = self.domains.min_lowest() else {
-            return None;
-        };
+        let (floor, i) = self.domains.min_lowest()?;
         if self.canonical && at > floor {
             if self.domains.floor_overflows(at) {
                 return Some(self.blame_skyline(c, at.saturating_sub(1)));

@@ -311,7 +311,7 @@ fn search_rounds(
     let mut caps = vec![capacity];
     let load = max_load(problem).0;
     if options.restarts && options.tighten && load < capacity {
-        caps = vec![load, load + (capacity - load) / 2, capacity];
+        caps = vec![capacity, load, load + (capacity - load) / 2];
         caps.dedup();
     }
     // With restarts, every other round backtracks chronologically with complete
@@ -323,15 +323,19 @@ fn search_rounds(
     } else {
         &[true]
     };
-    let slots: Vec<(u64, usize, bool)> = caps
-        .iter()
-        .flat_map(|&c| {
-            rotation
-                .iter()
-                .flat_map(move |&r| modes.iter().map(move |&m| (c, r, m)))
-        })
-        .collect();
+    // Per capacity: one §5.4 round (the rank only matters for canonical sequences, so
+    // it is not rotated there), then a systematic round per order.
+    let mut slots: Vec<(u64, usize, bool)> = Vec::new();
+    for &c in &caps {
+        if modes.contains(&true) && modes.len() > 1 {
+            slots.push((c, rotation[0], true));
+        }
+        for &r in rotation {
+            slots.push((c, r, modes.len() == 1));
+        }
+    }
     let chronological = TelamallocOptions {
+        canonical: options.canonical,
         phases: false,
         backjump: false,
         prepend_candidates: false,
@@ -357,7 +361,14 @@ fn search_rounds(
             continue;
         }
         round.step_limit = left.min(budget);
-        let (end, stats) = if as_asked {
+        let (end, stats) = if as_asked && modes.len() > 1 {
+            // The §5.4 round is the paper's search: lowest valid positions in any order.
+            let paper = TelamallocOptions {
+                canonical: false,
+                ..round.clone()
+            };
+            search_ranked(problem, cap, rank_by, &paper, stop)
+        } else if as_asked {
             search_ranked(problem, cap, rank_by, &round, stop)
         } else {
             let systematic = TelamallocOptions {
