@@ -426,12 +426,22 @@ fn first_greedy(problem: &Problem) -> Option<Plan> {
         .map(|offsets| Plan::new(problem, offsets).expect("greedy plans do not overflow"))
 }
 
-/// The lowest plan of the greedy portfolio, run on this thread.
-fn best_greedy(problem: &Problem) -> Option<(Size, Plan)> {
+/// The lowest plan of the greedy portfolio, run on this thread. The first planner always
+/// completes; the others are skipped or abandoned once `stop` says so.
+fn best_greedy(problem: &Problem, stop: &(dyn Fn() -> bool + Sync)) -> Option<(Size, Plan)> {
     let never = || false;
     greedy_portfolio()
         .into_iter()
-        .filter_map(|(o, f)| greedy::run(problem, o, f, 1, &never))
+        .enumerate()
+        .filter_map(|(k, (o, f))| {
+            if k == 0 {
+                greedy::run(problem, o, f, 1, &never)
+            } else if stop() {
+                None
+            } else {
+                greedy::run(problem, o, f, 1, stop)
+            }
+        })
         .map(|offsets| {
             let plan = Plan::new(problem, offsets).expect("greedy plans do not overflow");
             (plan.height(), plan)
@@ -450,10 +460,10 @@ pub(crate) fn minimise(
     cancel: Option<&CancelToken>,
 ) -> Outcome {
     let lower_bound = max_load(problem);
-    let Some((mut best_height, mut best)) = best_greedy(problem) else {
+    let stop = stopper(deadline, cancel);
+    let Some((mut best_height, mut best)) = best_greedy(problem, &stop) else {
         return Outcome::Infeasible; // unreachable: greedy always places everything
     };
-    let stop = stopper(deadline, cancel);
     let probe_options = TelamallocOptions {
         step_limit: (options.step_limit / 16).max(1),
         ..options.clone()
