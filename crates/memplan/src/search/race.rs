@@ -14,7 +14,8 @@
 //! depend on timing, so with two threads the plan may differ from run to run, as it may
 //! under a time limit. With one thread they run in turn: the exact search first with half
 //! of the remaining time, then TelaMalloc with the rest; that order depends on nothing
-//! but the input, the options and the time limit.
+//! but the input, the options and the time limit. Without a time limit (the exact search
+//! bounded by its node limit alone) there is no race: the exact search runs alone.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -72,6 +73,17 @@ pub(crate) fn race_capacity(
         exact::Verdict::Unknown => None,
     };
 
+    if deadline.is_none() {
+        // No time limit (only the exact search's node limit bounds the run): TelaMalloc,
+        // an anytime search, would run to its own step limit, so the exact search runs
+        // alone, as it did before the race.
+        let budget = exact::Budget {
+            deadline: None,
+            cancel: user.clone(),
+        };
+        let (verdict, stats) = exact_run(&budget, threads);
+        return (exact_answer(verdict).unwrap_or(RaceAnswer::Unknown), stats);
+    }
     if threads <= 1 {
         // In turn: the exact search with half of the remaining time, then TelaMalloc.
         let half = deadline.map(|d| {
