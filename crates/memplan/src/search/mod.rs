@@ -37,6 +37,17 @@
 //!   cross-section bound, used only with skyline placement where it is sound;
 //!   `per_heuristic` candidates from each heuristic; and `widen`, which searches again
 //!   with longer candidate lists when the root runs out.
+//! - Stronger search (MiniMalloc ideas, used where sound): `canonical` sequences (no
+//!   permutation of one plan searched twice; skyline domains equal the lowest valid
+//!   positions then), `complete_candidates` (a decision point goes on with every
+//!   admissible buffer once the heuristics' picks failed), `section_floors` (the effective
+//!   height of a section), `restarts` (rounds with a doubling step budget: the paper's
+//!   search, then chronological canonical rounds under three orders) and `tighten` (rounds
+//!   under tighter capacities). A complete configuration that runs out of candidates
+//!   proves infeasibility ([`TelamallocOptions::is_complete`]).
+//!
+//! The default planner's capacity mode races this search against the exact one
+//! (`race.rs`).
 //!
 //! In capacity mode the search runs once ([`solve_capacity`]); in minimise mode, it
 //! probes capacities between the max load and the best greedy height ([`minimise`]).
