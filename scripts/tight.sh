@@ -1,32 +1,43 @@
 #!/bin/bash
-# Tight-capacity table: greedy portfolio vs telamalloc (defaults) vs telamalloc with
-# skyline placement (--tm-no-lowest-position), 10 s limit each, at 100/101/105/110% of
-# the best height known. Run from the worktree root after `cargo build --release`.
+# Tight-capacity table: greedy portfolio vs telamalloc (defaults) vs exact, 10 s limit
+# each, at 100/101/105/110% of the best height known. Run from the worktree root after
+# `cargo build --release -p memplan-cli`, preferably under `nice -n 19`.
+# Each cell: ok/-- , wall ms, CPU ms (user+sys from /usr/bin/time).
+# Greedy (--time-limit inf: the greedy portfolio alone) is deterministic and does not depend on the capacity except for the verdict,
+# so it runs once per instance; its times repeat on the four rows.
 M=./target/release/memplan
 best() {
   case "$1" in
-    *minimalloc-challenging/C.*) echo 1047552 ;;           # minimalloc's plan at 1,048,576
-    *minimalloc-challenging/example.12.csv) echo 12 ;;     # = max load
-    *minimalloc-challenging/*) echo 1048576 ;;             # minimalloc solves at this capacity
-    *) $M plan "$1" -o /dev/null 2>&1 | grep -oE 'height [0-9,]+' | head -1 | tr -d 'height ,' ;;
+    *minimalloc-challenging/C.*) echo 1047552 ;;   # minimalloc's plan at 1,048,576
+    *minimalloc-challenging/*) echo 1048576 ;;     # minimalloc solves at this capacity
+    *iopddl-G*) echo 3030937746 ;;                 # greedy portfolio height (= max load)
+    *iopddl-S*) echo 1509273486 ;;                 # greedy portfolio height
+    *somas-resnet50*) echo 1520098820 ;;           # greedy portfolio height
   esac
 }
-run() { # prints "ok|-- ms"
-  local s e rc
-  s=$(date +%s%N); "$@" -o /dev/null 2>/dev/null; rc=$?; e=$(date +%s%N)
-  local ms=$(( (e - s) / 1000000 ))
-  if [ $rc -eq 0 ]; then echo "ok ${ms}"; elif [ $rc -eq 4 ]; then echo "CHECK-FAIL ${ms}"; else echo "-- ${ms}"; fi
+run() { # prints "ok|--|CHECK-FAIL wall_ms cpu_ms height"
+  local t o rc wall user sys
+  t=$(mktemp); o=$(mktemp)
+  /usr/bin/time -f "%e %U %S" -o "$t" "$@" -o /dev/null 2>"$o"
+  rc=$?
+  read -r wall user sys < <(tail -1 "$t")
+  local wms cms h
+  wms=$(awk -v w="$wall" 'BEGIN{printf "%d", w*1000}')
+  cms=$(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%d", (u+s)*1000}')
+  h=$(grep -oE 'height [0-9,]+' "$o" | head -1 | tr -d 'height ,')
+  rm -f "$t" "$o"
+  if [ "$rc" -eq 0 ]; then echo "ok $wms $cms $h"; elif [ "$rc" -eq 4 ]; then echo "CHECK-FAIL $wms $cms $h"; else echo "-- $wms $cms $h"; fi
 }
-echo "| instance | best known | % | capacity | greedy | ms | telamalloc | ms | telamalloc skyline | ms |"
-echo "|---|---:|---:|---:|---|---:|---|---:|---|---:|"
+echo "| instance | best known | % | capacity | greedy | wall ms | CPU ms | telamalloc | wall ms | CPU ms | exact | wall ms | CPU ms |"
+echo "|---|---:|---:|---:|---|---:|---:|---|---:|---:|---|---:|---:|"
 for f in benchmarks/idealloc/*.csv benchmarks/minimalloc-challenging/[A-K].*.csv; do
   b=$(best "$f")
+  read -r gs gw gc gh < <(run $M plan "$f" --time-limit inf)  # greedy only: no budget, no improvers
   for pct in 100 101 105 110; do
     cap=$(( b * pct / 100 ))
-    g=$(run $M plan "$f" --capacity $cap)
-    t=$(run $M plan "$f" --capacity $cap --planner telamalloc --time-limit 10)
-    k=$(run $M plan "$f" --capacity $cap --planner telamalloc --time-limit 10 --tm-no-lowest-position)
-    set -- $g $t $k
-    echo "| $(basename $f .csv) | $b | $pct | $cap | $1 | $2 | $3 | $4 | $5 | $6 |"
+    if [ -n "$gh" ] && [ "$gh" -le "$cap" ]; then g=ok; else g=--; fi
+    read -r ts tw tc _ < <(run $M plan "$f" --capacity $cap --planner telamalloc --time-limit 10)
+    read -r es ew ec _ < <(run $M plan "$f" --capacity $cap --planner exact --time-limit 10)
+    echo "| $(basename "$f" .csv) | $b | $pct | $cap | $g | $gw | $gc | $ts | $tw | $tc | $es | $ew | $ec |"
   done
 done

@@ -53,6 +53,24 @@ pub struct TelamallocArgs {
     /// Do not search again with wider candidate lists when the root runs out.
     #[arg(long)]
     pub tm_no_widen: bool,
+    /// Canonical sequences off: offsets may decrease along a branch and buffers at the
+    /// same offset may come in any order.
+    #[arg(long)]
+    pub tm_no_canonical: bool,
+    /// Decision points hold only the heuristics' candidates, not every admissible buffer
+    /// once those have failed.
+    #[arg(long)]
+    pub tm_no_complete_candidates: bool,
+    /// Cross-section inference without the section floors (the lowest domain of a
+    /// section's unplaced buffers).
+    #[arg(long)]
+    pub tm_no_section_floors: bool,
+    /// No restarts: one search with the first heuristic's canonical order.
+    #[arg(long)]
+    pub tm_no_restarts: bool,
+    /// Restart rounds stay at the capacity asked for (no tighter capacities).
+    #[arg(long)]
+    pub tm_no_tighten: bool,
 }
 
 impl TelamallocArgs {
@@ -73,6 +91,11 @@ impl TelamallocArgs {
             dominance: !self.tm_no_dominance,
             per_heuristic: self.tm_per_heuristic.unwrap_or(d.per_heuristic),
             widen: !self.tm_no_widen,
+            canonical: !self.tm_no_canonical,
+            complete_candidates: !self.tm_no_complete_candidates,
+            section_floors: !self.tm_no_section_floors,
+            restarts: !self.tm_no_restarts,
+            tighten: !self.tm_no_tighten,
         }
     }
 }

@@ -35,7 +35,26 @@ fn full_overlap_microbenchmark_fits_its_capacity_and_checks() {
         .map(|l| l.split(',').nth(col).unwrap().parse::<u64>().unwrap())
         .sum();
     let cap = sum.to_string();
-    for extra in [&[][..], &["--tm-no-lowest-position"][..]] {
+    let every_switch_off = [
+        "--tm-no-heuristics",
+        "--tm-no-lowest-position",
+        "--tm-no-phases",
+        "--tm-no-backjump",
+        "--tm-no-prepend",
+        "--tm-no-subtree-limit",
+        "--tm-no-section-inference",
+        "--tm-no-row-order",
+        "--tm-no-dominance",
+        "--tm-no-widen",
+        "--tm-no-canonical",
+        "--tm-no-complete-candidates",
+        "--tm-no-section-floors",
+        "--tm-no-restarts",
+        "--tm-no-tighten",
+    ];
+    let mut runs: Vec<&[&str]> = vec![&[], &["--tm-no-lowest-position"], &every_switch_off];
+    runs.extend(every_switch_off.chunks(1));
+    for extra in runs {
         let mut args = vec![
             "plan",
             problem.to_str().unwrap(),

@@ -235,25 +235,33 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
                 continue;
             };
             let raw: Vec<u64> = offsets.iter().map(|o| o.0).collect();
+            let mut by = Planner::Exact;
             let found = match problem.capacity() {
+                // Capacity mode: the exact search races TelaMalloc (search/race.rs).
                 Some(c) => {
-                    let (verdict, stats) = exact::solve_capacity(
-                        &model,
+                    use crate::search::race::{race_capacity, RaceAnswer};
+                    let (answer, stats) = race_capacity(
                         problem,
+                        &model,
                         c.0,
                         lower_bound.0,
-                        &options.exact,
-                        &budget,
+                        options,
+                        deadline,
                         all_threads,
                     );
                     exact_stats = Some(stats);
-                    match verdict {
-                        exact::Verdict::Feasible(o) => Some(o),
-                        exact::Verdict::Infeasible => {
+                    match answer {
+                        RaceAnswer::Plan(o, from_exact) => {
+                            if !from_exact {
+                                by = Planner::Telamalloc;
+                            }
+                            Some(o)
+                        }
+                        RaceAnswer::Infeasible => {
                             proved_infeasible = true;
                             None
                         }
-                        exact::Verdict::Unknown => None,
+                        RaceAnswer::Unknown => None,
                     }
                 }
                 None => {
@@ -275,11 +283,11 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
                 let o: Vec<Offset> = o.into_iter().map(Offset).collect();
                 let h = height_of(problem, &o);
                 summary.push(CandidateResult {
-                    planner: Planner::Exact,
+                    planner: by,
                     height: Some(h),
                 });
                 if h < height || problem.capacity().is_some_and(|c| h <= c && height > c) {
-                    (offsets, height, planner) = (o, h, Planner::Exact);
+                    (offsets, height, planner) = (o, h, by);
                 }
             }
         }

@@ -71,8 +71,8 @@ proptest! {
     fn alignment_and_fixed_offsets_at_the_naive_height(problem in problem_strategy()) {
         let cap = problem.naive_height();
         let problem = problem.with_capacity(Some(cap));
-        for lowest_position in [true, false] {
-            let o = telamalloc(TelamallocOptions { lowest_position, ..Default::default() });
+        for (lowest_position, canonical) in [(true, true), (true, false), (false, true), (false, false)] {
+            let o = telamalloc(TelamallocOptions { lowest_position, canonical, ..Default::default() });
             let report = plan(&problem, &o).unwrap();
             prop_assert!(report.outcome.plan().is_some(), "{:?}", report.outcome);
             assert_honours(&problem, &report.outcome);
@@ -87,24 +87,19 @@ proptest! {
         let naive = problem.naive_height().get();
         let cap = load + (naive - load) * frac / 100;
         let problem = problem.with_capacity(Some(Size(cap)));
-        for lowest_position in [true, false] {
+        for (lowest_position, canonical) in [(true, true), (true, false), (false, true), (false, false)] {
             let o = telamalloc(TelamallocOptions {
                 lowest_position,
+                canonical,
                 step_limit: 5_000,
                 ..Default::default()
             });
             let report = plan(&problem, &o).unwrap();
             assert_honours(&problem, &report.outcome);
             if matches!(report.outcome, Outcome::Infeasible) {
-                // Proofs: a fixed buffer over the capacity, or the fixed buffers leaving
-                // some buffer no room (only lowest-position domains are exact).
-                let fixed_top = problem
-                    .buffers()
-                    .iter()
-                    .filter_map(|b| b.fixed_offset.map(|o| o.get() + b.size.get()))
-                    .max()
-                    .unwrap_or(0);
-                prop_assert!(lowest_position || fixed_top > cap);
+                // A proof must agree with the exact solver.
+                let exact = plan(&problem, &Options { planner: Planner::Exact, ..Options::default() }).unwrap();
+                prop_assert_eq!(exact.outcome, Outcome::Infeasible);
             }
         }
     }
@@ -171,4 +166,68 @@ fn microbenchmarks_fit_exactly() {
         );
         assert_honours(&p, &report.outcome);
     }
+}
+
+/// Small random problems without fixed buffers, for the capacity-mode race.
+fn small_problem(seed: u64) -> Problem {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    let n = 3 + next(6) as usize;
+    let bufs = (0..n)
+        .map(|i| {
+            let s = next(8);
+            Buffer::new(format!("b{i}"), s, s + 1 + next(5), 1 + next(5))
+                .with_alignment([1, 1, 2][next(3) as usize])
+        })
+        .collect();
+    Problem::new(bufs, None).expect("valid")
+}
+
+fn with_capacity_options(planner: Planner, threads: usize) -> Options {
+    Options {
+        planner,
+        threads,
+        time_limit: Some(std::time::Duration::from_secs(20)),
+        ..Options::default()
+    }
+}
+
+/// Capacity mode of the default planner races TelaMalloc against the exact search: with
+/// one thread (in turn) or two (a race), every plan passes the checker and fits, and
+/// whenever the exact search proves that nothing fits, the race says `Infeasible` (a
+/// plan would contradict the proof; `Unknown` would throw it away).
+#[test]
+fn capacity_race_returns_checked_plans_and_trusts_proofs() {
+    let mut proofs = 0;
+    let mut plans = 0;
+    for seed in 0..120 {
+        let p = small_problem(seed);
+        let load = max_load(&p).get();
+        let naive = p.naive_height().get();
+        for cap in [load, load + (naive - load) / 3] {
+            let p = p.clone().with_capacity(Some(Size(cap)));
+            let exact = plan(&p, &with_capacity_options(Planner::Exact, 1)).unwrap();
+            for threads in [1, 2] {
+                let report = plan(&p, &with_capacity_options(Planner::Auto, threads)).unwrap();
+                assert_honours(&p, &report.outcome);
+                match exact.outcome {
+                    Outcome::Infeasible => {
+                        assert_eq!(report.outcome, Outcome::Infeasible, "seed {seed}");
+                        proofs += 1;
+                    }
+                    _ => {
+                        let plan = report.outcome.plan().expect("the race finds a plan");
+                        assert!(plan.height() <= Size(cap));
+                        plans += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(proofs > 0 && plans > 0, "{proofs} proofs, {plans} plans");
 }

@@ -19,6 +19,11 @@ pub(super) enum Heuristic {
     Area,
     /// Highest contention first; ties by alignment, size × lifetime², lifetime (§3.1).
     Contention,
+    /// Highest contention, then longest lifetime, then largest area (a static order
+    /// of MiniMalloc §7, whose "section total" is our contention at the root).
+    ContentionLifetime,
+    /// Highest contention, then largest area, then longest lifetime (MiniMalloc §7).
+    ContentionArea,
 }
 
 fn sort_by(bufs: &[Buffer], contention: &[u64], h: Heuristic, list: &mut [u32]) {
@@ -36,6 +41,18 @@ fn sort_by(bufs: &[Buffer], contention: &[u64], h: Heuristic, list: &mut [u32]) 
                 s.saturating_mul(len(b).saturating_mul(len(b))),
                 len(b),
             ),
+            Heuristic::ContentionLifetime => (
+                contention[i as usize] as u128,
+                len(b),
+                s.saturating_mul(len(b)),
+                0,
+            ),
+            Heuristic::ContentionArea => (
+                contention[i as usize] as u128,
+                s.saturating_mul(len(b)),
+                len(b),
+                0,
+            ),
         }
     };
     list.sort_by_cached_key(|&i| (std::cmp::Reverse(key(i)), i));
@@ -49,6 +66,8 @@ struct Group {
 
 pub(super) struct Candidates {
     heuristics: Vec<Heuristic>,
+    /// The first `proposing` heuristics propose candidates; the others only rank.
+    proposing: usize,
     /// Group `p` is phase `p`; the last group holds every buffer.
     groups: Vec<Group>,
     /// `rank[h][i]`: position of `i` in its phase's list for heuristic `h`.
@@ -66,6 +85,7 @@ impl Candidates {
     pub(super) fn new(
         problem: &Problem,
         heuristics: Vec<Heuristic>,
+        proposing: usize,
         contention: &[u64],
         phase_of: Vec<u32>,
         phase_count: u32,
@@ -102,6 +122,7 @@ impl Candidates {
             });
         }
         Candidates {
+            proposing: proposing.min(heuristics.len()),
             heuristics,
             groups,
             phase_rank,
@@ -112,8 +133,14 @@ impl Candidates {
         }
     }
 
+    /// `i`'s place in heuristic `k`'s order over all buffers (a static rank for the
+    /// canonical order).
+    pub(super) fn rank(&self, k: usize, i: u32) -> u32 {
+        self.global_rank[k % self.heuristics.len()][i as usize]
+    }
+
     pub(super) fn heuristic_count(&self) -> usize {
-        self.heuristics.len()
+        self.proposing
     }
 
     pub(super) fn phase_of(&self, i: u32) -> u32 {
@@ -151,6 +178,27 @@ impl Candidates {
         (self.first_open..self.unplaced_in_phase.len())
             .filter(|&p| self.unplaced_in_phase[p] > 0)
             .map(|p| p as u32)
+    }
+
+    /// The first unplaced buffer in heuristic `k`'s order over all buffers that
+    /// satisfies `wanted` (scanning as far as needed).
+    pub(super) fn first_where(
+        &mut self,
+        k: usize,
+        is_placed: impl Fn(u32) -> bool,
+        wanted: impl Fn(u32) -> bool,
+    ) -> Option<u32> {
+        let g = self.groups.len() - 1;
+        let group = &mut self.groups[g];
+        let list = &group.lists[k];
+        let c = &mut group.cursors[k];
+        while *c < list.len() && is_placed(list[*c]) {
+            *c += 1;
+        }
+        list[*c..]
+            .iter()
+            .copied()
+            .find(|&i| !is_placed(i) && wanted(i))
     }
 
     /// The first unplaced buffer of `phase` (or of all buffers, for `None`) under

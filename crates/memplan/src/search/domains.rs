@@ -58,6 +58,7 @@ enum Undo {
     Lowest(u32, u64),
     Above(u32),
     Top(u32, u64),
+    Floor(u32, u64),
 }
 
 /// Why a placement failed.
@@ -67,6 +68,9 @@ pub(super) enum Failure {
     Buffer(u32),
     /// Cross-section `k`: its top plus its unplaced load exceed the capacity.
     Section(u32),
+    /// Cross-section `k`: the lowest domain of its unplaced buffers plus their load
+    /// exceed the capacity (MiniMalloc §6.2, the effective height).
+    SectionFloor(u32),
 }
 
 /// Cross-section inference (MiniMalloc eq. (3), sound for skyline placement): the time
@@ -81,12 +85,21 @@ struct Sections {
     span: Vec<crate::types::Lifetime>,
     /// The largest unplaced load of any section.
     max_unplaced: MaxTree,
+    /// `members[k]`: the buffers live in section `k` (with `section_floors`).
+    members: Vec<Vec<u32>>,
+    /// `floor[k]`: the lowest domain among the unplaced members of section `k` (a lower
+    /// bound that only rises; exact after every placement).
+    floor: Vec<u64>,
+    /// Sections to rescan, marked with `generation`.
+    stamp: Vec<u32>,
+    generation: u32,
+    affected: Vec<u32>,
 }
 
 impl Sections {
-    fn new(problem: &Problem) -> Sections {
+    fn new(problem: &Problem, floors: bool) -> Sections {
         let steps = crate::analysis::load_profile(problem);
-        let ranges = problem
+        let ranges: Vec<Vec<(u32, u32)>> = problem
             .buffers()
             .iter()
             .map(|b| {
@@ -110,7 +123,23 @@ impl Sections {
                     .map_or(crate::types::Time(s.time.0 + 1), |n| n.time),
             })
             .collect();
+        let mut members: Vec<Vec<u32>> = Vec::new();
+        if floors {
+            members = vec![Vec::new(); steps.len()];
+            for (i, runs) in ranges.iter().enumerate() {
+                for &(first, last) in runs {
+                    for m in &mut members[first as usize..last as usize] {
+                        m.push(i as u32);
+                    }
+                }
+            }
+        }
         Sections {
+            floor: vec![0; members.len()],
+            stamp: vec![0; members.len()],
+            generation: 0,
+            affected: Vec::new(),
+            members,
             ranges,
             max_unplaced: MaxTree::new(&unplaced_load),
             unplaced_load,
@@ -141,6 +170,8 @@ pub(super) struct Domains<'p> {
     min_tree: MinTree,
     /// `lowest + size` of unplaced buffers: the lowest top any of them can have.
     min_top: MinTree,
+    /// Buffers whose domain rose during the current placement (section floors).
+    raised: Vec<u32>,
 }
 
 /// A tournament tree over buffers: the smallest value and where it is. Raising a leaf
@@ -203,6 +234,7 @@ impl<'p> Domains<'p> {
         capacity: u64,
         skyline: bool,
         section_inference: bool,
+        section_floors: bool,
     ) -> Domains<'p> {
         let n = problem.len();
         Domains {
@@ -217,7 +249,9 @@ impl<'p> Domains<'p> {
             placed_count: 0,
             scratch: Vec::new(),
             intervals: Vec::new(),
-            sections: (skyline && section_inference).then(|| Sections::new(problem)),
+            sections: (skyline && section_inference)
+                .then(|| Sections::new(problem, section_floors)),
+            raised: Vec::new(),
             skyline,
             min_tree: MinTree::new(n),
             min_top: {
@@ -312,6 +346,7 @@ impl<'p> Domains<'p> {
         }
         let mut neighbours = std::mem::take(&mut self.scratch);
         neighbours.clear();
+        self.raised.clear();
         self.unplaced
             .for_each_overlapping(bx.lifetime, |y| neighbours.push(y));
         let mut result = Ok(());
@@ -328,6 +363,11 @@ impl<'p> Domains<'p> {
                     self.trail.push(Undo::Lowest(y, lo));
                     self.lowest[y as usize] = top;
                     self.set_lowest_key(y, top);
+                    if self.has_floors() {
+                        self.raised.push(y);
+                        self.raised.push(lo as u32);
+                        self.raised.push((lo >> 32) as u32);
+                    }
                     if top.saturating_add(size) > self.capacity {
                         result = Err(Failure::Buffer(y));
                         break;
@@ -353,6 +393,75 @@ impl<'p> Domains<'p> {
             }
         }
         self.scratch = neighbours;
+        result?;
+        self.check_section_floors(x)
+    }
+
+    #[inline]
+    fn has_floors(&self) -> bool {
+        self.sections
+            .as_ref()
+            .is_some_and(|s| !s.members.is_empty())
+    }
+
+    /// Section floors (MiniMalloc §6.2, strengthening 2, sound for skyline placement):
+    /// the unplaced buffers of a section all sit at or above the lowest of their
+    /// domains, so that plus their load must fit. A section's floor can only rise when
+    /// the buffer holding it is placed (`x`) or rises (`raised`, as triples of buffer
+    /// and old domain); only those sections are rescanned, and a rescan stops at the
+    /// first member still at the old floor.
+    fn check_section_floors(&mut self, x: u32) -> Result<(), Failure> {
+        if !self.has_floors() {
+            return Ok(());
+        }
+        let at = self.offset[x as usize];
+        let sec = self.sections.as_mut().expect("has floors");
+        sec.generation = sec.generation.wrapping_add(1);
+        if sec.generation == 0 {
+            sec.stamp.fill(0);
+            sec.generation = 1;
+        }
+        let generation = sec.generation;
+        sec.affected.clear();
+        let mark = |sec: &mut Sections, i: u32, old: u64| {
+            for r in 0..sec.ranges[i as usize].len() {
+                let (first, last) = sec.ranges[i as usize][r];
+                for k in first..last {
+                    if sec.floor[k as usize] >= old && sec.stamp[k as usize] != generation {
+                        sec.stamp[k as usize] = generation;
+                        sec.affected.push(k);
+                    }
+                }
+            }
+        };
+        mark(sec, x, at);
+        for t in self.raised.chunks_exact(3) {
+            mark(sec, t[0], u64::from(t[1]) | (u64::from(t[2]) << 32));
+        }
+        let mut result = Ok(());
+        for a in 0..sec.affected.len() {
+            let k = sec.affected[a] as usize;
+            let old = sec.floor[k];
+            let mut low = UNPLACED;
+            for &z in &sec.members[k] {
+                if self.offset[z as usize] == UNPLACED {
+                    low = low.min(self.lowest[z as usize]);
+                    if low <= old {
+                        break;
+                    }
+                }
+            }
+            if low != UNPLACED && low > old {
+                self.trail.push(Undo::Floor(k as u32, old));
+                sec.floor[k] = low;
+            }
+            if result.is_ok()
+                && low != UNPLACED
+                && low.saturating_add(sec.unplaced_load[k]) > self.capacity
+            {
+                result = Err(Failure::SectionFloor(k as u32));
+            }
+        }
         result
     }
 
@@ -388,6 +497,15 @@ impl<'p> Domains<'p> {
         self.sections.as_ref().is_some_and(|sec| {
             let m = sec.max_unplaced.max();
             m > 0 && floor.saturating_add(m as u64) > self.capacity
+        })
+    }
+
+    /// With section inference: one past the highest offset from which every section's
+    /// unplaced load still fits under the capacity (`None` without sections).
+    pub(super) fn floor_limit(&self) -> Option<u64> {
+        self.sections.as_ref().map(|sec| {
+            let m = sec.max_unplaced.max().max(0) as u64;
+            (self.capacity + 1).saturating_sub(m)
         })
     }
 
@@ -444,6 +562,11 @@ impl<'p> Domains<'p> {
                         sec.top[k as usize] = top;
                     }
                 }
+                Undo::Floor(k, floor) => {
+                    if let Some(sec) = &mut self.sections {
+                        sec.floor[k as usize] = floor;
+                    }
+                }
             }
         }
     }
@@ -489,6 +612,24 @@ impl<'p> Domains<'p> {
                 self.explain_skyline(y, self.capacity_left_for(y))
             }
             Failure::Buffer(y) => self.explain(y),
+            Failure::SectionFloor(k) => {
+                // What holds each unplaced buffer of the section above the room that
+                // the section's load needs.
+                let sec = self
+                    .sections
+                    .as_ref()
+                    .expect("section failures need sections");
+                let limit = self.capacity.saturating_sub(sec.unplaced_load[k as usize]);
+                let mut out = Vec::new();
+                for &y in &sec.members[k as usize] {
+                    if self.offset[y as usize] == UNPLACED {
+                        out.extend(self.explain_skyline(y, limit));
+                    }
+                }
+                out.sort_unstable();
+                out.dedup();
+                out
+            }
             Failure::Section(k) => {
                 // The placed buffers in the section that reach into the room the
                 // unplaced ones need.
@@ -574,7 +715,7 @@ mod tests {
                 })
                 .collect();
             let p = Problem::new(bufs, None).unwrap();
-            let mut d = Domains::new(&p, u64::MAX / 4, false, false);
+            let mut d = Domains::new(&p, u64::MAX / 4, false, false, false);
             let mut marks = Vec::new();
             for _ in 0..3 * n {
                 let unplaced: Vec<u32> = (0..n as u32).filter(|&i| !d.is_placed(i)).collect();

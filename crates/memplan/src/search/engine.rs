@@ -62,6 +62,10 @@ struct Level {
     trail_mark: usize,
     /// The global backtrack count when this level's current subtree was entered.
     entry: u64,
+    /// (offset, rank) of `chosen`: the canonical order's key (`canonical`).
+    key: (u64, u32),
+    /// The list has been completed with every admissible buffer (`complete_candidates`).
+    completed: bool,
 }
 
 struct Search<'p, 'o> {
@@ -72,31 +76,52 @@ struct Search<'p, 'o> {
     levels: Vec<Level>,
     backtracks: u64,
     stats: SearchStats,
+    /// `options.canonical`, unless some buffer has a fixed offset.
+    canonical: bool,
+    /// Scratch marks for building completed candidate lists.
+    mark: Vec<bool>,
+    /// The canonical order's rank of every buffer (the first heuristic's order).
+    rank: Vec<u32>,
+    /// The heuristic whose order gives `rank`.
+    rank_by: usize,
 }
 
-/// Runs the search under `capacity`. `candidates` holds the heuristics and phases.
+/// Runs the search under `capacity`. `candidates` holds the heuristics and phases;
+/// heuristic number `rank_by` gives the canonical order's ranks.
 pub(crate) fn search(
     problem: &Problem,
     capacity: u64,
     candidates: Candidates,
+    rank_by: usize,
     options: &TelamallocOptions,
     stop: &dyn Fn() -> bool,
 ) -> (SearchEnd, SearchStats) {
     let n = problem.len();
+    let canonical = options.canonical && problem.buffers().iter().all(|b| b.fixed_offset.is_none());
     let mut s = Search {
         options,
+        // In a canonical sequence the lowest valid position at or above the last offset
+        // is the skyline (every placed buffer starts at or below it).
         domains: Domains::new(
             problem,
             capacity,
-            !options.lowest_position,
+            !options.lowest_position || canonical,
             options.section_inference,
+            options.section_floors,
         ),
         candidates,
         level_of: vec![NO_LEVEL; n],
         levels: Vec::new(),
         backtracks: 0,
         stats: SearchStats::default(),
+        canonical,
+        mark: vec![false; n],
+        rank: Vec::new(),
+        rank_by,
     };
+    s.rank = (0..n as u32)
+        .map(|i| s.candidates.rank(rank_by, i))
+        .collect();
     for (i, b) in problem.buffers().iter().enumerate() {
         if let Some(o) = b.fixed_offset {
             let i = i as u32;
@@ -151,14 +176,18 @@ impl Search<'_, '_> {
             debug_assert!(self.domains.fits(c, at));
             self.candidates.on_place(c);
             let failure = match self.domains.place(c, at) {
-                Ok(()) => self.floor_failure(),
+                Ok(()) => self.floor_failure(c, at),
+                // Explanations only steer backjumping; without it they are not needed.
+                Err(_) if !self.options.backjump => Some(Vec::new()),
                 Err(f) => Some(self.domains.explain_failure(f)),
             };
             match failure {
                 None => {
                     self.level_of[c as usize] = d as u32;
+                    let key = (at, self.rank[c as usize]);
                     let lv = &mut self.levels[d];
                     lv.chosen = Some(c);
+                    lv.key = key;
                     lv.trail_mark = mark;
                     let next = self.new_level(Some(c));
                     self.levels.push(next);
@@ -181,6 +210,8 @@ impl Search<'_, '_> {
     /// among all buffers when grouping is off.
     fn new_level(&mut self, last: Option<u32>) -> Level {
         let mut list: Vec<u32> = Vec::new();
+        let floor_key = self.last_key(self.levels.len());
+        let bound = self.canonical_bound();
         let cands = &mut self.candidates;
         let heuristics = cands.heuristic_count();
         let mut groups: [Option<u32>; 2] = [None, None];
@@ -194,11 +225,19 @@ impl Search<'_, '_> {
             groups = [first, second];
         }
         // Row order: only buffers whose position is the lowest of all (§3.1, Fig. 4).
-        let row = if self.options.row_order {
+        // Canonical: the row is the lowest position at or above the last offset, and
+        // only admissible buffers qualify.
+        let canonical = self.canonical;
+        let mut row = if self.options.row_order {
             self.domains.min_lowest()
         } else {
             None
         };
+        if canonical {
+            if let (Some((r, _)), Some((o, _))) = (&mut row, floor_key) {
+                *r = (*r).max(o);
+            }
+        }
         let domains = &self.domains;
         let placed = |i: u32| domains.is_placed(i);
         let below = if self.options.dominance {
@@ -206,7 +245,12 @@ impl Search<'_, '_> {
         } else {
             None
         };
+        let ranks = &self.rank;
         let in_row = |i: u32| {
+            if canonical {
+                return admissible(domains, ranks, floor_key, bound, i)
+                    && row.is_none_or(|(r, _)| domains.lowest(i) == r);
+            }
             row.is_none_or(|(r, _)| match below {
                 Some(top) => domains.lowest(i) < top,
                 None => domains.lowest(i) == r,
@@ -222,11 +266,35 @@ impl Search<'_, '_> {
             }
         }
         if let Some((_, i)) = row {
-            if list.is_empty() {
+            if list.is_empty() && !canonical {
                 list.push(i);
             }
         }
-        Level {
+        if canonical {
+            // The heuristics propose alternatives; the first candidate is the one with
+            // the lowest canonical key (the lowest-ranked admissible buffer in the row),
+            // so that the other buffers of the row are not shut out by a pick.
+            list.sort_by_key(|&y| (self.domains.lowest(y), self.rank[y as usize]));
+            let lowest_row = self
+                .domains
+                .min_lowest()
+                .map(|(m, _)| m.max(floor_key.map_or(0, |k| k.0)));
+            if let Some(r) = lowest_row {
+                let first = self.candidates.first_where(
+                    self.rank_by,
+                    |i| self.domains.is_placed(i),
+                    |i| {
+                        self.domains.lowest(i) == r
+                            && admissible(&self.domains, &self.rank, floor_key, bound, i)
+                    },
+                );
+                if let Some(f) = first {
+                    list.retain(|&y| y != f);
+                    list.insert(0, f);
+                }
+            }
+        }
+        let mut level = Level {
             candidates: list,
             next: 0,
             tried: Vec::new(),
@@ -234,31 +302,167 @@ impl Search<'_, '_> {
             chosen: None,
             trail_mark: self.domains.trail_len(),
             entry: self.backtracks,
+            key: (0, 0),
+            completed: false,
+        };
+        if level.candidates.is_empty() && canonical {
+            // Nothing in the row among the heuristics' windows: the lowest admissible
+            // buffer (or all of them, in order, when the list is to be complete).
+            let mut rest = self.admissible_rest(&level, floor_key);
+            if !self.options.complete_candidates {
+                rest.truncate(1);
+            }
+            level.candidates = rest;
+            level.completed = self.options.complete_candidates;
         }
+        level
+    }
+
+    /// Canonical: positions must lie below this bound. Dominance (MiniMalloc §6.3):
+    /// below the lowest top an unplaced buffer can reach. Section inference with the
+    /// monotonic floor (§6.2): every later placement, and so every unplaced buffer of
+    /// a section, lies at or above this position, so it plus the largest unplaced load
+    /// of a section must fit; checking it here fails such candidates without placing.
+    fn canonical_bound(&self) -> Option<u64> {
+        if !self.canonical {
+            return None;
+        }
+        let top = self
+            .options
+            .dominance
+            .then(|| self.domains.min_top())
+            .flatten();
+        let floor = self.domains.floor_limit();
+        match (top, floor) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The key of the placement made just below level `d` (the canonical floor).
+    fn last_key(&self, d: usize) -> Option<(u64, u32)> {
+        if d == 0 {
+            None
+        } else {
+            self.levels.get(d - 1).map(|lv| lv.key)
+        }
+    }
+
+    /// Every unplaced buffer admissible at a level (canonical: after the last key and
+    /// under the dominance bound; otherwise: in the row, if rows are on) that is neither
+    /// tried nor queued there, lowest position first, then by rank.
+    fn admissible_rest(&mut self, lv: &Level, last: Option<(u64, u32)>) -> Vec<u32> {
+        for &c in lv.tried.iter().chain(&lv.candidates[lv.next..]) {
+            self.mark[c as usize] = true;
+        }
+        let domains = &self.domains;
+        let below = if self.options.dominance {
+            domains.min_top()
+        } else {
+            None
+        };
+        let row = if self.options.row_order {
+            domains.min_lowest()
+        } else {
+            None
+        };
+        let bound = self.canonical_bound();
+        let domains = &self.domains;
+        let mut rest: Vec<(u64, u32, u32)> = Vec::new();
+        for y in 0..self.mark.len() as u32 {
+            if self.mark[y as usize] || domains.is_placed(y) {
+                continue;
+            }
+            let ok = if self.canonical {
+                admissible(domains, &self.rank, last, bound, y)
+            } else {
+                row.is_none_or(|(r, _)| match below {
+                    Some(top) => domains.lowest(y) < top,
+                    None => domains.lowest(y) == r,
+                })
+            };
+            if ok {
+                rest.push((domains.lowest(y), self.rank[y as usize], y));
+            }
+        }
+        for &c in lv.tried.iter().chain(&lv.candidates[lv.next..]) {
+            self.mark[c as usize] = false;
+        }
+        rest.sort_unstable();
+        rest.into_iter().map(|(_, _, y)| y).collect()
     }
 
     /// In row order every later placement lies at or above the lowest position of all,
     /// so the space under it is lost in every section: fail when the unplaced load of
     /// some section no longer fits above it. Blames what holds that buffer up.
-    fn floor_failure(&mut self) -> Option<Vec<u32>> {
+    /// Canonical: every later placement also lies at or above `at`, where `c` was just
+    /// placed (blame what holds `c` up there).
+    fn floor_failure(&mut self, c: u32, at: u64) -> Option<Vec<u32>> {
         let (floor, i) = self.domains.min_lowest()?;
+        if self.canonical && at > floor {
+            if self.domains.floor_overflows(at) {
+                return Some(self.blame_skyline(c, at.saturating_sub(1)));
+            }
+            return None;
+        }
         if self.domains.floor_overflows(floor) {
-            Some(self.domains.explain_skyline(i, floor.saturating_sub(1)))
+            Some(self.blame_skyline(i, floor.saturating_sub(1)))
         } else {
             None
         }
     }
 
-    fn next_candidate(&mut self, d: usize) -> Option<u32> {
-        let lv = &mut self.levels[d];
-        while lv.next < lv.candidates.len() {
-            let c = lv.candidates[lv.next];
-            lv.next += 1;
-            if !self.domains.is_placed(c) && !lv.tried.contains(&c) {
-                return Some(c);
-            }
+    /// What holds `x` above `limit`, when backjumping needs it.
+    fn blame_skyline(&self, x: u32, limit: u64) -> Vec<u32> {
+        if self.options.backjump {
+            self.domains.explain_skyline(x, limit)
+        } else {
+            Vec::new()
         }
-        None
+    }
+
+    /// The next untried candidate of level `d`; when the list runs out and
+    /// `complete_candidates` is on, the list goes on with every other admissible buffer.
+    fn next_candidate(&mut self, d: usize) -> Option<u32> {
+        loop {
+            let last = self.last_key(d);
+            let below = self.canonical_bound();
+            let lv = &mut self.levels[d];
+            while lv.next < lv.candidates.len() {
+                let c = lv.candidates[lv.next];
+                lv.next += 1;
+                // Lists hold no duplicates and nothing tried (see `jump_to`); prepended
+                // candidates may be inadmissible here.
+                if !self.domains.is_placed(c)
+                    && (!self.canonical || admissible(&self.domains, &self.rank, last, below, c))
+                {
+                    return Some(c);
+                }
+            }
+            if !self.options.complete_candidates || lv.completed {
+                return None;
+            }
+            lv.completed = true;
+            let lv = std::mem::replace(
+                &mut self.levels[d],
+                Level {
+                    candidates: Vec::new(),
+                    next: 0,
+                    tried: Vec::new(),
+                    conflicts: Vec::new(),
+                    chosen: None,
+                    trail_mark: 0,
+                    entry: 0,
+                    key: (0, 0),
+                    completed: true,
+                },
+            );
+            let rest = self.admissible_rest(&lv, last);
+            self.levels[d] = lv;
+            let lv = &mut self.levels[d];
+            lv.candidates = rest;
+            lv.next = 0;
+        }
     }
 
     /// Level `d` has no candidate left. Jump to the second-to-last placement blamed by
@@ -317,6 +521,8 @@ impl Search<'_, '_> {
             }
             lv.candidates = queue;
             lv.next = 0;
+            // The cap may have dropped candidates: completing brings them back.
+            lv.completed = false;
         }
     }
 
@@ -342,4 +548,19 @@ impl Search<'_, '_> {
             lv.entry = now;
         }
     }
+}
+
+/// Canonical order (MiniMalloc §5): `y` may come next when its key (position, rank) is
+/// above the last placement's, and (dominance, §6.3) its position lies below the lowest
+/// top `below` that any unplaced buffer can reach.
+#[inline]
+fn admissible(
+    domains: &Domains<'_>,
+    rank: &[u32],
+    last: Option<(u64, u32)>,
+    below: Option<u64>,
+    y: u32,
+) -> bool {
+    let lo = domains.lowest(y);
+    last.is_none_or(|k| (lo, rank[y as usize]) > k) && below.is_none_or(|t| lo < t)
 }

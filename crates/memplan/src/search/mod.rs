@@ -37,6 +37,17 @@
 //!   cross-section bound, used only with skyline placement where it is sound;
 //!   `per_heuristic` candidates from each heuristic; and `widen`, which searches again
 //!   with longer candidate lists when the root runs out.
+//! - Stronger search (MiniMalloc ideas, used where sound): `canonical` sequences (no
+//!   permutation of one plan searched twice; skyline domains equal the lowest valid
+//!   positions then), `complete_candidates` (a decision point goes on with every
+//!   admissible buffer once the heuristics' picks failed), `section_floors` (the effective
+//!   height of a section), `restarts` (rounds with a doubling step budget: the paper's
+//!   search, then chronological canonical rounds under three orders) and `tighten` (rounds
+//!   under tighter capacities). A complete configuration that runs out of candidates
+//!   proves infeasibility ([`TelamallocOptions::is_complete`]).
+//!
+//! The default planner's capacity mode races this search against the exact one
+//! (`race.rs`).
 //!
 //! In capacity mode the search runs once ([`solve_capacity`]); in minimise mode, it
 //! probes capacities between the max load and the best greedy height ([`minimise`]).
@@ -47,6 +58,7 @@ mod engine;
 mod maxtree;
 mod microbench;
 mod phases;
+pub(crate) mod race;
 
 pub use microbench::{generate_microbenchmark, MicrobenchKind};
 
@@ -103,6 +115,42 @@ pub struct TelamallocOptions {
     /// When the root runs out of candidates, search again with twice as many
     /// candidates per heuristic (up to 64), within the same step limit.
     pub widen: bool,
+    /// MiniMalloc's canonical sequences (§5): offsets never decrease along a branch and
+    /// buffers at the same offset go in one fixed rank order, so no permutation of the
+    /// same plan is searched twice. Every plan compacts into such a sequence, so nothing
+    /// is lost. In a canonical sequence the lowest valid position at or above the last
+    /// offset *is* the skyline, so domains are skyline floors (the §5.2 and §3.1
+    /// positions agree), and cross-section inference with the last offset as a floor is
+    /// sound. Off when some buffer has a fixed offset (buffers may go below it).
+    pub canonical: bool,
+    /// When a decision point's heuristic candidates (§5.1) have all failed, go on with
+    /// every other admissible buffer, lowest position first, so the decision point is
+    /// complete and a failure of the whole level means that its subtree has no plan
+    /// (with chronological backtracking).
+    pub complete_candidates: bool,
+    /// With `section_inference`: MiniMalloc's effective height (§6.2, strengthening 2):
+    /// a section's unplaced buffers all sit at or above the lowest of their domains, so
+    /// that plus their load must fit under the capacity.
+    pub section_floors: bool,
+    /// Restart with a growing step budget, each §5.1 heuristic in turn setting the
+    /// canonical order (see `search_rounds`).
+    pub restarts: bool,
+    /// With `restarts`: some rounds search under tighter capacities (the max load and
+    /// half way up to the capacity), where propagation prunes more.
+    pub tighten: bool,
+}
+
+impl TelamallocOptions {
+    /// True when running out of candidates proves that no plan exists: canonical
+    /// sequences (every plan has one), complete decision points, and chronological
+    /// backtracking that never leaves a subtree early.
+    pub fn is_complete(&self, problem: &Problem) -> bool {
+        self.canonical
+            && self.complete_candidates
+            && !self.backjump
+            && !self.subtree_limit
+            && problem.buffers().iter().all(|b| b.fixed_offset.is_none())
+    }
 }
 
 impl Default for TelamallocOptions {
@@ -122,6 +170,11 @@ impl Default for TelamallocOptions {
             dominance: true,
             per_heuristic: 1,
             widen: true,
+            canonical: true,
+            complete_candidates: true,
+            section_floors: true,
+            restarts: true,
+            tighten: true,
         }
     }
 }
@@ -146,6 +199,17 @@ pub(crate) fn search(
     options: &TelamallocOptions,
     stop: &dyn Fn() -> bool,
 ) -> (SearchEnd, SearchStats) {
+    search_ranked(problem, capacity, 0, options, stop)
+}
+
+/// [`search`] with heuristic number `rank_by` setting the canonical order.
+fn search_ranked(
+    problem: &Problem,
+    capacity: u64,
+    rank_by: usize,
+    options: &TelamallocOptions,
+    stop: &dyn Fn() -> bool,
+) -> (SearchEnd, SearchStats) {
     // Every lowest-offset placement stays under the naive height; clamping keeps the
     // arithmetic far from overflow.
     let capacity = capacity.min(problem.naive_height().0);
@@ -156,23 +220,34 @@ pub(crate) fn search(
     if !problem.buffers().iter().all(fits) {
         return (SearchEnd::Infeasible, SearchStats::default());
     }
-    let heuristics = if options.heuristics {
+    // With restarts, two contention orders are kept too: they rank the canonical order
+    // in some rounds, but propose no candidates.
+    let heuristics = if options.heuristics && options.restarts {
+        vec![
+            Heuristic::Lifetime,
+            Heuristic::Size,
+            Heuristic::Area,
+            Heuristic::ContentionLifetime,
+            Heuristic::ContentionArea,
+        ]
+    } else if options.heuristics {
         vec![Heuristic::Lifetime, Heuristic::Size, Heuristic::Area]
     } else {
         vec![Heuristic::Contention]
     };
-    let contention = if options.heuristics {
-        Vec::new()
-    } else {
+    let proposing = if options.heuristics { 3 } else { 1 };
+    let contention = if heuristics.len() > proposing || !options.heuristics {
         contention(problem)
+    } else {
+        Vec::new()
     };
     let (phase_of, count) = if options.phases {
         phases::phases(problem, capacity)
     } else {
         (vec![0; problem.len()], u32::from(!problem.is_empty()))
     };
-    let cands = Candidates::new(problem, heuristics, &contention, phase_of, count);
-    engine::search(problem, capacity, cands, options, stop)
+    let cands = Candidates::new(problem, heuristics, proposing, &contention, phase_of, count);
+    engine::search(problem, capacity, cands, rank_by, options, stop)
 }
 
 fn to_plan(problem: &Problem, offsets: Vec<u64>) -> Plan {
@@ -206,7 +281,7 @@ pub(crate) fn solve_capacity(
         return Outcome::Infeasible;
     }
     let stop = stopper(deadline, cancel);
-    let end = search_widening(problem, capacity.0, options, &stop);
+    let end = search_rounds(problem, capacity.0, options, &stop);
     match end {
         SearchEnd::Found(offsets) => {
             let plan = to_plan(problem, offsets);
@@ -235,28 +310,135 @@ pub(crate) fn solve_capacity(
     }
 }
 
-/// Searches; when `widen` is on and the root runs out of candidates while steps and
-/// time remain, searches again with twice the candidates per heuristic (and twice the
-/// cap), so a small tree that was fully explored makes way for a larger one. The step
-/// limit counts across all rounds.
-fn search_widening(
+/// Searches in rounds, within one step limit for all of them.
+/// - `restarts`: each round takes one order as the canonical order's rank (contention
+///   then lifetime, contention then area, longest lifetime: MiniMalloc §7's three
+///   static orders, with our contention for its section total), with a step budget that doubles after
+///   every full cycle (starting at `4n`, at least 1,000 steps), so an unlucky early
+///   decision costs a bounded number of steps.
+/// - `tighten`: the cycle also goes through tighter capacities, the max load and half
+///   way up from it, before `capacity`: a plan under a tighter capacity fits under
+///   `capacity` too, and tight capacities make propagation much stronger.
+/// - `widen`: when every round has run out of candidates, search again with twice the
+///   candidates per heuristic (and twice the cap).
+/// - When the configuration is complete ([`TelamallocOptions::is_complete`]), running
+///   out of candidates proves that no plan exists under that round's capacity.
+fn search_rounds(
     problem: &Problem,
     capacity: u64,
     options: &TelamallocOptions,
     stop: &dyn Fn() -> bool,
 ) -> SearchEnd {
     let mut round = options.clone();
+    let mut left = options.step_limit;
+    // The rotation: the two contention orders, then the longest lifetime (§5.1).
+    let rotation: &[usize] = if options.heuristics && options.restarts {
+        &[3, 4, 0]
+    } else {
+        &[0]
+    };
+    let mut caps = vec![capacity];
+    let load = max_load(problem).0;
+    if options.restarts && options.tighten && load < capacity {
+        caps = vec![capacity, load, load + (capacity - load) / 2];
+        caps.dedup();
+    }
+    // With restarts, every other round backtracks chronologically with complete
+    // decision points (no phases, backjumps, prepends or subtree limits), so the
+    // §5.4 rounds and the systematic ones share the budget.
+    let smart = options.phases || options.backjump || options.subtree_limit;
+    let modes: &[bool] = if options.restarts && smart {
+        &[true, false]
+    } else {
+        &[true]
+    };
+    // Per capacity: one §5.4 round (the rank only matters for canonical sequences, so
+    // it is not rotated there), then a systematic round per order.
+    let mut slots: Vec<(u64, usize, bool)> = Vec::new();
+    for &c in &caps {
+        if modes.contains(&true) && modes.len() > 1 {
+            slots.push((c, rotation[0], true));
+        }
+        for &r in rotation {
+            slots.push((c, r, modes.len() == 1));
+        }
+    }
+    let chronological = TelamallocOptions {
+        canonical: options.canonical,
+        phases: false,
+        backjump: false,
+        prepend_candidates: false,
+        subtree_limit: false,
+        complete_candidates: true,
+        ..options.clone()
+    };
+    let count = slots.len() as u64;
+    let base = (4 * problem.len() as u64).max(1_000);
+    let mut exhausted = vec![false; slots.len()];
+    let complete = options.is_complete(problem);
+    let mut k = 0u64;
     loop {
-        let (end, stats) = search(problem, capacity, &round, stop);
-        round.step_limit = round.step_limit.saturating_sub(stats.steps);
-        let wider = round.per_heuristic.max(1) * 2;
+        let slot = (k % count) as usize;
+        let (cap, rank_by, as_asked) = slots[slot];
+        let budget = if options.restarts {
+            base.saturating_mul(1 << (k / count).min(40))
+        } else {
+            u64::MAX
+        };
+        k += 1;
+        if exhausted[slot] {
+            continue;
+        }
+        round.step_limit = left.min(budget);
+        let (end, stats) = if as_asked && modes.len() > 1 {
+            // The §5.4 round is the paper's search: lowest valid positions in any order.
+            let paper = TelamallocOptions {
+                canonical: false,
+                ..round.clone()
+            };
+            search_ranked(problem, cap, rank_by, &paper, stop)
+        } else if as_asked {
+            search_ranked(problem, cap, rank_by, &round, stop)
+        } else {
+            let systematic = TelamallocOptions {
+                step_limit: round.step_limit,
+                ..chronological.clone()
+            };
+            search_ranked(problem, cap, rank_by, &systematic, stop)
+        };
+        left = left.saturating_sub(stats.steps);
+        let more = left > 0 && !stop();
         match end {
-            SearchEnd::Exhausted
-                if options.widen && round.step_limit > 0 && wider <= MAX_WIDTH && !stop() =>
+            SearchEnd::Exhausted | SearchEnd::Infeasible
+                if cap == capacity
+                    && (complete || (!as_asked && chronological.is_complete(problem))) =>
             {
-                round.per_heuristic = wider;
-                round.max_candidates = round.max_candidates.max(1) * 2;
+                return SearchEnd::Infeasible
             }
+            SearchEnd::Infeasible if cap == capacity => return SearchEnd::Infeasible,
+            SearchEnd::Exhausted | SearchEnd::Infeasible if more => {
+                // A proof for this capacity: drop every round under it.
+                let proof = complete
+                    || (!as_asked && chronological.is_complete(problem))
+                    || matches!(end, SearchEnd::Infeasible);
+                for (e, &(c, _, _)) in exhausted.iter_mut().zip(&slots) {
+                    if proof && c == cap {
+                        *e = true;
+                    }
+                }
+                exhausted[slot] = true;
+                if exhausted.iter().all(|&e| e) {
+                    let wider = round.per_heuristic.max(1) * 2;
+                    if !options.widen || wider > MAX_WIDTH {
+                        return SearchEnd::Exhausted;
+                    }
+                    round.per_heuristic = wider;
+                    round.max_candidates = round.max_candidates.max(1) * 2;
+                    exhausted.fill(false);
+                }
+            }
+            SearchEnd::Infeasible => return SearchEnd::Exhausted,
+            SearchEnd::Stopped if more && options.restarts => {}
             end => return end,
         }
     }
@@ -274,8 +456,8 @@ fn first_greedy(problem: &Problem) -> Option<Plan> {
 }
 
 /// The lowest plan of the greedy portfolio, run on this thread. The first planner always
-/// completes (so there is a plan); the others stop when `stop` says so (before, a 28k-buffer
-/// instance spent 30 s here whatever the time limit).
+/// completes; the others are skipped or abandoned once `stop` says so (before, a
+/// 28k-buffer instance spent 30 s here whatever the time limit).
 fn best_greedy(problem: &Problem, stop: &(dyn Fn() -> bool + Sync)) -> Option<(Size, Plan)> {
     let never = || false;
     greedy_portfolio()

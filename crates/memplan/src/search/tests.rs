@@ -62,6 +62,11 @@ fn all_technique_combinations_agree() {
             row_order: mask & 128 != 0,
             dominance: mask % 5 != 0,
             per_heuristic: 1 + (mask as usize % 3),
+            canonical: mask % 3 != 1,
+            complete_candidates: mask % 7 != 0,
+            section_floors: mask % 11 != 0,
+            restarts: (mask / 3) % 2 == 0,
+            tighten: mask % 13 != 0,
             ..TelamallocOptions::default()
         };
         for p in &problems {
@@ -75,11 +80,71 @@ fn all_technique_combinations_agree() {
                         check_with_capacity(p, &off, Some(Size(cap)))
                             .unwrap_or_else(|f| panic!("mask {mask}: {f}"));
                     }
+                    SearchEnd::Infeasible => assert!(
+                        !o.is_complete(p) || cap < naive,
+                        "mask {mask}: a proof at the naive height"
+                    ),
                     _ => assert!(
                         cap < naive,
                         "mask {mask}: nothing found at the naive height"
                     ),
                 }
+            }
+        }
+    }
+}
+
+/// The exact solver's verdict on `p` under `cap`.
+fn exact_feasible(p: &Problem, cap: u64) -> bool {
+    let options = crate::Options {
+        planner: crate::Planner::Exact,
+        ..crate::Options::default()
+    };
+    let p = p.clone().with_capacity(Some(Size(cap)));
+    let report = crate::plan(&p, &options).expect("plans");
+    match report.outcome {
+        Outcome::Optimal(_) | Outcome::Feasible { .. } => true,
+        Outcome::Infeasible => false,
+        Outcome::Unknown { .. } => panic!("the exact solver has no limit here"),
+    }
+}
+
+/// With canonical sequences, complete candidate lists and chronological backtracking
+/// the search is complete: it finds a plan exactly when the exact solver does, whatever
+/// the other (ordering) switches say.
+#[test]
+fn complete_configuration_agrees_with_the_exact_solver() {
+    let mut rng = Rng::new(23);
+    for round in 0..60 {
+        let p = random_problem(&mut rng, 4 + round % 7);
+        let load = max_load(&p).0;
+        let naive = p.naive_height().0;
+        for cap in [load, load + (naive - load) / 4, load + (naive - load) / 2] {
+            let truth = exact_feasible(&p, cap);
+            for mask in 0u32..32 {
+                let o = TelamallocOptions {
+                    step_limit: u64::MAX,
+                    backjump: false,
+                    subtree_limit: false,
+                    heuristics: mask & 1 != 0,
+                    phases: mask & 2 != 0,
+                    row_order: mask & 4 != 0,
+                    section_inference: mask & 8 != 0,
+                    section_floors: mask & 16 != 0,
+                    prepend_candidates: mask & 3 != 0,
+                    dominance: mask % 3 != 0,
+                    ..TelamallocOptions::default()
+                };
+                let (end, _) = search(&p, cap, &o, &never);
+                let found = match end {
+                    SearchEnd::Found(off) => {
+                        let off: Vec<Offset> = off.into_iter().map(Offset).collect();
+                        check_with_capacity(&p, &off, Some(Size(cap))).expect("valid");
+                        true
+                    }
+                    _ => false,
+                };
+                assert_eq!(found, truth, "round {round}, cap {cap}, mask {mask}");
             }
         }
     }

@@ -1,0 +1,165 @@
+//! Capacity mode of the default planner: the exact search and TelaMalloc race for a plan
+//! under the capacity (issue 5, deliverable 4).
+//!
+//! ```text
+//!   thread 1:  exact search ----------------------> plan / proof  --+
+//!   thread 2:  TelaMalloc   ------------> plan --+                  |
+//!                                                 first answer wins; the other is
+//!                                                 cancelled through its CancelToken
+//! ```
+//!
+//! A plan from either is a plan; `Infeasible` from either is a proof (the exact search is
+//! complete; TelaMalloc answers `Infeasible` only from the max load, the fixed buffers,
+//! or a complete configuration that ran out of candidates). Which racer answers first can
+//! depend on timing, so with two threads the plan may differ from run to run, as it may
+//! under a time limit. With one thread they run in turn: the exact search first with half
+//! of the remaining time, then TelaMalloc with the rest; that order depends on nothing
+//! but the input, the options and the time limit. Without a time limit (the exact search
+//! bounded by its node limit alone) there is no race: the exact search runs alone.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::exact;
+use crate::types::Problem;
+use crate::{CancelToken, Options, Outcome};
+
+/// Who answered the race, and how.
+pub(crate) enum RaceAnswer {
+    /// A plan under the capacity (offsets in problem order), from the exact search
+    /// (`true`) or TelaMalloc (`false`).
+    Plan(Vec<u64>, bool),
+    /// No plan exists (proved by either racer).
+    Infeasible,
+    /// Neither answered in time.
+    Unknown,
+}
+
+/// Runs the race under `capacity`. `threads` is the thread budget of the call; the
+/// exact search gets all but one of them when they race.
+pub(crate) fn race_capacity(
+    problem: &Problem,
+    model: &exact::Model,
+    capacity: u64,
+    lower_bound: u64,
+    options: &Options,
+    deadline: Option<Instant>,
+    threads: usize,
+) -> (RaceAnswer, exact::ExactStats) {
+    let race = CancelToken::new();
+    let user = options.cancel.clone();
+    let exact_run = |budget: &exact::Budget, threads: usize| {
+        exact::solve_capacity(
+            model,
+            problem,
+            capacity,
+            lower_bound,
+            &options.exact,
+            budget,
+            threads,
+        )
+    };
+    let tela_answer = |o: Outcome| match o {
+        Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => Some(RaceAnswer::Plan(
+            p.offsets().iter().map(|o| o.0).collect(),
+            false,
+        )),
+        Outcome::Infeasible => Some(RaceAnswer::Infeasible),
+        Outcome::Unknown { .. } => None,
+    };
+    let exact_answer = |v: exact::Verdict| match v {
+        exact::Verdict::Feasible(o) => Some(RaceAnswer::Plan(o, true)),
+        exact::Verdict::Infeasible => Some(RaceAnswer::Infeasible),
+        exact::Verdict::Unknown => None,
+    };
+
+    if deadline.is_none() {
+        // No time limit (only the exact search's node limit bounds the run): TelaMalloc,
+        // an anytime search, would run to its own step limit, so the exact search runs
+        // alone, as it did before the race.
+        let budget = exact::Budget {
+            deadline: None,
+            cancel: user.clone(),
+        };
+        let (verdict, stats) = exact_run(&budget, threads);
+        return (exact_answer(verdict).unwrap_or(RaceAnswer::Unknown), stats);
+    }
+    if threads <= 1 {
+        // In turn: the exact search with half of the remaining time, then TelaMalloc.
+        let half = deadline.map(|d| {
+            let now = Instant::now();
+            now + d.saturating_duration_since(now) / 2
+        });
+        let budget = exact::Budget {
+            deadline: half,
+            cancel: user.clone(),
+        };
+        let (verdict, stats) = exact_run(&budget, 1);
+        if let Some(a) = exact_answer(verdict) {
+            return (a, stats);
+        }
+        let outcome = super::solve_capacity(
+            problem,
+            crate::types::Size(capacity),
+            &options.telamalloc,
+            deadline,
+            user.as_ref(),
+        );
+        return (tela_answer(outcome).unwrap_or(RaceAnswer::Unknown), stats);
+    }
+
+    let first: Mutex<Option<RaceAnswer>> = Mutex::new(None);
+    let answer = |a: RaceAnswer| {
+        let mut slot = first.lock().expect("no panic while locked");
+        if slot.is_none() {
+            *slot = Some(a);
+        }
+        race.cancel();
+    };
+    let mut exact_stats = exact::ExactStats::default();
+    std::thread::scope(|s| {
+        // The user's cancel handle stops both racers through the race token.
+        if let Some(u) = &user {
+            let (u, race) = (u.clone(), race.clone());
+            s.spawn(move || {
+                while !race.is_cancelled() {
+                    if u.is_cancelled() {
+                        race.cancel();
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            });
+        }
+        let tela = s.spawn(|| {
+            let outcome = super::solve_capacity(
+                problem,
+                crate::types::Size(capacity),
+                &options.telamalloc,
+                deadline,
+                Some(&race),
+            );
+            if let Some(a) = tela_answer(outcome) {
+                answer(a);
+            }
+        });
+        let budget = exact::Budget {
+            deadline,
+            cancel: Some(race.clone()),
+        };
+        let (verdict, stats) = exact_run(&budget, threads - 1);
+        exact_stats = stats;
+        // Stopped without an answer (deadline, node limit, the user, or TelaMalloc
+        // answered first): TelaMalloc goes on until it answers or stops too.
+        if let Some(a) = exact_answer(verdict) {
+            answer(a);
+        }
+        tela.join().expect("TelaMalloc does not panic");
+        // Ends the watcher.
+        race.cancel();
+    });
+    let a = first
+        .into_inner()
+        .expect("joined")
+        .unwrap_or(RaceAnswer::Unknown);
+    (a, exact_stats)
+}
