@@ -294,7 +294,7 @@ pub(crate) fn solve_capacity(
         SearchEnd::Infeasible => Outcome::Infeasible,
         // The greedy plan may fit when the search did not (found by fuzzing: huge
         // alignments); `Unknown` promises that no plan under the capacity was found.
-        SearchEnd::Exhausted | SearchEnd::Stopped => match first_greedy(problem) {
+        SearchEnd::Exhausted | SearchEnd::Stopped => match first_greedy(problem, &stop) {
             Some(plan) if plan.height() <= capacity => {
                 if plan.height() <= lower_bound {
                     Outcome::Optimal(plan)
@@ -448,25 +448,23 @@ fn search_rounds(
 const MAX_WIDTH: usize = 64;
 
 /// The plan of the portfolio's first greedy planner (size order, best fit): O(n log n)
-/// plus the overlapping pairs, so cheap enough to give `Unknown` a `best_so_far`.
-fn first_greedy(problem: &Problem) -> Option<Plan> {
+/// plus the overlapping pairs, so cheap enough to give `Unknown` a `best_so_far`. When
+/// `stop` cuts it short, the naive plan (O(n)) stands in, so that the limit holds.
+fn first_greedy(problem: &Problem, stop: &(dyn Fn() -> bool + Sync)) -> Option<Plan> {
     let (order, fit) = greedy_portfolio()[0];
-    greedy::run(problem, order, fit, 1, &|| false)
-        .map(|offsets| Plan::new(problem, offsets).expect("greedy plans do not overflow"))
+    let offsets =
+        greedy::run(problem, order, fit, 1, stop).unwrap_or_else(|| greedy::naive(problem));
+    Some(Plan::new(problem, offsets).expect("greedy plans do not overflow"))
 }
 
-/// The lowest plan of the greedy portfolio, run on this thread. The first planner always
-/// completes; the others are skipped or abandoned once `stop` says so (before, a
-/// 28k-buffer instance spent 30 s here whatever the time limit).
+/// The lowest plan of the greedy portfolio, run on this thread; planners are skipped or
+/// abandoned once `stop` says so (before, a 28k-buffer instance spent 30 s here whatever
+/// the time limit). When not even the first finished, the naive plan.
 fn best_greedy(problem: &Problem, stop: &(dyn Fn() -> bool + Sync)) -> Option<(Size, Plan)> {
-    let never = || false;
     greedy_portfolio()
         .into_iter()
-        .enumerate()
-        .filter_map(|(k, (o, f))| {
-            if k == 0 {
-                greedy::run(problem, o, f, 1, &never)
-            } else if stop() {
+        .filter_map(|(o, f)| {
+            if stop() {
                 None
             } else {
                 greedy::run(problem, o, f, 1, stop)
@@ -477,6 +475,10 @@ fn best_greedy(problem: &Problem, stop: &(dyn Fn() -> bool + Sync)) -> Option<(S
             (plan.height(), plan)
         })
         .min_by_key(|(h, _)| *h)
+        .or_else(|| {
+            let plan = Plan::new(problem, greedy::naive(problem)).expect("naive fits in u64");
+            Some((plan.height(), plan))
+        })
 }
 
 /// Minimise mode: start from the best greedy plan, then search under lower capacities:
