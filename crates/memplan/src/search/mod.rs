@@ -281,6 +281,9 @@ pub(crate) fn solve_capacity(
         return Outcome::Infeasible;
     }
     let stop = stopper(deadline, cancel);
+    // The fallback plan for `Unknown`, made first: made after a search the clock
+    // stopped, it could only be the naive plan.
+    let fallback = first_greedy(problem, &stop);
     let end = search_rounds(problem, capacity.0, options, &stop);
     match end {
         SearchEnd::Found(offsets) => {
@@ -294,7 +297,7 @@ pub(crate) fn solve_capacity(
         SearchEnd::Infeasible => Outcome::Infeasible,
         // The greedy plan may fit when the search did not (found by fuzzing: huge
         // alignments); `Unknown` promises that no plan under the capacity was found.
-        SearchEnd::Exhausted | SearchEnd::Stopped => match first_greedy(problem, &stop) {
+        SearchEnd::Exhausted | SearchEnd::Stopped => match fallback {
             Some(plan) if plan.height() <= capacity => {
                 if plan.height() <= lower_bound {
                     Outcome::Optimal(plan)
