@@ -105,8 +105,15 @@ pub(crate) fn lower_peak(
     let mut taken: Vec<(u64, u64)> = Vec::new();
     let mut narrow: Vec<u64> = Vec::new();
     let mut wide: Vec<u128> = Vec::new();
-    // While every address fits in 32 bits, a span packs into one u64 (faster to sort).
-    let narrow_ok = stats.height_before <= u32::MAX as u64;
+    // While every address fits in 32 bits, a span packs into one u64 (faster to sort). A
+    // move may place a buffer above the height (and is then undone), but never higher
+    // than the height plus its size and alignment.
+    let headroom = bufs
+        .iter()
+        .map(|b| b.size.0.saturating_add(b.alignment.0))
+        .max()
+        .unwrap_or(0);
+    let narrow_ok = stats.height_before.saturating_add(headroom) <= u32::MAX as u64;
     let mut candidates: Vec<(u64, u32)> = Vec::new();
     let mut promoted: HashSet<(u32, u64)> = HashSet::new();
     let promote_degree = (4 * MAX_LIFTED).max(bufs.len() / 4);
