@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Runs every cargo-fuzz target for SECONDS (default 1800), all in parallel, under
-# `nice -n 19`, on stable (`--sanitizer none`), and prints each target's executions,
-# executions per second and CPU time. Needs `cargo install cargo-fuzz` and a C++ compiler.
+# Runs cargo-fuzz targets on stable (`--sanitizer none`) under `nice -n 19`, JOBS at a time
+# (default: the number of cores), each until it has used SECONDS of CPU time (user + sys,
+# default 1800), and prints each target's executions, executions per CPU second, wall and CPU
+# time. A CPU budget, not a wall-clock one, so that a target sharing the machine still gets
+# its full share; a wall-clock backstop of 4 x SECONDS stops a starved run.
+# Needs `cargo install cargo-fuzz` and a C++ compiler.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET...]
+#   [JOBS=2] scripts/fuzz.sh [SECONDS] [TARGET...]
 #
 # Corpora go to fuzz/corpus/TARGET (seeded from tests/bad_inputs and generated files),
 # crashes to fuzz/artifacts/TARGET, logs to fuzz/logs/TARGET.log (all git-ignored).
@@ -15,6 +18,7 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     mapfile -t targets < <(cargo fuzz list)
 fi
+jobs="${JOBS:-$(nproc)}"
 nice -n 19 cargo fuzz build --sanitizer none
 
 mkdir -p fuzz/logs fuzz/corpus/parse_csv fuzz/corpus/parse_json
@@ -28,22 +32,52 @@ if [ -x target/debug/memplan ]; then
     target/debug/memplan gen --tiled --blocks 1 -o fuzz/corpus/parse_json/tiled1.json || true
 fi
 
-for t in "${targets[@]}"; do
+tick=$(getconf CLK_TCK)
+# Runs one target until it has used `secs` of CPU, then interrupts it (libFuzzer prints its
+# final stats on SIGINT). Appends "CPU <seconds> WALL <seconds> START <utc> END <utc>".
+run_one() {
+    local t="$1" log="fuzz/logs/$1.log" start pid cpu=0 t0
     mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t"
-    (
-        /usr/bin/time -f "TIME wall %e s user %U s sys %S s maxrss %M KB" \
-            nice -n 19 "$bin/$t" "fuzz/corpus/$t" \
-            -artifact_prefix="fuzz/artifacts/$t/" -max_total_time="$secs" \
-            -timeout=120 -print_final_stats=1 >"fuzz/logs/$t.log" 2>&1 || true
-    ) &
+    start=$(date -u +%FT%TZ)
+    t0=$(date +%s)
+    nice -n 19 "$bin/$t" "fuzz/corpus/$t" \
+        -artifact_prefix="fuzz/artifacts/$t/" -max_total_time="$((4 * secs))" \
+        -timeout=120 -print_final_stats=1 >"$log" 2>&1 &
+    pid=$!
+    while kill -0 "$pid" 2>/dev/null; do
+        sleep 5
+        # fields 14 and 15 of /proc/PID/stat: utime and stime in clock ticks
+        if [ -r "/proc/$pid/stat" ]; then
+            cpu=$(awk -v tick="$tick" '{printf "%d", ($14 + $15) / tick}' "/proc/$pid/stat" 2>/dev/null || echo "$cpu")
+        fi
+        if [ "$cpu" -ge "$secs" ]; then
+            kill -INT "$pid" 2>/dev/null || true
+            break
+        fi
+    done
+    wait "$pid" || true
+    echo "CPU $cpu WALL $(($(date +%s) - t0)) START $start END $(date -u +%FT%TZ)" >>"$log"
+}
+
+running=0
+for t in "${targets[@]}"; do
+    run_one "$t" &
+    running=$((running + 1))
+    if [ "$running" -ge "$jobs" ]; then
+        wait -n || true
+        running=$((running - 1))
+    fi
 done
 wait
-printf '%-16s %14s %10s %10s %s\n' target executions exec/s cpu_s result
+
+printf '%-16s %14s %12s %8s %8s %8s %s\n' target executions exec/cpu_s cpu_s wall_s edges result
 for t in "${targets[@]}"; do
     log="fuzz/logs/$t.log"
     execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{print $2}' | tail -1)
-    rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | awk '{print $2}' | tail -1)
-    cpu=$(grep '^TIME' "$log" | awk '{printf "%.0f", $6 + $9}')
-    crash=$(ls "fuzz/artifacts/$t" | grep -v '^slow-unit' | head -1)
-    printf '%-16s %14s %10s %10s %s\n' "$t" "${execs:-?}" "${rate:-?}" "${cpu:-?}" "${crash:-no crash}"
+    cpu=$(grep '^CPU ' "$log" | awk '{print $2}' | tail -1)
+    wall=$(grep '^CPU ' "$log" | awk '{print $4}' | tail -1)
+    edges=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+    rate=$(awk -v e="${execs:-0}" -v c="${cpu:-0}" 'BEGIN { if (c > 0) printf "%.0f", e / c; else print "?" }')
+    crash=$(ls "fuzz/artifacts/$t" | grep -v "^slow-unit" | head -1 || true)
+    printf '%-16s %14s %12s %8s %8s %8s %s\n' "$t" "${execs:-?}" "$rate" "${cpu:-?}" "${wall:-?}" "${edges:-?}" "${crash:-no crash}"
 done

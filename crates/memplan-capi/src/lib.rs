@@ -350,7 +350,8 @@ pub unsafe extern "C" fn memplan_plan(
         };
         let problem = p.validated()?;
         let time_limit = (o.time_limit_seconds > 0.0 && o.time_limit_seconds.is_finite())
-            .then(|| Duration::from_secs_f64(o.time_limit_seconds));
+            .then(|| Duration::try_from_secs_f64(o.time_limit_seconds).ok())
+            .flatten();
         let options = Options {
             planner,
             threads: o.threads as usize,

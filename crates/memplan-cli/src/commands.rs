@@ -214,7 +214,8 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
                 format!("--time-limit must be a non-negative number of seconds, got {s}"),
             ))
         }
-        s => Some(Duration::from_secs_f64(s)),
+        // Too long for a `Duration` (over 584 billion years): no limit.
+        s => Duration::try_from_secs_f64(s).ok(),
     };
     let cancel = interrupt_token();
     let options = Options {

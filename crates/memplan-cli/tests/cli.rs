@@ -206,6 +206,17 @@ fn capacity_exit_codes() {
 }
 
 #[test]
+fn time_limits_too_long_for_a_duration_are_no_limit() {
+    let input = b"id,lower,upper,size\na,0,2,4\nb,1,3,4\n";
+    for limit in ["1e300", "1.8e308", "inf"] {
+        let out = memplan(&["plan", "-", "--time-limit", limit], Some(input));
+        assert_eq!(out.status.code(), Some(0), "{limit}: {}", stderr(&out));
+    }
+    let out = memplan(&["plan", "-", "--time-limit", "NaN"], Some(input));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+#[test]
 fn unknown_planner_is_a_usage_error() {
     let out = memplan(
         &["plan", "-", "--planner", "magic"],

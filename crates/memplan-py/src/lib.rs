@@ -366,7 +366,8 @@ fn plan(
                 "time_limit must be a non-negative number of seconds, got {s}"
             )))
         }
-        s => s.map(Duration::from_secs_f64),
+        // Too long for a `Duration`: no limit.
+        s => s.and_then(|s| Duration::try_from_secs_f64(s).ok()),
     };
     let owned;
     let target = match capacity {

@@ -107,6 +107,8 @@ def test_errors_carry_the_library_message():
         memplan.check(problem, [0, 0])
     with pytest.raises(ValueError, match="time_limit"):
         memplan.plan(memplan.Problem([("x", 0, 3, 1)]), time_limit=-1)
+    # Longer than a Duration holds: no limit, no overflow.
+    assert memplan.plan(memplan.Problem([("x", 0, 3, 1)]), time_limit=1e300).height == 1
 
 
 def test_share_assigns_whole_objects():

@@ -44,3 +44,40 @@ fn a_spent_budget_returns_at_once() {
         "instances where the other planners would have helped"
     );
 }
+
+/// A limit too long to be a point in time (`Duration::MAX`) overflows nothing and acts as
+/// a limit that is never reached. (`Auto` runs the exact search only under some limit,
+/// so the comparison is with a year, not with no limit.)
+#[test]
+fn an_endless_limit_is_no_limit() {
+    let knobs = FuzzKnobs {
+        max_buffers: 30,
+        ..FuzzKnobs::default()
+    };
+    let mut src = ByteSource::new(7);
+    for _ in 0..20 {
+        let bytes = src.bytes(1024);
+        let p = arbitrary_problem(&mut Unstructured::new(&bytes), &knobs).unwrap();
+        for planner in [
+            Planner::Auto,
+            Planner::Boxing,
+            Planner::Telamalloc,
+            Planner::Exact,
+        ] {
+            let run = |time_limit| {
+                let o = Options {
+                    planner,
+                    threads: 1,
+                    time_limit,
+                    ..Options::default()
+                };
+                plan(&p, &o).unwrap().outcome
+            };
+            assert_eq!(
+                run(Some(std::time::Duration::MAX)),
+                run(Some(std::time::Duration::from_secs(365 * 86_400))),
+                "{planner} under an endless limit"
+            );
+        }
+    }
+}

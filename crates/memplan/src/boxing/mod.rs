@@ -303,7 +303,12 @@ fn run_iterations(
     // Boxing's arithmetic needs headroom (the dummy job is about 2217 times the smallest
     // size and boxes stack sizes): above MAX_HEIGHT it keeps the incumbent.
     let too_large = problem.naive_height().0 > MAX_HEIGHT;
-    if free.is_empty() || incumbent_height <= target || options.iterations == 0 || too_large {
+    if free.is_empty()
+        || incumbent_height <= target
+        || options.iterations == 0
+        || too_large
+        || budget.exhausted()
+    {
         let offsets = incumbent.unwrap_or_else(|| greedy::naive(problem));
         return (offsets, stats);
     }
