@@ -24,7 +24,7 @@ use crate::generate::Rng;
 
 /// Theorem 16: boxes `roots` (ids in `arena`) until a single size class of boxes is
 /// left. Returns the top-level jobs, which all have the same size (they are boxes unless
-/// there was nothing to box).
+/// there was nothing to box), or `None` when `stop` said so between two rounds.
 pub(super) fn box_all(
     arena: &mut Arena,
     roots: Vec<u32>,
@@ -32,13 +32,17 @@ pub(super) fn box_all(
     rng: &mut Rng,
     threads: usize,
     gap_points: bool,
-) -> Vec<u32> {
+    stop: &dyn Fn() -> bool,
+) -> Option<Vec<u32>> {
     if roots.is_empty() {
-        return roots;
+        return Some(roots);
     }
     let h_max = roots.iter().map(|&j| arena.job(j).size).max().unwrap_or(1);
     let mut x = roots;
     for _round in 0..MAX_ROUNDS {
+        if stop() {
+            return None;
+        }
         let h_min = x.iter().map(|&j| arena.job(j).size).min().unwrap_or(h_max);
         let Some((m, h)) = small_job_round(epsilon, h_min, h_max) else {
             break;
@@ -55,10 +59,21 @@ pub(super) fn box_all(
         x.extend(boxes);
     }
     // The last application, with μ* in place of ε (§3.2) and H = h_max / μ*.
+    if stop() {
+        return None;
+    }
     let h_min = x.iter().map(|&j| arena.job(j).size).min().unwrap_or(h_max);
     let mu_star = mu(epsilon, h_max as f64 / h_min as f64).min(PHI);
     let h = (h_max as f64 / mu_star).ceil() as u64;
-    box_by_size_class(arena, &x, h.max(h_max), mu_star, rng, threads, gap_points)
+    Some(box_by_size_class(
+        arena,
+        &x,
+        h.max(h_max),
+        mu_star,
+        rng,
+        threads,
+        gap_points,
+    ))
 }
 
 /// Rounds `size` up to `⌊(1 + ε)^i⌋` with `(1 + ε)^(i−1) < size <= (1 + ε)^i`

@@ -467,10 +467,10 @@ fn iterate(
     let mut rng = Rng::new(seed);
     let mut arena = base.clone();
     let roots: Vec<u32> = (0..arena.jobs.len() as u32).collect();
-    let top = boxer::box_all(&mut arena, roots, eps, &mut rng, threads, gap_points);
-    if stop() {
+    let top = boxer::box_all(&mut arena, roots, eps, &mut rng, threads, gap_points, &stop);
+    let Some(top) = top.filter(|_| !stop()) else {
         return Err(Stopped::Stopped);
-    }
+    };
     let bufs = problem.buffers();
     let mut sparse = vec![0u64; bufs.len()];
     unbox::unbox_all(&arena, &top, &mut sparse);
