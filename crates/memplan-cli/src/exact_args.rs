@@ -32,6 +32,9 @@ pub struct ExactArgs {
     /// Ablation: no static preordering (input order, one run).
     #[arg(long)]
     pub no_static_preordering: bool,
+    /// Ablation: with --capacity, search only under it, not also under the max load.
+    #[arg(long)]
+    pub no_tighten: bool,
     /// The static preorders to alternate, comma-separated, from length-area-total,
     /// total-area-length, total-length-area, size-length-area.
     #[arg(long, value_delimiter = ',')]
@@ -52,6 +55,7 @@ impl ExactArgs {
             dominance: !self.no_dominance,
             decomposition: !self.no_decomposition,
             static_preordering: !self.no_static_preordering,
+            tighten: !self.no_tighten,
             node_limit: self.node_limit,
             ..ExactOptions::default()
         };

@@ -82,6 +82,7 @@ fn every_ablation_flag_is_accepted() {
             "--no-dominance",
             "--no-decomposition",
             "--no-static-preordering",
+            "--no-tighten",
             "--preorders",
             "total-area-length,size-length-area",
         ],

@@ -93,6 +93,8 @@ pub(crate) fn minimise(
         first = false;
         let probe = ExactOptions {
             node_limit: Some(limit),
+            // The bisection chooses its own capacities, the lower bound first.
+            tighten: false,
             ..opt.clone()
         };
         let (verdict, stats) = solve_capacity(

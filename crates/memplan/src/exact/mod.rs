@@ -16,6 +16,10 @@
 //! whatever the thread count (see [`run_preorders`]). Node counts in [`ExactStats`]
 //! include the losing runs, so they can vary from run to run with more than one thread.
 //!
+//! In capacity mode, [`ExactOptions::tighten`] adds, for each preorder, a run under the
+//! max load when that is below the capacity: a plan it finds fits too, and its proofs of
+//! infeasibility are ignored (they say nothing about the capacity asked for).
+//!
 //! Files: `model.rs` (sections, overlaps, fixed obstacles), `search.rs` (the search and
 //! why its restrictions keep it complete), `minimise.rs` (the anytime bisection).
 
@@ -93,6 +97,12 @@ pub struct ExactOptions {
     pub static_preordering: bool,
     /// The preorders to alternate when `static_preordering` is on.
     pub preorders: Vec<Preorder>,
+    /// Capacity mode: beside each preorder's search under the capacity, run one under the
+    /// lower bound (the max load) when that is lower. Its plan also fits; its proof of
+    /// infeasibility says nothing and is ignored. Section inference prunes hardest when
+    /// sections are full, so on the challenging suite a plan under 105% of the max load
+    /// is found sooner by looking for one at 100%.
+    pub tighten: bool,
     /// Stop a capacity search after this many nodes per preorder (Unknown).
     pub node_limit: Option<u64>,
 }
@@ -112,6 +122,7 @@ impl Default for ExactOptions {
                 Preorder::TotalAreaLength,
                 Preorder::TotalLengthArea,
             ],
+            tighten: true,
             node_limit: None,
         }
     }
@@ -191,35 +202,44 @@ pub(crate) fn solve_capacity(
     } else {
         vec![None]
     };
+    let tight = lower_bound.max(model.fixed_top);
+    let mut runs: Vec<Run> = preorders
+        .iter()
+        .map(|&preorder| Run { preorder, capacity })
+        .collect();
+    if opt.tighten && tight > 0 && tight < capacity {
+        runs.extend(preorders.iter().map(|&preorder| Run {
+            preorder,
+            capacity: tight,
+        }));
+    }
     let max_nodes = opt.node_limit.unwrap_or(u64::MAX);
-    if preorders.len() > 1 && threads > 1 {
-        // Several cores: race the preorders once, with no restarts.
-        let (verdict, race) = run_preorders(
-            model, problem, capacity, opt, &preorders, max_nodes, budget, None,
+    if runs.len() > 1 && threads > 1 {
+        // Several cores: race the runs once, with no restarts.
+        let (verdict, race, _) = run_preorders(
+            model, problem, capacity, opt, &runs, max_nodes, budget, None,
         );
         stats.nodes += race.nodes;
         stats.backtracks += race.backtracks;
         return (verdict.unwrap_or(Verdict::Unknown), stats);
     }
-    // One thread: rounds with a doubling node limit (one preorder: a single run).
-    let mut limit = if preorders.len() == 1 {
+    // One thread: rounds with a doubling node limit (one run: a single round).
+    let mut limit = if runs.len() == 1 {
         max_nodes
     } else {
         (2 * model.len() as u64).max(64).min(max_nodes)
     };
     loop {
-        let (verdict, round) = run_preorders(
-            model,
-            problem,
-            capacity,
-            opt,
-            &preorders,
-            limit,
-            budget,
-            Some(1),
-        );
+        let (verdict, round, failed_tight) =
+            run_preorders(model, problem, capacity, opt, &runs, limit, budget, Some(1));
         stats.nodes += round.nodes;
         stats.backtracks += round.backtracks;
+        // A tightened run that proved its capacity infeasible cannot win later rounds.
+        let mut k = 0;
+        runs.retain(|_| {
+            k += 1;
+            !failed_tight[k - 1]
+        });
         match verdict {
             Some(v) => return (v, stats),
             None if limit >= max_nodes || budget.exhausted() => return (Verdict::Unknown, stats),
@@ -228,10 +248,19 @@ pub(crate) fn solve_capacity(
     }
 }
 
-/// Runs every preorder with node limit `limit` and keeps the run that finishes (a plan
-/// or a proof) with the fewest nodes, ties to the earlier preorder. `workers: None` gives
-/// each preorder its own thread (a race; the OS shares the cores between them);
-/// `Some(w)` runs them on `w` workers in turn.
+/// One search of [`solve_capacity`]: a preorder under a capacity (the asked one, or the
+/// tightened one of [`ExactOptions::tighten`]).
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    preorder: Option<Preorder>,
+    capacity: u64,
+}
+
+/// Runs every run with node limit `limit` and keeps the one that finishes (a plan, or a
+/// proof under the asked `capacity`) with the fewest nodes, ties to the earlier run. A
+/// tightened run's proof is no answer: it neither wins nor stops the others, and is
+/// flagged in the third value. `workers: None` gives each run its own thread (a race; the
+/// OS shares the cores between them); `Some(w)` runs them on `w` workers in turn.
 ///
 /// Searches are deterministic, so that winner does not depend on timing or on the
 /// workers: a run stops as soon as it has visited more nodes than some finished run (it
@@ -244,14 +273,18 @@ fn run_preorders(
     problem: &crate::Problem,
     capacity: u64,
     opt: &ExactOptions,
-    preorders: &[Option<Preorder>],
+    runs: &[Run],
     limit: u64,
     budget: &Budget,
     workers: Option<usize>,
-) -> (Option<Verdict>, ExactStats) {
+) -> (Option<Verdict>, ExactStats, Vec<bool>) {
     let fewest = AtomicU64::new(limit);
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<(RunResult, u64)>>> = Mutex::new(vec![None; preorders.len()]);
+    let results: Mutex<Vec<Option<(RunResult, u64)>>> = Mutex::new(vec![None; runs.len()]);
+    // A proof under a tightened capacity is no answer.
+    let answers = |k: usize, status: Status| {
+        status == Status::Found || (status == Status::NotFound && runs[k].capacity >= capacity)
+    };
     let stats = Mutex::new(ExactStats::default());
     let run = |k: usize| {
         if budget.exhausted() {
@@ -263,9 +296,9 @@ fn run_preorders(
             cancel: budget.cancel.as_ref(),
             race: Some(&fewest),
         };
-        let mut search = Search::new(model, opt, preorders[k], capacity, limits);
+        let mut search = Search::new(model, opt, runs[k].preorder, runs[k].capacity, limits);
         let status = search.run();
-        if status != Status::Stopped {
+        if answers(k, status) {
             fewest.fetch_min(search.nodes, Ordering::Relaxed);
         }
         {
@@ -278,7 +311,7 @@ fn run_preorders(
     };
     let worker = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
-        if k >= preorders.len() {
+        if k >= runs.len() {
             break;
         }
         run(k);
@@ -286,7 +319,7 @@ fn run_preorders(
     match workers {
         Some(1) if model.len() <= INLINE_MAX_BUFFERS => worker(),
         _ => {
-            let threads = workers.unwrap_or(preorders.len()).clamp(1, preorders.len());
+            let threads = workers.unwrap_or(runs.len()).clamp(1, runs.len());
             std::thread::scope(|s| {
                 for _ in 0..threads {
                     std::thread::Builder::new()
@@ -298,20 +331,27 @@ fn run_preorders(
         }
     }
     let stats = stats.into_inner().expect("joined");
+    let results = results.into_inner().expect("joined");
+    let failed_tight = results
+        .iter()
+        .enumerate()
+        .map(|(k, r)| {
+            r.as_ref()
+                .is_some_and(|((status, _), _)| *status == Status::NotFound && !answers(k, *status))
+        })
+        .collect();
     let winner = results
-        .into_inner()
-        .expect("joined")
         .into_iter()
         .enumerate()
         .filter_map(|(k, r)| r.map(|r| (k, r)))
-        .filter(|(_, ((status, _), _))| *status != Status::Stopped)
+        .filter(|(k, ((status, _), _))| answers(*k, *status))
         .min_by_key(|(k, (_, nodes))| (*nodes, *k))
         .map(|(_, (r, _))| r);
     let verdict = winner.map(|(status, sol)| match status {
         Status::Found => Verdict::Feasible(to_offsets(model, problem, &sol)),
         _ => Verdict::Infeasible,
     });
-    (verdict, stats)
+    (verdict, stats, failed_tight)
 }
 
 /// How one preorder's run ended, and the free buffers' offsets.

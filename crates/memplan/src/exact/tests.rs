@@ -90,7 +90,7 @@ fn brute_force_fits(p: &Problem, cap: u64) -> bool {
 }
 
 fn all_switches() -> Vec<ExactOptions> {
-    (0..128u32)
+    (0..256u32)
         .map(|m| ExactOptions {
             canonical: m & 1 != 0,
             section_inference: m & 2 != 0,
@@ -99,6 +99,7 @@ fn all_switches() -> Vec<ExactOptions> {
             dominance: m & 16 != 0,
             decomposition: m & 32 != 0,
             static_preordering: m & 64 != 0,
+            tighten: m & 128 != 0,
             ..ExactOptions::default()
         })
         .collect()
@@ -140,8 +141,10 @@ fn agree_with_brute_force(seed: u64, instances: usize, mix: Mix, need_beyond: bo
                 }
             }
             for opt in &combos {
-                // No lower bound given: the search itself must prove infeasibility.
-                let (v, _) = solve_capacity(&m, &p, cap, 0, opt, &Budget::default(), 1);
+                // No lower bound given: the search itself must prove infeasibility. With
+                // `tighten`, the max load is given, so that searches under it run too.
+                let bound = if opt.tighten { lb } else { 0 };
+                let (v, _) = solve_capacity(&m, &p, cap, bound, opt, &Budget::default(), 1);
                 match v {
                     Verdict::Feasible(offs) => {
                         assert!(expected, "{opt:?} found a plan under {cap} for {p:?}");
@@ -332,4 +335,48 @@ fn plan_does_not_depend_on_the_thread_count() {
         let two = solve_capacity(&m, &p, lb + 1, lb, &opt, &Budget::default(), 2).0;
         assert_eq!(one, two);
     }
+}
+
+/// `tighten`: when no plan fits under the max load, the search under it proves so, and
+/// that proof must not be taken for an answer under the asked capacity; when one does, it
+/// is found and fits. Both thread counts, on instances that fragment.
+#[test]
+fn tightened_searches_never_answer_for_the_asked_capacity() {
+    let mut rng = Rng::new(11);
+    let mix = Mix {
+        align: true,
+        fixed: true,
+        gaps: true,
+    };
+    let opt = ExactOptions::default();
+    assert!(opt.tighten, "on by default");
+    let (mut fragmented, mut tight) = (0, 0);
+    for i in 0..300 {
+        let p = random_problem(&mut rng, 3 + i % 6, mix);
+        let m = model(&p);
+        let lb = max_load(&p).0;
+        let best = (lb..)
+            .find(|&c| brute_force_fits(&p, c))
+            .expect("some height fits");
+        if best > lb {
+            fragmented += 1;
+        }
+        for cap in [best, best + 2] {
+            if lb.max(m.fixed_top) < cap {
+                tight += 1;
+            }
+            for threads in [1, 2] {
+                let (v, _) = solve_capacity(&m, &p, cap, lb, &opt, &Budget::default(), threads);
+                let Verdict::Feasible(offs) = v else {
+                    panic!("no plan under {cap} (best {best}, max load {lb}) for {p:?}: {v:?}")
+                };
+                assert_valid(&p, &offs, cap);
+            }
+        }
+    }
+    assert!(
+        fragmented > 10,
+        "{fragmented} instances whose max load is infeasible"
+    );
+    assert!(tight > 100, "{tight} searches with a tightened run");
 }

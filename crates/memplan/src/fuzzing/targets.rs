@@ -195,6 +195,7 @@ pub fn plan_exact(data: &[u8]) {
     options.exact.canonical = u.arbitrary().unwrap_or(true);
     options.exact.dominance = u.arbitrary().unwrap_or(true);
     options.exact.decomposition = u.arbitrary().unwrap_or(true);
+    options.exact.tighten = u.arbitrary().unwrap_or(true);
     let report = run(&p, &options);
     assert_infeasible_is_sound(&p, &report);
     if let (None, Some(plan)) = (p.capacity(), report.outcome.plan()) {
