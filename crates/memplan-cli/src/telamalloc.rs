@@ -71,6 +71,9 @@ pub struct TelamallocArgs {
     /// Restart rounds stay at the capacity asked for (no tighter capacities).
     #[arg(long)]
     pub tm_no_tighten: bool,
+    /// Search even when the first greedy plan (size order, best fit) fits the capacity.
+    #[arg(long)]
+    pub tm_no_greedy_first: bool,
 }
 
 impl TelamallocArgs {
@@ -96,6 +99,7 @@ impl TelamallocArgs {
             section_floors: !self.tm_no_section_floors,
             restarts: !self.tm_no_restarts,
             tighten: !self.tm_no_tighten,
+            greedy_first: !self.tm_no_greedy_first,
         }
     }
 }

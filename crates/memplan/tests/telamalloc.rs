@@ -5,6 +5,7 @@ use memplan::{
     check, max_load, plan, Buffer, Options, Outcome, Planner, Problem, Size, TelamallocOptions,
 };
 use proptest::prelude::*;
+use proptest::strategy::ValueTree;
 
 /// Buffers with alignments; a few fixed ones, each alone in its time window (so fixed
 /// buffers never collide) and at an aligned offset.
@@ -40,10 +41,15 @@ fn problem_strategy() -> impl Strategy<Value = Problem> {
     })
 }
 
+/// The search itself: `greedy_first` is off, so that a greedy plan that fits does not
+/// answer in its place.
 fn telamalloc(options: TelamallocOptions) -> Options {
     Options {
         planner: Planner::Telamalloc,
-        telamalloc: options,
+        telamalloc: TelamallocOptions {
+            greedy_first: false,
+            ..options
+        },
         ..Options::default()
     }
 }
@@ -230,4 +236,38 @@ fn capacity_race_returns_checked_plans_and_trusts_proofs() {
         }
     }
     assert!(proofs > 0 && plans > 0, "{proofs} proofs, {plans} plans");
+}
+
+/// `greedy_first`: a capacity the first greedy plan fits is answered with that plan;
+/// off, the search answers, with a plan that fits too.
+#[test]
+fn a_greedy_plan_that_fits_answers_first() {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    for _ in 0..60 {
+        let p = problem_strategy()
+            .new_tree(&mut runner)
+            .expect("a problem")
+            .current();
+        let greedy = plan(
+            &p,
+            &Options {
+                planner: "size-best-fit".parse().unwrap(),
+                ..Options::default()
+            },
+        )
+        .unwrap();
+        let greedy = greedy.outcome.plan().expect("greedy always plans").clone();
+        let p = p.with_capacity(Some(greedy.height()));
+        let first = plan(
+            &p,
+            &Options {
+                planner: Planner::Telamalloc,
+                ..Options::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(first.outcome.plan(), Some(&greedy), "greedy plan first");
+        let searched = plan(&p, &telamalloc(TelamallocOptions::default())).unwrap();
+        assert_honours(&p, &searched.outcome);
+    }
 }

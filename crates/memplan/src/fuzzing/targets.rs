@@ -242,6 +242,7 @@ pub fn plan_telamalloc(data: &[u8]) {
     t.phases = u.arbitrary().unwrap_or(true);
     t.backjump = u.arbitrary().unwrap_or(true);
     t.row_order = u.arbitrary().unwrap_or(false);
+    t.greedy_first = u.arbitrary().unwrap_or(false);
     let report = run(&p, &options);
     assert_infeasible_is_sound(&p, &report);
 }

@@ -138,6 +138,12 @@ pub struct TelamallocOptions {
     /// With `restarts`: some rounds search under tighter capacities (the max load and
     /// half way up to the capacity), where propagation prunes more.
     pub tighten: bool,
+    /// Capacity mode: make the portfolio's first greedy plan (size order, best fit)
+    /// before searching, and answer with it when it fits: the heuristic first, the
+    /// search only where it fails (§3). The plan is made anyway, as `Unknown`'s
+    /// `best_so_far`; off, the search runs even when it fits (as the microbenchmarks
+    /// measure it).
+    pub greedy_first: bool,
 }
 
 impl TelamallocOptions {
@@ -175,6 +181,7 @@ impl Default for TelamallocOptions {
             section_floors: true,
             restarts: true,
             tighten: true,
+            greedy_first: true,
         }
     }
 }
@@ -282,9 +289,15 @@ pub(crate) fn solve_capacity(
     }
     let stop = stopper(deadline, cancel);
     // The fallback plan for `Unknown`, made first: made after a search the clock
-    // stopped, it could only be the naive plan.
+    // stopped, it could only be the naive plan. When it fits, it is the answer (§3: the
+    // heuristic first, the search only where it fails).
     let fallback = first_greedy(problem, &stop);
-    let end = search_rounds(problem, capacity.0, options, &stop);
+    let end = match fallback {
+        Some(ref plan) if options.greedy_first && plan.height() <= capacity => {
+            SearchEnd::Found(plan.offsets().iter().map(|o| o.0).collect())
+        }
+        _ => search_rounds(problem, capacity.0, options, &stop),
+    };
     match end {
         SearchEnd::Found(offsets) => {
             let plan = to_plan(problem, offsets);
@@ -355,15 +368,25 @@ fn search_rounds(
     } else {
         &[true]
     };
-    // Per capacity: one §5.4 round (the rank only matters for canonical sequences, so
-    // it is not rotated there), then a systematic round per order.
-    let mut slots: Vec<(u64, usize, bool)> = Vec::new();
+    // Per capacity: the options as given (canonical sequences with the §5.4 search,
+    // ranked by longest lifetime) and the paper's own §5.4 round (lowest valid positions
+    // in any order; the rank only matters for canonical sequences, so it is not rotated
+    // there), then a systematic round per order.
+    let mut slots: Vec<(u64, usize, Round)> = Vec::new();
     for &c in &caps {
-        if modes.contains(&true) && modes.len() > 1 {
-            slots.push((c, rotation[0], true));
+        if modes.len() > 1 {
+            if options.canonical {
+                slots.push((c, 0, Round::AsGiven));
+            }
+            slots.push((c, rotation[0], Round::Paper));
         }
         for &r in rotation {
-            slots.push((c, r, modes.len() == 1));
+            let kind = if modes.len() == 1 {
+                Round::AsGiven
+            } else {
+                Round::Systematic
+            };
+            slots.push((c, r, kind));
         }
     }
     let chronological = TelamallocOptions {
@@ -382,7 +405,8 @@ fn search_rounds(
     let mut k = 0u64;
     loop {
         let slot = (k % count) as usize;
-        let (cap, rank_by, as_asked) = slots[slot];
+        let (cap, rank_by, kind) = slots[slot];
+        let as_asked = kind != Round::Systematic;
         let budget = if options.restarts {
             base.saturating_mul(1 << (k / count).min(40))
         } else {
@@ -393,14 +417,14 @@ fn search_rounds(
             continue;
         }
         round.step_limit = left.min(budget);
-        let (end, stats) = if as_asked && modes.len() > 1 {
+        let (end, stats) = if kind == Round::Paper {
             // The §5.4 round is the paper's search: lowest valid positions in any order.
             let paper = TelamallocOptions {
                 canonical: false,
                 ..round.clone()
             };
             search_ranked(problem, cap, rank_by, &paper, stop)
-        } else if as_asked {
+        } else if kind == Round::AsGiven {
             search_ranked(problem, cap, rank_by, &round, stop)
         } else {
             let systematic = TelamallocOptions {
@@ -445,6 +469,17 @@ fn search_rounds(
             end => return end,
         }
     }
+}
+
+/// The kinds of round of [`search_rounds`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Round {
+    /// The options as given.
+    AsGiven,
+    /// The paper's §5.4 search: the options as given, without canonical sequences.
+    Paper,
+    /// Chronological backtracking with complete decision points.
+    Systematic,
 }
 
 /// The widest candidate lists `widen` goes to, per heuristic.
