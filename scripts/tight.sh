@@ -1,6 +1,6 @@
 #!/bin/bash
-# Tight-capacity table: greedy portfolio vs telamalloc (defaults) vs exact, 10 s limit
-# each, at 100/101/105/110% of the best height known. Run from the worktree root after
+# Tight-capacity table: greedy portfolio vs telamalloc (defaults) vs exact vs the default
+# planner (auto: greedy, then exact racing telamalloc), 10 s limit each, at 100/101/105/110% of the best height known. Run from the worktree root after
 # `cargo build --release -p memplan-cli`, preferably under `nice -n 19`.
 # Each cell: ok/-- , wall ms, CPU ms (user+sys from /usr/bin/time).
 # Greedy (--time-limit inf: the greedy portfolio alone) is deterministic and does not depend on the capacity except for the verdict,
@@ -28,8 +28,8 @@ run() { # prints "ok|--|CHECK-FAIL wall_ms cpu_ms height"
   rm -f "$t" "$o"
   if [ "$rc" -eq 0 ]; then echo "ok $wms $cms $h"; elif [ "$rc" -eq 4 ]; then echo "CHECK-FAIL $wms $cms $h"; else echo "-- $wms $cms $h"; fi
 }
-echo "| instance | best known | % | capacity | greedy | wall ms | CPU ms | telamalloc | wall ms | CPU ms | exact | wall ms | CPU ms |"
-echo "|---|---:|---:|---:|---|---:|---:|---|---:|---:|---|---:|---:|"
+echo "| instance | best known | % | capacity | greedy | wall ms | CPU ms | telamalloc | wall ms | CPU ms | exact | wall ms | CPU ms | auto | wall ms | CPU ms |"
+echo "|---|---:|---:|---:|---|---:|---:|---|---:|---:|---|---:|---:|---|---:|---:|"
 for f in benchmarks/idealloc/*.csv benchmarks/minimalloc-challenging/[A-K].*.csv; do
   b=$(best "$f")
   read -r gs gw gc gh < <(run $M plan "$f" --time-limit inf)  # greedy only: no budget, no improvers
@@ -38,6 +38,7 @@ for f in benchmarks/idealloc/*.csv benchmarks/minimalloc-challenging/[A-K].*.csv
     if [ -n "$gh" ] && [ "$gh" -le "$cap" ]; then g=ok; else g=--; fi
     read -r ts tw tc _ < <(run $M plan "$f" --capacity $cap --planner telamalloc --time-limit 10)
     read -r es ew ec _ < <(run $M plan "$f" --capacity $cap --planner exact --time-limit 10)
-    echo "| $(basename "$f" .csv) | $b | $pct | $cap | $g | $gw | $gc | $ts | $tw | $tc | $es | $ew | $ec |"
+    read -r as aw ac _ < <(run $M plan "$f" --capacity $cap --time-limit 10)
+    echo "| $(basename "$f" .csv) | $b | $pct | $cap | $g | $gw | $gc | $ts | $tw | $tc | $es | $ew | $ec | $as | $aw | $ac |"
   done
 done
