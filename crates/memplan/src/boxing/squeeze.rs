@@ -12,21 +12,12 @@
 //! known so far, the squeeze gives up, since it could not beat that plan.
 
 use crate::analysis::split_at_components;
-use crate::greedy::{choose_offset, sort_spans, Fit};
-use crate::index::TimeIndex;
+pub(super) use crate::greedy::Halted as Stopped;
+use crate::greedy::{place_sequence, Fit};
 use crate::types::Problem;
 
 /// How often (in placements) the squeeze refreshes its bound and polls `stop`.
 const POLL_EVERY: usize = 1024;
-
-/// Why a squeeze did not finish.
-#[derive(Debug, PartialEq, Eq)]
-pub(super) enum Stopped {
-    /// A buffer would end above the bound: this plan cannot win.
-    OverBound,
-    /// `stop()` said to stop.
-    Stopped,
-}
 
 /// Below this many buffers, a squeeze stays on one thread.
 const PARALLEL_MIN_BUFFERS: usize = if cfg!(test) { 64 } else { 50_000 };
@@ -75,9 +66,9 @@ pub(super) fn squeeze_components(
     Ok(merged.expect("at least one run"))
 }
 
-/// Places fixed buffers, then `sequence` (every free buffer once) by first-fit.
-/// `bound()` is re-read every [`POLL_EVERY`] placements; with `abandon` off it is ignored.
-/// Returns the offsets and the height.
+/// Places fixed buffers, then `sequence` (every free buffer once) with `fit`, through
+/// the greedy placement kernel. `bound()` is re-read every [`POLL_EVERY`] placements;
+/// with `abandon` off it is ignored. Returns the offsets and the height.
 pub(super) fn squeeze(
     problem: &Problem,
     sequence: &[u32],
@@ -86,62 +77,8 @@ pub(super) fn squeeze(
     bound: &dyn Fn() -> u64,
     stop: &dyn Fn() -> bool,
 ) -> Result<(Vec<u64>, u64), Stopped> {
-    let bufs = problem.buffers();
-    let mut offset = vec![u64::MAX; bufs.len()];
-    // Hot data, in one array: (offset, end address) of placed buffers.
-    let mut span = vec![(0u64, 0u64); bufs.len()];
-    let mut index = TimeIndex::new_empty(problem);
-    let mut height = 0u64;
-    for (i, b) in bufs.iter().enumerate() {
-        if let Some(o) = b.fixed_offset {
-            offset[i] = o.0;
-            span[i] = (o.0, o.0 + b.size.0);
-            height = height.max(o.0 + b.size.0);
-            index.insert(i as u32, b.lifetime.end.0);
-        }
-    }
-    let any_gaps = bufs.iter().any(|b| !b.gaps.is_empty());
-    let mut limit = u64::MAX;
-    let mut taken: Vec<(u64, u64)> = Vec::new();
-    let (mut narrow, mut wide) = (Vec::new(), Vec::new());
-    for (k, &i) in sequence.iter().enumerate() {
-        if k % POLL_EVERY == 0 {
-            if stop() {
-                return Err(Stopped::Stopped);
-            }
-            if abandon {
-                limit = bound();
-            }
-        }
-        let b = &bufs[i as usize];
-        taken.clear();
-        if any_gaps {
-            index.for_each_overlapping(b.lifetime, |j| {
-                let other = &bufs[j as usize];
-                if (b.gaps.is_empty() && other.gaps.is_empty()) || b.live_together(other) {
-                    taken.push(span[j as usize]);
-                }
-            });
-        } else {
-            index.for_each_overlapping(b.lifetime, |j| taken.push(span[j as usize]));
-        }
-        sort_spans(
-            &mut taken,
-            &mut narrow,
-            &mut wide,
-            height <= u32::MAX as u64,
-        );
-        let o = choose_offset(&taken, b.size.0, b.alignment.0, fit);
-        let top = o + b.size.0;
-        if top > limit {
-            return Err(Stopped::OverBound);
-        }
-        height = height.max(top);
-        offset[i as usize] = o;
-        span[i as usize] = (o, top);
-        index.insert(i, b.lifetime.end.0);
-    }
-    Ok((offset, height))
+    let bound = abandon.then_some(bound);
+    place_sequence(problem, sequence, fit, POLL_EVERY, stop, bound)
 }
 
 #[cfg(test)]

@@ -121,65 +121,127 @@ pub(crate) fn place_in_order(
     fit: Fit,
     abort: &(dyn Fn() -> bool + Sync),
 ) -> Option<Vec<Offset>> {
+    match place_sequence(problem, sequence, fit, POLL_EVERY, abort, None) {
+        Ok((offsets, _)) => Some(offsets.into_iter().map(Offset).collect()),
+        Err(_) => None,
+    }
+}
+
+/// Why [`place_sequence`] did not finish.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Halted {
+    /// A buffer would end above the bound.
+    OverBound,
+    /// `stop()` said to stop.
+    Stopped,
+}
+
+/// The placement kernel of every greedy pass (and of boxing's squeeze and the peak
+/// repair's promotion): fixed buffers at their offsets, then each buffer of `sequence`
+/// (every free buffer once) at the address `fit` picks among those free for its whole
+/// lifetime (gaps honoured). Polls `stop` before every `poll_every`-th placement (the
+/// first included), and then also re-reads `bound`, if any: a buffer ending above it
+/// halts the pass. Returns the
+/// offsets and the height.
+///
+/// Conflicts come from a [`TimeIndex`] of the placed buffers, so a pass costs
+/// O(n log n + pairs · log n) and never O(n²); their address ranges live in one compact
+/// array, since they are read once per overlapping pair.
+pub(crate) fn place_sequence(
+    problem: &Problem,
+    sequence: &[u32],
+    fit: Fit,
+    poll_every: usize,
+    stop: &dyn Fn() -> bool,
+    bound: Option<&dyn Fn() -> u64>,
+) -> Result<(Vec<u64>, u64), Halted> {
     let bufs = problem.buffers();
     let mut offset = vec![UNPLACED; bufs.len()];
+    // Hot data, in one array: (offset, end address) of placed buffers.
+    let mut span = vec![(0u64, 0u64); bufs.len()];
     // The index holds placed buffers only.
     let mut index = TimeIndex::new_empty(problem);
+    // The highest address used so far: while it is below 2^32, spans sort as u64s.
+    let mut height = 0u64;
     for (i, b) in bufs.iter().enumerate() {
         if let Some(o) = b.fixed_offset {
             offset[i] = o.0;
+            span[i] = (o.0, o.0 + b.size.0);
+            height = height.max(o.0 + b.size.0);
             index.insert(i as u32, b.lifetime.end.0);
         }
     }
-    let mut conflicts: Vec<(u64, u64)> = Vec::new();
-    let (mut narrow, mut wide) = (Vec::new(), Vec::new());
-    // The highest address used so far: while it is below 2^32, spans sort as u64s.
-    let mut height = bufs
-        .iter()
-        .filter_map(|b| b.fixed_offset.map(|o| o.0 + b.size.0))
-        .max()
-        .unwrap_or(0);
+    let any_gaps = bufs.iter().any(|b| !b.gaps.is_empty());
+    let mut limit = u64::MAX;
+    let mut taken: Vec<(u64, u64)> = Vec::new();
+    let mut scratch = SpanScratch::default();
     for (k, &i) in sequence.iter().enumerate() {
-        if k % POLL_EVERY == POLL_EVERY - 1 && abort() {
-            return None;
+        if k % poll_every == 0 {
+            if stop() {
+                return Err(Halted::Stopped);
+            }
+            if let Some(bound) = bound {
+                limit = bound();
+            }
         }
         let b = &bufs[i as usize];
         debug_assert!(b.fixed_offset.is_none());
-        conflicts.clear();
-        let gapped = !b.gaps.is_empty();
-        index.for_each_overlapping(b.lifetime, |j| {
-            let (o, other) = (offset[j as usize], &bufs[j as usize]);
-            if (!gapped && other.gaps.is_empty()) || b.live_together(other) {
-                conflicts.push((o, o + other.size.0));
-            }
-        });
-        sort_spans(
-            &mut conflicts,
-            &mut narrow,
-            &mut wide,
-            height <= u32::MAX as u64,
-        );
-        let o = choose_offset(&conflicts, b.size.0, b.alignment.0, fit);
+        taken.clear();
+        if any_gaps {
+            index.for_each_overlapping(b.lifetime, |j| {
+                let other = &bufs[j as usize];
+                if (b.gaps.is_empty() && other.gaps.is_empty()) || b.live_together(other) {
+                    taken.push(span[j as usize]);
+                }
+            });
+        } else {
+            index.for_each_overlapping(b.lifetime, |j| taken.push(span[j as usize]));
+        }
+        sort_spans(&mut taken, &mut scratch, height <= u32::MAX as u64);
+        let o = choose_offset(&taken, b.size.0, b.alignment.0, fit);
+        let top = o + b.size.0;
+        if top > limit {
+            return Err(Halted::OverBound);
+        }
+        height = height.max(top);
         offset[i as usize] = o;
-        height = height.max(o + b.size.0);
+        span[i as usize] = (o, top);
         index.insert(i, b.lifetime.end.0);
     }
-    Some(offset.into_iter().map(Offset).collect())
+    Ok((offset, height))
 }
 
-/// Sorts `(lo, hi)` spans by `lo` then `hi`, through packed integers: much faster than
-/// sorting pairs. `narrow_ok` says every address is below 2^32, so a span packs into a
-/// u64; `narrow` and `wide` are reusable scratch space.
-pub(crate) fn sort_spans(
-    spans: &mut Vec<(u64, u64)>,
-    narrow: &mut Vec<u64>,
-    wide: &mut Vec<u128>,
-    narrow_ok: bool,
-) {
+/// Reusable storage of [`sort_spans`].
+#[derive(Default)]
+pub(crate) struct SpanScratch {
+    narrow: Vec<u64>,
+    radix: Vec<u64>,
+    wide: Vec<u128>,
+}
+
+/// Sorts `(lo, hi)` spans by `lo` for [`choose_offset`], through packed integers: much
+/// faster than sorting pairs. `narrow_ok` says every address is below 2^32, so a span
+/// packs into a u64.
+///
+/// Spans with equal `lo` may come in any order: [`choose_offset`] gives the same answer
+/// (the first of them sees the same candidate the others would, and the candidate after
+/// all of them is the largest of their aligned ends either way). Short lists are sorted
+/// by `(lo, hi)`; long narrow ones by `lo` alone with a radix sort, stable, so the result
+/// depends only on the input order.
+pub(crate) fn sort_spans(spans: &mut Vec<(u64, u64)>, scratch: &mut SpanScratch, narrow_ok: bool) {
+    let SpanScratch {
+        narrow,
+        radix,
+        wide,
+    } = scratch;
     if narrow_ok {
         narrow.clear();
         narrow.extend(spans.iter().map(|&(lo, hi)| (lo << 32) | hi));
-        narrow.sort_unstable();
+        if narrow.len() >= RADIX_MIN_SPANS {
+            radix_sort_by_high_half(narrow, radix);
+        } else {
+            narrow.sort_unstable();
+        }
         spans.clear();
         spans.extend(narrow.iter().map(|&c| (c >> 32, c & u32::MAX as u64)));
     } else {
@@ -195,8 +257,47 @@ pub(crate) fn sort_spans(
     }
 }
 
+/// From this many spans on, [`sort_spans`] sorts narrow spans with a radix sort.
+const RADIX_MIN_SPANS: usize = 384;
+
+/// Stable LSD radix sort of `keys` by their high 32 bits, in three passes of 11 bits
+/// (passes in which every key has the same digit are skipped). `buf` is scratch space.
+fn radix_sort_by_high_half(keys: &mut Vec<u64>, buf: &mut Vec<u64>) {
+    const BITS: u32 = 11;
+    const BUCKETS: usize = 1 << BITS;
+    const MASK: u64 = BUCKETS as u64 - 1;
+    let n = keys.len();
+    let mut counts = vec![[0u32; BUCKETS]; 3];
+    for &k in keys.iter() {
+        let h = k >> 32;
+        counts[0][(h & MASK) as usize] += 1;
+        counts[1][((h >> BITS) & MASK) as usize] += 1;
+        counts[2][((h >> (2 * BITS)) & MASK) as usize] += 1;
+    }
+    buf.clear();
+    buf.resize(n, 0);
+    for (pass, count) in counts.iter_mut().enumerate() {
+        if count.iter().any(|&c| c as usize == n) {
+            continue; // one digit for every key: this pass would not move anything
+        }
+        let mut next = 0u32;
+        for c in count.iter_mut() {
+            let here = *c;
+            *c = next;
+            next += here;
+        }
+        let shift = 32 + BITS * pass as u32;
+        for &k in keys.iter() {
+            let d = ((k >> shift) & MASK) as usize;
+            buf[count[d] as usize] = k;
+            count[d] += 1;
+        }
+        std::mem::swap(keys, buf);
+    }
+}
+
 /// Picks an offset given the address ranges taken by conflicting buffers, sorted by
-/// start address.
+/// start address (see [`sort_spans`] on equal starts).
 #[inline]
 pub(crate) fn choose_offset(taken: &[(u64, u64)], size: u64, alignment: u64, fit: Fit) -> u64 {
     let mut candidate = 0u64;
@@ -263,5 +364,48 @@ mod tests {
         assert_eq!(choose_offset(&[], 7, 4, Fit::BestFit), 0);
         // Nested ranges: (0,10) covers (2,3).
         assert_eq!(choose_offset(&[(0, 10), (2, 3)], 1, 1, Fit::FirstFit), 10);
+    }
+
+    /// Both paths of `sort_spans` (comparison below `RADIX_MIN_SPANS`, radix from it on)
+    /// order by start, keep every span, and give `choose_offset` the answer a full
+    /// `(lo, hi)` sort gives, equal starts included.
+    #[test]
+    fn sorted_spans_give_the_offsets_of_a_full_sort() {
+        let mut rng = crate::generate::Rng::new(5);
+        let mut scratch = SpanScratch::default();
+        for round in 0..400 {
+            let n = rng.range(0, 3 * RADIX_MIN_SPANS as u64) as usize;
+            // Few distinct starts in some rounds, so that ties are common.
+            let spread = if round % 3 == 0 {
+                40
+            } else {
+                1 << (8 + round % 24)
+            };
+            let spans: Vec<(u64, u64)> = (0..n)
+                .map(|_| {
+                    let lo = rng.range(0, spread);
+                    (lo, lo + rng.range(1, 50))
+                })
+                .collect();
+            let mut sorted = spans.clone();
+            sort_spans(&mut sorted, &mut scratch, true);
+            assert!(sorted.windows(2).all(|w| w[0].0 <= w[1].0), "by start");
+            let mut a = sorted.clone();
+            let mut b = spans.clone();
+            a.sort_unstable();
+            b.sort_unstable();
+            assert_eq!(a, b, "the same spans");
+            for _ in 0..8 {
+                let size = rng.range(1, 60);
+                let align = [1, 2, 8, 16][rng.range(0, 3) as usize]; // `range` is inclusive
+                for fit in [Fit::FirstFit, Fit::BestFit] {
+                    assert_eq!(
+                        choose_offset(&sorted, size, align, fit),
+                        choose_offset(&b, size, align, fit),
+                        "{n} spans, size {size}, alignment {align}, {fit:?}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -42,7 +42,7 @@
 use std::collections::{BTreeSet, HashSet};
 
 use crate::generate::Rng;
-use crate::greedy::{choose_offset, place_in_order, sort_spans, Fit};
+use crate::greedy::{choose_offset, place_in_order, sort_spans, Fit, SpanScratch};
 use crate::index::TimeIndex;
 use crate::types::{Lifetime, Problem, Time};
 
@@ -103,8 +103,7 @@ pub(crate) fn lower_peak(
     let mut lifted: Vec<u32> = Vec::new();
     let mut old: Vec<u64> = Vec::new();
     let mut taken: Vec<(u64, u64)> = Vec::new();
-    let mut narrow: Vec<u64> = Vec::new();
-    let mut wide: Vec<u128> = Vec::new();
+    let mut scratch = SpanScratch::default();
     // While every address fits in 32 bits, a span packs into one u64 (faster to sort). A
     // move may place a buffer above the height (and is then undone), but never higher
     // than the height plus its size and alignment.
@@ -228,7 +227,7 @@ pub(crate) fn lower_peak(
                     taken.push((o, o + bufs[k as usize].size.0));
                 }
             });
-            sort_spans(&mut taken, &mut narrow, &mut wide, narrow_ok);
+            sort_spans(&mut taken, &mut scratch, narrow_ok);
             let o = choose_offset(&taken, b.size.0, b.alignment.0, fit);
             offsets[j as usize] = o;
             index.insert(j, b.lifetime.end.0);
