@@ -413,19 +413,12 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
             );
             Ok(())
         }
-        Err(failure) => {
-            for v in failure.violations.iter().take(20) {
-                eprintln!("violation: {v}");
-            }
-            let total = failure.violations.len() + failure.more;
-            Err(Failure::new(
-                EXIT_CHECK,
-                format!(
-                    "{}: invalid plan: {total} violation(s)",
-                    display_path(&args.plan)
-                ),
-            ))
-        }
+        Err(failure) => Err(Failure::invalid(
+            display_path(&args.plan),
+            "plan",
+            &failure.violations,
+            failure.more,
+        )),
     }
 }
 

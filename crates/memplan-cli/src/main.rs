@@ -108,6 +108,27 @@ impl Failure {
     }
 }
 
+impl Failure {
+    /// A checker's verdict on a file: prints the first 20 `violations` on stderr, one a
+    /// line, and fails with [`EXIT_CHECK`] and "FILE: invalid WHAT: N violation(s)",
+    /// counting the `more` that were not kept.
+    pub fn invalid<V: std::fmt::Display>(
+        file: &str,
+        what: &str,
+        violations: &[V],
+        more: usize,
+    ) -> Failure {
+        for v in violations.iter().take(20) {
+            eprintln!("violation: {v}");
+        }
+        let total = violations.len() + more;
+        Failure::new(
+            EXIT_CHECK,
+            format!("{file}: invalid {what}: {total} violation(s)"),
+        )
+    }
+}
+
 pub const EXIT_IO: u8 = 1;
 pub const EXIT_INPUT: u8 = 3;
 pub const EXIT_CHECK: u8 = 4;

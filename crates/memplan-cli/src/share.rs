@@ -208,18 +208,11 @@ pub fn check_shared(args: CheckSharedArgs) -> Result<(), Failure> {
             );
             Ok(())
         }
-        Err(f) => {
-            for v in f.violations.iter().take(20) {
-                eprintln!("violation: {v}");
-            }
-            Err(Failure::new(
-                EXIT_CHECK,
-                format!(
-                    "{}: invalid assignment: {} violation(s)",
-                    args.assignment,
-                    f.violations.len() + f.more
-                ),
-            ))
-        }
+        Err(f) => Err(Failure::invalid(
+            &args.assignment,
+            "assignment",
+            &f.violations,
+            f.more,
+        )),
     }
 }

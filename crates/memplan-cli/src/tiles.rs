@@ -190,18 +190,6 @@ pub fn check_tiles(args: CheckTilesArgs) -> Result<(), Failure> {
             );
             Ok(())
         }
-        Err(f) => {
-            for v in f.violations.iter().take(20) {
-                eprintln!("violation: {v}");
-            }
-            Err(Failure::new(
-                EXIT_CHECK,
-                format!(
-                    "{}: invalid plan: {} violation(s)",
-                    args.plan,
-                    f.violations.len() + f.more
-                ),
-            ))
-        }
+        Err(f) => Err(Failure::invalid(&args.plan, "plan", &f.violations, f.more)),
     }
 }

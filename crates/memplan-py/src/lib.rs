@@ -369,14 +369,7 @@ fn plan(
         // Too long for a `Duration`: no limit.
         s => s.and_then(|s| Duration::try_from_secs_f64(s).ok()),
     };
-    let owned;
-    let target = match capacity {
-        Some(c) => {
-            owned = problem.inner.clone().with_capacity(Some(Size(c)));
-            &owned
-        }
-        None => &problem.inner,
-    };
+    let target = &*with_capacity(&problem.inner, capacity);
     let mut options = Options {
         planner,
         threads,
@@ -422,6 +415,17 @@ fn plan(
     })
 }
 
+/// `problem`, or a copy of it with `capacity` in place of its own when one is given.
+fn with_capacity(
+    problem: &memplan::Problem,
+    capacity: Option<u64>,
+) -> std::borrow::Cow<'_, memplan::Problem> {
+    match capacity {
+        Some(c) => std::borrow::Cow::Owned(problem.clone().with_capacity(Some(Size(c)))),
+        None => std::borrow::Cow::Borrowed(problem),
+    }
+}
+
 /// Checks a plan (a `Plan`, a list of offsets, or a dict `{id: offset}`) with the
 /// independent checker. Returns the height; raises `CheckError` naming the violation.
 #[pyfunction]
@@ -432,14 +436,7 @@ fn check(
     plan: &Bound<'_, PyAny>,
     capacity: Option<u64>,
 ) -> PyResult<u64> {
-    let owned;
-    let target = match capacity {
-        Some(c) => {
-            owned = problem.inner.clone().with_capacity(Some(Size(c)));
-            &owned
-        }
-        None => &problem.inner,
-    };
+    let target = &*with_capacity(&problem.inner, capacity);
     let result = if let Ok(p) = plan.cast::<Plan>() {
         let offsets: Vec<Offset> = p.get().offsets.iter().map(|&o| Offset(o)).collect();
         py.detach(|| memplan::check_offsets(target, &offsets))

@@ -73,6 +73,18 @@ fn events(problem: &Problem) -> Vec<(Time, bool, u64)> {
     ev
 }
 
+/// The height of a plan given as offsets in problem order, typed or raw: the highest end
+/// address (0 for no buffers). Overflow is the caller's to rule out.
+pub(crate) fn height_of<O: Copy + Into<u64>>(problem: &Problem, offsets: &[O]) -> u64 {
+    problem
+        .buffers()
+        .iter()
+        .zip(offsets)
+        .map(|(b, &o)| o.into() + b.size.0)
+        .max()
+        .unwrap_or(0)
+}
+
 /// The max load alone (cheaper than [`analyze`]: no profile, no pairs).
 pub fn max_load(problem: &Problem) -> Size {
     let mut load = 0u64;

@@ -53,6 +53,7 @@ mod search;
 mod shared_objects;
 mod tiles;
 mod types;
+mod workers;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

@@ -175,15 +175,7 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
                 .expect("no worker panics while holding the lock")[k] = Some(offsets);
         }
     };
-    if threads <= 1 {
-        worker();
-    } else {
-        std::thread::scope(|s| {
-            for _ in 0..threads {
-                s.spawn(worker);
-            }
-        });
-    }
+    crate::workers::run_workers(threads, worker);
 
     let results = results.into_inner().expect("workers joined");
     let mut best: Option<(usize, Size)> = None;
@@ -377,13 +369,5 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
 }
 
 fn height_of(problem: &Problem, offsets: &[Offset]) -> Size {
-    Size(
-        problem
-            .buffers()
-            .iter()
-            .zip(offsets)
-            .map(|(b, o)| o.0 + b.size.0)
-            .max()
-            .unwrap_or(0),
-    )
+    Size(crate::analysis::height_of(problem, offsets))
 }

@@ -58,6 +58,12 @@ macro_rules! newtype {
                 Self(v)
             }
         }
+
+        impl From<$name> for u64 {
+            fn from(v: $name) -> u64 {
+                v.0
+            }
+        }
     };
 }
 

@@ -59,7 +59,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use crate::analysis::{component_ids, max_load};
+use crate::analysis::{component_ids, height_of, max_load};
 use crate::generate::Rng;
 use crate::greedy::{self, repair, Fit, Order};
 use crate::types::{Offset, Problem};
@@ -420,15 +420,7 @@ fn run_iterations(
             Err(Stopped::Stopped) => {}
         }
     };
-    if workers <= 1 {
-        worker();
-    } else {
-        std::thread::scope(|s| {
-            for _ in 0..workers {
-                s.spawn(worker);
-            }
-        });
-    }
+    crate::workers::run_workers(workers, worker);
 
     stats.completed = completed.load(Ordering::Relaxed) as u32;
     stats.abandoned = abandoned.load(Ordering::Relaxed) as u32;
@@ -495,16 +487,6 @@ fn iterate(
 /// A well-mixed seed for iteration `k`.
 fn iteration_seed(seed: u64, k: usize) -> u64 {
     Rng::new(seed.wrapping_add((k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))).next_u64()
-}
-
-fn height_of(problem: &Problem, offsets: &[Offset]) -> u64 {
-    problem
-        .buffers()
-        .iter()
-        .zip(offsets)
-        .map(|(b, o)| o.0 + b.size.0)
-        .max()
-        .unwrap_or(0)
 }
 
 /// The elementary cases of §2.1, solved exactly: no two buffers overlap (everything at

@@ -16,6 +16,7 @@
 //! always at hand.
 
 use super::{solve_capacity, Budget, ExactOptions, ExactStats, Model, Verdict};
+use crate::analysis::height_of;
 use crate::Problem;
 
 /// What minimise mode returns.
@@ -32,16 +33,6 @@ pub(crate) struct Minimised {
     pub(crate) stats: ExactStats,
 }
 
-fn height(problem: &Problem, offsets: &[u64]) -> u64 {
-    problem
-        .buffers()
-        .iter()
-        .zip(offsets)
-        .map(|(b, &o)| o + b.size.0)
-        .max()
-        .unwrap_or(0)
-}
-
 /// Minimises the height, starting from the plan `start` and the proven bound `lower`.
 pub(crate) fn minimise(
     model: &Model,
@@ -53,7 +44,7 @@ pub(crate) fn minimise(
     threads: usize,
 ) -> Minimised {
     let mut out = Minimised {
-        height: height(problem, &start),
+        height: height_of(problem, &start),
         offsets: start,
         lower_bound: lower.max(model.fixed_top),
         improved: false,
@@ -109,7 +100,7 @@ pub(crate) fn minimise(
         out.stats.add(stats);
         match verdict {
             Verdict::Feasible(offsets) => {
-                let h = height(problem, &offsets);
+                let h = height_of(problem, &offsets);
                 debug_assert!(h <= target);
                 if h < out.height {
                     out.height = h;
