@@ -3,9 +3,10 @@
 //! the fixed buffers (placed first, at their offsets): the lowest one (first-fit, as the
 //! paper says) or the one in the smallest gap (best-fit, as idealloc's code does).
 //!
-//! Conflicts come from a [`TimeIndex`] of the placed buffers (the interval-index stand-in
-//! for idealloc's interference graph, §5.7), so a squeeze costs O(n log n + pairs · log d)
-//! and never O(n²). Here gaps *are* honoured: a gapped buffer only conflicts with the
+//! The placement itself is greedy's kernel ([`crate::greedy::place_sequence`]): conflicts
+//! come from an interval index of the placed buffers (the stand-in for idealloc's
+//! interference graph, §5.7), so a squeeze costs O(n log n + pairs · log n) and never
+//! O(n²). Here gaps *are* honoured: a gapped buffer only conflicts with the
 //! buffers it is really live with, even though boxing treated it as live throughout.
 //!
 //! Bootstrapping (§5.5): as soon as one buffer would end above `bound`, the best height
