@@ -235,11 +235,8 @@ pub(crate) fn solve_capacity(
         stats.nodes += round.nodes;
         stats.backtracks += round.backtracks;
         // A tightened run that proved its capacity infeasible cannot win later rounds.
-        let mut k = 0;
-        runs.retain(|_| {
-            k += 1;
-            !failed_tight[k - 1]
-        });
+        let mut failed = failed_tight.into_iter();
+        runs.retain(|_| !failed.next().unwrap_or(false));
         match verdict {
             Some(v) => return (v, stats),
             None if limit >= max_nodes || budget.exhausted() => return (Verdict::Unknown, stats),

@@ -216,6 +216,8 @@ pub(crate) fn place_sequence(
 pub(crate) struct SpanScratch {
     narrow: Vec<u64>,
     radix: Vec<u64>,
+    /// The radix sort's digit counts, kept so that a placement allocates nothing.
+    counts: Vec<[u32; RADIX_BUCKETS]>,
     wide: Vec<u128>,
 }
 
@@ -232,13 +234,14 @@ pub(crate) fn sort_spans(spans: &mut Vec<(u64, u64)>, scratch: &mut SpanScratch,
     let SpanScratch {
         narrow,
         radix,
+        counts,
         wide,
     } = scratch;
     if narrow_ok {
         narrow.clear();
         narrow.extend(spans.iter().map(|&(lo, hi)| (lo << 32) | hi));
         if narrow.len() >= RADIX_MIN_SPANS {
-            radix_sort_by_high_half(narrow, radix);
+            radix_sort_by_high_half(narrow, radix, counts);
         } else {
             narrow.sort_unstable();
         }
@@ -260,14 +263,23 @@ pub(crate) fn sort_spans(spans: &mut Vec<(u64, u64)>, scratch: &mut SpanScratch,
 /// From this many spans on, [`sort_spans`] sorts narrow spans with a radix sort.
 const RADIX_MIN_SPANS: usize = 384;
 
+/// Digits of [`radix_sort_by_high_half`]: three passes of 11 bits cover 32.
+const RADIX_BITS: u32 = 11;
+const RADIX_BUCKETS: usize = 1 << RADIX_BITS;
+
 /// Stable LSD radix sort of `keys` by their high 32 bits, in three passes of 11 bits
-/// (passes in which every key has the same digit are skipped). `buf` is scratch space.
-fn radix_sort_by_high_half(keys: &mut Vec<u64>, buf: &mut Vec<u64>) {
-    const BITS: u32 = 11;
-    const BUCKETS: usize = 1 << BITS;
-    const MASK: u64 = BUCKETS as u64 - 1;
+/// (passes in which every key has the same digit are skipped). `buf` and `counts` are
+/// scratch space.
+fn radix_sort_by_high_half(
+    keys: &mut Vec<u64>,
+    buf: &mut Vec<u64>,
+    counts: &mut Vec<[u32; RADIX_BUCKETS]>,
+) {
+    const BITS: u32 = RADIX_BITS;
+    const MASK: u64 = RADIX_BUCKETS as u64 - 1;
     let n = keys.len();
-    let mut counts = vec![[0u32; BUCKETS]; 3];
+    counts.clear();
+    counts.resize(3, [0u32; RADIX_BUCKETS]);
     for &k in keys.iter() {
         let h = k >> 32;
         counts[0][(h & MASK) as usize] += 1;

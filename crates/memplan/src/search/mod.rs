@@ -292,32 +292,25 @@ pub(crate) fn solve_capacity(
     // stopped, it could only be the naive plan. When it fits, it is the answer (§3: the
     // heuristic first, the search only where it fails).
     let fallback = first_greedy(problem, &stop);
-    let end = match fallback {
-        Some(ref plan) if options.greedy_first && plan.height() <= capacity => {
-            SearchEnd::Found(plan.offsets().iter().map(|o| o.0).collect())
+    // A plan under the capacity, optimal when it reaches the max load.
+    let fits = |plan: Plan| {
+        if plan.height() <= lower_bound {
+            Outcome::Optimal(plan)
+        } else {
+            Outcome::Feasible { plan, lower_bound }
         }
-        _ => search_rounds(problem, capacity.0, options, &stop),
     };
-    match end {
-        SearchEnd::Found(offsets) => {
-            let plan = to_plan(problem, offsets);
-            if plan.height() <= lower_bound {
-                Outcome::Optimal(plan)
-            } else {
-                Outcome::Feasible { plan, lower_bound }
-            }
-        }
+    match fallback {
+        Some(plan) if options.greedy_first && plan.height() <= capacity => return fits(plan),
+        _ => {}
+    }
+    match search_rounds(problem, capacity.0, options, &stop) {
+        SearchEnd::Found(offsets) => fits(to_plan(problem, offsets)),
         SearchEnd::Infeasible => Outcome::Infeasible,
         // The greedy plan may fit when the search did not (found by fuzzing: huge
         // alignments); `Unknown` promises that no plan under the capacity was found.
         SearchEnd::Exhausted | SearchEnd::Stopped => match fallback {
-            Some(plan) if plan.height() <= capacity => {
-                if plan.height() <= lower_bound {
-                    Outcome::Optimal(plan)
-                } else {
-                    Outcome::Feasible { plan, lower_bound }
-                }
-            }
+            Some(plan) if plan.height() <= capacity => fits(plan),
             best_so_far => Outcome::Unknown {
                 best_so_far,
                 lower_bound,
