@@ -71,6 +71,10 @@ pub struct TelamallocArgs {
     /// Restart rounds stay at the capacity asked for (no tighter capacities).
     #[arg(long)]
     pub tm_no_tighten: bool,
+    /// Canonical searches do not split into independent components (MiniMalloc's
+    /// dynamic decomposition).
+    #[arg(long)]
+    pub tm_no_decomposition: bool,
     /// Search even when the first greedy plan (size order, best fit) fits the capacity.
     #[arg(long)]
     pub tm_no_greedy_first: bool,
@@ -99,6 +103,7 @@ impl TelamallocArgs {
             section_floors: !self.tm_no_section_floors,
             restarts: !self.tm_no_restarts,
             tighten: !self.tm_no_tighten,
+            decomposition: !self.tm_no_decomposition,
             greedy_first: !self.tm_no_greedy_first,
         }
     }

@@ -226,18 +226,20 @@ impl MinTree {
 }
 
 impl<'p> Domains<'p> {
-    /// Every buffer unplaced, every domain starting at 0. With `section_inference`,
-    /// placements also fail when some cross-section overflows (sound only when every
-    /// buffer is placed on the skyline).
+    /// Every buffer unplaced, every domain starting at 0, or at `base[i]` rounded up to
+    /// the alignment when `base` is not empty (a component's skyline floors, see
+    /// `components.rs`). With `section_inference`, placements also fail when some
+    /// cross-section overflows (sound only when every buffer is placed on the skyline).
     pub(super) fn new(
         problem: &'p Problem,
         capacity: u64,
         skyline: bool,
         section_inference: bool,
         section_floors: bool,
+        base: &[u64],
     ) -> Domains<'p> {
         let n = problem.len();
-        Domains {
+        let mut domains = Domains {
             bufs: problem.buffers(),
             capacity,
             offset: vec![UNPLACED; n],
@@ -261,7 +263,25 @@ impl<'p> Domains<'p> {
                 }
                 t
             },
+        };
+        if !base.is_empty() {
+            for (i, b) in problem.buffers().iter().enumerate() {
+                let lo = align_up_sat(base[i], b.alignment.0);
+                domains.lowest[i] = lo;
+                domains.set_lowest_key(i as u32, lo);
+            }
+            // Section floors start exact (the lowest domain of each section's members).
+            if let Some(sec) = &mut domains.sections {
+                for (k, members) in sec.members.iter().enumerate() {
+                    sec.floor[k] = members
+                        .iter()
+                        .map(|&z| domains.lowest[z as usize])
+                        .min()
+                        .unwrap_or(0);
+                }
+            }
         }
+        domains
     }
 
     #[inline]
@@ -715,7 +735,7 @@ mod tests {
                 })
                 .collect();
             let p = Problem::new(bufs, None).unwrap();
-            let mut d = Domains::new(&p, u64::MAX / 4, false, false, false);
+            let mut d = Domains::new(&p, u64::MAX / 4, false, false, false, &[]);
             let mut marks = Vec::new();
             for _ in 0..3 * n {
                 let unplaced: Vec<u32> = (0..n as u32).filter(|&i| !d.is_placed(i)).collect();

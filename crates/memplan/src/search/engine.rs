@@ -16,9 +16,10 @@
 //! of a level (its `tried` list).
 
 use super::candidates::Candidates;
+use super::components::{components, Cuts};
 use super::domains::Domains;
 use super::TelamallocOptions;
-use crate::types::Problem;
+use crate::types::{Buffer, Problem};
 
 /// Counters of one search, for reporting and tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -53,6 +54,27 @@ const ROW_WINDOW: usize = 64;
 /// How often (in steps) the stop callback is polled.
 const POLL_EVERY: u64 = 16;
 
+/// Components nest at most this deep; deeper, the search goes on without splitting.
+const MAX_DEPTH: u32 = 48;
+
+/// Where a search sits in the decomposition: the floors its domains start from (empty
+/// at the top) and how many splits it is nested in.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Component<'b> {
+    pub(crate) base: &'b [u64],
+    pub(crate) depth: u32,
+}
+
+/// What solving the components of a split gave.
+enum Split {
+    /// Every component placed: the offsets of the whole problem.
+    Solved(Vec<u64>),
+    /// Some component has no plan (or, heuristically, none was found).
+    Failed,
+    /// The step limit or `stop()`.
+    Stopped,
+}
+
 struct Level {
     candidates: Vec<u32>,
     next: usize,
@@ -69,6 +91,8 @@ struct Level {
 }
 
 struct Search<'p, 'o> {
+    problem: &'p Problem,
+    capacity: u64,
     options: &'o TelamallocOptions,
     domains: Domains<'p>,
     candidates: Candidates,
@@ -84,10 +108,14 @@ struct Search<'p, 'o> {
     rank: Vec<u32>,
     /// The heuristic whose order gives `rank`.
     rank_by: usize,
+    /// Dynamic decomposition (`decomposition`, canonical searches only).
+    cuts: Option<Cuts>,
+    depth: u32,
 }
 
 /// Runs the search under `capacity`. `candidates` holds the heuristics and phases;
-/// heuristic number `rank_by` gives the canonical order's ranks.
+/// heuristic number `rank_by` gives the canonical order's ranks; `at` says where the
+/// search sits in a decomposition.
 pub(crate) fn search(
     problem: &Problem,
     capacity: u64,
@@ -95,10 +123,17 @@ pub(crate) fn search(
     rank_by: usize,
     options: &TelamallocOptions,
     stop: &dyn Fn() -> bool,
+    at: Component<'_>,
 ) -> (SearchEnd, SearchStats) {
     let n = problem.len();
     let canonical = options.canonical && problem.buffers().iter().all(|b| b.fixed_offset.is_none());
+    let bufs = problem.buffers();
+    if (0..at.base.len()).any(|i| !fits_above(&bufs[i], at.base[i], capacity)) {
+        return (SearchEnd::Infeasible, SearchStats::default());
+    }
     let mut s = Search {
+        problem,
+        capacity,
         options,
         // In a canonical sequence the lowest valid position at or above the last offset
         // is the skyline (every placed buffer starts at or below it).
@@ -108,6 +143,7 @@ pub(crate) fn search(
             !options.lowest_position || canonical,
             options.section_inference,
             options.section_floors,
+            at.base,
         ),
         candidates,
         level_of: vec![NO_LEVEL; n],
@@ -118,6 +154,8 @@ pub(crate) fn search(
         mark: vec![false; n],
         rank: Vec::new(),
         rank_by,
+        cuts: (canonical && options.decomposition).then(|| Cuts::new(problem)),
+        depth: at.depth,
     };
     s.rank = (0..n as u32)
         .map(|i| s.candidates.rank(rank_by, i))
@@ -147,6 +185,13 @@ pub(crate) fn search(
 
 impl Search<'_, '_> {
     fn run(&mut self, n: usize, stop: &dyn Fn() -> bool) -> SearchEnd {
+        if self.cuts.as_ref().is_some_and(|c| c.is_split()) && self.depth < MAX_DEPTH {
+            return match self.solve_split(0, stop) {
+                Split::Solved(offsets) => SearchEnd::Found(offsets),
+                Split::Failed => SearchEnd::Exhausted,
+                Split::Stopped => SearchEnd::Stopped,
+            };
+        }
         let root = self.new_level(None);
         self.levels.push(root);
         loop {
@@ -175,12 +220,24 @@ impl Search<'_, '_> {
             let at = self.domains.lowest(c);
             debug_assert!(self.domains.fits(c, at));
             self.candidates.on_place(c);
-            let failure = match self.domains.place(c, at) {
+            if let Some(cuts) = &mut self.cuts {
+                cuts.place(c);
+            }
+            let mut failure = match self.domains.place(c, at) {
                 Ok(()) => self.floor_failure(c, at),
                 // Explanations only steer backjumping; without it they are not needed.
                 Err(_) if !self.options.backjump => Some(Vec::new()),
                 Err(f) => Some(self.domains.explain_failure(f)),
             };
+            let split = self.cuts.as_mut().is_some_and(|c| c.take_split());
+            if failure.is_none() && split && self.depth < MAX_DEPTH {
+                match self.solve_split(at, stop) {
+                    Split::Solved(offsets) => return SearchEnd::Found(offsets),
+                    Split::Stopped => return SearchEnd::Stopped,
+                    // Nothing is blamed: the level falls back one step (chronologically).
+                    Split::Failed => failure = Some(Vec::new()),
+                }
+            }
             match failure {
                 None => {
                     self.level_of[c as usize] = d as u32;
@@ -193,8 +250,7 @@ impl Search<'_, '_> {
                     self.levels.push(next);
                 }
                 Some(blame) => {
-                    let cands = &mut self.candidates;
-                    self.domains.undo_to(mark, |x| cands.on_unplace(x));
+                    self.undo_to(mark);
                     self.levels[d]
                         .conflicts
                         .extend(blame.into_iter().filter(|&z| z != c));
@@ -203,6 +259,72 @@ impl Search<'_, '_> {
                 }
             }
         }
+    }
+
+    /// Undoes the domains' trail down to `mark`, with the candidates and cuts.
+    fn undo_to(&mut self, mark: usize) {
+        let cands = &mut self.candidates;
+        let cuts = &mut self.cuts;
+        self.domains.undo_to(mark, |x| {
+            cands.on_unplace(x);
+            if let Some(c) = cuts {
+                c.unplace(x);
+            }
+        });
+    }
+
+    /// The unplaced buffers fall into components (`components.rs`): solves each as a
+    /// problem of its own, its domains starting at the current floors lifted to `last`
+    /// (the last offset of the canonical sequence), one after the other. The steps they
+    /// take count against this search's limit.
+    fn solve_split(&mut self, last: u64, stop: &dyn Fn() -> bool) -> Split {
+        let (problem, capacity) = (self.problem, self.capacity);
+        let domains = &self.domains;
+        let groups = components(problem, (0..problem.len() as u32).filter(|&i| !domains.is_placed(i)));
+        let mut offsets = self.domains.offsets().to_vec();
+        for group in groups {
+            let floor = |y: u32| self.domains.lowest(y).max(last);
+            if let [y] = group[..] {
+                // One buffer: its floor is its place.
+                let b = &problem.buffers()[y as usize];
+                if !fits_above(b, floor(y), capacity) {
+                    return Split::Failed;
+                }
+                offsets[y as usize] = super::domains::align_up_sat(floor(y), b.alignment.0);
+                continue;
+            }
+            let buffers: Vec<Buffer> = group
+                .iter()
+                .map(|&y| problem.buffers()[y as usize].clone())
+                .collect();
+            let base: Vec<u64> = group.iter().map(|&y| floor(y)).collect();
+            let Ok(sub) = Problem::new(buffers, None) else {
+                return Split::Failed; // unreachable: a subset of a valid problem
+            };
+            let options = TelamallocOptions {
+                step_limit: self.options.step_limit.saturating_sub(self.stats.steps),
+                ..self.options.clone()
+            };
+            let at = Component {
+                base: &base,
+                depth: self.depth + 1,
+            };
+            let (end, stats) = super::search_component(&sub, capacity, self.rank_by, &options, stop, at);
+            self.stats.steps += stats.steps;
+            self.stats.minor_backtracks += stats.minor_backtracks;
+            self.stats.major_backtracks += stats.major_backtracks;
+            self.stats.subtree_escapes += stats.subtree_escapes;
+            match end {
+                SearchEnd::Found(found) => {
+                    for (&y, o) in group.iter().zip(found) {
+                        offsets[y as usize] = o;
+                    }
+                }
+                SearchEnd::Exhausted | SearchEnd::Infeasible => return Split::Failed,
+                SearchEnd::Stopped => return Split::Stopped,
+            }
+        }
+        Split::Solved(offsets)
     }
 
     /// A decision point after placing `last`: the candidates of every heuristic, first in
@@ -502,8 +624,7 @@ impl Search<'_, '_> {
     fn jump_to(&mut self, t: usize, prepend: Vec<u32>, conflicts: Vec<u32>) {
         let mark = self.levels[t].trail_mark;
         self.levels.truncate(t + 1);
-        let cands = &mut self.candidates;
-        self.domains.undo_to(mark, |x| cands.on_unplace(x));
+        self.undo_to(mark);
         let lv = &mut self.levels[t];
         if let Some(c) = lv.chosen.take() {
             self.level_of[c as usize] = NO_LEVEL;
@@ -548,6 +669,11 @@ impl Search<'_, '_> {
             lv.entry = now;
         }
     }
+}
+
+/// True when `b` fits under `capacity` at `floor` rounded up to its alignment.
+fn fits_above(b: &Buffer, floor: u64, capacity: u64) -> bool {
+    super::domains::align_up_sat(floor, b.alignment.0).saturating_add(b.size.0) <= capacity
 }
 
 /// Canonical order (MiniMalloc §5): `y` may come next when its key (position, rank) is

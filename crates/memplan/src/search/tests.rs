@@ -149,3 +149,30 @@ fn complete_configuration_agrees_with_the_exact_solver() {
         }
     }
 }
+
+#[test]
+#[ignore]
+fn scratch_rounds() {
+    let f = std::env::var("F").unwrap();
+    let cap: u64 = std::env::var("CAP").unwrap().parse().unwrap();
+    let bytes = std::fs::read(&f).unwrap();
+    let p = crate::io::csv::read_problem_csv(&bytes, &Default::default()).unwrap();
+    let base = TelamallocOptions::default();
+    let chrono = TelamallocOptions {
+        phases: false,
+        backjump: false,
+        prepend_candidates: false,
+        subtree_limit: false,
+        complete_candidates: true,
+        step_limit: 3_000_000,
+        ..base.clone()
+    };
+    for (name, o) in [("chrono", chrono.clone()), ("chrono-nodec", TelamallocOptions { decomposition: false, ..chrono.clone() }), ("chrono-norow", TelamallocOptions { row_order: false, ..chrono.clone() }), ("chrono-1", TelamallocOptions { heuristics: false, ..chrono.clone() })] {
+        for r in [0usize, 3, 4] {
+            let t = std::time::Instant::now();
+            let (end, st) = search_ranked(&p, cap, r, &o, &never);
+            let e = match end { SearchEnd::Found(_) => "found", SearchEnd::Exhausted => "exhausted", SearchEnd::Infeasible => "infeasible", SearchEnd::Stopped => "stopped" };
+            println!("{name} rank {r}: {e} steps {} in {:?}", st.steps, t.elapsed());
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! Dynamic decomposition for canonical searches (MiniMalloc §7, in TelaMalloc's engine).
+//!
+//! # Model
+//!
+//! A *boundary* is a time at which some buffer starts or ends. While the search runs,
+//! `crossing[k]` counts the unplaced buffers live on both sides of boundary `k`
+//! (`start < t_k < end`; gaps are ignored, which only merges more). When a placement
+//! brings some `crossing[k]` to zero and unplaced buffers remain on both sides, the
+//! unplaced buffers fall into *components*: groups whose lifetimes chain together and
+//! never meet another group's.
+//!
+//! ```text
+//!   placed:    [=========== x ===========]
+//!   unplaced:  [ a ][  b  ]     |    [ c ][  d  ]
+//!                               t_k: no unplaced buffer crosses it now
+//!   components {a, b} and {c, d}: solved one after the other, each on its own
+//! ```
+//!
+//! In a canonical sequence every unplaced buffer sits on its skyline floor, and the
+//! placed buffers only matter through those floors. So each component is a fresh
+//! problem whose domains start at the floors (lifted to the last offset), with its own
+//! canonical order; by the compaction argument of MiniMalloc §5 a complete search of it
+//! misses no plan. A component that fails fails the placement that split it, and no
+//! choice in another component is undone for it: that is the whole gain.
+//!
+//! # Invariants
+//!
+//! `crossing` and `left` always describe the unplaced buffers: every `place` is matched
+//! by an `unplace` when the search undoes it.
+
+use crate::types::Problem;
+
+/// Crossing counts per boundary and where the unplaced buffers start.
+pub(super) struct Cuts {
+    /// `interior[i]`: the boundaries strictly inside buffer `i`'s lifetime, `[first, last)`.
+    interior: Vec<(u32, u32)>,
+    /// `start_at[i]`: the boundary where buffer `i` starts.
+    start_at: Vec<u32>,
+    crossing: Vec<u32>,
+    /// Fenwick tree over boundaries: unplaced buffers starting at each.
+    starts: Vec<u32>,
+    unplaced: usize,
+    /// Set by `place` when it opened a cut with unplaced buffers on both sides.
+    split: bool,
+}
+
+impl Cuts {
+    pub(super) fn new(problem: &Problem) -> Cuts {
+        let bufs = problem.buffers();
+        let mut times: Vec<u64> = bufs
+            .iter()
+            .flat_map(|b| [b.lifetime.start.0, b.lifetime.end.0])
+            .collect();
+        times.sort_unstable();
+        times.dedup();
+        let at = |t: u64| times.partition_point(|&x| x < t) as u32;
+        let interior: Vec<(u32, u32)> = bufs
+            .iter()
+            .map(|b| (at(b.lifetime.start.0) + 1, at(b.lifetime.end.0)))
+            .collect();
+        let start_at: Vec<u32> = bufs.iter().map(|b| at(b.lifetime.start.0)).collect();
+        let mut crossing = vec![0u32; times.len()];
+        for &(first, last) in &interior {
+            for c in &mut crossing[first as usize..last as usize] {
+                *c += 1;
+            }
+        }
+        let mut cuts = Cuts {
+            interior,
+            start_at,
+            crossing,
+            starts: vec![0; times.len() + 1],
+            unplaced: 0,
+            split: false,
+        };
+        for i in 0..bufs.len() {
+            cuts.add_start(cuts.start_at[i], 1);
+        }
+        cuts.unplaced = bufs.len();
+        cuts
+    }
+
+    fn add_start(&mut self, k: u32, delta: i32) {
+        let mut i = k as usize + 1;
+        while i < self.starts.len() {
+            self.starts[i] = self.starts[i].wrapping_add_signed(delta);
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    /// Unplaced buffers starting before boundary `k`.
+    fn starting_before(&self, k: u32) -> u32 {
+        let mut i = k as usize;
+        let mut sum = 0;
+        while i > 0 {
+            sum += self.starts[i];
+            i &= i - 1;
+        }
+        sum
+    }
+
+    /// True when no unplaced buffer crosses boundary `k` and some lie on each side.
+    fn separates(&self, k: u32) -> bool {
+        let left = self.starting_before(k) as usize;
+        self.crossing[k as usize] == 0 && left > 0 && left < self.unplaced
+    }
+
+    /// Buffer `i` is placed. Remembers whether that opened a cut (see [`Cuts::take_split`]).
+    pub(super) fn place(&mut self, i: u32) {
+        let (first, last) = self.interior[i as usize];
+        self.add_start(self.start_at[i as usize], -1);
+        self.unplaced -= 1;
+        for k in first..last {
+            self.crossing[k as usize] -= 1;
+        }
+        // Every boundary inside `i` was crossed by `i` until now, so only those can
+        // have just opened.
+        if !self.split {
+            self.split = (first..last).any(|k| self.crossing[k as usize] == 0 && self.separates(k));
+        }
+    }
+
+    /// Buffer `i` is unplaced again.
+    pub(super) fn unplace(&mut self, i: u32) {
+        let (first, last) = self.interior[i as usize];
+        self.add_start(self.start_at[i as usize], 1);
+        self.unplaced += 1;
+        for k in first..last {
+            self.crossing[k as usize] += 1;
+        }
+    }
+
+    /// Whether the placements since the last call opened a cut; clears the flag.
+    pub(super) fn take_split(&mut self) -> bool {
+        std::mem::take(&mut self.split)
+    }
+
+    /// True when the unplaced buffers already fall into several components (the root).
+    pub(super) fn is_split(&self) -> bool {
+        (0..self.crossing.len() as u32).any(|k| self.separates(k))
+    }
+}
+
+/// The unplaced buffers grouped into components, in time order: sorted by start, a new
+/// group begins at a buffer starting at or after every end so far.
+pub(super) fn components(problem: &Problem, unplaced: impl Iterator<Item = u32>) -> Vec<Vec<u32>> {
+    let bufs = problem.buffers();
+    let mut order: Vec<(u64, u32)> = unplaced
+        .map(|i| (bufs[i as usize].lifetime.start.0, i))
+        .collect();
+    order.sort_unstable();
+    let mut groups: Vec<Vec<u32>> = Vec::new();
+    let mut end = 0u64;
+    for (start, i) in order {
+        if groups.is_empty() || start >= end {
+            groups.push(Vec::new());
+        }
+        end = end.max(bufs[i as usize].lifetime.end.0);
+        groups.last_mut().expect("pushed").push(i);
+    }
+    groups
+}
