@@ -285,7 +285,8 @@ impl Search<'_, '_> {
         for group in groups {
             let floor = |y: u32| self.domains.lowest(y).max(last);
             if let [y] = group[..] {
-                // One buffer: its floor is its place.
+                // One buffer: its floor is its place (one placement tried).
+                self.stats.steps += 1;
                 let b = &problem.buffers()[y as usize];
                 if !fits_above(b, floor(y), capacity) {
                     return Split::Failed;
@@ -378,7 +379,15 @@ impl Search<'_, '_> {
                 None => domains.lowest(i) == r,
             })
         };
-        for g in groups.iter().take(if self.options.phases { 2 } else { 1 }) {
+        // No picks (canonical, `per_heuristic` 0): the admissible buffers in key order.
+        let picks = if self.options.per_heuristic == 0 && canonical {
+            0
+        } else if self.options.phases {
+            2
+        } else {
+            1
+        };
+        for g in groups.iter().take(picks) {
             if self.options.phases && g.is_none() {
                 continue;
             }

@@ -61,12 +61,13 @@ fn all_technique_combinations_agree() {
             section_inference: mask & 64 != 0,
             row_order: mask & 128 != 0,
             dominance: mask % 5 != 0,
-            per_heuristic: 1 + (mask as usize % 3),
+            per_heuristic: mask as usize % 3,
             canonical: mask % 3 != 1,
             complete_candidates: mask % 7 != 0,
             section_floors: mask % 11 != 0,
             restarts: (mask / 3) % 2 == 0,
             tighten: mask % 13 != 0,
+            decomposition: mask % 17 != 0,
             ..TelamallocOptions::default()
         };
         for p in &problems {
@@ -121,9 +122,11 @@ fn complete_configuration_agrees_with_the_exact_solver() {
         let naive = p.naive_height().0;
         for cap in [load, load + (naive - load) / 4, load + (naive - load) / 2] {
             let truth = exact_feasible(&p, cap);
-            for mask in 0u32..32 {
+            for mask in 0u32..128 {
                 let o = TelamallocOptions {
                     step_limit: u64::MAX,
+                    decomposition: mask & 32 != 0,
+                    per_heuristic: if mask & 64 != 0 { 0 } else { 1 },
                     backjump: false,
                     subtree_limit: false,
                     heuristics: mask & 1 != 0,
@@ -150,29 +153,3 @@ fn complete_configuration_agrees_with_the_exact_solver() {
     }
 }
 
-#[test]
-#[ignore]
-fn scratch_rounds() {
-    let f = std::env::var("F").unwrap();
-    let cap: u64 = std::env::var("CAP").unwrap().parse().unwrap();
-    let bytes = std::fs::read(&f).unwrap();
-    let p = crate::io::csv::read_problem_csv(&bytes, &Default::default()).unwrap();
-    let base = TelamallocOptions::default();
-    let chrono = TelamallocOptions {
-        phases: false,
-        backjump: false,
-        prepend_candidates: false,
-        subtree_limit: false,
-        complete_candidates: true,
-        step_limit: 3_000_000,
-        ..base.clone()
-    };
-    for (name, o) in [("chrono", chrono.clone()), ("chrono-nodec", TelamallocOptions { decomposition: false, ..chrono.clone() }), ("chrono-norow", TelamallocOptions { row_order: false, ..chrono.clone() }), ("chrono-1", TelamallocOptions { heuristics: false, ..chrono.clone() })] {
-        for r in [0usize, 3, 4] {
-            let t = std::time::Instant::now();
-            let (end, st) = search_ranked(&p, cap, r, &o, &never);
-            let e = match end { SearchEnd::Found(_) => "found", SearchEnd::Exhausted => "exhausted", SearchEnd::Infeasible => "infeasible", SearchEnd::Stopped => "stopped" };
-            println!("{name} rank {r}: {e} steps {} in {:?}", st.steps, t.elapsed());
-        }
-    }
-}
