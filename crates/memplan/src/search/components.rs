@@ -160,3 +160,49 @@ pub(super) fn components(problem: &Problem, unplaced: impl Iterator<Item = u32>)
     }
     groups
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::Rng;
+    use crate::types::Buffer;
+
+    /// The flag after a placement against the components recomputed from scratch: with
+    /// at most one component before (as in the search, which never goes on split), it
+    /// is raised exactly when the unplaced buffers fall into several.
+    #[test]
+    fn a_split_is_flagged_exactly_when_components_appear() {
+        let mut rng = Rng::new(5);
+        for round in 0..300 {
+            let n = 2 + round % 12;
+            let bufs: Vec<Buffer> = (0..n)
+                .map(|i| {
+                    let s = rng.range(0, 16);
+                    Buffer::new(format!("{i}"), s, s + 1 + rng.range(0, 6), 1)
+                })
+                .collect();
+            let p = Problem::new(bufs, None).unwrap();
+            let mut cuts = Cuts::new(&p);
+            let mut placed = vec![false; n];
+            let count = |placed: &[bool]| {
+                components(&p, (0..n as u32).filter(|&i| !placed[i as usize])).len()
+            };
+            assert_eq!(cuts.is_split(), count(&placed) > 1, "round {round}: root");
+            let mut stack: Vec<u32> = Vec::new();
+            for _ in 0..40 {
+                let open: Vec<u32> = (0..n as u32).filter(|&i| !placed[i as usize]).collect();
+                if count(&placed) <= 1 && !open.is_empty() && rng.range(0, 3) > 0 {
+                    let i = open[rng.range(0, open.len() as u64 - 1) as usize];
+                    cuts.place(i);
+                    placed[i as usize] = true;
+                    stack.push(i);
+                    assert_eq!(cuts.take_split(), count(&placed) > 1, "round {round}");
+                } else if let Some(i) = stack.pop() {
+                    cuts.unplace(i);
+                    placed[i as usize] = false;
+                }
+                assert_eq!(cuts.is_split(), count(&placed) > 1, "round {round}");
+            }
+        }
+    }
+}

@@ -42,8 +42,11 @@
 //!   positions then), `complete_candidates` (a decision point goes on with every
 //!   admissible buffer once the heuristics' picks failed), `section_floors` (the effective
 //!   height of a section), `restarts` (rounds with a doubling step budget: the paper's
-//!   search, then chronological canonical rounds under three orders) and `tighten` (rounds
-//!   under tighter capacities). A complete configuration that runs out of candidates
+//!   search, then chronological canonical rounds under three orders, which take the
+//!   admissible buffers in MiniMalloc's node order), `tighten` (rounds under tighter
+//!   capacities) and `decomposition` (MiniMalloc's dynamic decomposition, in canonical
+//!   searches: once no unplaced buffer crosses some time, each side is solved on its
+//!   own, `components.rs`). A complete configuration that runs out of candidates
 //!   proves infeasibility ([`TelamallocOptions::is_complete`]).
 //!
 //! The default planner's capacity mode races this search against the exact one
