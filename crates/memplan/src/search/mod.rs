@@ -141,8 +141,8 @@ pub struct TelamallocOptions {
     /// Restart with a growing step budget, each §5.1 heuristic in turn setting the
     /// canonical order (see `search_rounds`).
     pub restarts: bool,
-    /// With `restarts`: some rounds search under tighter capacities (the max load and
-    /// half way up to the capacity), where propagation prunes more.
+    /// With `restarts`: some rounds search under a tighter capacity (the max load),
+    /// where propagation prunes more.
     pub tighten: bool,
     /// MiniMalloc's dynamic decomposition (§7), in canonical searches: when no unplaced
     /// buffer crosses some time any more, the buffers on either side are solved as
@@ -350,11 +350,14 @@ pub(crate) fn solve_capacity(
 /// - `restarts`: each round takes one order as the canonical order's rank (contention
 ///   then lifetime, contention then area, longest lifetime: MiniMalloc §7's three
 ///   static orders, with our contention for its section total), with a step budget that doubles after
-///   every full cycle (starting at `4n`, at least 1,000 steps), so an unlucky early
-///   decision costs a bounded number of steps.
-/// - `tighten`: the cycle also goes through tighter capacities, the max load and half
-///   way up from it, before `capacity`: a plan under a tighter capacity fits under
-///   `capacity` too, and tight capacities make propagation much stronger.
+///   every full cycle (starting at `4n`, at least 1,000 steps; systematic rounds get
+///   [`SYSTEMATIC_WEIGHT`] times that), so an unlucky early decision costs a bounded
+///   number of steps.
+/// - `tighten`: the cycle also goes through a tighter capacity, the max load, after
+///   `capacity`: a plan under a tighter capacity fits under `capacity` too, and tight
+///   capacities make propagation much stronger. (A third capacity half way up was
+///   dropped in the fourth session: alone it solved no challenging instance at 105%
+///   that another round did not.)
 /// - `widen`: when every round has run out of candidates, search again with twice the
 ///   candidates per heuristic (and twice the cap).
 /// - When the configuration is complete ([`TelamallocOptions::is_complete`]), running
@@ -376,8 +379,7 @@ fn search_rounds(
     let mut caps = vec![capacity];
     let load = max_load(problem).0;
     if options.restarts && options.tighten && load < capacity {
-        caps = vec![capacity, load, load + (capacity - load) / 2];
-        caps.dedup();
+        caps = vec![capacity, load];
     }
     // With restarts, every other round backtracks chronologically with complete
     // decision points (no phases, backjumps, prepends or subtree limits), so the
@@ -432,7 +434,8 @@ fn search_rounds(
         let (cap, rank_by, kind) = slots[slot];
         let as_asked = kind != Round::Systematic;
         let budget = if options.restarts {
-            base.saturating_mul(1 << (k / count).min(40))
+            let weight = if kind == Round::Systematic { SYSTEMATIC_WEIGHT } else { 1 };
+            base.saturating_mul(weight << (k / count).min(40))
         } else {
             u64::MAX
         };
@@ -514,6 +517,12 @@ enum Round {
     /// Chronological backtracking with complete decision points.
     Systematic,
 }
+
+/// How many times the others' step budget a systematic round gets. They are complete
+/// (running out proves infeasibility), their steps are the cheapest, and per round,
+/// alone, at 105% of the best known height they were the only rounds to solve B, C, E,
+/// F, G and K of the challenging suite within 400,000 steps (BENCHMARKS.md §4).
+const SYSTEMATIC_WEIGHT: u64 = 4;
 
 /// The widest candidate lists `widen` goes to, per heuristic.
 const MAX_WIDTH: usize = 64;

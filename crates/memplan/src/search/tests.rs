@@ -153,3 +153,4 @@ fn complete_configuration_agrees_with_the_exact_solver() {
     }
 }
 
+
