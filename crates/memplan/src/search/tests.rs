@@ -154,3 +154,65 @@ fn complete_configuration_agrees_with_the_exact_solver() {
 }
 
 
+
+/// Measurement, not a check: each round of the restart cycle alone, with a step limit,
+/// on the CSV files in `FILES` (comma-separated, absolute paths) under capacity `CAP`:
+/// `FILES=... CAP=1101004 cargo test --release -p memplan --lib each_round_alone --
+/// --ignored --nocapture`. Prints per round `F` (found), `X` (exhausted), `I`
+/// (infeasible) or `-` (step limit), the steps taken and the milliseconds.
+#[test]
+#[ignore]
+fn each_round_alone() {
+    let (Ok(files), Ok(cap)) = (std::env::var("FILES"), std::env::var("CAP")) else {
+        return;
+    };
+    let cap: u64 = cap.parse().expect("CAP is a number");
+    let options = TelamallocOptions {
+        step_limit: 400_000,
+        ..TelamallocOptions::default()
+    };
+    let systematic = TelamallocOptions {
+        per_heuristic: 0,
+        phases: false,
+        backjump: false,
+        prepend_candidates: false,
+        subtree_limit: false,
+        complete_candidates: true,
+        ..options.clone()
+    };
+    let as_given = TelamallocOptions {
+        decomposition: false,
+        ..options.clone()
+    };
+    let paper = TelamallocOptions {
+        canonical: false,
+        ..options.clone()
+    };
+    for f in files.split(',') {
+        let bytes = std::fs::read(f).expect("readable");
+        let p = crate::io::csv::read_problem_csv(&bytes, &Default::default()).expect("valid");
+        let load = max_load(&p).0;
+        let mut line = f.rsplit('/').next().unwrap_or(f).to_string();
+        for (c, at) in [("capacity", cap), ("max load", load)] {
+            for (name, o, rank) in [
+                ("as-given", &as_given, 0),
+                ("paper", &paper, 3),
+                ("systematic 3", &systematic, 3),
+                ("systematic 4", &systematic, 4),
+                ("systematic 0", &systematic, 0),
+            ] {
+                let t = std::time::Instant::now();
+                let (end, stats) = search_ranked(&p, at, rank, o, &never);
+                let e = match end {
+                    SearchEnd::Found(_) => "F",
+                    SearchEnd::Exhausted => "X",
+                    SearchEnd::Infeasible => "I",
+                    SearchEnd::Stopped => "-",
+                };
+                let ms = t.elapsed().as_millis();
+                line += &format!(" | {name} @ {c}: {e} {} {ms} ms", stats.steps);
+            }
+        }
+        println!("{line}");
+    }
+}
