@@ -121,7 +121,10 @@ pub fn load_profile(problem: &Problem) -> Vec<LoadStep> {
     out
 }
 
-/// Runs the sweep. See the [module docs](self).
+/// Runs one event sweep (ends before starts at the same time, the half-open rule):
+/// the load profile, the max load (no plan is lower), the number of overlapping pairs
+/// and the time components (groups no lifetime crosses between, which plan
+/// independently). O(n log n), plus O(pairs) for buffers with gaps.
 pub fn analyze(problem: &Problem) -> Analysis {
     let ev = events(problem);
     let mut load = 0u64;

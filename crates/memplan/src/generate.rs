@@ -58,7 +58,9 @@ fn round64(bytes: u64) -> u64 {
     bytes.div_ceil(64).max(1) * 64
 }
 
-/// Makes a model-like problem (see the [module docs](self)). No capacity is set.
+/// Makes a model-like problem: blocks that each look like a CNN training step (long
+/// activations saved for the backward pass, one-step temps, short residuals and
+/// gradients), one after another in time. No capacity is set.
 pub fn generate_model_like(options: &GenOptions) -> Problem {
     let mut rng = Rng::new(options.seed);
     let mut bufs: Vec<Buffer> = Vec::with_capacity(options.buffers);

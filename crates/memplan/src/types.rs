@@ -98,7 +98,8 @@ impl fmt::Display for BufferIdx {
     }
 }
 
-/// A half-open time interval `[start, end)`. See the [module docs](self) for the rule.
+/// A half-open time interval `[start, end)`: it contains `start` and excludes `end`, so a
+/// buffer ending at `t` and one starting at `t` are never live together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Lifetime {
     /// First time step at which the interval is live.
@@ -264,7 +265,9 @@ pub struct Problem {
 }
 
 impl Problem {
-    /// Validates the buffers (see the [module docs](self) for the rules) and builds a problem.
+    /// Validates the buffers (positive sizes and alignments, non-empty half-open
+    /// lifetimes, gaps inside the lifetime and disjoint, fixed offsets aligned, no
+    /// overflow of the naive height) and builds a problem.
     ///
     /// Gaps are sorted in place. The first rule broken is reported, naming the buffer.
     pub fn new(mut buffers: Vec<Buffer>, capacity: Option<Size>) -> Result<Problem, ProblemError> {

@@ -210,7 +210,11 @@ fn parse_gaps(
     Ok(gaps)
 }
 
-/// Reads a problem. See the [module docs](self) for the format.
+/// Reads a problem in google/minimalloc's CSV format: columns found by header name,
+/// `id`, `lower`, `upper` (half-open; or `end`, inclusive) and `size` required,
+/// `alignment`, `offset` (fixed) and `gaps` (`lo-hi` intervals separated by spaces)
+/// optional, an empty field meaning "not given". A BOM, CRLF, blank lines and spaces
+/// around fields are accepted; every error names the line and the column.
 pub fn read_problem_csv(input: &[u8], options: &CsvOptions) -> Result<Problem, ReadError> {
     let mut rdr = reader(input);
     let headers = rdr.byte_headers().map_err(csv_error)?.clone();

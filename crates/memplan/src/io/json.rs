@@ -138,7 +138,10 @@ fn strip_position(msg: &str) -> String {
     }
 }
 
-/// Reads a problem from JSON (see the [module docs](self)). `capacity`, when given,
+/// Reads a problem from JSON: `{"capacity": …, "buffers": [{"id", "start", "end",
+/// "size", "alignment", "fixed_offset", "gaps"}]}`, half-open `[start, end)`, with
+/// `capacity`, `alignment`, `fixed_offset` and `gaps` optional and unknown fields
+/// rejected. `capacity`, when given,
 /// replaces the file's own.
 pub fn read_problem_json(input: &[u8], capacity: Option<Size>) -> Result<Problem, ReadError> {
     let parsed: ProblemIn = serde_json::from_slice(input).map_err(json_error)?;

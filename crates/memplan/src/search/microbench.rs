@@ -37,8 +37,10 @@ impl MicrobenchKind {
     }
 }
 
-/// Makes a microbenchmark with `buffers` buffers and "enough" capacity (see the
-/// [module docs](self)). The same seed gives the same problem.
+/// Makes a microbenchmark of TelaMalloc's Table 1 with `buffers` buffers and "enough"
+/// capacity: non-overlapping (`[i, i + 1)`, capacity the largest size) or full-overlap
+/// (all live in `[0, 1)`, capacity the sum of sizes). Sizes are 1–4,096 bytes, rounded
+/// up to 64. The same seed gives the same problem.
 pub fn generate_microbenchmark(kind: MicrobenchKind, buffers: usize, seed: u64) -> Problem {
     let mut rng = Rng::new(seed);
     let bufs: Vec<Buffer> = (0..buffers as u64)

@@ -122,7 +122,9 @@ pub struct SharedCheckSummary {
     pub total: Size,
 }
 
-/// Checks `assignment` against `problem`; see the [module docs](self).
+/// Checks `assignment` against `problem`: one object per buffer, object ids below the
+/// number of objects, no two buffers of one object live at the same time (whole
+/// lifetimes, half-open), and every object at least as large as each buffer it holds.
 pub fn check_shared_objects(
     problem: &Problem,
     assignment: &SharedAssignment,

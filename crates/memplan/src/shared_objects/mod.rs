@@ -217,8 +217,11 @@ pub struct SharedReport {
     pub candidates: Vec<SharedCandidate>,
 }
 
-/// Assigns every buffer of `problem` to a shared object. See the [module docs](self):
-/// gaps, fixed offsets, alignment and the capacity are ignored.
+/// Assigns every buffer of `problem` to a shared object (TFLite §4): no two buffers of
+/// one object live at the same time, each object as large as the largest buffer it
+/// holds, the cost being the sum of the object sizes, reported beside its lower bound
+/// (the sum of the positional maxima). Gaps, fixed offsets, alignment and the capacity
+/// are ignored.
 pub fn plan_shared_objects(
     problem: &Problem,
     options: &SharedOptions,

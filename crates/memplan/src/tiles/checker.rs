@@ -150,8 +150,10 @@ fn rows(
     Some(runs)
 }
 
-/// Checks a plan (one base address per tensor) against `problem`; see the
-/// [module docs](self).
+/// Checks a plan (one base address per tensor) against `problem`: no two items (tiles,
+/// or whole tensors during their whole lifetime) of different tensors that are live at
+/// the same time may share a byte. Items are expanded into their innermost rows, so the
+/// check shares no code with the planner's chunk renderer.
 pub fn check_tiles(
     problem: &TiledProblem,
     offsets: &[Offset],

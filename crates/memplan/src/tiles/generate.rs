@@ -142,7 +142,9 @@ impl Net {
     }
 }
 
-/// Makes a tiled network (see the [module docs](self)).
+/// Makes a tiled CNN-like network (residual and concat blocks in four stages), each
+/// tensor split along its height into tiles that fit a small on-chip memory, with the
+/// lifetimes an NPU executing it layer by layer would give them.
 pub fn generate_tiled(options: &TiledGenOptions) -> TiledProblem {
     let mut rng = Rng::new(options.seed);
     let mut net = Net {

@@ -384,7 +384,10 @@ pub struct TileReport {
     pub whole_tensor_fallback: bool,
 }
 
-/// Places every tensor with TensorAllocate (Alg. 1); see the [module docs](self).
+/// Places every tensor with TensorAllocate (Alg. 1 of Kvochko et al.): each tensor gets
+/// a base address, its tiles sit at fixed offsets from it, and a tile's bytes may be
+/// reused once the tile is dead, before the whole tensor dies. No two live items of
+/// different tensors share a byte.
 pub fn plan_tiles(
     problem: &TiledProblem,
     options: &TileOptions,
