@@ -4,7 +4,7 @@
 
 use arbitrary::Unstructured;
 use memplan::fuzzing::{arbitrary_problem, ByteSource, FuzzKnobs};
-use memplan::{plan, CancelToken, Options, Planner};
+use memplan::{plan, CancelToken, Options, Outcome, Planner};
 
 #[test]
 fn a_spent_budget_returns_at_once() {
@@ -80,4 +80,70 @@ fn an_endless_limit_is_no_limit() {
             );
         }
     }
+}
+
+/// `finish_first_plan` (the CLI's default when no limit is given): however spent the
+/// time limit, the first greedy plan is finished, by the portfolio and by TelaMalloc in
+/// both modes, so the answer is never the naive plan. (Before, `--planner telamalloc`
+/// without a limit answered iopddl-S at 105% with the naive plan: its greedy pass was
+/// cut at the default 1 s.)
+#[test]
+fn a_spent_limit_still_finishes_the_first_greedy_plan_when_asked() {
+    let first: Planner = "size-best-fit".parse().unwrap();
+    let knobs = FuzzKnobs {
+        max_buffers: 40,
+        ..FuzzKnobs::default()
+    };
+    let mut src = ByteSource::new(43);
+    let mut greedy_not_naive = 0;
+    for _ in 0..200 {
+        let bytes = src.bytes(1024);
+        let p = arbitrary_problem(&mut Unstructured::new(&bytes), &knobs).unwrap();
+        let minimise = p.clone().with_capacity(None);
+        let expected = plan(
+            &minimise,
+            &Options {
+                planner: first,
+                ..Options::default()
+            },
+        )
+        .unwrap()
+        .outcome
+        .plan()
+        .unwrap()
+        .clone();
+        let naive = plan(
+            &minimise,
+            &Options {
+                planner: Planner::Naive,
+                ..Options::default()
+            },
+        )
+        .unwrap()
+        .outcome
+        .plan()
+        .unwrap()
+        .clone();
+        greedy_not_naive += usize::from(expected != naive);
+        for planner in [Planner::Auto, Planner::Telamalloc] {
+            for problem in [&p, &minimise] {
+                let o = Options {
+                    planner,
+                    threads: 1,
+                    time_limit: Some(std::time::Duration::ZERO),
+                    finish_first_plan: true,
+                    ..Options::default()
+                };
+                let got = match plan(problem, &o).unwrap().outcome {
+                    Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => Some(p),
+                    Outcome::Unknown { best_so_far, .. } => best_so_far,
+                    Outcome::Infeasible => None,
+                };
+                if let Some(got) = got {
+                    assert_eq!(got, expected, "{planner}: not the first greedy plan");
+                }
+            }
+        }
+    }
+    assert!(greedy_not_naive > 50, "instances where greedy beats naive");
 }

@@ -28,6 +28,7 @@
 //! `crossing` and `left` always describe the unplaced buffers: every `place` is matched
 //! by an `unplace` when the search undoes it.
 
+use super::domains::SETUP_POLL;
 use crate::types::Problem;
 
 /// Crossing counts per boundary and where the unplaced buffers start.
@@ -45,7 +46,8 @@ pub(super) struct Cuts {
 }
 
 impl Cuts {
-    pub(super) fn new(problem: &Problem) -> Cuts {
+    /// `None` when `stop()` said so during the setup (O(boundaries crossed) in all).
+    pub(super) fn new(problem: &Problem, stop: &dyn Fn() -> bool) -> Option<Cuts> {
         let bufs = problem.buffers();
         let mut times: Vec<u64> = bufs
             .iter()
@@ -60,7 +62,10 @@ impl Cuts {
             .collect();
         let start_at: Vec<u32> = bufs.iter().map(|b| at(b.lifetime.start.0)).collect();
         let mut crossing = vec![0u32; times.len()];
-        for &(first, last) in &interior {
+        for (i, &(first, last)) in interior.iter().enumerate() {
+            if i % SETUP_POLL == SETUP_POLL - 1 && stop() {
+                return None;
+            }
             for c in &mut crossing[first as usize..last as usize] {
                 *c += 1;
             }
@@ -77,7 +82,7 @@ impl Cuts {
             cuts.add_start(cuts.start_at[i], 1);
         }
         cuts.unplaced = bufs.len();
-        cuts
+        Some(cuts)
     }
 
     fn add_start(&mut self, k: u32, delta: i32) {
@@ -182,7 +187,7 @@ mod tests {
                 })
                 .collect();
             let p = Problem::new(bufs, None).unwrap();
-            let mut cuts = Cuts::new(&p);
+            let mut cuts = Cuts::new(&p, &|| false).expect("not stopped");
             let mut placed = vec![false; n];
             let count = |placed: &[bool]| {
                 components(&p, (0..n as u32).filter(|&i| !placed[i as usize])).len()

@@ -97,7 +97,9 @@ struct Sections {
 }
 
 impl Sections {
-    fn new(problem: &Problem, floors: bool) -> Sections {
+    /// `None` when `stop()` said so: on long-lived buffers (iopddl-S) the member lists
+    /// take most of a second, so the setup polls too.
+    fn new(problem: &Problem, floors: bool, stop: &dyn Fn() -> bool) -> Option<Sections> {
         let steps = crate::analysis::load_profile(problem);
         let ranges: Vec<Vec<(u32, u32)>> = problem
             .buffers()
@@ -112,6 +114,9 @@ impl Sections {
                     .collect()
             })
             .collect();
+        if stop() {
+            return None;
+        }
         let unplaced_load: Vec<u64> = steps.iter().map(|s| s.load.0).collect();
         let span = steps
             .iter()
@@ -127,6 +132,9 @@ impl Sections {
         if floors {
             members = vec![Vec::new(); steps.len()];
             for (i, runs) in ranges.iter().enumerate() {
+                if i % SETUP_POLL == SETUP_POLL - 1 && stop() {
+                    return None;
+                }
                 for &(first, last) in runs {
                     for m in &mut members[first as usize..last as usize] {
                         m.push(i as u32);
@@ -134,7 +142,7 @@ impl Sections {
                 }
             }
         }
-        Sections {
+        Some(Sections {
             floor: vec![0; members.len()],
             stamp: vec![0; members.len()],
             generation: 0,
@@ -145,9 +153,12 @@ impl Sections {
             unplaced_load,
             span,
             top: vec![0; steps.len()],
-        }
+        })
     }
 }
+
+/// How many buffers the setup handles between two polls of `stop`.
+pub(super) const SETUP_POLL: usize = 256;
 
 /// The placed offsets, the domains of unplaced buffers, and the trail to undo them.
 pub(super) struct Domains<'p> {
@@ -230,6 +241,7 @@ impl<'p> Domains<'p> {
     /// the alignment when `base` is not empty (a component's skyline floors, see
     /// `components.rs`). With `section_inference`, placements also fail when some
     /// cross-section overflows (sound only when every buffer is placed on the skyline).
+    /// `None` when `stop()` said so during the setup.
     pub(super) fn new(
         problem: &'p Problem,
         capacity: u64,
@@ -237,8 +249,14 @@ impl<'p> Domains<'p> {
         section_inference: bool,
         section_floors: bool,
         base: &[u64],
-    ) -> Domains<'p> {
+        stop: &dyn Fn() -> bool,
+    ) -> Option<Domains<'p>> {
         let n = problem.len();
+        let sections = if skyline && section_inference {
+            Some(Sections::new(problem, section_floors, stop)?)
+        } else {
+            None
+        };
         let mut domains = Domains {
             bufs: problem.buffers(),
             capacity,
@@ -251,8 +269,7 @@ impl<'p> Domains<'p> {
             placed_count: 0,
             scratch: Vec::new(),
             intervals: Vec::new(),
-            sections: (skyline && section_inference)
-                .then(|| Sections::new(problem, section_floors)),
+            sections,
             raised: Vec::new(),
             skyline,
             min_tree: MinTree::new(n),
@@ -281,7 +298,7 @@ impl<'p> Domains<'p> {
                 }
             }
         }
-        domains
+        Some(domains)
     }
 
     #[inline]
@@ -735,7 +752,8 @@ mod tests {
                 })
                 .collect();
             let p = Problem::new(bufs, None).unwrap();
-            let mut d = Domains::new(&p, u64::MAX / 4, false, false, false, &[]);
+            let mut d =
+                Domains::new(&p, u64::MAX / 4, false, false, false, &[], &|| false).unwrap();
             let mut marks = Vec::new();
             for _ in 0..3 * n {
                 let unplaced: Vec<u32> = (0..n as u32).filter(|&i| !d.is_placed(i)).collect();

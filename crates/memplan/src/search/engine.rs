@@ -131,20 +131,34 @@ pub(crate) fn search(
     if (0..at.base.len()).any(|i| !fits_above(&bufs[i], at.base[i], capacity)) {
         return (SearchEnd::Infeasible, SearchStats::default());
     }
+    // The setup is polled too: on long-lived buffers it is most of a second.
+    let stopped = (SearchEnd::Stopped, SearchStats::default());
+    let Some(domains) = Domains::new(
+        problem,
+        capacity,
+        // In a canonical sequence the lowest valid position at or above the last offset
+        // is the skyline (every placed buffer starts at or below it).
+        !options.lowest_position || canonical,
+        options.section_inference,
+        options.section_floors,
+        at.base,
+        stop,
+    ) else {
+        return stopped;
+    };
+    let cuts = if canonical && options.decomposition {
+        let Some(cuts) = Cuts::new(problem, stop) else {
+            return stopped;
+        };
+        Some(cuts)
+    } else {
+        None
+    };
     let mut s = Search {
         problem,
         capacity,
         options,
-        // In a canonical sequence the lowest valid position at or above the last offset
-        // is the skyline (every placed buffer starts at or below it).
-        domains: Domains::new(
-            problem,
-            capacity,
-            !options.lowest_position || canonical,
-            options.section_inference,
-            options.section_floors,
-            at.base,
-        ),
+        domains,
         candidates,
         level_of: vec![NO_LEVEL; n],
         levels: Vec::new(),
@@ -154,7 +168,7 @@ pub(crate) fn search(
         mark: vec![false; n],
         rank: Vec::new(),
         rank_by,
-        cuts: (canonical && options.decomposition).then(|| Cuts::new(problem)),
+        cuts,
         depth: at.depth,
     };
     s.rank = (0..n as u32)
@@ -280,7 +294,10 @@ impl Search<'_, '_> {
     fn solve_split(&mut self, last: u64, stop: &dyn Fn() -> bool) -> Split {
         let (problem, capacity) = (self.problem, self.capacity);
         let domains = &self.domains;
-        let groups = components(problem, (0..problem.len() as u32).filter(|&i| !domains.is_placed(i)));
+        let groups = components(
+            problem,
+            (0..problem.len() as u32).filter(|&i| !domains.is_placed(i)),
+        );
         let mut offsets = self.domains.offsets().to_vec();
         for group in groups {
             let floor = |y: u32| self.domains.lowest(y).max(last);
@@ -310,7 +327,8 @@ impl Search<'_, '_> {
                 base: &base,
                 depth: self.depth + 1,
             };
-            let (end, stats) = super::search_component(&sub, capacity, self.rank_by, &options, stop, at);
+            let (end, stats) =
+                super::search_component(&sub, capacity, self.rank_by, &options, stop, at);
             self.stats.steps += stats.steps;
             self.stats.minor_backtracks += stats.minor_backtracks;
             self.stats.major_backtracks += stats.major_backtracks;

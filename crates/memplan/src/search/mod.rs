@@ -206,8 +206,21 @@ pub(crate) fn plan(
 ) -> Outcome {
     let cancel = options.cancel.as_ref();
     match problem.capacity() {
-        Some(c) => solve_capacity(problem, c, &options.telamalloc, deadline, cancel),
-        None => minimise(problem, &options.telamalloc, deadline, cancel),
+        Some(c) => solve_capacity(
+            problem,
+            c,
+            &options.telamalloc,
+            deadline,
+            cancel,
+            options.finish_first_plan,
+        ),
+        None => minimise(
+            problem,
+            &options.telamalloc,
+            deadline,
+            cancel,
+            options.finish_first_plan,
+        ),
     }
 }
 
@@ -239,7 +252,14 @@ fn search_ranked(
     if !problem.buffers().iter().all(fits) {
         return (SearchEnd::Infeasible, SearchStats::default());
     }
-    search_component(problem, capacity, rank_by, options, stop, Component::default())
+    search_component(
+        problem,
+        capacity,
+        rank_by,
+        options,
+        stop,
+        Component::default(),
+    )
 }
 
 /// The search of one component of a decomposition (`components.rs`), or of the whole
@@ -303,12 +323,15 @@ fn stopper<'a>(
 /// against another planner: it stops at `deadline`, when `cancel` is cancelled, or at
 /// the step limit, and then answers `Unknown` (with the best greedy plan as
 /// `best_so_far`). `Infeasible` only when the max load or the fixed buffers prove it.
+/// With `finish_greedy` ([`crate::Options::finish_first_plan`]) the first greedy plan is
+/// exempt from the deadline (not from `cancel`).
 pub(crate) fn solve_capacity(
     problem: &Problem,
     capacity: Size,
     options: &TelamallocOptions,
     deadline: Option<Instant>,
     cancel: Option<&CancelToken>,
+    finish_greedy: bool,
 ) -> Outcome {
     let lower_bound = max_load(problem);
     if lower_bound > capacity {
@@ -318,7 +341,11 @@ pub(crate) fn solve_capacity(
     // The fallback plan for `Unknown`, made first: made after a search the clock
     // stopped, it could only be the naive plan. When it fits, it is the answer (§3: the
     // heuristic first, the search only where it fails).
-    let fallback = first_greedy(problem, &stop);
+    let fallback = if finish_greedy {
+        first_greedy(problem, &stopper(None, cancel))
+    } else {
+        first_greedy(problem, &stop)
+    };
     // A plan under the capacity, optimal when it reaches the max load.
     let fits = |plan: Plan| {
         if plan.height() <= lower_bound {
@@ -434,7 +461,11 @@ fn search_rounds(
         let (cap, rank_by, kind) = slots[slot];
         let as_asked = kind != Round::Systematic;
         let budget = if options.restarts {
-            let weight = if kind == Round::Systematic { SYSTEMATIC_WEIGHT } else { 1 };
+            let weight = if kind == Round::Systematic {
+                SYSTEMATIC_WEIGHT
+            } else {
+                1
+            };
             base.saturating_mul(weight << (k / count).min(40))
         } else {
             u64::MAX
@@ -442,6 +473,11 @@ fn search_rounds(
         k += 1;
         if exhausted[slot] {
             continue;
+        }
+        // A round's setup (candidates, sections) is O(n log n) and more: do not start
+        // one past the deadline.
+        if stop() {
+            return SearchEnd::Stopped;
         }
         round.step_limit = left.min(budget);
         let (end, stats) = if kind == Round::Paper {
@@ -539,11 +575,22 @@ fn first_greedy(problem: &Problem, stop: &(dyn Fn() -> bool + Sync)) -> Option<P
 
 /// The lowest plan of the greedy portfolio, run on this thread; planners are skipped or
 /// abandoned once `stop` says so (before, a 28k-buffer instance spent 30 s here whatever
-/// the time limit). When not even the first finished, the naive plan.
-fn best_greedy(problem: &Problem, stop: &(dyn Fn() -> bool + Sync)) -> Option<(Size, Plan)> {
+/// the time limit), except the first one when `first_stop` is given instead (see
+/// [`crate::Options::finish_first_plan`]). When not even the first finished, the naive
+/// plan.
+fn best_greedy(
+    problem: &Problem,
+    stop: &(dyn Fn() -> bool + Sync),
+    first_stop: Option<&(dyn Fn() -> bool + Sync)>,
+) -> Option<(Size, Plan)> {
     greedy_portfolio()
         .into_iter()
-        .filter_map(|(o, f)| {
+        .enumerate()
+        .filter_map(|(k, (o, f))| {
+            let stop = match first_stop {
+                Some(first) if k == 0 => first,
+                _ => stop,
+            };
             if stop() {
                 None
             } else {
@@ -561,7 +608,7 @@ fn best_greedy(problem: &Problem, stop: &(dyn Fn() -> bool + Sync)) -> Option<(S
         })
 }
 
-/// Minimise mode: start from the best greedy plan, then search under lower capacities:
+/// Minimise mode (`finish_greedy`: see [`solve_capacity`]): start from the best greedy plan, then search under lower capacities:
 /// the max load first (success proves the plan optimal), then a bisection between the
 /// lowest capacity not reached and the best height found. A failed probe proves
 /// nothing, so the answer is `Feasible` unless the max load is reached.
@@ -570,10 +617,13 @@ pub(crate) fn minimise(
     options: &TelamallocOptions,
     deadline: Option<Instant>,
     cancel: Option<&CancelToken>,
+    finish_greedy: bool,
 ) -> Outcome {
     let lower_bound = max_load(problem);
     let stop = stopper(deadline, cancel);
-    let Some((mut best_height, mut best)) = best_greedy(problem, &stop) else {
+    let cancelled = stopper(None, cancel);
+    let first_stop: Option<&(dyn Fn() -> bool + Sync)> = finish_greedy.then_some(&cancelled);
+    let Some((mut best_height, mut best)) = best_greedy(problem, &stop, first_stop) else {
         return Outcome::Infeasible; // unreachable: greedy always places everything
     };
     let probe_options = TelamallocOptions {

@@ -104,6 +104,7 @@ pub(crate) fn race_capacity(
             &options.telamalloc,
             deadline,
             user.as_ref(),
+            false,
         );
         return (tela_answer(outcome).unwrap_or(RaceAnswer::Unknown), stats);
     }
@@ -137,6 +138,7 @@ pub(crate) fn race_capacity(
                 &options.telamalloc,
                 deadline,
                 Some(&race),
+                false,
             );
             if let Some(a) = tela_answer(outcome) {
                 answer(a);

@@ -153,8 +153,6 @@ fn complete_configuration_agrees_with_the_exact_solver() {
     }
 }
 
-
-
 /// Measurement, not a check: each round of the restart cycle alone, with a step limit,
 /// on the CSV files in `FILES` (comma-separated, absolute paths) under capacity `CAP`:
 /// `FILES=... CAP=1101004 cargo test --release -p memplan --lib each_round_alone --
