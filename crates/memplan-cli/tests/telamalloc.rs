@@ -51,6 +51,7 @@ fn full_overlap_microbenchmark_fits_its_capacity_and_checks() {
         "--tm-no-section-floors",
         "--tm-no-restarts",
         "--tm-no-tighten",
+        "--tm-no-decomposition",
         "--tm-no-greedy-first",
     ];
     let mut runs: Vec<&[&str]> = vec![&[], &["--tm-no-lowest-position"], &every_switch_off];
