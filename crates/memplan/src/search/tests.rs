@@ -169,15 +169,7 @@ fn each_round_alone() {
         step_limit: 400_000,
         ..TelamallocOptions::default()
     };
-    let systematic = TelamallocOptions {
-        per_heuristic: 0,
-        phases: false,
-        backjump: false,
-        prepend_candidates: false,
-        subtree_limit: false,
-        complete_candidates: true,
-        ..options.clone()
-    };
+    let systematic = super::systematic(&options);
     let as_given = TelamallocOptions {
         decomposition: false,
         ..options.clone()
