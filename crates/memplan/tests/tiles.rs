@@ -91,7 +91,18 @@ proptest! {
         }
         let auto = plan_tiles(&p, &TileOptions::default()).unwrap();
         prop_assert_eq!(auto.candidates.len(), 3);
-        prop_assert_eq!(auto.plan.peak, auto.candidates.iter().map(|c| c.1).min().unwrap());
+        let best_order = auto.candidates.iter().map(|c| c.1).min().unwrap();
+        // The whole-tensor fallback is kept only when it beats every tile-aware order
+        // (a case the fourth session's CI run found: 66 against 67; the seed is in
+        // tiles.proptest-regressions).
+        if auto.whole_tensor_fallback {
+            prop_assert!(auto.plan.peak < best_order);
+        } else {
+            prop_assert_eq!(auto.plan.peak, best_order);
+        }
+        let summary = check_tiles(&p, &auto.plan.offsets);
+        prop_assert!(summary.is_ok(), "auto: {}", summary.unwrap_err());
+        prop_assert_eq!(summary.unwrap().peak, auto.plan.peak);
     }
 
     #[test]
