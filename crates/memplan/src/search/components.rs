@@ -106,8 +106,11 @@ impl Cuts {
 
     /// True when no unplaced buffer crosses boundary `k` and some lie on each side.
     fn separates(&self, k: u32) -> bool {
+        if self.crossing[k as usize] != 0 {
+            return false;
+        }
         let left = self.starting_before(k) as usize;
-        self.crossing[k as usize] == 0 && left > 0 && left < self.unplaced
+        left > 0 && left < self.unplaced
     }
 
     /// Buffer `i` is placed. Remembers whether that opened a cut (see [`Cuts::take_split`]).
@@ -121,7 +124,7 @@ impl Cuts {
         // Every boundary inside `i` was crossed by `i` until now, so only those can
         // have just opened.
         if !self.split {
-            self.split = (first..last).any(|k| self.crossing[k as usize] == 0 && self.separates(k));
+            self.split = (first..last).any(|k| self.separates(k));
         }
     }
 

@@ -305,10 +305,11 @@ impl Search<'_, '_> {
                 // One buffer: its floor is its place (one placement tried).
                 self.stats.steps += 1;
                 let b = &problem.buffers()[y as usize];
-                if !fits_above(b, floor(y), capacity) {
+                let at = super::domains::align_up_sat(floor(y), b.alignment.0);
+                if at.saturating_add(b.size.0) > capacity {
                     return Split::Failed;
                 }
-                offsets[y as usize] = super::domains::align_up_sat(floor(y), b.alignment.0);
+                offsets[y as usize] = at;
                 continue;
             }
             let buffers: Vec<Buffer> = group
