@@ -1,7 +1,7 @@
 //! Command-line flags of the boxing planner (`--planner boxing`, and boxing inside the
 //! default portfolio).
 
-use memplan::{BoxingOptions, SqueezeFit};
+use memplan::{Bootstrap, BoxingOptions, SqueezeFit};
 
 /// Flags shared by `plan` and `bench`.
 #[derive(clap::Args, Debug, Clone)]
@@ -15,8 +15,13 @@ pub struct BoxingArgs {
     /// Boxing: stop once the fragmentation (height − max load) is at most this many bytes.
     #[arg(long, default_value_t = BoxingOptions::default().target_fragmentation)]
     pub target_fragmentation: u64,
-    /// Boxing: do not start from size-then-lifetime first-fit.
-    #[arg(long)]
+    /// Boxing: the plan to beat, polished before the iterations and returned when none
+    /// beats it: the best of the twelve greedy planners, size-then-lifetime first-fit
+    /// (idealloc's), or none. Inside the default portfolio, its best greedy plan.
+    #[arg(long, default_value = "greedy", value_parser = ["greedy", "size-then-lifetime", "none"])]
+    pub bootstrap: String,
+    /// Boxing: the same as `--bootstrap none`.
+    #[arg(long, conflicts_with = "bootstrap")]
     pub no_bootstrap: bool,
     /// Boxing: finish every iteration, even those already above the best height.
     #[arg(long)]
@@ -49,7 +54,11 @@ impl BoxingArgs {
             iterations: self.iterations,
             seed: self.seed,
             target_fragmentation: self.target_fragmentation,
-            bootstrap: !self.no_bootstrap,
+            bootstrap: if self.no_bootstrap {
+                Bootstrap::None
+            } else {
+                self.bootstrap.parse().unwrap_or_default()
+            },
             abandon: !self.no_abandon,
             calibrate_epsilon: !self.no_calibrate_epsilon,
             squeeze: match self.squeeze.as_str() {

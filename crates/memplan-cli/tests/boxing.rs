@@ -26,6 +26,8 @@ fn boxing_flags_plan_and_check() {
         ],
         vec!["--no-abandon", "--threads", "1"],
         vec!["--target-fragmentation", "1000000000"],
+        vec!["--bootstrap", "size-then-lifetime"],
+        vec!["--bootstrap", "none", "--polish-moves", "0"],
     ]
     .into_iter()
     .enumerate()
@@ -89,6 +91,20 @@ fn boxing_flags_plan_and_check() {
         out.status.code(),
         Some(2),
         "bad flag values are usage errors"
+    );
+    let out = memplan(&[
+        "plan",
+        input,
+        "--planner",
+        "boxing",
+        "--bootstrap",
+        "none",
+        "--no-bootstrap",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "--no-bootstrap is --bootstrap none"
     );
     std::fs::remove_dir_all(&dir).ok();
 }

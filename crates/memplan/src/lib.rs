@@ -62,7 +62,7 @@ use std::time::Duration;
 pub use analysis::{
     analyze, load_profile, max_load, time_components, Analysis, Component, LoadStep,
 };
-pub use boxing::{BoxingOptions, SqueezeFit};
+pub use boxing::{Bootstrap, BoxingOptions, SqueezeFit};
 pub use checker::{
     check, check_offsets, check_placements, CheckFailure, CheckSummary, Placed, Violation,
     MAX_VIOLATIONS,

@@ -4,8 +4,8 @@
 //! count; the options that must not change the plan do not.
 
 use memplan::{
-    check, generate_model_like, max_load, plan, BoxingOptions, Buffer, GenOptions, Options,
-    Outcome, Plan, Planner, Problem, SqueezeFit,
+    check, generate_model_like, max_load, plan, Bootstrap, BoxingOptions, Buffer, GenOptions,
+    Options, Outcome, Plan, Planner, Problem, SqueezeFit,
 };
 use proptest::prelude::*;
 
@@ -21,6 +21,12 @@ fn boxing(iterations: u32, seed: u64, threads: usize) -> Options {
         ..Options::default()
     }
 }
+
+const BOOTSTRAPS: [Bootstrap; 3] = [
+    Bootstrap::None,
+    Bootstrap::SizeThenLifetime,
+    Bootstrap::Greedy,
+];
 
 fn run(problem: &Problem, options: &Options) -> Plan {
     let report = plan(problem, options).expect("boxing plans");
@@ -93,7 +99,7 @@ proptest! {
         let p = build(&specs);
         // Without the bootstrap the plan is boxing's own.
         let mut o = boxing(4, seed, 1);
-        o.boxing.bootstrap = false;
+        o.boxing.bootstrap = Bootstrap::None;
         run(&p, &o);
     }
 
@@ -102,7 +108,7 @@ proptest! {
     fn valid_with_wide_sizes(specs in prop::collection::vec(spec(1 << 24), 1..80), seed in 0u64..1000) {
         let p = build(&specs);
         let mut o = boxing(4, seed, 2);
-        o.boxing.bootstrap = false;
+        o.boxing.bootstrap = Bootstrap::None;
         run(&p, &o);
     }
 
@@ -111,7 +117,7 @@ proptest! {
     fn valid_above_four_gib(specs in prop::collection::vec(spec(1 << 40), 2..50), seed in 0u64..1000) {
         let p = build(&specs);
         let mut o = boxing(3, seed, 2);
-        o.boxing.bootstrap = false;
+        o.boxing.bootstrap = Bootstrap::None;
         run(&p, &o);
     }
 
@@ -141,14 +147,14 @@ proptest! {
 
     /// Abandoning iterations early and the thread count change the time, not the plan.
     #[test]
-    fn same_plan_whatever_threads_and_abandon(specs in prop::collection::vec(spec(5000), 1..60), seed in 0u64..1000, bootstrap: bool) {
+    fn same_plan_whatever_threads_and_abandon(specs in prop::collection::vec(spec(5000), 1..60), seed in 0u64..1000, bootstrap in 0usize..3) {
         let p = build(&specs);
         let mut reference = None;
         for threads in [1, 2, 3] {
             for abandon in [true, false] {
                 let mut o = boxing(6, seed, threads);
                 o.boxing.abandon = abandon;
-                o.boxing.bootstrap = bootstrap;
+                o.boxing.bootstrap = BOOTSTRAPS[bootstrap];
                 let got = run(&p, &o);
                 match &reference {
                     None => reference = Some(got),
@@ -163,7 +169,7 @@ proptest! {
     fn every_option_combination_is_valid(specs in prop::collection::vec(spec(1 << 16), 1..40), mask in 0u32..256) {
         let p = build(&specs);
         let mut o = boxing(3, 7, 2);
-        o.boxing.bootstrap = mask & 1 != 0;
+        o.boxing.bootstrap = BOOTSTRAPS[(mask as usize & 1) + (mask as usize >> 7 & 1)];
         o.boxing.abandon = mask & 2 != 0;
         o.boxing.calibrate_epsilon = mask & 4 != 0;
         o.boxing.squeeze = [SqueezeFit::FirstFit, SqueezeFit::BestFit, SqueezeFit::Alternate][(mask as usize >> 3) % 4 % 3];
@@ -176,7 +182,8 @@ proptest! {
     }
 }
 
-/// With the bootstrap on, boxing never does worse than size-then-lifetime first-fit.
+/// Boxing never does worse than its bootstrap: size-then-lifetime first-fit, or every
+/// greedy planner.
 #[test]
 fn never_worse_than_its_bootstrap() {
     for seed in 0..4 {
@@ -184,15 +191,26 @@ fn never_worse_than_its_bootstrap() {
             buffers: 3000,
             seed,
         });
-        let slff = run(
-            &p,
-            &Options {
-                planner: "size-first-fit".parse().unwrap(),
-                ..Options::default()
-            },
-        );
-        let boxed = run(&p, &boxing(3, seed, 2));
-        assert!(boxed.height() <= slff.height());
+        let greedy = |name: &str| {
+            run(
+                &p,
+                &Options {
+                    planner: name.parse().unwrap(),
+                    ..Options::default()
+                },
+            )
+            .height()
+        };
+        let mut o = boxing(3, seed, 2);
+        o.boxing.bootstrap = Bootstrap::SizeThenLifetime;
+        assert!(run(&p, &o).height() <= greedy("size-first-fit"));
+        o.boxing.bootstrap = Bootstrap::Greedy;
+        let boxed = run(&p, &o).height();
+        for order in ["size", "area", "lifetime", "start", "contention", "breadth"] {
+            for fit in ["first-fit", "best-fit"] {
+                assert!(boxed <= greedy(&format!("{order}-{fit}")), "{order}-{fit}");
+            }
+        }
     }
 }
 
@@ -224,8 +242,8 @@ fn target_and_seeds() {
     });
     let mut o = boxing(5, 1, 2);
     o.boxing.target_fragmentation = u64::MAX / 4;
+    o.boxing.bootstrap = Bootstrap::SizeThenLifetime;
     let first = run(&p, &o);
-    o.boxing.bootstrap = true;
     let slff = run(
         &p,
         &Options {

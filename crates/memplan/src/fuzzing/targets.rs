@@ -24,7 +24,7 @@ use crate::tiles::{
     TileOptions, TileOrder, TiledProblem, TiledTensor,
 };
 use crate::types::{Lifetime, Offset, Plan, Problem, Size};
-use crate::{plan, BoxingOptions, Options, Outcome, Planner, Report};
+use crate::{plan, Bootstrap, BoxingOptions, Options, Outcome, Planner, Report};
 
 /// The problem for a planner target: knobs drawn from the bytes, at most `max_buffers`.
 fn problem_from(data: &[u8], max_buffers: usize) -> Option<(Problem, Unstructured<'_>)> {
@@ -217,6 +217,11 @@ pub fn plan_boxing(data: &[u8]) {
             seed: u.arbitrary().unwrap_or(0),
             calibrate_epsilon: u.arbitrary().unwrap_or(true),
             inherit_critical_times: u.arbitrary().unwrap_or(true),
+            bootstrap: [
+                Bootstrap::Greedy,
+                Bootstrap::SizeThenLifetime,
+                Bootstrap::None,
+            ][u.int_in_range(0..=2).unwrap_or(0)],
             ..BoxingOptions::default()
         },
         ..Options::default()

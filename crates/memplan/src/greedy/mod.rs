@@ -114,6 +114,55 @@ pub(crate) fn run(
     Some(merged)
 }
 
+/// Runs each of `planners` (one thread each, up to `threads` at once) and returns the
+/// lowest plan, ties to the earlier planner in `planners`; `None` when `abort()` stopped
+/// them all. Once a plan is at most `good_enough` high, the planners after it stop while
+/// those before it finish, so the result does not depend on the thread count or timing
+/// (only an abort does).
+pub(crate) fn best_of(
+    problem: &Problem,
+    planners: &[(Order, Fit)],
+    threads: usize,
+    good_enough: u64,
+    abort: &(dyn Fn() -> bool + Sync),
+) -> Option<Vec<Offset>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let next = AtomicUsize::new(0);
+    let done_at = AtomicUsize::new(usize::MAX);
+    // Per planner: its height and plan, once it finished.
+    type Finished = Option<(u64, Vec<Offset>)>;
+    let results: Mutex<Vec<Finished>> = Mutex::new(vec![None; planners.len()]);
+    let worker = || loop {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        if k >= planners.len() {
+            break;
+        }
+        let stop = || done_at.load(Ordering::Relaxed) < k || abort();
+        if stop() {
+            continue;
+        }
+        let (order, fit) = planners[k];
+        if let Some(offsets) = run(problem, order, fit, 1, &stop) {
+            let height = crate::analysis::height_of(problem, &offsets);
+            if height <= good_enough {
+                done_at.fetch_min(k, Ordering::Relaxed);
+            }
+            results.lock().expect("no worker panics holding the lock")[k] = Some((height, offsets));
+        }
+    };
+    crate::workers::run_workers(threads.min(planners.len()), worker);
+    let last = done_at.into_inner();
+    results
+        .into_inner()
+        .expect("workers joined")
+        .into_iter()
+        .enumerate()
+        .filter_map(|(k, r)| r.filter(|_| k <= last).map(|(h, o)| (h, k, o)))
+        .min_by_key(|&(h, k, _)| (h, k))
+        .map(|(_, _, o)| o)
+}
+
 /// Places fixed buffers, then `sequence` (which must list every free buffer once).
 pub(crate) fn place_in_order(
     problem: &Problem,
