@@ -11,8 +11,8 @@ best() {
     *minimalloc-challenging/C.*) echo 1047552 ;;   # minimalloc's plan at 1,048,576
     *minimalloc-challenging/*) echo 1048576 ;;     # minimalloc solves at this capacity
     *iopddl-G*) echo 3030937746 ;;                 # greedy portfolio height (= max load)
-    *iopddl-S*) echo 1509273486 ;;                 # greedy portfolio height
-    *somas-resnet50*) echo 1520098820 ;;           # greedy portfolio height
+    *iopddl-S*) echo 1503077594 ;;                 # boxing, seed 0 (greedy bootstrap, polished)
+    *somas-resnet50*) echo 1518281476 ;;           # boxing, seed 2
   esac
 }
 run() { # prints "ok|--|CHECK-FAIL wall_ms cpu_ms height"
