@@ -63,6 +63,7 @@ mod maxtree;
 mod microbench;
 mod phases;
 pub(crate) mod race;
+mod rounds;
 
 pub use microbench::{generate_microbenchmark, MicrobenchKind};
 
@@ -139,7 +140,7 @@ pub struct TelamallocOptions {
     /// that plus their load must fit under the capacity.
     pub section_floors: bool,
     /// Restart with a growing step budget, each §5.1 heuristic in turn setting the
-    /// canonical order (see `search_rounds`).
+    /// canonical order (see `rounds.rs`).
     pub restarts: bool,
     /// With `restarts`: some rounds search under a tighter capacity (the max load),
     /// where propagation prunes more.
@@ -213,6 +214,10 @@ pub(crate) fn plan(
             deadline,
             cancel,
             options.finish_first_plan,
+            match options.threads {
+                0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+                t => t,
+            },
         ),
         None => minimise(
             problem,
@@ -324,7 +329,8 @@ fn stopper<'a>(
 /// the step limit, and then answers `Unknown` (with the best greedy plan as
 /// `best_so_far`). `Infeasible` only when the max load or the fixed buffers prove it.
 /// With `finish_greedy` ([`crate::Options::finish_first_plan`]) the first greedy plan is
-/// exempt from the deadline (not from `cancel`).
+/// exempt from the deadline (not from `cancel`). The restart cycle runs on up to
+/// `threads` threads, with the same answer whatever their number (`rounds.rs`).
 pub(crate) fn solve_capacity(
     problem: &Problem,
     capacity: Size,
@@ -332,6 +338,7 @@ pub(crate) fn solve_capacity(
     deadline: Option<Instant>,
     cancel: Option<&CancelToken>,
     finish_greedy: bool,
+    threads: usize,
 ) -> Outcome {
     let lower_bound = max_load(problem);
     if lower_bound > capacity {
@@ -356,7 +363,7 @@ pub(crate) fn solve_capacity(
         Some(plan) if options.greedy_first && plan.height() <= capacity => return fits(plan),
         _ => {}
     }
-    match search_rounds(problem, capacity.0, options, &stop) {
+    match rounds::search_rounds(problem, capacity.0, options, &stop, threads) {
         SearchEnd::Found(offsets) => fits(to_plan(problem, offsets)),
         SearchEnd::Infeasible => Outcome::Infeasible,
         // The greedy plan may fit when the search did not (found by fuzzing: huge
@@ -370,201 +377,6 @@ pub(crate) fn solve_capacity(
         },
     }
 }
-
-/// Searches in rounds, within one step limit for all of them.
-/// - `restarts`: each round takes one order as the canonical order's rank (contention
-///   then lifetime, contention then area, longest lifetime: MiniMalloc §7's three
-///   static orders, with our contention for its section total), with a step budget that doubles after
-///   every full cycle (starting at `4n`, at least 1,000 steps; systematic rounds get
-///   [`SYSTEMATIC_WEIGHT`] times that), so an unlucky early decision costs a bounded
-///   number of steps.
-/// - `tighten`: the cycle also goes through a tighter capacity, the max load, after
-///   `capacity`: a plan under a tighter capacity fits under `capacity` too, and tight
-///   capacities make propagation much stronger. (A third capacity half way up was
-///   dropped in the fourth session: alone it solved no challenging instance at 105%
-///   that another round did not.)
-/// - `widen`: when every round has run out of candidates, search again with twice the
-///   candidates per heuristic (and twice the cap).
-/// - When the configuration is complete ([`TelamallocOptions::is_complete`]), running
-///   out of candidates proves that no plan exists under that round's capacity.
-fn search_rounds(
-    problem: &Problem,
-    capacity: u64,
-    options: &TelamallocOptions,
-    stop: &dyn Fn() -> bool,
-) -> SearchEnd {
-    let mut round = options.clone();
-    let mut left = options.step_limit;
-    // The rotation: the two contention orders, then the longest lifetime (§5.1).
-    let rotation: &[usize] = if options.heuristics && options.restarts {
-        &[3, 4, 0]
-    } else {
-        &[0]
-    };
-    let mut caps = vec![capacity];
-    let load = max_load(problem).0;
-    if options.restarts && options.tighten && load < capacity {
-        caps = vec![capacity, load];
-    }
-    // With restarts, every other round backtracks chronologically with complete
-    // decision points (no phases, backjumps, prepends or subtree limits), so the
-    // §5.4 rounds and the systematic ones share the budget.
-    let smart = options.phases || options.backjump || options.subtree_limit;
-    let modes: &[bool] = if options.restarts && smart {
-        &[true, false]
-    } else {
-        &[true]
-    };
-    // Per capacity: the options as given (canonical sequences with the §5.4 search,
-    // ranked by longest lifetime) and the paper's own §5.4 round (lowest valid positions
-    // in any order; the rank only matters for canonical sequences, so it is not rotated
-    // there), then a systematic round per order.
-    let mut slots: Vec<(u64, usize, Round)> = Vec::new();
-    for &c in &caps {
-        if modes.len() > 1 {
-            if options.canonical {
-                slots.push((c, 0, Round::AsGiven));
-            }
-            slots.push((c, rotation[0], Round::Paper));
-        }
-        for &r in rotation {
-            let kind = if modes.len() == 1 {
-                Round::AsGiven
-            } else {
-                Round::Systematic
-            };
-            slots.push((c, r, kind));
-        }
-    }
-    let chronological = systematic(options);
-    let count = slots.len() as u64;
-    let base = (4 * problem.len() as u64).max(1_000);
-    let mut exhausted = vec![false; slots.len()];
-    let complete = options.is_complete(problem);
-    let mut k = 0u64;
-    loop {
-        let slot = (k % count) as usize;
-        let (cap, rank_by, kind) = slots[slot];
-        let as_asked = kind != Round::Systematic;
-        let budget = if options.restarts {
-            let weight = if kind == Round::Systematic {
-                SYSTEMATIC_WEIGHT
-            } else {
-                1
-            };
-            base.saturating_mul(weight << (k / count).min(40))
-        } else {
-            u64::MAX
-        };
-        k += 1;
-        if exhausted[slot] {
-            continue;
-        }
-        // A round's setup (candidates, sections) is O(n log n) and more: do not start
-        // one past the deadline.
-        if stop() {
-            return SearchEnd::Stopped;
-        }
-        round.step_limit = left.min(budget);
-        let (end, stats) = if kind == Round::Paper {
-            // The §5.4 round is the paper's search: lowest valid positions in any order.
-            let paper = TelamallocOptions {
-                canonical: false,
-                ..round.clone()
-            };
-            search_ranked(problem, cap, rank_by, &paper, stop)
-        } else if kind == Round::AsGiven && modes.len() > 1 {
-            // Beside systematic rounds, the §5.4 round keeps the whole problem: a
-            // component's failure blames nothing, which blunts backjumping (measured:
-            // I at 105% went from solved in 0.15 s to unsolved).
-            let as_given = TelamallocOptions {
-                decomposition: false,
-                ..round.clone()
-            };
-            search_ranked(problem, cap, rank_by, &as_given, stop)
-        } else if kind == Round::AsGiven {
-            search_ranked(problem, cap, rank_by, &round, stop)
-        } else {
-            let systematic = TelamallocOptions {
-                step_limit: round.step_limit,
-                ..chronological.clone()
-            };
-            search_ranked(problem, cap, rank_by, &systematic, stop)
-        };
-        left = left.saturating_sub(stats.steps);
-        let more = left > 0 && !stop();
-        match end {
-            SearchEnd::Exhausted | SearchEnd::Infeasible
-                if cap == capacity
-                    && (complete || (!as_asked && chronological.is_complete(problem))) =>
-            {
-                return SearchEnd::Infeasible
-            }
-            SearchEnd::Infeasible if cap == capacity => return SearchEnd::Infeasible,
-            SearchEnd::Exhausted | SearchEnd::Infeasible if more => {
-                // A proof for this capacity: drop every round under it.
-                let proof = complete
-                    || (!as_asked && chronological.is_complete(problem))
-                    || matches!(end, SearchEnd::Infeasible);
-                for (e, &(c, _, _)) in exhausted.iter_mut().zip(&slots) {
-                    if proof && c == cap {
-                        *e = true;
-                    }
-                }
-                exhausted[slot] = true;
-                if exhausted.iter().all(|&e| e) {
-                    let wider = round.per_heuristic.max(1) * 2;
-                    if !options.widen || wider > MAX_WIDTH {
-                        return SearchEnd::Exhausted;
-                    }
-                    round.per_heuristic = wider;
-                    round.max_candidates = round.max_candidates.max(1) * 2;
-                    exhausted.fill(false);
-                }
-            }
-            SearchEnd::Infeasible => return SearchEnd::Exhausted,
-            SearchEnd::Stopped if more && options.restarts => {}
-            end => return end,
-        }
-    }
-}
-
-/// The options of a systematic round: chronological backtracking with complete decision
-/// points (no phases, backjumps, prepends or subtree limits) in MiniMalloc's node order,
-/// no heuristic picks, the admissible buffers by (position, rank). Measured on E and G
-/// at 100%, rank 3: 55,229 and 1,867 steps, where the picks first took over 3,000,000
-/// without a plan.
-fn systematic(options: &TelamallocOptions) -> TelamallocOptions {
-    TelamallocOptions {
-        per_heuristic: 0,
-        phases: false,
-        backjump: false,
-        prepend_candidates: false,
-        subtree_limit: false,
-        complete_candidates: true,
-        ..options.clone()
-    }
-}
-
-/// The kinds of round of [`search_rounds`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Round {
-    /// The options as given.
-    AsGiven,
-    /// The paper's §5.4 search: the options as given, without canonical sequences.
-    Paper,
-    /// Chronological backtracking with complete decision points.
-    Systematic,
-}
-
-/// How many times the others' step budget a systematic round gets. They are complete
-/// (running out proves infeasibility), their steps are the cheapest, and per round,
-/// alone, at 105% of the best known height they were the only rounds to solve B, C, E,
-/// F, G and K of the challenging suite within 400,000 steps (BENCHMARKS.md §4).
-const SYSTEMATIC_WEIGHT: u64 = 4;
-
-/// The widest candidate lists `widen` goes to, per heuristic.
-const MAX_WIDTH: usize = 64;
 
 /// A quick greedy plan, to answer with when it fits under `capacity` and to give
 /// `Unknown` a `best_so_far` otherwise. First start order with best fit, which the

@@ -105,6 +105,7 @@ pub(crate) fn race_capacity(
             deadline,
             user.as_ref(),
             false,
+            1,
         );
         return (tela_answer(outcome).unwrap_or(RaceAnswer::Unknown), stats);
     }
@@ -139,6 +140,7 @@ pub(crate) fn race_capacity(
                 deadline,
                 Some(&race),
                 false,
+                1,
             );
             if let Some(a) = tela_answer(outcome) {
                 answer(a);

@@ -95,6 +95,56 @@ fn all_technique_combinations_agree() {
     }
 }
 
+/// The restart cycle commits its attempts in order, so its answer does not depend on
+/// the thread count: the same plan (or the same verdict) on 1, 2 and 3 threads, with
+/// step limits small enough to run out in the middle of a cycle.
+#[test]
+fn the_restart_cycle_gives_one_answer_whatever_the_threads() {
+    fn key(end: SearchEnd) -> (u8, Vec<u64>) {
+        match end {
+            SearchEnd::Found(off) => (0, off),
+            SearchEnd::Infeasible => (1, Vec::new()),
+            SearchEnd::Exhausted => (2, Vec::new()),
+            SearchEnd::Stopped => (3, Vec::new()),
+        }
+    }
+    let mut rng = Rng::new(41);
+    let mut seen = [0usize; 4];
+    for round in 0..40 {
+        let p = random_problem(&mut rng, 10 + round % 50);
+        let load = max_load(&p).0;
+        let naive = p.naive_height().0;
+        for cap in [load - 1, load, load + 1, load + (naive - load) / 8] {
+            for step_limit in [700, 2_500, 4_100, 9_000, 2_000_000] {
+                let o = TelamallocOptions {
+                    step_limit,
+                    widen: round % 2 == 0,
+                    ..TelamallocOptions::default()
+                };
+                let answers: Vec<(u8, Vec<u64>)> = [1, 2, 3]
+                    .iter()
+                    .map(|&t| key(rounds::search_rounds(&p, cap, &o, &never, t)))
+                    .collect();
+                assert_eq!(
+                    answers[0], answers[1],
+                    "round {round}, cap {cap}, {step_limit}"
+                );
+                assert_eq!(
+                    answers[0], answers[2],
+                    "round {round}, cap {cap}, {step_limit}"
+                );
+                if answers[0].0 == 0 {
+                    let off: Vec<Offset> = answers[0].1.iter().map(|&o| Offset(o)).collect();
+                    check_with_capacity(&p, &off, Some(Size(cap))).expect("valid");
+                }
+                seen[answers[0].0 as usize] += 1;
+            }
+        }
+    }
+    // Plans, proofs and spent step limits all came up.
+    assert!(seen[0] > 0 && seen[1] > 0 && seen[3] > 0, "{seen:?}");
+}
+
 /// The exact solver's verdict on `p` under `cap`.
 fn exact_feasible(p: &Problem, cap: u64) -> bool {
     let options = crate::Options {
@@ -169,7 +219,7 @@ fn each_round_alone() {
         step_limit: 400_000,
         ..TelamallocOptions::default()
     };
-    let systematic = super::systematic(&options);
+    let systematic = super::rounds::systematic(&options);
     let as_given = TelamallocOptions {
         decomposition: false,
         ..options.clone()

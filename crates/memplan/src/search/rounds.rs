@@ -1,0 +1,397 @@
+//! The restart cycle of capacity mode: searches in rounds, within one step limit for all
+//! of them, on one or more threads with the same answer.
+//!
+//! # The schedule
+//!
+//! Attempt `k` runs slot `k mod count` of a fixed cycle of slots (a capacity, a rank
+//! order and a kind of round) with a step budget that doubles after every full cycle:
+//!
+//! ```text
+//!   cycle 0                           cycle 1
+//!   load: as pa s3 s4 s0 │ cap: as pa s3 s4 s0 │ load: as pa s3 ... (budgets × 2)
+//!   k =    0  1  2  3  4 │      5  6  7  8  9  │       10 11 12 ...
+//! ```
+//!
+//! - `restarts`: each round takes one order as the canonical order's rank (contention
+//!   then lifetime, contention then area, longest lifetime: MiniMalloc §7's three static
+//!   orders, with our contention for its section total). Budgets start at `4n`, at least
+//!   1,000 steps; systematic rounds get [`SYSTEMATIC_WEIGHT`] times that. So an unlucky
+//!   early decision costs a bounded number of steps.
+//! - `tighten`: the cycle goes through the max load before `capacity`. A plan under the
+//!   max load is optimal and fits under `capacity` too, and there propagation is much
+//!   stronger: every section must end up exactly full.
+//! - `widen`: when every slot has run out of candidates, the cycle starts again with
+//!   twice the candidates per heuristic (and twice the cap).
+//! - When the configuration is complete ([`TelamallocOptions::is_complete`]), running
+//!   out of candidates proves that no plan exists under that slot's capacity.
+//!
+//! # Threads, and why the answer does not depend on them
+//!
+//! The answer is defined by running the attempts one after the other: the first that
+//! ends the search (a plan, or a proof) decides it. With more threads, attempts run
+//! ahead speculatively, each with the parameters the committed state gives when it
+//! starts, and their results are *committed in attempt order*. A result whose
+//! parameters turn out to differ from what the sequential run would have used at that
+//! point (a slot exhausted meanwhile, a widening, a step limit running out) is thrown
+//! away and the attempt re-run. Attempts after one that found a plan are cut short; if
+//! the plan stands, they never commit. Only the time limit and cancellation depend on
+//! timing, as everywhere.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use super::engine::{SearchEnd, SearchStats};
+use super::{search_ranked, TelamallocOptions};
+use crate::analysis::max_load;
+use crate::types::Problem;
+
+/// How many times the others' step budget a systematic round gets. They are complete
+/// (running out proves infeasibility), their steps are the cheapest, and per round,
+/// alone, at 105% of the best known height they were the only rounds to solve B, C, E,
+/// F, G and K of the challenging suite within 400,000 steps (BENCHMARKS.md §4).
+const SYSTEMATIC_WEIGHT: u64 = 4;
+
+/// The widest candidate lists `widen` goes to, per heuristic.
+const MAX_WIDTH: usize = 64;
+
+/// The kinds of round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Round {
+    /// The options as given.
+    AsGiven,
+    /// The paper's §5.4 search: the options as given, without canonical sequences.
+    Paper,
+    /// Chronological backtracking with complete decision points.
+    Systematic,
+}
+
+/// The options of a systematic round: chronological backtracking with complete decision
+/// points (no phases, backjumps, prepends or subtree limits) in MiniMalloc's node order,
+/// no heuristic picks, the admissible buffers by (position, rank). Measured on E and G
+/// at 100%, rank 3: 55,229 and 1,867 steps, where the picks first took over 3,000,000
+/// without a plan.
+pub(super) fn systematic(options: &TelamallocOptions) -> TelamallocOptions {
+    TelamallocOptions {
+        per_heuristic: 0,
+        phases: false,
+        backjump: false,
+        prepend_candidates: false,
+        subtree_limit: false,
+        complete_candidates: true,
+        ..options.clone()
+    }
+}
+
+/// One attempt's parameters: which slot, and what the committed state gave it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Attempt {
+    slot: usize,
+    step_limit: u64,
+    per_heuristic: usize,
+    max_candidates: usize,
+}
+
+/// What the attempts committed so far leave behind.
+struct State {
+    /// Steps left of the whole step limit.
+    left: u64,
+    /// Slots that ran out of candidates (or whose capacity was proven infeasible).
+    exhausted: Vec<bool>,
+    per_heuristic: usize,
+    max_candidates: usize,
+    /// The next attempt to commit.
+    next: u64,
+}
+
+/// A finished (or skipped) attempt waiting for its turn to commit.
+struct Done {
+    /// `None`: skipped, its slot being exhausted when it was launched.
+    attempt: Option<Attempt>,
+    end: SearchEnd,
+    steps: u64,
+    /// Cut short because an earlier attempt found a plan or the search ended: its result
+    /// stands for nothing.
+    cut: bool,
+}
+
+/// The fixed part of the cycle.
+struct Schedule<'a> {
+    problem: &'a Problem,
+    capacity: u64,
+    options: &'a TelamallocOptions,
+    slots: Vec<(u64, usize, Round)>,
+    /// Two modes: §5.4 rounds and systematic ones share the budget.
+    mixed: bool,
+    chronological: TelamallocOptions,
+    complete: bool,
+    base: u64,
+}
+
+impl Schedule<'_> {
+    /// Attempt `k` as the committed `state` would run it; `None` when its slot is
+    /// exhausted (the sequential run skips it).
+    fn attempt(&self, k: u64, state: &State) -> Option<Attempt> {
+        let count = self.slots.len() as u64;
+        let slot = (k % count) as usize;
+        if state.exhausted[slot] {
+            return None;
+        }
+        let budget = if self.options.restarts {
+            let weight = if self.slots[slot].2 == Round::Systematic {
+                SYSTEMATIC_WEIGHT
+            } else {
+                1
+            };
+            self.base.saturating_mul(weight << (k / count).min(40))
+        } else {
+            u64::MAX
+        };
+        Some(Attempt {
+            slot,
+            step_limit: state.left.min(budget),
+            per_heuristic: state.per_heuristic,
+            max_candidates: state.max_candidates,
+        })
+    }
+
+    /// Runs one attempt.
+    fn run(&self, a: &Attempt, stop: &dyn Fn() -> bool) -> (SearchEnd, SearchStats) {
+        let (cap, rank_by, kind) = self.slots[a.slot];
+        let round = TelamallocOptions {
+            step_limit: a.step_limit,
+            per_heuristic: a.per_heuristic,
+            max_candidates: a.max_candidates,
+            ..self.options.clone()
+        };
+        let options = match kind {
+            // The §5.4 round is the paper's search: lowest valid positions in any order.
+            Round::Paper => TelamallocOptions {
+                canonical: false,
+                ..round
+            },
+            // Beside systematic rounds, the §5.4 round keeps the whole problem: a
+            // component's failure blames nothing, which blunts backjumping (measured: I
+            // at 105% went from solved in 0.15 s to unsolved).
+            Round::AsGiven if self.mixed => TelamallocOptions {
+                decomposition: false,
+                ..round
+            },
+            Round::AsGiven => round,
+            Round::Systematic => TelamallocOptions {
+                step_limit: a.step_limit,
+                ..self.chronological.clone()
+            },
+        };
+        search_ranked(self.problem, cap, rank_by, &options, stop)
+    }
+
+    /// Commits attempt `a`'s result: `Some` when it ends the search.
+    fn commit(
+        &self,
+        state: &mut State,
+        a: &Attempt,
+        end: SearchEnd,
+        steps: u64,
+        stop: &dyn Fn() -> bool,
+    ) -> Option<SearchEnd> {
+        let (cap, _, kind) = self.slots[a.slot];
+        let as_asked = kind != Round::Systematic;
+        state.left = state.left.saturating_sub(steps);
+        let more = state.left > 0 && !stop();
+        let proves = self.complete || (!as_asked && self.chronological.is_complete(self.problem));
+        match end {
+            SearchEnd::Exhausted | SearchEnd::Infeasible if cap == self.capacity && proves => {
+                Some(SearchEnd::Infeasible)
+            }
+            SearchEnd::Infeasible if cap == self.capacity => Some(SearchEnd::Infeasible),
+            SearchEnd::Exhausted | SearchEnd::Infeasible if more => {
+                // A proof for this capacity: drop every slot under it.
+                if proves || matches!(end, SearchEnd::Infeasible) {
+                    for (e, &(c, _, _)) in state.exhausted.iter_mut().zip(&self.slots) {
+                        if c == cap {
+                            *e = true;
+                        }
+                    }
+                }
+                state.exhausted[a.slot] = true;
+                if state.exhausted.iter().all(|&e| e) {
+                    let wider = state.per_heuristic.max(1) * 2;
+                    if !self.options.widen || wider > MAX_WIDTH {
+                        return Some(SearchEnd::Exhausted);
+                    }
+                    state.per_heuristic = wider;
+                    state.max_candidates = state.max_candidates.max(1) * 2;
+                    state.exhausted.fill(false);
+                }
+                None
+            }
+            SearchEnd::Infeasible => Some(SearchEnd::Exhausted),
+            SearchEnd::Stopped if more && self.options.restarts => None,
+            end => Some(end),
+        }
+    }
+}
+
+/// Searches under `capacity` in rounds (the module doc), on up to `threads` threads.
+pub(super) fn search_rounds(
+    problem: &Problem,
+    capacity: u64,
+    options: &TelamallocOptions,
+    stop: &(dyn Fn() -> bool + Sync),
+    threads: usize,
+) -> SearchEnd {
+    // The rotation: the two contention orders, then the longest lifetime (§5.1).
+    let rotation: &[usize] = if options.heuristics && options.restarts {
+        &[3, 4, 0]
+    } else {
+        &[0]
+    };
+    let mut caps = vec![capacity];
+    let load = max_load(problem).0;
+    if options.restarts && options.tighten && load < capacity {
+        caps = vec![load, capacity];
+    }
+    // With restarts, every other round backtracks chronologically with complete
+    // decision points (no phases, backjumps, prepends or subtree limits), so the §5.4
+    // rounds and the systematic ones share the budget.
+    let smart = options.phases || options.backjump || options.subtree_limit;
+    let mixed = options.restarts && smart;
+    // Per capacity: the options as given (canonical sequences with the §5.4 search,
+    // ranked by longest lifetime) and the paper's own §5.4 round (lowest valid positions
+    // in any order; the rank only matters for canonical sequences, so it is not rotated
+    // there), then a systematic round per order.
+    let mut slots: Vec<(u64, usize, Round)> = Vec::new();
+    for &c in &caps {
+        if mixed {
+            if options.canonical {
+                slots.push((c, 0, Round::AsGiven));
+            }
+            slots.push((c, rotation[0], Round::Paper));
+        }
+        for &r in rotation {
+            let kind = if mixed {
+                Round::Systematic
+            } else {
+                Round::AsGiven
+            };
+            slots.push((c, r, kind));
+        }
+    }
+    let schedule = Schedule {
+        problem,
+        capacity,
+        options,
+        mixed,
+        chronological: systematic(options),
+        complete: options.is_complete(problem),
+        base: (4 * problem.len() as u64).max(1_000),
+        slots,
+    };
+    let state = State {
+        left: options.step_limit,
+        exhausted: vec![false; schedule.slots.len()],
+        per_heuristic: options.per_heuristic,
+        max_candidates: options.max_candidates,
+        next: 0,
+    };
+    // Without restarts there is one endless round: nothing to run ahead.
+    let threads = if options.restarts { threads.max(1) } else { 1 };
+    run_in_order(&schedule, state, stop, threads)
+}
+
+/// Runs the attempts on `threads` threads, committing them in order (the module doc).
+fn run_in_order(
+    schedule: &Schedule<'_>,
+    state: State,
+    stop: &(dyn Fn() -> bool + Sync),
+    threads: usize,
+) -> SearchEnd {
+    struct Shared {
+        state: State,
+        waiting: BTreeMap<u64, Done>,
+        outcome: Option<SearchEnd>,
+    }
+    let shared = Mutex::new(Shared {
+        state,
+        waiting: BTreeMap::new(),
+        outcome: None,
+    });
+    let launched = AtomicU64::new(0);
+    // The earliest attempt known to have found a plan: later ones are cut short.
+    let found_at = AtomicU64::new(u64::MAX);
+    let finished = AtomicBool::new(false);
+    let worker = || loop {
+        if finished.load(Ordering::Relaxed) {
+            break;
+        }
+        let k = launched.fetch_add(1, Ordering::Relaxed);
+        let attempt = {
+            let s = shared.lock().expect("no panic while locked");
+            schedule.attempt(k, &s.state)
+        };
+        let cut = || found_at.load(Ordering::Relaxed) < k || finished.load(Ordering::Relaxed);
+        let done = match attempt {
+            None => Done {
+                attempt: None,
+                end: SearchEnd::Stopped,
+                steps: 0,
+                cut: false,
+            },
+            // A round's setup (candidates, sections) is O(n log n) and more: none
+            // starts past the deadline.
+            Some(a) if stop() => Done {
+                attempt: Some(a),
+                end: SearchEnd::Stopped,
+                steps: 0,
+                cut: false,
+            },
+            Some(a) => {
+                let (end, stats) = schedule.run(&a, &|| stop() || cut());
+                if matches!(end, SearchEnd::Found(_)) {
+                    found_at.fetch_min(k, Ordering::Relaxed);
+                }
+                let cut = matches!(end, SearchEnd::Stopped) && cut();
+                Done {
+                    attempt: Some(a),
+                    end,
+                    steps: stats.steps,
+                    cut,
+                }
+            }
+        };
+        let mut s = shared.lock().expect("no panic while locked");
+        if s.outcome.is_some() {
+            break;
+        }
+        s.waiting.insert(k, done);
+        let s = &mut *s;
+        while let Some(done) = s.waiting.remove(&s.state.next) {
+            let k = s.state.next;
+            s.state.next += 1;
+            let Some(expected) = schedule.attempt(k, &s.state) else {
+                continue; // skipped by the sequential run too
+            };
+            let (end, steps) = if done.attempt.as_ref() == Some(&expected) && !done.cut {
+                (done.end, done.steps)
+            } else {
+                // Launched with other parameters, or cut short: run it as the
+                // sequential run would (rare: a slot exhausted, a widening, the
+                // step limit running out).
+                let (end, stats) = schedule.run(&expected, stop);
+                (end, stats.steps)
+            };
+            if let Some(end) = schedule.commit(&mut s.state, &expected, end, steps, stop) {
+                s.outcome = Some(end);
+                finished.store(true, Ordering::Relaxed);
+                break;
+            }
+        }
+    };
+    crate::workers::run_workers(threads, worker);
+    shared
+        .into_inner()
+        .expect("workers joined")
+        .outcome
+        .expect("the workers stop only once the search has ended")
+}
