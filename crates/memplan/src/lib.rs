@@ -194,8 +194,9 @@ impl CancelToken {
 pub struct Options {
     /// Which planner to run. Default: [`Planner::Auto`].
     pub planner: Planner,
-    /// Worker threads for the portfolio; 0 means one per core. The result does not depend
-    /// on this. Threads are scoped to the call: no global pool is started.
+    /// Worker threads for the portfolio, the exact search, boxing's iterations and
+    /// TelaMalloc's restart cycle (capacity mode); 0 means one per core. The result does
+    /// not depend on this. Threads are scoped to the call: no global pool is started.
     pub threads: usize,
     /// Stop planning after this long and return the best plan so far. When the limit
     /// comes before any planner finished (one greedy pass takes a second or more on tens

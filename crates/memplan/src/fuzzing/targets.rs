@@ -252,6 +252,12 @@ pub fn plan_telamalloc(data: &[u8]) {
     t.per_heuristic = u.int_in_range(0..=2).unwrap_or(1);
     let report = run(&p, &options);
     assert_infeasible_is_sound(&p, &report);
+    // The restart cycle on two threads commits in attempt order: the same answer.
+    if u.arbitrary().unwrap_or(false) {
+        options.threads = 2;
+        let two = run(&p, &options);
+        assert_eq!(report.outcome, two.outcome, "one thread against two");
+    }
 }
 
 /// The default portfolio with small limits, and its thread-count independence when no

@@ -40,6 +40,7 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use super::engine::{SearchEnd, SearchStats};
 use super::{search_ranked, TelamallocOptions};
@@ -51,6 +52,9 @@ use crate::types::Problem;
 /// alone, at 105% of the best known height they were the only rounds to solve B, C, E,
 /// F, G and K of the challenging suite within 400,000 steps (BENCHMARKS.md §4).
 const SYSTEMATIC_WEIGHT: u64 = 4;
+
+/// How long the first thread runs attempts alone before the others join in.
+const HEAD_START: Duration = Duration::from_millis(10);
 
 /// The widest candidate lists `widen` goes to, per heuristic.
 const MAX_WIDTH: usize = 64;
@@ -318,10 +322,12 @@ fn run_in_order(
         outcome: None,
     });
     let launched = AtomicU64::new(0);
+    let workers = AtomicU64::new(0);
+    let started = Instant::now();
     // The earliest attempt known to have found a plan: later ones are cut short.
     let found_at = AtomicU64::new(u64::MAX);
     let finished = AtomicBool::new(false);
-    let worker = || loop {
+    let attempts = || loop {
         if finished.load(Ordering::Relaxed) {
             break;
         }
@@ -387,6 +393,16 @@ fn run_in_order(
                 break;
             }
         }
+    };
+    let worker = || {
+        // Most searches end in their first attempt within milliseconds: the helpers
+        // start after a head start, so that those do not pay for speculation.
+        if workers.fetch_add(1, Ordering::Relaxed) > 0 {
+            while started.elapsed() < HEAD_START && !finished.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        attempts()
     };
     crate::workers::run_workers(threads, worker);
     shared
