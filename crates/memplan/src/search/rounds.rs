@@ -34,8 +34,9 @@
 //! parameters turn out to differ from what the sequential run would have used at that
 //! point (a slot exhausted meanwhile, a widening, a step limit running out) is thrown
 //! away and the attempt re-run. Attempts after one that found a plan are cut short; if
-//! the plan stands, they never commit. Only the time limit and cancellation depend on
-//! timing, as everywhere.
+//! the plan stands, they never commit. Attempts run at most a cycle ahead of the next to
+//! commit, and none is launched past the deadline while an earlier one runs. Only the
+//! time limit and cancellation depend on timing, as everywhere.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -322,6 +323,10 @@ fn run_in_order(
         outcome: None,
     });
     let launched = AtomicU64::new(0);
+    // A copy of `state.next`, read without the lock.
+    let committed = AtomicU64::new(0);
+    // How far attempts may run ahead of the next to commit: a cycle, or two per thread.
+    let ahead = (2 * threads).max(schedule.slots.len()) as u64;
     let workers = AtomicU64::new(0);
     let started = Instant::now();
     // The earliest attempt known to have found a plan: later ones are cut short.
@@ -330,6 +335,14 @@ fn run_in_order(
     let attempts = || loop {
         if finished.load(Ordering::Relaxed) {
             break;
+        }
+        // Run at most `ahead` attempts ahead of the next to commit, and none past the
+        // deadline once one is running (it will end the search as `Stopped`).
+        let next = committed.load(Ordering::Relaxed);
+        let launching = launched.load(Ordering::Relaxed);
+        if launching >= next + ahead || (launching > next && stop()) {
+            std::thread::sleep(Duration::from_millis(1));
+            continue;
         }
         let k = launched.fetch_add(1, Ordering::Relaxed);
         let attempt = {
@@ -375,11 +388,14 @@ fn run_in_order(
         while let Some(done) = s.waiting.remove(&s.state.next) {
             let k = s.state.next;
             s.state.next += 1;
+            committed.store(s.state.next, Ordering::Relaxed);
             let Some(expected) = schedule.attempt(k, &s.state) else {
                 continue; // skipped by the sequential run too
             };
             let (end, steps) = if done.attempt.as_ref() == Some(&expected) && !done.cut {
                 (done.end, done.steps)
+            } else if stop() {
+                (SearchEnd::Stopped, 0)
             } else {
                 // Launched with other parameters, or cut short: run it as the
                 // sequential run would (rare: a slot exhausted, a widening, the
@@ -387,6 +403,10 @@ fn run_in_order(
                 let (end, stats) = schedule.run(&expected, stop);
                 (end, stats.steps)
             };
+            if found_at.load(Ordering::Relaxed) == k && !matches!(end, SearchEnd::Found(_)) {
+                // The plan that cut later attempts short does not stand.
+                found_at.store(u64::MAX, Ordering::Relaxed);
+            }
             if let Some(end) = schedule.commit(&mut s.state, &expected, end, steps, stop) {
                 s.outcome = Some(end);
                 finished.store(true, Ordering::Relaxed);
@@ -395,6 +415,17 @@ fn run_in_order(
         }
     };
     let worker = || {
+        // A panicking worker stops the others (its attempt would never commit); the
+        // scope then re-raises the panic.
+        struct OnPanic<'a>(&'a AtomicBool);
+        impl Drop for OnPanic<'_> {
+            fn drop(&mut self) {
+                if std::thread::panicking() {
+                    self.0.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+        let _guard = OnPanic(&finished);
         // Most searches end in their first attempt within milliseconds: the helpers
         // start after a head start, so that those do not pay for speculation.
         if workers.fetch_add(1, Ordering::Relaxed) > 0 {
