@@ -52,8 +52,10 @@
 //! The default planner's capacity mode races this search against the exact one
 //! (`race.rs`).
 //!
-//! In capacity mode the search runs once ([`solve_capacity`]); in minimise mode, it
-//! probes capacities between the max load and the best greedy height ([`minimise`]).
+//! In capacity mode the search runs once ([`solve_capacity`]), as a restart cycle that
+//! can use several threads and still gives the one-thread answer (`rounds.rs`); in
+//! minimise mode, it probes capacities between the max load and the best greedy height
+//! ([`minimise`]).
 
 mod candidates;
 mod components;
