@@ -124,10 +124,7 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
     }
     // ---- end TelaMalloc ----
 
-    let threads = match options.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        t => t,
-    };
+    let threads = crate::workers::resolve(options.threads);
     let all_threads = threads;
     // One candidate gets every thread; a portfolio gives one thread to each candidate.
     let inner_threads = if candidates.len() == 1 { threads } else { 1 };

@@ -216,10 +216,7 @@ pub(crate) fn plan(
             deadline,
             cancel,
             options.finish_first_plan,
-            match options.threads {
-                0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-                t => t,
-            },
+            crate::workers::resolve(options.threads),
         ),
         None => minimise(
             problem,
