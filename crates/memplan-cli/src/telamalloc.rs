@@ -78,6 +78,10 @@ pub struct TelamallocArgs {
     /// Search even when the first greedy plan (size order, best fit) fits the capacity.
     #[arg(long)]
     pub tm_no_greedy_first: bool,
+    /// Capacity mode searches the whole problem at once, not its independent parts (those
+    /// split at times no buffer crosses) one after the other.
+    #[arg(long)]
+    pub tm_no_independent_parts: bool,
 }
 
 impl TelamallocArgs {
@@ -105,6 +109,7 @@ impl TelamallocArgs {
             tighten: !self.tm_no_tighten,
             decomposition: !self.tm_no_decomposition,
             greedy_first: !self.tm_no_greedy_first,
+            independent_parts: !self.tm_no_independent_parts,
         }
     }
 }

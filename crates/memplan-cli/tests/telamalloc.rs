@@ -53,6 +53,7 @@ fn full_overlap_microbenchmark_fits_its_capacity_and_checks() {
         "--tm-no-tighten",
         "--tm-no-decomposition",
         "--tm-no-greedy-first",
+        "--tm-no-independent-parts",
     ];
     let mut runs: Vec<&[&str]> = vec![&[], &["--tm-no-lowest-position"], &every_switch_off];
     runs.extend(every_switch_off.chunks(1));

@@ -249,6 +249,7 @@ pub fn plan_telamalloc(data: &[u8]) {
     t.row_order = u.arbitrary().unwrap_or(false);
     t.greedy_first = u.arbitrary().unwrap_or(false);
     t.decomposition = u.arbitrary().unwrap_or(true);
+    t.independent_parts = u.arbitrary().unwrap_or(true);
     t.per_heuristic = u.int_in_range(0..=2).unwrap_or(1);
     let report = run(&p, &options);
     assert_infeasible_is_sound(&p, &report);

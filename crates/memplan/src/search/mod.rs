@@ -52,8 +52,10 @@
 //! The default planner's capacity mode races this search against the exact one
 //! (`race.rs`).
 //!
-//! In capacity mode the search runs once ([`solve_capacity`]), as a restart cycle that
-//! can use several threads and still gives the one-thread answer (`rounds.rs`); in
+//! In capacity mode the search runs once ([`solve_capacity`]), on each independent part
+//! of the problem in turn (`independent_parts`: split at the times no buffer crosses), as
+//! a restart cycle that can use several threads and still gives the one-thread answer
+//! (`rounds.rs`); in
 //! minimise mode, it probes capacities between the max load and the best greedy height
 //! ([`minimise`]).
 
@@ -158,6 +160,11 @@ pub struct TelamallocOptions {
     /// anyway, as `Unknown`'s `best_so_far`; off, the search runs even when it fits (as
     /// the microbenchmarks measure it).
     pub greedy_first: bool,
+    /// Capacity mode: split the problem at the times no buffer crosses (§5.3 splits
+    /// there before grouping into phases; MiniMalloc §7 decomposes the same way) and
+    /// search the independent parts one after the other, each with its own restart
+    /// cycle. A buffer alone in its part goes at 0. The parts share the step limit.
+    pub independent_parts: bool,
 }
 
 impl TelamallocOptions {
@@ -197,6 +204,7 @@ impl Default for TelamallocOptions {
             tighten: true,
             decomposition: true,
             greedy_first: true,
+            independent_parts: true,
         }
     }
 }

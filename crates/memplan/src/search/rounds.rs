@@ -1,6 +1,24 @@
 //! The restart cycle of capacity mode: searches in rounds, within one step limit for all
 //! of them, on one or more threads with the same answer.
 //!
+//! # Independent parts
+//!
+//! First (`independent_parts`), the buffers are split at the times no buffer crosses
+//! (TelaMalloc §5.3 splits there before grouping phases; MiniMalloc §7). No buffer of
+//! one part is live with a buffer of another, so the problem has a plan exactly when
+//! every part has one, and a proof for a part is a proof for the whole:
+//!
+//! ```text
+//!   [ a ][  b  ]         [ d ]   [  e  ]
+//!      [   c   ]                 [ f ][ g ]
+//!   ------------ part 1 --|- 2 -|--- part 3 --> time
+//! ```
+//!
+//! The parts run one after the other, in time order, each with its own cycle, and share
+//! the step limit. A buffer alone in its part goes at its fixed offset or at 0 (one
+//! step); small parts run on one thread. A part's tighter rounds never go under the
+//! whole problem's max load: a plan there is optimal already.
+//!
 //! # The schedule
 //!
 //! Attempt `k` runs slot `k mod count` of a fixed cycle of slots (a capacity, a rank
@@ -40,13 +58,14 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use super::components::components;
 use super::engine::{SearchEnd, SearchStats};
 use super::{search_ranked, TelamallocOptions};
 use crate::analysis::max_load;
-use crate::types::Problem;
+use crate::types::{Buffer, Problem};
 
 /// How many times the others' step budget a systematic round gets. They are complete
 /// (running out proves infeasibility), their steps are the cheapest, and per round,
@@ -238,7 +257,13 @@ impl Schedule<'_> {
     }
 }
 
-/// Searches under `capacity` in rounds (the module doc), on up to `threads` threads.
+/// Parts of at most this many buffers run their cycle on one thread: their first attempt
+/// almost always ends the search, and then a helper thread would cost more than it saves.
+const ONE_THREAD_PART: usize = 64;
+
+/// Searches under `capacity` (the module doc), on up to `threads` threads. With
+/// `independent_parts`, the independent parts of the problem one after the other, in
+/// time order, within the one step limit.
 pub(super) fn search_rounds(
     problem: &Problem,
     capacity: u64,
@@ -246,6 +271,73 @@ pub(super) fn search_rounds(
     stop: &(dyn Fn() -> bool + Sync),
     threads: usize,
 ) -> SearchEnd {
+    let parts = if options.independent_parts {
+        components(problem, 0..problem.len() as u32)
+    } else {
+        Vec::new()
+    };
+    if parts.len() <= 1 {
+        return cycle(problem, capacity, 0, options, stop, threads).0;
+    }
+    let bufs = problem.buffers();
+    let whole_load = max_load(problem).0;
+    let mut offsets = vec![0u64; problem.len()];
+    let mut left = options.step_limit;
+    for part in parts {
+        if left == 0 || stop() {
+            return SearchEnd::Stopped;
+        }
+        if let [i] = part[..] {
+            // Alone in its time: at its fixed offset, or at 0 (one placement tried).
+            let b = &bufs[i as usize];
+            let at = b.fixed_offset.map_or(0, |o| o.0);
+            if at.saturating_add(b.size.0) > capacity {
+                return SearchEnd::Infeasible;
+            }
+            offsets[i as usize] = at;
+            left -= 1;
+            continue;
+        }
+        let own: Vec<Buffer> = part.iter().map(|&i| bufs[i as usize].clone()).collect();
+        let Ok(sub) = Problem::new(own, None) else {
+            return SearchEnd::Exhausted; // unreachable: a subset of a valid problem
+        };
+        let sub_options = TelamallocOptions {
+            step_limit: left,
+            ..options.clone()
+        };
+        let threads = if part.len() <= ONE_THREAD_PART {
+            1
+        } else {
+            threads
+        };
+        let (end, steps) = cycle(&sub, capacity, whole_load, &sub_options, stop, threads);
+        left = left.saturating_sub(steps);
+        match end {
+            SearchEnd::Found(found) => {
+                for (&i, o) in part.iter().zip(found) {
+                    offsets[i as usize] = o;
+                }
+            }
+            // A part without a plan leaves the whole without one; a proof for the part
+            // is a proof for the whole.
+            end => return end,
+        }
+    }
+    SearchEnd::Found(offsets)
+}
+
+/// The restart cycle under `capacity` (the module doc), on up to `threads` threads, with
+/// tighter rounds at the max load or at `floor` when that is higher: how it ended and
+/// the steps it took.
+fn cycle(
+    problem: &Problem,
+    capacity: u64,
+    floor: u64,
+    options: &TelamallocOptions,
+    stop: &(dyn Fn() -> bool + Sync),
+    threads: usize,
+) -> (SearchEnd, u64) {
     // The rotation: the two contention orders, then the longest lifetime (§5.1).
     let rotation: &[usize] = if options.heuristics && options.restarts {
         &[3, 4, 0]
@@ -253,7 +345,9 @@ pub(super) fn search_rounds(
         &[0]
     };
     let mut caps = vec![capacity];
-    let load = max_load(problem).0;
+    // A part never needs to go under the whole problem's max load (`floor`): that is
+    // already optimal for the whole, and lower is only harder.
+    let load = max_load(problem).0.max(floor);
     if options.restarts && options.tighten && load < capacity {
         caps = vec![load, capacity];
     }
@@ -302,16 +396,48 @@ pub(super) fn search_rounds(
     };
     // Without restarts there is one endless round: nothing to run ahead.
     let threads = if options.restarts { threads.max(1) } else { 1 };
-    run_in_order(&schedule, state, stop, threads)
+    let (end, left) = run_in_order(&schedule, state, stop, threads);
+    (end, options.step_limit.saturating_sub(left))
 }
 
-/// Runs the attempts on `threads` threads, committing them in order (the module doc).
+/// The flag that ends every worker, and a way to wait that it cuts short: a search that
+/// ends within the helpers' head start (most do) does not wait for them to wake up.
+#[derive(Default)]
+struct Finished {
+    flag: AtomicBool,
+    lock: Mutex<()>,
+    wake: Condvar,
+}
+
+impl Finished {
+    fn is_set(&self) -> bool {
+        self.flag.load(Ordering::Relaxed)
+    }
+
+    fn set(&self) {
+        self.flag.store(true, Ordering::Relaxed);
+        // Taken after the store: a napper either sees the flag or is already waiting.
+        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.wake.notify_all();
+    }
+
+    /// Waits for at most `d`, or until [`Finished::set`].
+    fn nap(&self, d: Duration) {
+        let guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        if !self.is_set() {
+            drop(self.wake.wait_timeout(guard, d));
+        }
+    }
+}
+
+/// Runs the attempts on `threads` threads, committing them in order (the module doc):
+/// how the search ended and the steps left of the limit.
 fn run_in_order(
     schedule: &Schedule<'_>,
     state: State,
     stop: &(dyn Fn() -> bool + Sync),
     threads: usize,
-) -> SearchEnd {
+) -> (SearchEnd, u64) {
     struct Shared {
         state: State,
         waiting: BTreeMap<u64, Done>,
@@ -331,9 +457,9 @@ fn run_in_order(
     let started = Instant::now();
     // The earliest attempt known to have found a plan: later ones are cut short.
     let found_at = AtomicU64::new(u64::MAX);
-    let finished = AtomicBool::new(false);
+    let finished = Finished::default();
     let attempts = || loop {
-        if finished.load(Ordering::Relaxed) {
+        if finished.is_set() {
             break;
         }
         // Run at most `ahead` attempts ahead of the next to commit, and none past the
@@ -341,7 +467,7 @@ fn run_in_order(
         let next = committed.load(Ordering::Relaxed);
         let launching = launched.load(Ordering::Relaxed);
         if launching >= next + ahead || (launching > next && stop()) {
-            std::thread::sleep(Duration::from_millis(1));
+            finished.nap(Duration::from_millis(1));
             continue;
         }
         let k = launched.fetch_add(1, Ordering::Relaxed);
@@ -349,7 +475,7 @@ fn run_in_order(
             let s = shared.lock().expect("no panic while locked");
             schedule.attempt(k, &s.state)
         };
-        let cut = || found_at.load(Ordering::Relaxed) < k || finished.load(Ordering::Relaxed);
+        let cut = || found_at.load(Ordering::Relaxed) < k || finished.is_set();
         let done = match attempt {
             None => Done {
                 attempt: None,
@@ -409,7 +535,7 @@ fn run_in_order(
             }
             if let Some(end) = schedule.commit(&mut s.state, &expected, end, steps, stop) {
                 s.outcome = Some(end);
-                finished.store(true, Ordering::Relaxed);
+                finished.set();
                 break;
             }
         }
@@ -417,11 +543,11 @@ fn run_in_order(
     let worker = || {
         // A panicking worker stops the others (its attempt would never commit); the
         // scope then re-raises the panic.
-        struct OnPanic<'a>(&'a AtomicBool);
+        struct OnPanic<'a>(&'a Finished);
         impl Drop for OnPanic<'_> {
             fn drop(&mut self) {
                 if std::thread::panicking() {
-                    self.0.store(true, Ordering::Relaxed);
+                    self.0.set();
                 }
             }
         }
@@ -429,16 +555,19 @@ fn run_in_order(
         // Most searches end in their first attempt within milliseconds: the helpers
         // start after a head start, so that those do not pay for speculation.
         if workers.fetch_add(1, Ordering::Relaxed) > 0 {
-            while started.elapsed() < HEAD_START && !finished.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(1));
+            while let Some(left) = HEAD_START.checked_sub(started.elapsed()) {
+                if finished.is_set() {
+                    break;
+                }
+                finished.nap(left);
             }
         }
         attempts()
     };
     crate::workers::run_workers(threads, worker);
-    shared
-        .into_inner()
-        .expect("workers joined")
+    let shared = shared.into_inner().expect("workers joined");
+    let end = shared
         .outcome
-        .expect("the workers stop only once the search has ended")
+        .expect("the workers stop only once the search has ended");
+    (end, shared.state.left)
 }

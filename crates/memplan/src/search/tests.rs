@@ -256,3 +256,102 @@ fn each_round_alone() {
         println!("{line}");
     }
 }
+
+/// A problem of `parts` random problems one after the other in time, some of them a
+/// single buffer, so that no buffer links two of them.
+fn problem_in_parts(rng: &mut Rng, parts: usize) -> Problem {
+    let mut bufs: Vec<Buffer> = Vec::new();
+    for k in 0..parts as u64 {
+        let n = if rng.range(0, 3) == 0 {
+            1
+        } else {
+            2 + rng.range(0, 9) as usize
+        };
+        for b in random_problem(rng, n).buffers() {
+            let (s, e) = (b.lifetime.start.0, b.lifetime.end.0);
+            let id = format!("{}", bufs.len());
+            bufs.push(Buffer::new(id, 100 * k + s, 100 * k + e, b.size.0));
+        }
+    }
+    Problem::new(bufs, None).unwrap()
+}
+
+/// Searching the independent parts one after the other agrees with searching the whole:
+/// plans are valid, a proof on one side is never contradicted by a plan on the other,
+/// and complete configurations give the same verdict. Both also agree on 1 and 2
+/// threads.
+#[test]
+fn independent_parts_agree_with_the_whole() {
+    let mut rng = Rng::new(57);
+    let mut found = 0;
+    for round in 0..60 {
+        let p = problem_in_parts(&mut rng, 2 + round % 5);
+        let load = max_load(&p).0;
+        let naive = p.naive_height().0;
+        for cap in [load, load + (naive - load) / 8, load + (naive - load) / 2] {
+            let complete = round % 2 == 0;
+            let base = TelamallocOptions {
+                step_limit: 200_000,
+                backjump: !complete,
+                subtree_limit: !complete,
+                ..TelamallocOptions::default()
+            };
+            let mut verdicts = Vec::new();
+            for parts in [true, false] {
+                let o = TelamallocOptions {
+                    independent_parts: parts,
+                    ..base.clone()
+                };
+                let one = rounds::search_rounds(&p, cap, &o, &never, 1);
+                let two = rounds::search_rounds(&p, cap, &o, &never, 2);
+                let verdict = match (one, two) {
+                    (SearchEnd::Found(a), SearchEnd::Found(b)) => {
+                        assert_eq!(a, b, "round {round}, cap {cap}: 1 and 2 threads");
+                        let off: Vec<Offset> = a.into_iter().map(Offset).collect();
+                        check_with_capacity(&p, &off, Some(Size(cap))).expect("valid");
+                        found += 1;
+                        0
+                    }
+                    (SearchEnd::Infeasible, SearchEnd::Infeasible) => 1,
+                    (SearchEnd::Exhausted, SearchEnd::Exhausted) => 2,
+                    (SearchEnd::Stopped, SearchEnd::Stopped) => 3,
+                    _ => panic!("round {round}, cap {cap}: 1 and 2 threads disagree"),
+                };
+                verdicts.push(verdict);
+            }
+            let (split, whole) = (verdicts[0], verdicts[1]);
+            assert!(
+                !(split == 0 && whole == 1) && !(split == 1 && whole == 0),
+                "round {round}, cap {cap}: a plan against a proof"
+            );
+            if complete {
+                assert_eq!(split == 0, whole == 0, "round {round}, cap {cap}");
+            }
+        }
+    }
+    assert!(found > 100, "{found}");
+}
+
+/// The parts share the step limit: a buffer alone in its part costs one step, so `n`
+/// buffers that never meet need `n` steps, and one fewer stops the search.
+#[test]
+fn independent_parts_share_the_step_limit() {
+    let p = generate_microbenchmark(MicrobenchKind::NonOverlapping, 50, 9);
+    let cap = p.capacity().unwrap().0;
+    for (limit, expect_plan) in [(49, false), (50, true)] {
+        let o = TelamallocOptions {
+            step_limit: limit,
+            ..TelamallocOptions::default()
+        };
+        let end = rounds::search_rounds(&p, cap, &o, &never, 1);
+        match end {
+            SearchEnd::Found(off) => {
+                assert!(expect_plan, "a plan within {limit} steps");
+                let off: Vec<Offset> = off.into_iter().map(Offset).collect();
+                check_with_capacity(&p, &off, Some(Size(cap))).expect("valid");
+            }
+            SearchEnd::Stopped => assert!(!expect_plan, "stopped at {limit} steps"),
+            _ => panic!("{limit}: neither a plan nor the step limit"),
+        }
+    }
+}
