@@ -106,7 +106,8 @@ pub enum Planner {
     /// fragmentation remains or the capacity is missed, it then spends the time left on
     /// the exact search and on boxing from the best plan so far
     /// ([`BoxingOptions::in_portfolio`]): exact first up to 5,000 buffers, boxing first
-    /// above. Without a time limit the result depends only on the input and the options;
+    /// above. With a capacity, the exact search races TelaMalloc (one thread each; in
+    /// turn on one thread) and the first answer wins. Without a time limit the result depends only on the input and the options;
     /// with one, a run cut short by the clock may differ from a faster run.
     #[default]
     Auto,
@@ -121,7 +122,8 @@ pub enum Planner {
     Boxing,
     /// The exact search (MiniMalloc's canonical search) after the greedy portfolio: with
     /// a capacity, a plan under it or a proof that none exists; without, the minimum
-    /// height, anytime. See [`ExactOptions`].
+    /// height, anytime. See [`ExactOptions`]. It runs alone, on every thread: the race
+    /// against TelaMalloc in capacity mode is the default planner's.
     Exact,
 }
 

@@ -253,7 +253,30 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
             let raw: Vec<u64> = offsets.iter().map(|o| o.0).collect();
             let mut by = Planner::Exact;
             let found = match problem.capacity() {
-                // Capacity mode: the exact search races TelaMalloc (search/race.rs).
+                // `--planner exact`: the exact search alone, on every thread, so that it
+                // can be compared with TelaMalloc.
+                Some(c) if options.planner == Planner::Exact => {
+                    let (verdict, stats) = exact::solve_capacity(
+                        &model,
+                        problem,
+                        c.0,
+                        lower_bound.0,
+                        &options.exact,
+                        &budget,
+                        all_threads,
+                    );
+                    exact_stats = Some(stats);
+                    match verdict {
+                        exact::Verdict::Feasible(o) => Some(o),
+                        exact::Verdict::Infeasible => {
+                            proved_infeasible = true;
+                            None
+                        }
+                        exact::Verdict::Unknown => None,
+                    }
+                }
+                // Capacity mode of the default planner: the exact search races
+                // TelaMalloc (search/race.rs).
                 Some(c) => {
                     use crate::search::race::{race_capacity, RaceAnswer};
                     let (answer, stats) = race_capacity(

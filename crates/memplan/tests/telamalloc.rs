@@ -238,6 +238,33 @@ fn capacity_race_returns_checked_plans_and_trusts_proofs() {
     assert!(proofs > 0 && plans > 0, "{proofs} proofs, {plans} plans");
 }
 
+/// `Planner::Exact` runs the exact search alone, so that it can be compared with
+/// TelaMalloc: starved of nodes, it answers `Unknown` (or with a greedy plan that fits),
+/// where the default planner's race lets TelaMalloc answer.
+#[test]
+fn the_exact_planner_races_nothing() {
+    let mut raced = 0;
+    for seed in 0..60 {
+        let p = small_problem(seed);
+        let load = max_load(&p).get();
+        let p = p.with_capacity(Some(Size(load)));
+        for threads in [1, 2] {
+            let starved = |planner| {
+                let mut o = with_capacity_options(planner, threads);
+                o.exact.node_limit = Some(1);
+                plan(&p, &o).unwrap()
+            };
+            let exact = starved(Planner::Exact);
+            assert_honours(&p, &exact.outcome);
+            assert_ne!(exact.planner, Planner::Telamalloc, "seed {seed}");
+            if starved(Planner::Auto).planner == Planner::Telamalloc {
+                raced += 1;
+            }
+        }
+    }
+    assert!(raced > 0, "the race never let TelaMalloc answer");
+}
+
 /// `greedy_first`: a capacity the first greedy plans fit is answered with one of them,
 /// start-best-fit's when it fits, else size-best-fit's; off, the search answers, with a
 /// plan that fits too.
