@@ -155,6 +155,7 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
                 let budget = boxing::Budget {
                     deadline,
                     cancel: options.cancel.as_ref(),
+                    finish_first: exempt,
                 };
                 Some(boxing::run(problem, &options.boxing, inner_threads, &budget, None).0)
             }
@@ -334,6 +335,7 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
             let budget = boxing::Budget {
                 deadline,
                 cancel: options.cancel.as_ref(),
+                finish_first: false, // it starts from the portfolio's plan
             };
             if budget.deadline.is_some_and(|d| Instant::now() >= d) {
                 continue;

@@ -202,12 +202,18 @@ impl SqueezeFit {
 pub(crate) struct Budget<'a> {
     pub deadline: Option<Instant>,
     pub cancel: Option<&'a CancelToken>,
+    /// The bootstrap's first greedy planner may finish past the deadline (not past a
+    /// cancellation): [`crate::Options::finish_first_plan`].
+    pub finish_first: bool,
 }
 
 impl Budget<'_> {
     fn exhausted(&self) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() >= d)
-            || self.cancel.is_some_and(|c| c.is_cancelled())
+        self.deadline.is_some_and(|d| Instant::now() >= d) || self.cancelled()
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(|c| c.is_cancelled())
     }
 }
 
@@ -245,10 +251,16 @@ pub(crate) fn run(
     let threads = threads.max(1);
     let incumbent = incumbent.or_else(|| {
         let stop = || budget.exhausted();
+        let cancelled = || budget.cancelled();
+        let first: &(dyn Fn() -> bool + Sync) = if budget.finish_first {
+            &cancelled
+        } else {
+            &stop
+        };
         match options.bootstrap {
             Bootstrap::None => None,
             Bootstrap::SizeThenLifetime => {
-                greedy::run(problem, Order::Size, Fit::FirstFit, threads, &stop)
+                greedy::run(problem, Order::Size, Fit::FirstFit, threads, first)
             }
             Bootstrap::Greedy => greedy::best_of(
                 problem,
@@ -258,6 +270,7 @@ pub(crate) fn run(
                     .0
                     .saturating_add(options.target_fragmentation),
                 &stop,
+                first,
             ),
         }
     });

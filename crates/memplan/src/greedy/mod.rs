@@ -118,26 +118,32 @@ pub(crate) fn run(
 /// lowest plan, ties to the earlier planner in `planners`; `None` when `abort()` stopped
 /// them all. Once a plan is at most `good_enough` high, the planners after it stop while
 /// those before it finish, so the result does not depend on the thread count or timing
-/// (only an abort does).
+/// (only an abort does). The first planner stops on `first_abort` instead of `abort`
+/// (see [`crate::Options::finish_first_plan`]).
 pub(crate) fn best_of(
     problem: &Problem,
     planners: &[(Order, Fit)],
     threads: usize,
     good_enough: u64,
     abort: &(dyn Fn() -> bool + Sync),
+    first_abort: &(dyn Fn() -> bool + Sync),
 ) -> Option<Vec<Offset>> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
     let next = AtomicUsize::new(0);
     let done_at = AtomicUsize::new(usize::MAX);
-    // Per planner: its height and plan, once it finished.
-    type Finished = Option<(u64, Vec<Offset>)>;
-    let results: Mutex<Vec<Finished>> = Mutex::new(vec![None; planners.len()]);
+    // The plans that can still be the answer, as (planner, height, plan): only those
+    // that no earlier planner matches or beats in height. The answer is the lowest plan
+    // among the planners up to the last `done_at`, and a plan beaten by an earlier one is
+    // never that. So at most a few plans are held at once, not one per planner (12 × 8 MB
+    // at a million buffers).
+    let front: Mutex<Vec<(usize, u64, Vec<Offset>)>> = Mutex::new(Vec::new());
     let worker = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
         if k >= planners.len() {
             break;
         }
+        let abort = if k == 0 { first_abort } else { abort };
         let stop = || done_at.load(Ordering::Relaxed) < k || abort();
         if stop() {
             continue;
@@ -148,18 +154,21 @@ pub(crate) fn best_of(
             if height <= good_enough {
                 done_at.fetch_min(k, Ordering::Relaxed);
             }
-            results.lock().expect("no worker panics holding the lock")[k] = Some((height, offsets));
+            let mut front = front.lock().expect("no worker panics holding the lock");
+            if !front.iter().any(|&(j, h, _)| j < k && h <= height) {
+                front.retain(|&(j, h, _)| !(j > k && h >= height));
+                front.push((k, height, offsets));
+            }
         }
     };
     crate::workers::run_workers(threads.min(planners.len()), worker);
     let last = done_at.into_inner();
-    results
+    front
         .into_inner()
         .expect("workers joined")
         .into_iter()
-        .enumerate()
-        .filter_map(|(k, r)| r.filter(|_| k <= last).map(|(h, o)| (h, k, o)))
-        .min_by_key(|&(h, k, _)| (h, k))
+        .filter(|&(k, _, _)| k <= last)
+        .min_by_key(|&(k, h, _)| (h, k))
         .map(|(_, _, o)| o)
 }
 
@@ -537,6 +546,48 @@ mod tests {
                     let indexed =
                         place_sequence_by(&p, seq, fit, 64, &|| false, None, false).unwrap();
                     assert_eq!(swept, indexed, "round {round}, {fit:?}");
+                }
+            }
+        }
+    }
+
+    /// `best_of` gives what running the planners one by one gives: the lowest plan, ties
+    /// to the earlier planner, among the planners up to the first whose plan is good
+    /// enough; the same on 1, 2 and 3 threads.
+    #[test]
+    fn best_of_is_the_lowest_plan_up_to_the_first_good_enough() {
+        use crate::types::Buffer;
+        let planners = crate::portfolio::greedy_portfolio();
+        let mut rng = crate::generate::Rng::new(17);
+        for round in 0..60 {
+            let n = 2 + (rng.next_u64() % 40) as usize;
+            let bufs = (0..n)
+                .map(|i| {
+                    let start = rng.next_u64() % 30;
+                    let len = 1 + rng.next_u64() % 12;
+                    Buffer::new(format!("b{i}"), start, start + len, 1 + rng.next_u64() % 50)
+                })
+                .collect();
+            let p = Problem::new(bufs, None).unwrap();
+            let heights: Vec<u64> = planners
+                .iter()
+                .map(|&(o, f)| {
+                    let plan = run(&p, o, f, 1, &|| false).expect("not aborted");
+                    crate::analysis::height_of(&p, &plan)
+                })
+                .collect();
+            let (low, high) = (heights.iter().min().unwrap(), heights.iter().max().unwrap());
+            for good_enough in [0, *low, (low + high) / 2, *high] {
+                let last = heights
+                    .iter()
+                    .position(|&h| h <= good_enough)
+                    .unwrap_or(planners.len() - 1);
+                let want = (0..=last).min_by_key(|&k| (heights[k], k)).unwrap();
+                let (o, f) = planners[want];
+                let expected = run(&p, o, f, 1, &|| false);
+                for threads in [1, 2, 3] {
+                    let got = best_of(&p, &planners, threads, good_enough, &|| false, &|| false);
+                    assert_eq!(got, expected, "round {round}, {good_enough}, {threads}");
                 }
             }
         }
