@@ -102,7 +102,8 @@ pub use tiles::{
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Planner {
     /// The default portfolio: every greedy planner, keeping the lowest plan, stopping as
-    /// soon as one reaches the max load. Given a time limit (or an exact node limit), while
+    /// soon as one reaches the max load (in capacity mode, as soon as one fits, with
+    /// start-best-fit first; the later planners then do not count). Given a time limit (or an exact node limit), while
     /// fragmentation remains or the capacity is missed, it then spends the time left on
     /// the exact search and on boxing from the best plan so far
     /// ([`BoxingOptions::in_portfolio`]): exact first up to 5,000 buffers, boxing first

@@ -105,6 +105,44 @@ proptest! {
         }
     }
 
+    /// In capacity mode the portfolio starts with start-best-fit and stops at the first
+    /// plan that fits: the answer is the lowest plan up to that one (ties to the
+    /// earlier), whatever the thread count.
+    #[test]
+    fn capacity_mode_stops_at_the_first_plan_that_fits(specs in proptest::collection::vec(buffer_strategy(), 1..40), share in 0u64..8) {
+        // No fixed buffers: with them a capacity under the fixed top is a proof.
+        let problem = build(specs, 0);
+        let lower = max_load(&problem).get();
+        let naive = problem.naive_height().get();
+        let cap = lower + (naive - lower) * share / 8;
+        let mut order: Vec<Planner> = Planner::all().into_iter().take(12).collect();
+        let first = "start-best-fit".parse::<Planner>().unwrap();
+        order.retain(|&p| p != first);
+        order.insert(0, first);
+        let plans: Vec<memplan::Plan> = order
+            .iter()
+            .map(|&planner| {
+                let o = Options { planner, ..Options::default() };
+                plan(&problem, &o).unwrap().outcome.plan().unwrap().clone()
+            })
+            .collect();
+        let last = plans.iter().position(|p| p.height().get() <= cap).unwrap_or(plans.len() - 1);
+        let want = (0..=last).min_by_key(|&k| (plans[k].height(), k)).unwrap();
+        let capped = problem.clone().with_capacity(Some(Size(cap)));
+        for threads in [1, 2, 4] {
+            let report = plan(&capped, &Options { threads, ..Options::default() }).unwrap();
+            if plans[want].height().get() <= cap {
+                prop_assert_eq!(report.planner, order[want], "{} threads", threads);
+            }
+            let got = match report.outcome {
+                Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => Some(p),
+                Outcome::Unknown { best_so_far, .. } => best_so_far,
+                Outcome::Infeasible => None,
+            };
+            prop_assert_eq!(got.as_ref(), Some(&plans[want]), "{} threads", threads);
+        }
+    }
+
     #[test]
     fn result_does_not_depend_on_threads(specs in proptest::collection::vec(buffer_strategy(), 1..40)) {
         let problem = build(specs, 1);

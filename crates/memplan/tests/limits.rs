@@ -87,8 +87,8 @@ fn an_endless_limit_is_no_limit() {
 /// both modes and by boxing's bootstrap, so the answer is never the naive plan.
 /// (Before, `--planner telamalloc` without a limit answered iopddl-S at 105% with the
 /// naive plan: its greedy pass was cut at the default 1 s; `--planner boxing` did the
-/// same on a million buffers until the sixth session.) The first plan is size-best-fit's, except for TelaMalloc
-/// in capacity mode, which starts with start-best-fit.
+/// same on a million buffers until the sixth session.) The first plan is size-best-fit's,
+/// except in capacity mode, where the portfolio and TelaMalloc start with start-best-fit.
 #[test]
 fn a_spent_limit_still_finishes_the_first_greedy_plan_when_asked() {
     let knobs = FuzzKnobs {
@@ -125,7 +125,7 @@ fn a_spent_limit_still_finishes_the_first_greedy_plan_when_asked() {
                     Outcome::Unknown { best_so_far, .. } => best_so_far,
                     Outcome::Infeasible => None,
                 };
-                let expected = if planner == Planner::Telamalloc && problem.capacity().is_some() {
+                let expected = if planner != Planner::Boxing && problem.capacity().is_some() {
                     &start_best_fit
                 } else {
                     &size_best_fit
