@@ -28,8 +28,9 @@ pub struct PlanArgs {
     /// Fit under this many bytes instead of minimising the height.
     #[arg(long)]
     pub capacity: Option<u64>,
-    /// The planner: `auto` (the portfolio), `naive`, `telamalloc`, `boxing`, or ORDER-FIT with ORDER one of size,
-    /// area, contention, breadth, lifetime, start and FIT one of best-fit, first-fit.
+    /// The planner: `auto` (the portfolio), `naive`, `telamalloc`, `boxing`, `exact`, or
+    /// ORDER-FIT with ORDER one of size, area, contention, breadth, lifetime, start and
+    /// FIT one of best-fit, first-fit.
     #[arg(long, default_value = "auto")]
     pub planner: String,
     /// Worker threads (0: one per core). The plan does not depend on it.

@@ -103,13 +103,15 @@ pub use tiles::{
 pub enum Planner {
     /// The default portfolio: every greedy planner, keeping the lowest plan, stopping as
     /// soon as one reaches the max load (in capacity mode, as soon as one fits, with
-    /// start-best-fit first; the later planners then do not count). Given a time limit (or an exact node limit), while
-    /// fragmentation remains or the capacity is missed, it then spends the time left on
-    /// the exact search and on boxing from the best plan so far
-    /// ([`BoxingOptions::in_portfolio`]): exact first up to 5,000 buffers, boxing first
-    /// above. With a capacity, the exact search races TelaMalloc (one thread each; in
-    /// turn on one thread) and the first answer wins. Without a time limit the result depends only on the input and the options;
-    /// with one, a run cut short by the clock may differ from a faster run.
+    /// start-best-fit first; the later planners then do not count). Given a time limit
+    /// (or an exact node limit), while fragmentation remains or the capacity is missed,
+    /// it then spends the time left on the exact search and on boxing from the best plan
+    /// so far ([`BoxingOptions::in_portfolio`]): exact first up to 5,000 buffers, boxing
+    /// first above. With a capacity and a time limit, the exact search (on all threads
+    /// but one) races TelaMalloc (on the last one; on one thread, they run in turn) and
+    /// the first answer wins; with a node limit alone the exact search runs alone.
+    /// Without a time limit the result depends only on the input and the options; with
+    /// one, a run cut short by the clock may differ from a faster run.
     #[default]
     Auto,
     /// One greedy planner.
@@ -279,7 +281,8 @@ impl Outcome {
 pub struct CandidateResult {
     /// The planner.
     pub planner: Planner,
-    /// Its plan's height, or `None` when it was stopped early.
+    /// Its plan's height, or `None` when it was stopped early or did not count (it came
+    /// after the first good-enough plan: optimal, or in capacity mode one that fits).
     pub height: Option<Size>,
 }
 

@@ -135,8 +135,8 @@ pub(crate) fn best_of(
     // The plans that can still be the answer, as (planner, height, plan): only those
     // that no earlier planner matches or beats in height. The answer is the lowest plan
     // among the planners up to the last `done_at`, and a plan beaten by an earlier one is
-    // never that. So at most a few plans are held at once, not one per planner (12 × 8 MB
-    // at a million buffers).
+    // never that. Usually few plans are held at once, not one per planner (12 × 8 MB at
+    // a million buffers); all twelve only when each is lower than every earlier one.
     let front: Mutex<Vec<(usize, u64, Vec<Offset>)>> = Mutex::new(Vec::new());
     let worker = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
@@ -155,7 +155,8 @@ pub(crate) fn best_of(
                 done_at.fetch_min(k, Ordering::Relaxed);
             }
             let mut front = front.lock().expect("no worker panics holding the lock");
-            if !front.iter().any(|&(j, h, _)| j < k && h <= height) {
+            let counts = k <= done_at.load(Ordering::Relaxed);
+            if counts && !front.iter().any(|&(j, h, _)| j < k && h <= height) {
                 front.retain(|&(j, h, _)| !(j > k && h >= height));
                 front.push((k, height, offsets));
             }

@@ -163,7 +163,8 @@ pub struct TelamallocOptions {
     /// Capacity mode: split the problem at the times no buffer crosses (§5.3 splits
     /// there before grouping into phases; MiniMalloc §7 decomposes the same way) and
     /// search the independent parts one after the other, each with its own restart
-    /// cycle. A buffer alone in its part goes at 0. The parts share the step limit.
+    /// cycle. A buffer alone in its part goes at its fixed offset or at 0. The parts
+    /// share the step limit.
     pub independent_parts: bool,
 }
 
@@ -334,7 +335,9 @@ fn stopper<'a>(
 /// Capacity mode: one search under `capacity`. This is the hook for racing TelaMalloc
 /// against another planner: it stops at `deadline`, when `cancel` is cancelled, or at
 /// the step limit, and then answers `Unknown` (with the best greedy plan as
-/// `best_so_far`). `Infeasible` only when the max load or the fixed buffers prove it.
+/// `best_so_far`). `Infeasible` only when there is a proof: the max load, the fixed
+/// buffers, or a complete configuration that ran out of candidates (on the whole
+/// problem or on one of its independent parts).
 /// With `finish_greedy` ([`crate::Options::finish_first_plan`]) the first greedy plan is
 /// exempt from the deadline (not from `cancel`). The restart cycle runs on up to
 /// `threads` threads, with the same answer whatever their number (`rounds.rs`).

@@ -335,26 +335,117 @@ fn independent_parts_agree_with_the_whole() {
     assert!(found > 100, "{found}");
 }
 
-/// The parts share the step limit: a buffer alone in its part costs one step, so `n`
-/// buffers that never meet need `n` steps, and one fewer stops the search.
+/// The parts share the step limit. Five buffers live together (one part, placed in five
+/// steps, as the microbenchmarks show), then ten that never meet (ten parts, one step
+/// each): fifteen steps find the plan and fourteen stop the search, so the first part's
+/// steps count against the rest.
 #[test]
 fn independent_parts_share_the_step_limit() {
-    let p = generate_microbenchmark(MicrobenchKind::NonOverlapping, 50, 9);
-    let cap = p.capacity().unwrap().0;
-    for (limit, expect_plan) in [(49, false), (50, true)] {
-        let o = TelamallocOptions {
-            step_limit: limit,
-            ..TelamallocOptions::default()
-        };
-        let end = rounds::search_rounds(&p, cap, &o, &never, 1);
-        match end {
-            SearchEnd::Found(off) => {
-                assert!(expect_plan, "a plan within {limit} steps");
-                let off: Vec<Offset> = off.into_iter().map(Offset).collect();
-                check_with_capacity(&p, &off, Some(Size(cap))).expect("valid");
+    let mut bufs: Vec<Buffer> = (0..5)
+        .map(|i| Buffer::new(format!("{i}"), 0, 1, 64 * (i + 1)))
+        .collect();
+    let cap: u64 = bufs.iter().map(|b| b.size.0).sum();
+    bufs.extend((0..10).map(|i| Buffer::new(format!("s{i}"), 2 + i, 3 + i, 7 * (i + 1))));
+    let p = Problem::new(bufs, None).unwrap();
+    for (limit, expect_plan) in [(14, false), (15, true)] {
+        for threads in [1, 2] {
+            let o = TelamallocOptions {
+                step_limit: limit,
+                ..TelamallocOptions::default()
+            };
+            match rounds::search_rounds(&p, cap, &o, &never, threads) {
+                SearchEnd::Found(off) => {
+                    assert!(expect_plan, "a plan within {limit} steps");
+                    let off: Vec<Offset> = off.into_iter().map(Offset).collect();
+                    check_with_capacity(&p, &off, Some(Size(cap))).expect("valid");
+                }
+                SearchEnd::Stopped => assert!(!expect_plan, "stopped at {limit} steps"),
+                _ => panic!("{limit}: neither a plan nor the step limit"),
             }
-            SearchEnd::Stopped => assert!(!expect_plan, "stopped at {limit} steps"),
-            _ => panic!("{limit}: neither a plan nor the step limit"),
         }
+    }
+}
+
+/// A part larger than the one-thread threshold runs its cycle on several threads: with
+/// step limits that run out inside it or in a later part, 1, 2 and 3 threads give the
+/// same answer.
+#[test]
+fn large_parts_give_one_answer_whatever_the_threads() {
+    let mut rng = Rng::new(71);
+    let mut found = 0;
+    for round in 0..6 {
+        // One part of 70–95 buffers with sizes far apart, so that plans at the max load
+        // are hard to find and the cycle runs several attempts.
+        let mut bufs: Vec<Buffer> = (0..70 + round * 5)
+            .map(|i| {
+                let s = rng.range(0, 30);
+                Buffer::new(
+                    format!("{i}"),
+                    s,
+                    s + 1 + rng.range(0, 14),
+                    1 + rng.range(0, 99),
+                )
+            })
+            .collect();
+        let tail = problem_in_parts(&mut rng, 3);
+        for b in tail.buffers() {
+            let (s, e) = (b.lifetime.start.0 + 1000, b.lifetime.end.0 + 1000);
+            bufs.push(Buffer::new(format!("t{}", bufs.len()), s, e, b.size.0));
+        }
+        let p = Problem::new(bufs, None).unwrap();
+        let load = max_load(&p).0;
+        let naive = p.naive_height().0;
+        for cap in [load, load + (naive - load) / 16] {
+            for step_limit in [50, 2_000, 30_000] {
+                let o = TelamallocOptions {
+                    step_limit,
+                    ..TelamallocOptions::default()
+                };
+                let key = |end: SearchEnd| match end {
+                    SearchEnd::Found(off) => (0, off),
+                    SearchEnd::Infeasible => (1, Vec::new()),
+                    SearchEnd::Exhausted => (2, Vec::new()),
+                    SearchEnd::Stopped => (3, Vec::new()),
+                };
+                let answers: Vec<(u8, Vec<u64>)> = [1, 2, 3]
+                    .iter()
+                    .map(|&t| key(rounds::search_rounds(&p, cap, &o, &never, t)))
+                    .collect();
+                assert_eq!(answers[0], answers[1], "round {round}, {cap}, {step_limit}");
+                assert_eq!(answers[0], answers[2], "round {round}, {cap}, {step_limit}");
+                if answers[0].0 == 0 {
+                    let off: Vec<Offset> = answers[0].1.iter().map(|&o| Offset(o)).collect();
+                    check_with_capacity(&p, &off, Some(Size(cap))).expect("valid");
+                    found += 1;
+                }
+            }
+        }
+    }
+    assert!(found > 0, "no plan at all");
+}
+
+/// Two challenging instances with several parts whose first part needs several attempts
+/// of the cycle (E at 100%: 2 parts; F at 105%: 3 parts), so helpers run attempts
+/// speculatively inside a part: one and two threads give the same plan.
+#[test]
+fn real_instances_in_parts_give_one_plan_whatever_the_threads() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../benchmarks/minimalloc-challenging");
+    for (name, cap) in [("E.1048576.csv", 1_048_576), ("F.1048576.csv", 1_101_004)] {
+        let bytes = std::fs::read(root.join(name)).expect("vendored benchmark");
+        let p = crate::io::csv::read_problem_csv(&bytes, &Default::default()).expect("valid");
+        let plans: Vec<Vec<u64>> = [1, 2]
+            .iter()
+            .map(|&t| {
+                let o = TelamallocOptions::default();
+                match rounds::search_rounds(&p, cap, &o, &never, t) {
+                    SearchEnd::Found(off) => off,
+                    _ => panic!("{name}: TelaMalloc solves it at {cap}"),
+                }
+            })
+            .collect();
+        assert_eq!(plans[0], plans[1], "{name}: one thread against two");
+        let off: Vec<Offset> = plans[0].iter().map(|&o| Offset(o)).collect();
+        check_with_capacity(&p, &off, Some(Size(cap))).expect("valid");
     }
 }
