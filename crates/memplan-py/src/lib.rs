@@ -502,6 +502,51 @@ fn share<'py>(py: Python<'py>, problem: &Problem, strategy: &str) -> PyResult<Bo
     Ok(out)
 }
 
+/// Draws a plan as an SVG picture (the same drawing as `memplan render`): time on x,
+/// addresses on y, one rectangle per buffer with a tooltip, the load line, and the
+/// capacity when the problem has one. `plan` is a `Plan` or a list of offsets indexed
+/// like the problem's buffers. The plan is checked first; an invalid plan is still drawn,
+/// with a warning in the heading. Returns the SVG text.
+#[pyfunction]
+#[pyo3(signature = (problem, plan, name="plan", width=1200, height=800))]
+fn render(
+    py: Python<'_>,
+    problem: &Problem,
+    plan: &Bound<'_, PyAny>,
+    name: &str,
+    width: u32,
+    height: u32,
+) -> PyResult<String> {
+    if width < 200 || height < 150 {
+        return Err(PyValueError::new_err("width must be >= 200 and height >= 150"));
+    }
+    let offsets: Vec<u64> = match plan.cast::<Plan>() {
+        Ok(p) => p.get().offsets.clone(),
+        Err(_) => plan.extract::<Vec<u64>>().map_err(|_| {
+            PyTypeError::new_err("plan must be a memplan.Plan or a list of offsets")
+        })?,
+    };
+    let inner = &problem.inner;
+    if offsets.len() != inner.len() {
+        return Err(PyValueError::new_err(format!(
+            "the plan has {} offsets for {} buffers",
+            offsets.len(),
+            inner.len()
+        )));
+    }
+    Ok(py.detach(|| {
+        let as_offsets: Vec<Offset> = offsets.iter().map(|&o| Offset(o)).collect();
+        let valid = memplan::check_offsets(inner, &as_offsets).is_ok();
+        let picture = memplan_render::Picture {
+            width,
+            height,
+            name,
+            valid,
+        };
+        memplan_render::draw(inner, &offsets, &picture)
+    }))
+}
+
 /// The names `plan(planner=...)` accepts.
 #[pyfunction]
 fn planners() -> Vec<String> {
@@ -516,6 +561,7 @@ fn _memplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(planners, m)?)?;
     m.add_function(wrap_pyfunction!(share, m)?)?;
+    m.add_function(wrap_pyfunction!(render, m)?)?;
     let py = m.py();
     m.add("MemplanError", py.get_type::<MemplanError>())?;
     m.add("InputError", py.get_type::<InputError>())?;
