@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Compares the plans of two `memplan` binaries, byte for byte, on every file under
+# benchmarks/: the default planner and each named planner, on --threads 1 and 2.
+#
+#   scripts/compare-builds.sh OLD_BINARY NEW_BINARY [WORK_DIR]
+#
+# e.g. a baseline built from an older commit in its own worktree:
+#   git worktree add /tmp/memplan-baseline <commit>
+#   (cd /tmp/memplan-baseline && cargo build --release -p memplan-cli)
+#   cargo build --release -p memplan-cli
+#   scripts/compare-builds.sh /tmp/memplan-baseline/target/release/memplan target/release/memplan
+#
+# Every run must be reproducible, so no run may depend on the clock:
+# - the greedy planners, `naive` and the default planner's greedy portfolio run with
+#   `--time-limit inf` (no budget: the result depends on the input alone), on every file;
+# - the refining stages (exact, boxing, TelaMalloc, the default planner's exact and boxing
+#   steps) are bounded by counts, not time: `--node-limit` for the exact search,
+#   `--tm-step-limit` for TelaMalloc, `--iterations` and `--polish-moves` for boxing. The
+#   default planner runs its refinement only under a time limit, so `auto-refine` gives it
+#   one hour, which the count limits keep it far from; the capacity modes run with
+#   `--time-limit inf`, where the default planner's exact search runs alone (the race
+#   against TelaMalloc depends on timing by design and is not compared);
+# - the refining stages run on the files that finish in seconds: every file but
+#   iopddl-S (28,526 buffers, 43M overlapping pairs).
+# The capacities are 101% of the best known heights (as in scripts/tight.sh).
+#
+# Output: one line per differing run, then the totals. Exit status 1 when a plan, or the
+# exit status of a run, differs.
+set -uo pipefail
+
+if [ $# -lt 2 ]; then
+    sed -n '2,12p' "$0"
+    exit 2
+fi
+old=$1
+new=$2
+work=${3:-$(mktemp -d)}
+cd "$(dirname "$0")/.."
+
+all_files=(benchmarks/minimalloc-challenging/*.csv benchmarks/idealloc/*.csv)
+small_files=()
+for f in "${all_files[@]}"; do
+    case "$f" in *iopddl-S*) ;; *) small_files+=("$f") ;; esac
+done
+
+best() {
+    case "$1" in
+        *minimalloc-challenging/example.*) echo 12 ;;
+        *minimalloc-challenging/C.*) echo 1047552 ;;
+        *minimalloc-challenging/*) echo 1048576 ;;
+        *iopddl-G*) echo 3030937746 ;;
+        *iopddl-S*) echo 1503077594 ;;
+        *somas-resnet50*) echo 1518281476 ;;
+    esac
+}
+
+greedy=(size-best-fit size-first-fit area-best-fit area-first-fit contention-best-fit
+    contention-first-fit breadth-best-fit breadth-first-fit lifetime-best-fit
+    lifetime-first-fit start-best-fit start-first-fit)
+
+# Each configuration: NAME|FILES (all or small)|CAPACITY (yes or no)|FLAGS
+configs=("auto|all|no|--time-limit inf")
+for g in "${greedy[@]}" naive; do
+    configs+=("$g|all|no|--planner $g --time-limit inf")
+done
+configs+=(
+    "auto-refine|small|no|--time-limit 3600 --node-limit 2000 --iterations 3 --polish-moves 2000"
+    "auto-capacity|small|yes|--time-limit inf --node-limit 2000"
+    "exact|small|no|--planner exact --time-limit inf --node-limit 2000"
+    "exact-capacity|small|yes|--planner exact --time-limit inf --node-limit 2000"
+    "telamalloc|small|no|--planner telamalloc --time-limit inf --tm-step-limit 100000"
+    "telamalloc-capacity|small|yes|--planner telamalloc --time-limit inf --tm-step-limit 200000"
+    "boxing|small|no|--planner boxing --time-limit inf --iterations 3 --polish-moves 2000"
+)
+
+compared=0
+differed=0
+started=$(date +%s)
+for c in "${configs[@]}"; do
+    IFS='|' read -r name which capacity flags <<<"$c"
+    if [ "$which" = all ]; then files=("${all_files[@]}"); else files=("${small_files[@]}"); fi
+    for f in "${files[@]}"; do
+        extra=()
+        if [ "$capacity" = yes ]; then extra=(--capacity $(($(best "$f") * 101 / 100))); fi
+        for t in 1 2; do
+            key="$name/$(basename "$f" .csv).t$t"
+            for side in old new; do
+                bin=$old
+                if [ "$side" = new ]; then bin=$new; fi
+                mkdir -p "$work/$side/$name"
+                rm -f "$work/$side/$key.csv"
+                # shellcheck disable=SC2086 # $flags is a list of words
+                "$bin" plan "$f" $flags "${extra[@]}" --threads $t --quiet \
+                    -o "$work/$side/$key.csv" 2>"$work/$side/$key.err"
+                echo "exit $?" >>"$work/$side/$key.csv"
+            done
+            compared=$((compared + 1))
+            if ! cmp -s "$work/old/$key.csv" "$work/new/$key.csv"; then
+                differed=$((differed + 1))
+                echo "DIFFERS: $key ($flags ${extra[*]} --threads $t)"
+            fi
+        done
+    done
+done
+echo "compared $compared runs (${#configs[@]} configurations x files x threads 1 and 2)" \
+    "in $(($(date +%s) - started)) s: $differed differed. Outputs in $work"
+[ "$differed" -eq 0 ]
