@@ -17,7 +17,6 @@
 use std::cell::RefCell;
 use std::ffi::{c_char, c_double, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::time::Duration;
 
 use memplan::{Buffer, Lifetime, Offset, Options, Outcome, Planner, Problem, Size};
 
@@ -349,9 +348,11 @@ pub unsafe extern "C" fn memplan_plan(
                 .map_err(|e: memplan::PlanError| arg_error(&e.to_string()))?
         };
         let problem = p.validated()?;
-        let time_limit = (o.time_limit_seconds > 0.0 && o.time_limit_seconds.is_finite())
-            .then(|| Duration::try_from_secs_f64(o.time_limit_seconds).ok())
-            .flatten();
+        // 0 or less (and NaN): no limit.
+        let time_limit = (o.time_limit_seconds > 0.0)
+            .then(|| memplan::TimeLimit::from_secs(o.time_limit_seconds).ok())
+            .flatten()
+            .and_then(memplan::TimeLimit::duration);
         let options = Options {
             planner,
             threads: o.threads as usize,

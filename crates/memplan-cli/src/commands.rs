@@ -6,7 +6,7 @@ use std::time::Duration;
 use memplan::{
     analyze, check_placements, generate_model_like, write_problem_csv, CsvOptions, GenOptions,
     LifetimeConvention, Options, Outcome, PlanInfo, Planner, Problem, ReadError, ReadErrorKind,
-    Size,
+    Size, TimeLimit,
 };
 
 use crate::fmt::{millis, percent, thousands};
@@ -42,7 +42,7 @@ pub struct PlanArgs {
     /// strict: if not even one greedy pass fits in it, the plan is the naive one. Not
     /// given, it is 1 s, and the first greedy pass always finishes.
     #[arg(long)]
-    pub time_limit: Option<f64>,
+    pub time_limit: Option<TimeLimit>,
     /// Skip the independent checker (on by default; it is cheap).
     #[arg(long)]
     pub no_check: bool,
@@ -207,17 +207,10 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
     let (in_format, problem) =
         formats::read_problem(&args.input, &bytes, &args.input_args, args.capacity)?;
     let out_format = formats::output_format(&args.output, args.output_format, in_format);
-    let time_limit = match args.time_limit.unwrap_or(1.0) {
-        s if s == f64::INFINITY => None,
-        s if !(s.is_finite() && s >= 0.0) => {
-            return Err(Failure::new(
-                2,
-                format!("--time-limit must be a non-negative number of seconds, got {s}"),
-            ))
-        }
-        // Too long for a `Duration` (over 584 billion years): no limit.
-        s => Duration::try_from_secs_f64(s).ok(),
-    };
+    let time_limit = args
+        .time_limit
+        .unwrap_or(TimeLimit::from(Duration::from_secs(1)))
+        .duration();
     let cancel = interrupt_token();
     let options = Options {
         planner,

@@ -4,8 +4,6 @@
 //! errors become Python exceptions carrying the library's message; planning runs with the
 //! GIL released (`Python::detach`), so other Python threads keep running.
 
-use std::time::Duration;
-
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -360,14 +358,10 @@ fn plan(
     let planner: Planner = planner
         .parse()
         .map_err(|e: memplan::PlanError| PyValueError::new_err(e.to_string()))?;
-    let time_limit = match time_limit {
-        Some(s) if !(s.is_finite() && s >= 0.0) => {
-            return Err(PyValueError::new_err(format!(
-                "time_limit must be a non-negative number of seconds, got {s}"
-            )))
-        }
-        // Too long for a `Duration`: no limit.
-        s => s.and_then(|s| Duration::try_from_secs_f64(s).ok()),
+    let time_limit = match time_limit.map(memplan::TimeLimit::from_secs) {
+        Some(Err(e)) => return Err(PyValueError::new_err(format!("time_limit {e}"))),
+        Some(Ok(limit)) => limit.duration(),
+        None => None,
     };
     let target = &*with_capacity(&problem.inner, capacity);
     let mut options = Options {
@@ -518,7 +512,9 @@ fn render(
     height: u32,
 ) -> PyResult<String> {
     if width < 200 || height < 150 {
-        return Err(PyValueError::new_err("width must be >= 200 and height >= 150"));
+        return Err(PyValueError::new_err(
+            "width must be >= 200 and height >= 150",
+        ));
     }
     let offsets: Vec<u64> = match plan.cast::<Plan>() {
         Ok(p) => p.get().offsets.clone(),

@@ -38,6 +38,7 @@ pub struct ReadmeDoctests;
 
 mod analysis;
 mod boxing;
+mod budget;
 mod checker;
 mod error;
 mod exact;
@@ -55,14 +56,13 @@ mod tiles;
 mod types;
 mod workers;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 pub use analysis::{
     analyze, load_profile, max_load, time_components, Analysis, Component, LoadStep,
 };
 pub use boxing::{Bootstrap, BoxingOptions, SqueezeFit};
+pub use budget::{CancelToken, TimeLimit, TimeLimitError};
 pub use checker::{
     check, check_offsets, check_placements, CheckFailure, CheckSummary, Placed, Violation,
     MAX_VIOLATIONS,
@@ -134,7 +134,7 @@ impl Planner {
     /// Every planner, in the portfolio's order (which is also its tie-break order), then
     /// `naive`, `boxing` and `auto`.
     pub fn all() -> Vec<Planner> {
-        let mut v: Vec<Planner> = portfolio::greedy_portfolio()
+        let mut v: Vec<Planner> = greedy::planners()
             .into_iter()
             .map(|(o, f)| Planner::Greedy(o, f))
             .collect();
@@ -172,25 +172,6 @@ impl std::str::FromStr for Planner {
             .into_iter()
             .find(|p| p.name() == s)
             .ok_or_else(|| PlanError::UnknownPlanner(s.to_string()))
-    }
-}
-
-/// A handle that stops a running [`plan`] from another thread. Cloning shares the flag.
-#[derive(Clone, Debug, Default)]
-pub struct CancelToken(Arc<AtomicBool>);
-
-impl CancelToken {
-    /// A fresh, un-cancelled token.
-    pub fn new() -> CancelToken {
-        CancelToken::default()
-    }
-    /// Asks every planner holding this token to stop and return what it has.
-    pub fn cancel(&self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-    /// True once [`CancelToken::cancel`] was called.
-    pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
     }
 }
 

@@ -16,28 +16,16 @@
 //! [`Options::finish_first_plan`] the first candidate is exempt from the time limit
 //! (not from cancellation).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::analysis::max_load;
 use crate::boxing;
+use crate::budget::Budget;
 use crate::checker::{check_with_capacity, CheckFailure};
 use crate::exact;
 use crate::greedy::{self, Fit, Order};
 use crate::types::{Offset, Plan, Problem, Size};
 use crate::{CandidateResult, Options, Outcome, PlanError, Planner, Report};
-
-/// The greedy candidates in portfolio (and tie-break) order.
-pub(crate) fn greedy_portfolio() -> Vec<(Order, Fit)> {
-    let mut v = Vec::new();
-    for o in Order::ALL {
-        for f in Fit::ALL {
-            v.push((o, f));
-        }
-    }
-    v
-}
 
 /// Time the final check of a plan takes per buffer on the reference machine (2 cores,
 /// release build): about 0.47 µs on 100,000 buffers, measured with `--no-check`. Rounded
@@ -74,15 +62,12 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
     let lower_bound = max_load(problem);
     let candidates: Vec<Planner> = match options.planner {
         Planner::Auto | Planner::Exact => {
-            let mut order = greedy_portfolio();
-            if problem.capacity().is_some() {
-                // Capacity mode stops at the first plan that fits: start order with best
-                // fit goes first, the fastest pass (a sweep, 0.24 s on iopddl-S against
-                // about 1 s for the others) and often the lowest on long traces.
-                let first = (Order::Start, Fit::BestFit);
-                order.retain(|&p| p != first);
-                order.insert(0, first);
-            }
+            // Capacity mode stops at the first plan that fits.
+            let order = if problem.capacity().is_some() {
+                greedy::planners_for_capacity()
+            } else {
+                greedy::planners()
+            };
             order
                 .into_iter()
                 .map(|(o, f)| Planner::Greedy(o, f))
@@ -116,9 +101,14 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
     }
 
     // ---- TelaMalloc (crate::search): one search, not a portfolio candidate. ----
+    let budget = Budget::new(
+        planning_deadline(problem, options, started),
+        options.cancel.as_ref(),
+        options.finish_first_plan,
+    );
     if options.planner == Planner::Telamalloc {
-        let deadline = planning_deadline(problem, options, started);
-        let outcome = crate::search::plan(problem, options, deadline);
+        let threads = crate::workers::resolve(options.threads);
+        let outcome = crate::search::plan(problem, &options.telamalloc, &budget, threads);
         let height = outcome.plan().map(|p| p.height());
         if options.verify {
             if let Some(p) = outcome.plan() {
@@ -143,66 +133,45 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
     // One candidate gets every thread; a portfolio gives one thread to each candidate.
     let inner_threads = if candidates.len() == 1 { threads } else { 1 };
     let threads = threads.min(candidates.len());
-    let deadline = planning_deadline(problem, options, started);
     // The first candidate whose plan is good enough: optimal (at the max load) or, in
     // capacity mode, under the capacity. Later candidates stop; earlier ones finish.
     let good_enough = problem
         .capacity()
         .map_or(lower_bound, |c| c.max(lower_bound));
-    let done_at = AtomicUsize::new(usize::MAX);
-    let next_task = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Vec<Offset>>>> = Mutex::new(vec![None; candidates.len()]);
-    let worker = || loop {
-        let k = next_task.fetch_add(1, Ordering::Relaxed);
-        if k >= candidates.len() {
-            break;
-        }
-        let exempt = k == 0 && options.finish_first_plan;
-        let abort = || {
-            done_at.load(Ordering::Relaxed) < k
-                || (!exempt && deadline.is_some_and(|d| Instant::now() >= d))
-                || options.cancel.as_ref().is_some_and(|c| c.is_cancelled())
+    let results: Vec<Option<Vec<Offset>>> = if candidates.len() > 1 {
+        let planners: Vec<(Order, Fit)> = candidates
+            .iter()
+            .map(|c| match c {
+                Planner::Greedy(o, f) => (*o, *f),
+                _ => unreachable!("a portfolio holds greedy planners only"),
+            })
+            .collect();
+        greedy::all_of(
+            problem,
+            &planners,
+            threads,
+            inner_threads,
+            good_enough.0,
+            &budget,
+        )
+    } else {
+        let first = budget.first_plan();
+        let offsets = if first.exhausted() {
+            None
+        } else {
+            match candidates[0] {
+                Planner::Greedy(o, f) => greedy::run(problem, o, f, inner_threads, &first),
+                Planner::Naive => Some(greedy::naive(problem)),
+                Planner::Boxing => {
+                    Some(boxing::run(problem, &options.boxing, inner_threads, &budget, None).0)
+                }
+                Planner::Auto | Planner::Exact | Planner::Telamalloc => {
+                    unreachable!("handled above")
+                }
+            }
         };
-        if abort() {
-            continue;
-        }
-        let offsets = match candidates[k] {
-            Planner::Greedy(o, f) => greedy::run(problem, o, f, inner_threads, &abort),
-            Planner::Naive => Some(greedy::naive(problem)),
-            // Boxing keeps its own budget.
-            Planner::Boxing => {
-                let budget = boxing::Budget {
-                    deadline,
-                    cancel: options.cancel.as_ref(),
-                    finish_first: exempt,
-                };
-                Some(boxing::run(problem, &options.boxing, inner_threads, &budget, None).0)
-            }
-            Planner::Auto | Planner::Exact | Planner::Telamalloc => {
-                unreachable!("handled above")
-            }
-        };
-        if let Some(offsets) = offsets {
-            let height = height_of(problem, &offsets);
-            if height <= good_enough {
-                done_at.fetch_min(k, Ordering::Relaxed);
-            }
-            results
-                .lock()
-                .expect("no worker panics while holding the lock")[k] = Some(offsets);
-        }
+        vec![offsets]
     };
-    crate::workers::run_workers(threads, worker);
-
-    let mut results = results.into_inner().expect("workers joined");
-    // A candidate after the first good-enough one may have finished before it: it does
-    // not count, so that the plan does not depend on timing.
-    for r in results
-        .iter_mut()
-        .skip(done_at.into_inner().saturating_add(1))
-    {
-        *r = None;
-    }
     let mut best: Option<(usize, Size)> = None;
     let mut summary = Vec::with_capacity(candidates.len() + 2);
     for (k, r) in results.iter().enumerate() {
@@ -271,11 +240,7 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
             break;
         }
         if step == Planner::Exact && run_exact {
-            let budget = exact::Budget {
-                deadline,
-                cancel: options.cancel.clone(),
-            };
-            let Some(model) = exact::Model::new(problem, &|| budget.exhausted()) else {
+            let Some(model) = exact::Model::new(problem, &budget) else {
                 continue;
             };
             let raw: Vec<u64> = offsets.iter().map(|o| o.0).collect();
@@ -313,7 +278,7 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
                         c.0,
                         lower_bound.0,
                         options,
-                        deadline,
+                        &budget,
                         all_threads,
                     );
                     exact_stats = Some(stats);
@@ -359,12 +324,9 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
             }
         }
         if step == Planner::Boxing && run_boxing {
-            let budget = boxing::Budget {
-                deadline,
-                cancel: options.cancel.as_ref(),
-                finish_first: false, // it starts from the portfolio's plan
-            };
-            if budget.deadline.is_some_and(|d| Instant::now() >= d) {
+            // It starts from the portfolio's plan.
+            let budget = budget.strict();
+            if budget.deadline().is_some_and(|d| Instant::now() >= d) {
                 continue;
             }
             let (o, _) = boxing::run(

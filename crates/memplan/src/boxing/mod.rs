@@ -57,13 +57,12 @@ mod unbox;
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::Instant;
 
 use crate::analysis::{component_ids, height_of, max_load};
+use crate::budget::Budget;
 use crate::generate::Rng;
 use crate::greedy::{self, repair, Fit, Order};
 use crate::types::{Offset, Problem};
-use crate::CancelToken;
 use jobs::{colour_intervals, Arena, Job, DUMMY};
 use squeeze::Stopped;
 
@@ -198,25 +197,6 @@ impl SqueezeFit {
     }
 }
 
-/// When to stop early, from outside.
-pub(crate) struct Budget<'a> {
-    pub deadline: Option<Instant>,
-    pub cancel: Option<&'a CancelToken>,
-    /// The bootstrap's first greedy planner may finish past the deadline (not past a
-    /// cancellation): [`crate::Options::finish_first_plan`].
-    pub finish_first: bool,
-}
-
-impl Budget<'_> {
-    fn exhausted(&self) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() >= d) || self.cancelled()
-    }
-
-    fn cancelled(&self) -> bool {
-        self.cancel.is_some_and(|c| c.is_cancelled())
-    }
-}
-
 /// What a boxing run did, beside its plan.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct RunStats {
@@ -242,37 +222,31 @@ pub(crate) fn run(
     problem: &Problem,
     options: &BoxingOptions,
     threads: usize,
-    budget: &Budget<'_>,
+    budget: &Budget,
     incumbent: Option<Vec<Offset>>,
 ) -> (Vec<Offset>, RunStats) {
     if let Some(offsets) = elementary(problem) {
         return (offsets, RunStats::default());
     }
     let threads = threads.max(1);
-    let incumbent = incumbent.or_else(|| {
-        let stop = || budget.exhausted();
-        let cancelled = || budget.cancelled();
-        let first: &(dyn Fn() -> bool + Sync) = if budget.finish_first {
-            &cancelled
-        } else {
-            &stop
-        };
-        match options.bootstrap {
-            Bootstrap::None => None,
-            Bootstrap::SizeThenLifetime => {
-                greedy::run(problem, Order::Size, Fit::FirstFit, threads, first)
-            }
-            Bootstrap::Greedy => greedy::best_of(
-                problem,
-                &crate::portfolio::greedy_portfolio(),
-                threads,
-                max_load(problem)
-                    .0
-                    .saturating_add(options.target_fragmentation),
-                &stop,
-                first,
-            ),
-        }
+    let incumbent = incumbent.or_else(|| match options.bootstrap {
+        Bootstrap::None => None,
+        Bootstrap::SizeThenLifetime => greedy::run(
+            problem,
+            Order::Size,
+            Fit::FirstFit,
+            threads,
+            &budget.first_plan(),
+        ),
+        Bootstrap::Greedy => greedy::best_of(
+            problem,
+            &greedy::planners(),
+            threads,
+            max_load(problem)
+                .0
+                .saturating_add(options.target_fragmentation),
+            budget,
+        ),
     });
     // Polish the plan to beat first: a lower bound makes iterations give up sooner.
     let mut polished = None;
@@ -299,7 +273,7 @@ fn polish(
     problem: &Problem,
     options: &BoxingOptions,
     threads: usize,
-    budget: &Budget<'_>,
+    budget: &Budget,
     offsets: Vec<Offset>,
     round: u64,
 ) -> (Vec<Offset>, u64, u64) {
@@ -312,7 +286,6 @@ fn polish(
         .saturating_add(options.target_fragmentation);
     let start: Vec<u64> = offsets.iter().map(|o| o.0).collect();
     const CHAINS: usize = 2;
-    let stop = || budget.exhausted();
     let chain = |c: usize| {
         let mut o = start.clone();
         let seed = iteration_seed(options.seed ^ 0x706f_6c69_7368 ^ round, c);
@@ -322,7 +295,7 @@ fn polish(
             options.polish_moves as u64,
             seed,
             target,
-            &stop,
+            budget,
         );
         (r.height_after, o)
     };
@@ -351,7 +324,7 @@ fn run_iterations(
     problem: &Problem,
     options: &BoxingOptions,
     threads: usize,
-    budget: &Budget<'_>,
+    budget: &Budget,
     incumbent: Option<Vec<Offset>>,
 ) -> (Vec<Offset>, RunStats) {
     let mut stats = RunStats::default();

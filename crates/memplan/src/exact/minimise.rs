@@ -15,8 +15,9 @@
 //! the largest node limit allowed ends. The best plan and the best proven lower bound are
 //! always at hand.
 
-use super::{solve_capacity, Budget, ExactOptions, ExactStats, Model, Verdict};
+use super::{solve_capacity, ExactOptions, ExactStats, Model, Verdict};
 use crate::analysis::height_of;
+use crate::budget::Budget;
 use crate::Problem;
 
 /// What minimise mode returns.

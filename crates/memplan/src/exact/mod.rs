@@ -29,13 +29,12 @@ mod search;
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::Instant;
 
 pub(crate) use minimise::minimise;
 pub(crate) use model::Model;
 use search::{Limits, Search, Status};
 
-use crate::CancelToken;
+use crate::budget::Budget;
 
 /// A static preorder of the buffers (MiniMalloc §7): the order in which buffers at the
 /// same offset are tried, and the order index monotonicity refers to. Every key sorts
@@ -158,20 +157,6 @@ pub(crate) enum Verdict {
     Unknown,
 }
 
-/// When to stop, shared by the runs of one call.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Budget {
-    pub(crate) deadline: Option<Instant>,
-    pub(crate) cancel: Option<CancelToken>,
-}
-
-impl Budget {
-    pub(crate) fn exhausted(&self) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() >= d)
-            || self.cancel.as_ref().is_some_and(|c| c.is_cancelled())
-    }
-}
-
 /// Stack for the search threads: recursion is as deep as the number of buffers.
 const STACK_BYTES: usize = 512 << 20;
 
@@ -289,8 +274,7 @@ fn run_preorders(
         }
         let limits = Limits {
             nodes: limit,
-            deadline: budget.deadline,
-            cancel: budget.cancel.as_ref(),
+            budget,
             race: Some(&fewest),
         };
         let mut search = Search::new(model, opt, runs[k].preorder, runs[k].capacity, limits);

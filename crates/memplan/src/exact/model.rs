@@ -27,6 +27,7 @@
 //! buffers it is live with ([`Model::fixed_conflicts`]), and each section the fixed
 //! buffers live during it ([`Model::section_fixed`]).
 
+use crate::budget::Budget;
 use crate::types::{align_up, Problem};
 
 /// A compressed list of lists: `items[starts[i]..starts[i + 1]]` is list `i`.
@@ -84,9 +85,10 @@ pub(crate) struct Model {
 }
 
 impl Model {
-    /// Builds the model. `abort` is polled now and then (the overlap lists are
-    /// quadratic in the worst case); `None` when it said stop.
-    pub(crate) fn new(problem: &Problem, abort: &dyn Fn() -> bool) -> Option<Model> {
+    /// Builds the model. The budget is polled now and then (the overlap lists are
+    /// quadratic in the worst case); `None` when it ran out.
+    pub(crate) fn new(problem: &Problem, budget: &Budget) -> Option<Model> {
+        let abort = || budget.exhausted();
         // Building the sections takes ~0.2 s on 100k buffers: not when the budget is spent.
         if abort() {
             return None;

@@ -46,11 +46,10 @@
 //! counts of unallocated spans crossing it. Candidate lists live in one arena stack.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
 
 use super::model::Model;
 use super::{ExactOptions, Preorder};
-use crate::CancelToken;
+use crate::budget::Budget;
 
 const NONE: u64 = u64::MAX;
 
@@ -73,8 +72,7 @@ const POLL_EVERY: u64 = 16;
 /// Where a search must stop.
 pub(crate) struct Limits<'a> {
     pub(crate) nodes: u64,
-    pub(crate) deadline: Option<Instant>,
-    pub(crate) cancel: Option<&'a CancelToken>,
+    pub(crate) budget: &'a Budget,
     /// In a race of preorders: the fewest nodes any finished run needed. A run that has
     /// visited more can no longer win, and stops.
     pub(crate) race: Option<&'a AtomicU64>,
@@ -207,8 +205,7 @@ impl<'a> Search<'a> {
     }
 
     fn should_stop(&self) -> bool {
-        self.limits.deadline.is_some_and(|d| Instant::now() >= d)
-            || self.limits.cancel.is_some_and(|c| c.is_cancelled())
+        self.limits.budget.exhausted()
     }
 
     /// The static preorder key of `b`: larger first.

@@ -11,7 +11,7 @@ use crate::generate::Rng;
 use crate::{check_offsets, Buffer, Offset, Problem};
 
 fn model(p: &Problem) -> Model {
-    Model::new(p, &|| false).expect("not aborted")
+    Model::new(p, &Budget::unlimited()).expect("not aborted")
 }
 
 /// Features of the random instances.
@@ -144,7 +144,7 @@ fn agree_with_brute_force(seed: u64, instances: usize, mix: Mix, need_beyond: bo
                 // No lower bound given: the search itself must prove infeasibility. With
                 // `tighten`, the max load is given, so that searches under it run too.
                 let bound = if opt.tighten { lb } else { 0 };
-                let (v, _) = solve_capacity(&m, &p, cap, bound, opt, &Budget::default(), 1);
+                let (v, _) = solve_capacity(&m, &p, cap, bound, opt, &Budget::unlimited(), 1);
                 match v {
                     Verdict::Feasible(offs) => {
                         assert!(expected, "{opt:?} found a plan under {cap} for {p:?}");
@@ -239,7 +239,7 @@ fn minimise_reaches_the_brute_force_minimum() {
             node_limit: Some(1 << 20),
             ..ExactOptions::default()
         };
-        let r = minimise(&m, &p, naive, lb, &opt, &Budget::default(), 1);
+        let r = minimise(&m, &p, naive, lb, &opt, &Budget::unlimited(), 1);
         assert_eq!(r.height, best, "{p:?}");
         assert_eq!(r.lower_bound, best, "the minimum is proven");
         assert_valid(&p, &r.offsets, best);
@@ -263,12 +263,12 @@ fn paper_example_fits_at_max_load_only() {
     let m = model(&p);
     assert_eq!(m.sections, 3);
     let opt = ExactOptions::default();
-    let (v, _) = solve_capacity(&m, &p, 12, 12, &opt, &Budget::default(), 1);
+    let (v, _) = solve_capacity(&m, &p, 12, 12, &opt, &Budget::unlimited(), 1);
     let Verdict::Feasible(offs) = v else {
         panic!("expected a plan")
     };
     assert_valid(&p, &offs, 12);
-    let (v, _) = solve_capacity(&m, &p, 11, 0, &opt, &Budget::default(), 1);
+    let (v, _) = solve_capacity(&m, &p, 11, 0, &opt, &Budget::unlimited(), 1);
     assert_eq!(v, Verdict::Infeasible);
 }
 
@@ -294,7 +294,7 @@ fn node_limit_gives_unknown_and_is_respected() {
             decomposition: false,
             ..ExactOptions::default()
         };
-        let (v, s) = solve_capacity(&m, &p, lb, lb, &unlimited, &Budget::default(), 1);
+        let (v, s) = solve_capacity(&m, &p, lb, lb, &unlimited, &Budget::unlimited(), 1);
         if v == Verdict::Unknown || s.nodes <= 8 {
             continue;
         }
@@ -303,7 +303,7 @@ fn node_limit_gives_unknown_and_is_respected() {
             node_limit: Some(3),
             ..unlimited
         };
-        let (v, s) = solve_capacity(&m, &p, lb, lb, &limited, &Budget::default(), 1);
+        let (v, s) = solve_capacity(&m, &p, lb, lb, &limited, &Budget::unlimited(), 1);
         assert_eq!(v, Verdict::Unknown);
         // Each preorder may overshoot its limit by the one node that notices it.
         assert!(
@@ -331,8 +331,8 @@ fn plan_does_not_depend_on_the_thread_count() {
         let m = model(&p);
         let lb = max_load(&p).0;
         let opt = ExactOptions::default();
-        let one = solve_capacity(&m, &p, lb + 1, lb, &opt, &Budget::default(), 1).0;
-        let two = solve_capacity(&m, &p, lb + 1, lb, &opt, &Budget::default(), 2).0;
+        let one = solve_capacity(&m, &p, lb + 1, lb, &opt, &Budget::unlimited(), 1).0;
+        let two = solve_capacity(&m, &p, lb + 1, lb, &opt, &Budget::unlimited(), 2).0;
         assert_eq!(one, two);
     }
 }
@@ -366,7 +366,7 @@ fn tightened_searches_never_answer_for_the_asked_capacity() {
                 tight += 1;
             }
             for threads in [1, 2] {
-                let (v, _) = solve_capacity(&m, &p, cap, lb, &opt, &Budget::default(), threads);
+                let (v, _) = solve_capacity(&m, &p, cap, lb, &opt, &Budget::unlimited(), threads);
                 let Verdict::Feasible(offs) = v else {
                     panic!("no plan under {cap} (best {best}, max load {lb}) for {p:?}: {v:?}")
                 };

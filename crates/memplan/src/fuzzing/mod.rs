@@ -166,8 +166,14 @@ pub fn arbitrary_problem(u: &mut Unstructured<'_>, knobs: &FuzzKnobs) -> Result<
     if pinned.iter().any(|&p| p) {
         let free = Problem::new(buffers.clone(), None).expect("valid by construction");
         let order = Order::ALL[u.choose_index(Order::ALL.len())?];
-        let offsets: Vec<Offset> =
-            greedy::run(&free, order, Fit::BestFit, 1, &|| false).expect("never aborted");
+        let offsets: Vec<Offset> = greedy::run(
+            &free,
+            order,
+            Fit::BestFit,
+            1,
+            &crate::budget::Budget::unlimited(),
+        )
+        .expect("never aborted");
         for ((b, o), p) in buffers.iter_mut().zip(offsets).zip(pinned) {
             if p {
                 b.fixed_offset = Some(o);

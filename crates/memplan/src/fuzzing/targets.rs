@@ -83,9 +83,11 @@ fn run(problem: &Problem, options: &Options) -> Report {
 /// The lowest greedy height (every order and fit), for soundness checks of proofs.
 fn best_greedy(problem: &Problem) -> u64 {
     let free = problem.clone().with_capacity(None);
-    crate::portfolio::greedy_portfolio()
+    crate::greedy::planners()
         .into_iter()
-        .filter_map(|(o, f)| crate::greedy::run(&free, o, f, 1, &|| false))
+        .filter_map(|(o, f)| {
+            crate::greedy::run(&free, o, f, 1, &crate::budget::Budget::unlimited())
+        })
         .map(|offs| {
             Plan::new(&free, offs)
                 .expect("greedy plans fit in u64")
@@ -163,7 +165,7 @@ pub fn plan_greedy(data: &[u8]) {
     let Some((p, _)) = problem_from(data, 64) else {
         return;
     };
-    let mut planners: Vec<Planner> = crate::portfolio::greedy_portfolio()
+    let mut planners: Vec<Planner> = crate::greedy::planners()
         .into_iter()
         .map(|(o, f)| Planner::Greedy(o, f))
         .collect();
@@ -411,7 +413,7 @@ pub fn checker(data: &[u8]) {
         crate::greedy::Order::ALL[0],
         crate::Fit::BestFit,
         1,
-        &|| false,
+        &crate::budget::Budget::unlimited(),
     )
     .expect("not aborted");
     let mut offsets = base.clone();

@@ -41,6 +41,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 
+use crate::budget::Budget;
 use crate::generate::Rng;
 use crate::greedy::{choose_offset, place_in_order, sort_spans, Fit, SpanScratch};
 use crate::index::TimeIndex;
@@ -77,15 +78,16 @@ pub(crate) struct RepairStats {
 
 /// Lowers the height of the plan `offsets` (one per buffer, valid) by at most `moves`
 /// peak-repair moves, stopping early when the height reaches `floor` (the max load, or a
-/// target) or `stop()` says so. `offsets` is updated in place and stays valid.
+/// target) or the budget runs out. `offsets` is updated in place and stays valid.
 pub(crate) fn lower_peak(
     problem: &Problem,
     offsets: &mut [u64],
     moves: u64,
     seed: u64,
     floor: u64,
-    stop: &(dyn Fn() -> bool + Sync),
+    budget: &Budget,
 ) -> RepairStats {
+    let stop = &|| budget.exhausted();
     let bufs = problem.buffers();
     let mut stats = RepairStats::default();
     let mut tops: BTreeSet<(u64, u32)> = (0..bufs.len() as u32)
@@ -335,9 +337,9 @@ mod tests {
     fn repair_keeps_plans_valid_and_never_raises_the_height() {
         for seed in 0..6 {
             let p = generate_model_like(&GenOptions { buffers: 400, seed });
-            let start = run(&p, Order::Start, Fit::FirstFit, 1, &|| false).unwrap();
+            let start = run(&p, Order::Start, Fit::FirstFit, 1, &Budget::unlimited()).unwrap();
             let mut offsets: Vec<u64> = start.iter().map(|o| o.0).collect();
-            let stats = lower_peak(&p, &mut offsets, 300, seed, 0, &|| false);
+            let stats = lower_peak(&p, &mut offsets, 300, seed, 0, &Budget::unlimited());
             assert!(stats.height_after <= stats.height_before);
             let plan: Vec<Offset> = offsets.iter().map(|&o| Offset(o)).collect();
             check_offsets(&p, &plan).unwrap();
@@ -360,7 +362,7 @@ mod tests {
             buffers: 500,
             seed: 4,
         });
-        let start: Vec<u64> = run(&p, Order::Size, Fit::FirstFit, 1, &|| false)
+        let start: Vec<u64> = run(&p, Order::Size, Fit::FirstFit, 1, &Budget::unlimited())
             .unwrap()
             .iter()
             .map(|o| o.0)
@@ -379,15 +381,15 @@ mod tests {
             buffers: 300,
             seed: 9,
         });
-        let start: Vec<u64> = run(&p, Order::Size, Fit::FirstFit, 1, &|| false)
+        let start: Vec<u64> = run(&p, Order::Size, Fit::FirstFit, 1, &Budget::unlimited())
             .unwrap()
             .iter()
             .map(|o| o.0)
             .collect();
         let mut a = start.clone();
         let mut b = start;
-        lower_peak(&p, &mut a, 200, 5, 0, &|| false);
-        lower_peak(&p, &mut b, 200, 5, 0, &|| false);
+        lower_peak(&p, &mut a, 200, 5, 0, &Budget::unlimited());
+        lower_peak(&p, &mut b, 200, 5, 0, &Budget::unlimited());
         assert_eq!(a, b);
     }
 }
@@ -408,7 +410,7 @@ mod experiments {
         let moves: u64 = std::env::var("MOVES").map_or(1000, |m| m.parse().unwrap());
         let ml = crate::analysis::max_load(&p).0;
         let t = std::time::Instant::now();
-        let s = lower_peak(&p, &mut offsets, moves, 1, ml, &|| false);
+        let s = lower_peak(&p, &mut offsets, moves, 1, ml, &Budget::unlimited());
         println!(
             "frag {} -> {} ({} moves, {} kept) in {:?}",
             s.height_before - ml,

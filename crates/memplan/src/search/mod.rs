@@ -71,13 +71,11 @@ mod rounds;
 
 pub use microbench::{generate_microbenchmark, MicrobenchKind};
 
-use std::time::Instant;
-
 use crate::analysis::max_load;
+use crate::budget::Budget;
 use crate::greedy::{self, contention, Fit, Order};
-use crate::portfolio::greedy_portfolio;
 use crate::types::{Offset, Plan, Problem, Size};
-use crate::{CancelToken, Outcome};
+use crate::Outcome;
 use candidates::{Candidates, Heuristic};
 use engine::{Component, SearchEnd, SearchStats};
 
@@ -213,27 +211,13 @@ impl Default for TelamallocOptions {
 /// [`crate::plan`] for [`crate::Planner::Telamalloc`]: capacity or minimise mode.
 pub(crate) fn plan(
     problem: &Problem,
-    options: &crate::Options,
-    deadline: Option<Instant>,
+    options: &TelamallocOptions,
+    budget: &Budget,
+    threads: usize,
 ) -> Outcome {
-    let cancel = options.cancel.as_ref();
     match problem.capacity() {
-        Some(c) => solve_capacity(
-            problem,
-            c,
-            &options.telamalloc,
-            deadline,
-            cancel,
-            options.finish_first_plan,
-            crate::workers::resolve(options.threads),
-        ),
-        None => minimise(
-            problem,
-            &options.telamalloc,
-            deadline,
-            cancel,
-            options.finish_first_plan,
-        ),
+        Some(c) => solve_capacity(problem, c, options, budget, threads),
+        None => minimise(problem, options, budget),
     }
 }
 
@@ -322,45 +306,29 @@ fn to_plan(problem: &Problem, offsets: Vec<u64>) -> Plan {
         .expect("placed buffers lie under the capacity")
 }
 
-/// The stop condition of a time limit and a cancel token.
-fn stopper<'a>(
-    deadline: Option<Instant>,
-    cancel: Option<&'a CancelToken>,
-) -> impl Fn() -> bool + 'a {
-    move || {
-        deadline.is_some_and(|d| Instant::now() >= d) || cancel.is_some_and(|c| c.is_cancelled())
-    }
-}
-
 /// Capacity mode: one search under `capacity`. This is the hook for racing TelaMalloc
 /// against another planner: it stops at `deadline`, when `cancel` is cancelled, or at
 /// the step limit, and then answers `Unknown` (with the best greedy plan as
 /// `best_so_far`). `Infeasible` only when there is a proof: the max load, the fixed
 /// buffers, or a complete configuration that ran out of candidates (on the whole
 /// problem or on one of its independent parts).
-/// With `finish_greedy` ([`crate::Options::finish_first_plan`]) the first greedy plan is
-/// exempt from the deadline (not from `cancel`). The restart cycle runs on up to
+/// The first greedy plan runs on [`Budget::first_plan`]. The restart cycle runs on up to
 /// `threads` threads, with the same answer whatever their number (`rounds.rs`).
 pub(crate) fn solve_capacity(
     problem: &Problem,
     capacity: Size,
     options: &TelamallocOptions,
-    deadline: Option<Instant>,
-    cancel: Option<&CancelToken>,
-    finish_greedy: bool,
+    budget: &Budget,
     threads: usize,
 ) -> Outcome {
     let lower_bound = max_load(problem);
     if lower_bound > capacity {
         return Outcome::Infeasible;
     }
-    let stop = stopper(deadline, cancel);
     // The fallback plan for `Unknown`, made first: made after a search the clock
     // stopped, it could only be the naive plan. When it fits, it is the answer (§3: the
     // heuristic first, the search only where it fails).
-    let exempt = stopper(None, cancel);
-    let first_stop: &(dyn Fn() -> bool + Sync) = if finish_greedy { &exempt } else { &stop };
-    let fallback = first_greedy(problem, capacity, first_stop, &stop);
+    let fallback = first_greedy(problem, capacity, budget);
     // A plan under the capacity, optimal when it reaches the max load.
     let fits = |plan: Plan| {
         if plan.height() <= lower_bound {
@@ -373,7 +341,7 @@ pub(crate) fn solve_capacity(
         Some(plan) if options.greedy_first && plan.height() <= capacity => return fits(plan),
         _ => {}
     }
-    match rounds::search_rounds(problem, capacity.0, options, &stop, threads) {
+    match rounds::search_rounds(problem, capacity.0, options, budget, threads) {
         SearchEnd::Found(offsets) => fits(to_plan(problem, offsets)),
         SearchEnd::Infeasible => Outcome::Infeasible,
         // The greedy plan may fit when the search did not (found by fuzzing: huge
@@ -392,22 +360,17 @@ pub(crate) fn solve_capacity(
 /// `Unknown` a `best_so_far` otherwise. First start order with best fit, which the
 /// greedy kernel places by a sweep over the live buffers (0.24 s on iopddl-S's 28,526
 /// buffers and 43M overlapping pairs, where size order takes 1.1 s); when that does
-/// not fit, also the portfolio's first planner (size order, best fit, TFLite's), and
-/// the lower plan. The first pass stops on `first_stop`, the second on `stop`. When
-/// both are cut short, the naive plan (O(n)) stands in, so that the limit holds.
-fn first_greedy(
-    problem: &Problem,
-    capacity: Size,
-    first_stop: &(dyn Fn() -> bool + Sync),
-    stop: &(dyn Fn() -> bool + Sync),
-) -> Option<Plan> {
+/// not fit, also size order with best fit (TFLite's), and the lower plan. The first pass
+/// runs on [`Budget::first_plan`], the second on the budget. When both are cut short, the
+/// naive plan (O(n)) stands in, so that the limit holds.
+fn first_greedy(problem: &Problem, capacity: Size, budget: &Budget) -> Option<Plan> {
     let plan = |o: Vec<Offset>| Plan::new(problem, o).expect("greedy plans do not overflow");
-    let swept = greedy::run(problem, Order::Start, Fit::BestFit, 1, first_stop).map(plan);
+    let first = budget.first_plan();
+    let swept = greedy::run(problem, Order::Start, Fit::BestFit, 1, &first).map(plan);
     if swept.as_ref().is_some_and(|p| p.height() <= capacity) {
         return swept;
     }
-    let (order, fit) = greedy_portfolio()[0];
-    let sized = greedy::run(problem, order, fit, 1, stop).map(plan);
+    let sized = greedy::run(problem, Order::Size, Fit::BestFit, 1, budget).map(plan);
     let lower = match (swept, sized) {
         (Some(a), Some(b)) => Some(if b.height() < a.height() { b } else { a }),
         (a, b) => a.or(b),
@@ -415,59 +378,19 @@ fn first_greedy(
     Some(lower.unwrap_or_else(|| plan(greedy::naive(problem))))
 }
 
-/// The lowest plan of the greedy portfolio, run on this thread; planners are skipped or
-/// abandoned once `stop` says so (before, a 28k-buffer instance spent 30 s here whatever
-/// the time limit), except the first one when `first_stop` is given instead (see
-/// [`crate::Options::finish_first_plan`]). When not even the first finished, the naive
-/// plan.
-fn best_greedy(
-    problem: &Problem,
-    stop: &(dyn Fn() -> bool + Sync),
-    first_stop: Option<&(dyn Fn() -> bool + Sync)>,
-) -> Option<(Size, Plan)> {
-    greedy_portfolio()
-        .into_iter()
-        .enumerate()
-        .filter_map(|(k, (o, f))| {
-            let stop = match first_stop {
-                Some(first) if k == 0 => first,
-                _ => stop,
-            };
-            if stop() {
-                None
-            } else {
-                greedy::run(problem, o, f, 1, stop)
-            }
-        })
-        .map(|offsets| {
-            let plan = Plan::new(problem, offsets).expect("greedy plans do not overflow");
-            (plan.height(), plan)
-        })
-        .min_by_key(|(h, _)| *h)
-        .or_else(|| {
-            let plan = Plan::new(problem, greedy::naive(problem)).expect("naive fits in u64");
-            Some((plan.height(), plan))
-        })
-}
-
-/// Minimise mode (`finish_greedy`: see [`solve_capacity`]): start from the best greedy plan, then search under lower capacities:
-/// the max load first (success proves the plan optimal), then a bisection between the
-/// lowest capacity not reached and the best height found. A failed probe proves
-/// nothing, so the answer is `Feasible` unless the max load is reached.
-pub(crate) fn minimise(
-    problem: &Problem,
-    options: &TelamallocOptions,
-    deadline: Option<Instant>,
-    cancel: Option<&CancelToken>,
-    finish_greedy: bool,
-) -> Outcome {
+/// Minimise mode: start from the best plan of the greedy planners (run on this thread;
+/// the first on [`Budget::first_plan`]; the naive plan when not even the first
+/// finished), then search under lower capacities: the max load first (success proves
+/// the plan optimal), then a bisection between the lowest capacity not reached and the
+/// best height found. A failed probe proves nothing, so the answer is `Feasible` unless
+/// the max load is reached.
+pub(crate) fn minimise(problem: &Problem, options: &TelamallocOptions, budget: &Budget) -> Outcome {
     let lower_bound = max_load(problem);
-    let stop = stopper(deadline, cancel);
-    let cancelled = stopper(None, cancel);
-    let first_stop: Option<&(dyn Fn() -> bool + Sync)> = finish_greedy.then_some(&cancelled);
-    let Some((mut best_height, mut best)) = best_greedy(problem, &stop, first_stop) else {
-        return Outcome::Infeasible; // unreachable: greedy always places everything
-    };
+    let stop = || budget.exhausted();
+    let greedy = greedy::best_of(problem, &greedy::planners(), 1, lower_bound.0, budget)
+        .unwrap_or_else(|| greedy::naive(problem));
+    let mut best = Plan::new(problem, greedy).expect("greedy plans do not overflow");
+    let mut best_height = best.height();
     let probe_options = TelamallocOptions {
         step_limit: (options.step_limit / 16).max(1),
         ..options.clone()

@@ -18,11 +18,12 @@
 //! bounded by its node limit alone) there is no race: the exact search runs alone.
 
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use crate::budget::Budget;
 use crate::exact;
 use crate::types::Problem;
-use crate::{CancelToken, Options, Outcome};
+use crate::{Options, Outcome};
 
 /// Who answered the race, and how.
 pub(crate) enum RaceAnswer {
@@ -43,12 +44,10 @@ pub(crate) fn race_capacity(
     capacity: u64,
     lower_bound: u64,
     options: &Options,
-    deadline: Option<Instant>,
+    budget: &Budget,
     threads: usize,
 ) -> (RaceAnswer, exact::ExactStats) {
-    let race = CancelToken::new();
-    let user = options.cancel.clone();
-    let exact_run = |budget: &exact::Budget, threads: usize| {
+    let exact_run = |budget: &Budget, threads: usize| {
         exact::solve_capacity(
             model,
             problem,
@@ -57,6 +56,15 @@ pub(crate) fn race_capacity(
             &options.exact,
             budget,
             threads,
+        )
+    };
+    let tela_run = |budget: &Budget| {
+        super::solve_capacity(
+            problem,
+            crate::types::Size(capacity),
+            &options.telamalloc,
+            &budget.strict(),
+            1,
         )
     };
     let tela_answer = |o: Outcome| match o {
@@ -73,43 +81,30 @@ pub(crate) fn race_capacity(
         exact::Verdict::Unknown => None,
     };
 
-    if deadline.is_none() {
+    let Some(deadline) = budget.deadline() else {
         // No time limit (only the exact search's node limit bounds the run): TelaMalloc,
         // an anytime search, would run to its own step limit, so the exact search runs
         // alone, as it did before the race.
-        let budget = exact::Budget {
-            deadline: None,
-            cancel: user.clone(),
-        };
-        let (verdict, stats) = exact_run(&budget, threads);
+        let (verdict, stats) = exact_run(budget, threads);
         return (exact_answer(verdict).unwrap_or(RaceAnswer::Unknown), stats);
-    }
+    };
     if threads <= 1 {
         // In turn: the exact search with half of the remaining time, then TelaMalloc.
-        let half = deadline.map(|d| {
-            let now = Instant::now();
-            now + d.saturating_duration_since(now) / 2
-        });
-        let budget = exact::Budget {
-            deadline: half,
-            cancel: user.clone(),
-        };
-        let (verdict, stats) = exact_run(&budget, 1);
+        let now = Instant::now();
+        let half = now + deadline.saturating_duration_since(now) / 2;
+        let (verdict, stats) = exact_run(&budget.until(half), 1);
         if let Some(a) = exact_answer(verdict) {
             return (a, stats);
         }
-        let outcome = super::solve_capacity(
-            problem,
-            crate::types::Size(capacity),
-            &options.telamalloc,
-            deadline,
-            user.as_ref(),
-            false,
-            1,
+        return (
+            tela_answer(tela_run(budget)).unwrap_or(RaceAnswer::Unknown),
+            stats,
         );
-        return (tela_answer(outcome).unwrap_or(RaceAnswer::Unknown), stats);
     }
 
+    // Both racers hold a child of the call's budget: the first answer cancels it, and
+    // the user's cancel handle reaches it through its parent.
+    let race = budget.child();
     let first: Mutex<Option<RaceAnswer>> = Mutex::new(None);
     let answer = |a: RaceAnswer| {
         let mut slot = first.lock().expect("no panic while locked");
@@ -120,37 +115,12 @@ pub(crate) fn race_capacity(
     };
     let mut exact_stats = exact::ExactStats::default();
     std::thread::scope(|s| {
-        // The user's cancel handle stops both racers through the race token.
-        if let Some(u) = &user {
-            let (u, race) = (u.clone(), race.clone());
-            s.spawn(move || {
-                while !race.is_cancelled() {
-                    if u.is_cancelled() {
-                        race.cancel();
-                    }
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-            });
-        }
         let tela = s.spawn(|| {
-            let outcome = super::solve_capacity(
-                problem,
-                crate::types::Size(capacity),
-                &options.telamalloc,
-                deadline,
-                Some(&race),
-                false,
-                1,
-            );
-            if let Some(a) = tela_answer(outcome) {
+            if let Some(a) = tela_answer(tela_run(&race)) {
                 answer(a);
             }
         });
-        let budget = exact::Budget {
-            deadline,
-            cancel: Some(race.clone()),
-        };
-        let (verdict, stats) = exact_run(&budget, threads - 1);
+        let (verdict, stats) = exact_run(&race, threads - 1);
         exact_stats = stats;
         // Stopped without an answer (deadline, node limit, the user, or TelaMalloc
         // answered first): TelaMalloc goes on until it answers or stops too.
@@ -158,8 +128,6 @@ pub(crate) fn race_capacity(
             answer(a);
         }
         tela.join().expect("TelaMalloc does not panic");
-        // Ends the watcher.
-        race.cancel();
     });
     let a = first
         .into_inner()

@@ -65,6 +65,7 @@ use super::components::components;
 use super::engine::{SearchEnd, SearchStats};
 use super::{search_ranked, TelamallocOptions};
 use crate::analysis::max_load;
+use crate::budget::Budget;
 use crate::types::{Buffer, Problem};
 
 /// How many times the others' step budget a systematic round gets. They are complete
@@ -268,9 +269,10 @@ pub(super) fn search_rounds(
     problem: &Problem,
     capacity: u64,
     options: &TelamallocOptions,
-    stop: &(dyn Fn() -> bool + Sync),
+    budget: &Budget,
     threads: usize,
 ) -> SearchEnd {
+    let stop = &|| budget.exhausted();
     let parts = if options.independent_parts {
         components(problem, 0..problem.len() as u32)
     } else {

@@ -130,7 +130,7 @@ fn the_restart_cycle_gives_one_answer_whatever_the_threads() {
                 };
                 let answers: Vec<(u8, Vec<u64>)> = [1, 2, 3]
                     .iter()
-                    .map(|&t| key(rounds::search_rounds(&p, cap, &o, &never, t)))
+                    .map(|&t| key(rounds::search_rounds(&p, cap, &o, &Budget::unlimited(), t)))
                     .collect();
                 assert_eq!(
                     answers[0], answers[1],
@@ -309,8 +309,8 @@ fn independent_parts_agree_with_the_whole() {
                     independent_parts: parts,
                     ..base.clone()
                 };
-                let one = rounds::search_rounds(&p, cap, &o, &never, 1);
-                let two = rounds::search_rounds(&p, cap, &o, &never, 2);
+                let one = rounds::search_rounds(&p, cap, &o, &Budget::unlimited(), 1);
+                let two = rounds::search_rounds(&p, cap, &o, &Budget::unlimited(), 2);
                 let verdict = match (one, two) {
                     (SearchEnd::Found(a), SearchEnd::Found(b)) => {
                         assert_eq!(a, b, "round {round}, cap {cap}: 1 and 2 threads");
@@ -360,7 +360,7 @@ fn independent_parts_share_the_step_limit() {
                 step_limit: limit,
                 ..TelamallocOptions::default()
             };
-            match rounds::search_rounds(&p, cap, &o, &never, threads) {
+            match rounds::search_rounds(&p, cap, &o, &Budget::unlimited(), threads) {
                 SearchEnd::Found(off) => {
                     assert!(expect_plan, "a plan within {limit} steps");
                     let off: Vec<Offset> = off.into_iter().map(Offset).collect();
@@ -400,7 +400,7 @@ fn large_parts_give_one_answer_whatever_the_threads() {
                 };
                 let answers: Vec<(u8, Vec<u64>)> = [1, 2, 3]
                     .iter()
-                    .map(|&t| key(rounds::search_rounds(&p, cap, &o, &never, t)))
+                    .map(|&t| key(rounds::search_rounds(&p, cap, &o, &Budget::unlimited(), t)))
                     .collect();
                 assert_eq!(answers[0], answers[1], "round {round}, {cap}, {step_limit}");
                 assert_eq!(answers[0], answers[2], "round {round}, {cap}, {step_limit}");
@@ -429,7 +429,7 @@ fn real_instances_in_parts_give_one_plan_whatever_the_threads() {
             .iter()
             .map(|&t| {
                 let o = TelamallocOptions::default();
-                match rounds::search_rounds(&p, cap, &o, &never, t) {
+                match rounds::search_rounds(&p, cap, &o, &Budget::unlimited(), t) {
                     SearchEnd::Found(off) => off,
                     _ => panic!("{name}: TelaMalloc solves it at {cap}"),
                 }

@@ -1,0 +1,300 @@
+//! Budgets: when a planner must stop.
+//!
+//! The model: a [`Budget`] is a deadline (an [`Instant`], or none) plus a [`CancelToken`],
+//! and one property, whether the *first plan* may finish past the deadline. Every family
+//! (greedy, exact, boxing, TelaMalloc) takes a `&Budget` and polls
+//! [`Budget::exhausted`] now and then; none keeps its own notion of "stop".
+//!
+//! Tokens form a tree. [`CancelToken::child`] makes a token that is cancelled when it or
+//! any of its ancestors is, and cancelling a child leaves its parent alone:
+//!
+//! ```text
+//!   the user's token ──┬── the call's budget ──┬── racer 1     cancel(user) stops all
+//!                      │                       └── racer 2     cancel(racer 1) stops it alone
+//! ```
+//!
+//! [`CancelToken::is_cancelled`] walks the chain of parents (a few relaxed atomic loads),
+//! so no thread watches one token to forward it to another. Invariants: a cancelled
+//! token stays cancelled; a budget is never exhausted before its deadline unless some
+//! token on its chain was cancelled.
+//!
+//! [`TimeLimit`] is the one parser of a time limit in seconds (`inf` for none), shared by
+//! the command line, Python and C.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A handle that stops a running [`crate::plan`] from another thread. Cloning shares the
+/// flag; [`CancelToken::child`] makes a token that also stops when this one does.
+#[derive(Clone, Debug, Default)]
+pub struct CancelToken(Arc<TokenNode>);
+
+#[derive(Debug, Default)]
+struct TokenNode {
+    cancelled: AtomicBool,
+    parent: Option<CancelToken>,
+}
+
+impl CancelToken {
+    /// A fresh, un-cancelled token.
+    pub fn new() -> CancelToken {
+        CancelToken::default()
+    }
+
+    /// A new token that is cancelled when this one is (or when it is itself); cancelling
+    /// it does not cancel this one.
+    pub fn child(&self) -> CancelToken {
+        CancelToken(Arc::new(TokenNode {
+            cancelled: AtomicBool::new(false),
+            parent: Some(self.clone()),
+        }))
+    }
+
+    /// Asks every planner holding this token, or a child of it, to stop and return what
+    /// it has.
+    pub fn cancel(&self) {
+        self.0.cancelled.store(true, Ordering::Relaxed);
+    }
+
+    /// True once [`CancelToken::cancel`] was called on this token or on an ancestor.
+    pub fn is_cancelled(&self) -> bool {
+        let mut node = &self.0;
+        loop {
+            if node.cancelled.load(Ordering::Relaxed) {
+                return true;
+            }
+            match &node.parent {
+                Some(p) => node = &p.0,
+                None => return false,
+            }
+        }
+    }
+}
+
+/// When a planner must stop: a deadline, a cancel token, and whether the first plan may
+/// finish past the deadline (not past a cancellation). Cloning shares the token.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Budget {
+    deadline: Option<Instant>,
+    cancel: CancelToken,
+    finish_first: bool,
+}
+
+impl Budget {
+    /// A budget that ends at `deadline` (none: never), when `cancel` (if any) is
+    /// cancelled, or when [`Budget::cancel`] is called. With `finish_first`, the first
+    /// plan of the run may finish past the deadline: see [`Budget::first_plan`].
+    pub(crate) fn new(
+        deadline: Option<Instant>,
+        cancel: Option<&CancelToken>,
+        finish_first: bool,
+    ) -> Budget {
+        Budget {
+            deadline,
+            cancel: cancel.map_or_else(CancelToken::new, CancelToken::child),
+            finish_first,
+        }
+    }
+
+    /// No deadline, and cancelled only through [`Budget::cancel`].
+    pub(crate) fn unlimited() -> Budget {
+        Budget::default()
+    }
+
+    /// The deadline, if any.
+    pub(crate) fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// True once the deadline has passed or the budget was cancelled.
+    pub(crate) fn exhausted(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d) || self.cancelled()
+    }
+
+    /// True once the budget (or the token it was made from) was cancelled.
+    pub(crate) fn cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// Cancels this budget and every budget derived from it by [`Budget::child`].
+    pub(crate) fn cancel(&self) {
+        self.cancel.cancel();
+    }
+
+    /// A budget with the same deadline whose cancellation stops it (and its children)
+    /// alone; it still stops when this one is cancelled.
+    pub(crate) fn child(&self) -> Budget {
+        Budget {
+            deadline: self.deadline,
+            cancel: self.cancel.child(),
+            finish_first: self.finish_first,
+        }
+    }
+
+    /// The budget of the run's first plan: without the deadline when the first plan may
+    /// finish past it, else this budget. Shares the token.
+    pub(crate) fn first_plan(&self) -> Budget {
+        Budget {
+            deadline: if self.finish_first {
+                None
+            } else {
+                self.deadline
+            },
+            cancel: self.cancel.clone(),
+            finish_first: false,
+        }
+    }
+
+    /// This budget, with the first plan held to the deadline like every other (for a
+    /// stage that starts from a plan already made). Shares the token.
+    pub(crate) fn strict(&self) -> Budget {
+        Budget {
+            finish_first: false,
+            ..self.clone()
+        }
+    }
+
+    /// This budget, ending at `deadline` or earlier. Shares the token.
+    pub(crate) fn until(&self, deadline: Instant) -> Budget {
+        Budget {
+            deadline: Some(self.deadline.map_or(deadline, |d| d.min(deadline))),
+            ..self.clone()
+        }
+    }
+}
+
+/// A time limit: a number of seconds, or none (`inf`). The one parser of time limits,
+/// used by the command line, Python and C.
+///
+/// ```
+/// use memplan::TimeLimit;
+/// use std::time::Duration;
+///
+/// assert_eq!("1.5".parse::<TimeLimit>()?.duration(), Some(Duration::from_millis(1500)));
+/// assert_eq!("inf".parse::<TimeLimit>()?.duration(), None);
+/// assert_eq!(TimeLimit::from_secs(1e300)?.duration(), None); // too long: no limit
+/// assert!(TimeLimit::from_secs(-1.0).is_err());
+/// assert!("NaN".parse::<TimeLimit>().is_err());
+/// # Ok::<(), memplan::TimeLimitError>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TimeLimit(Option<Duration>);
+
+impl TimeLimit {
+    /// No limit.
+    pub const NONE: TimeLimit = TimeLimit(None);
+
+    /// A limit of `seconds`: non-negative; infinite, or too long for a [`Duration`]
+    /// (over 584 billion years), means no limit. NaN and negative numbers are errors.
+    pub fn from_secs(seconds: f64) -> Result<TimeLimit, TimeLimitError> {
+        if seconds == f64::INFINITY {
+            return Ok(TimeLimit::NONE);
+        }
+        if !(seconds.is_finite() && seconds >= 0.0) {
+            return Err(TimeLimitError(seconds.to_string()));
+        }
+        Ok(TimeLimit(Duration::try_from_secs_f64(seconds).ok()))
+    }
+
+    /// The limit, or `None` for no limit.
+    pub fn duration(self) -> Option<Duration> {
+        self.0
+    }
+}
+
+impl From<Duration> for TimeLimit {
+    fn from(d: Duration) -> TimeLimit {
+        TimeLimit(Some(d))
+    }
+}
+
+impl std::str::FromStr for TimeLimit {
+    type Err = TimeLimitError;
+    /// Seconds as a decimal number (`0.5`, `10`, `1e3`), or `inf` for no limit.
+    fn from_str(s: &str) -> Result<TimeLimit, TimeLimitError> {
+        let seconds: f64 = s
+            .trim()
+            .parse()
+            .map_err(|_| TimeLimitError(s.to_string()))?;
+        TimeLimit::from_secs(seconds)
+    }
+}
+
+/// A time limit that is not a non-negative number of seconds; holds the input.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("must be a non-negative number of seconds, got {0}")]
+pub struct TimeLimitError(pub String);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_child_stops_with_its_parent_and_not_the_other_way() {
+        let root = CancelToken::new();
+        let child = root.child();
+        let grandchild = child.child();
+        let sibling = root.child();
+        grandchild.cancel();
+        assert!(grandchild.is_cancelled());
+        assert!(!child.is_cancelled() && !root.is_cancelled() && !sibling.is_cancelled());
+        root.cancel();
+        assert!(child.is_cancelled() && sibling.is_cancelled());
+    }
+
+    #[test]
+    fn a_budget_made_from_a_token_stops_with_it_and_cancels_only_itself() {
+        let user = CancelToken::new();
+        let budget = Budget::new(None, Some(&user), false);
+        let racer = budget.child();
+        racer.cancel();
+        assert!(racer.exhausted() && !budget.exhausted() && !user.is_cancelled());
+        user.cancel();
+        assert!(budget.exhausted());
+    }
+
+    #[test]
+    fn the_first_plan_ignores_the_deadline_only_when_asked() {
+        let past = Instant::now();
+        let lenient = Budget::new(Some(past), None, true);
+        assert!(lenient.exhausted());
+        assert!(!lenient.first_plan().exhausted());
+        assert!(lenient.strict().first_plan().exhausted());
+        assert!(Budget::new(Some(past), None, false)
+            .first_plan()
+            .exhausted());
+        lenient.cancel();
+        assert!(
+            lenient.first_plan().exhausted(),
+            "a cancellation stops the first plan too"
+        );
+    }
+
+    #[test]
+    fn until_keeps_the_earlier_deadline() {
+        let now = Instant::now();
+        let later = now + Duration::from_secs(60);
+        assert_eq!(Budget::unlimited().until(later).deadline(), Some(later));
+        assert_eq!(
+            Budget::new(Some(now), None, false).until(later).deadline(),
+            Some(now)
+        );
+    }
+
+    #[test]
+    fn time_limits_parse_seconds_and_inf() {
+        let ok = |s: &str| s.parse::<TimeLimit>().map(TimeLimit::duration);
+        assert_eq!(ok("0"), Ok(Some(Duration::ZERO)));
+        assert_eq!(ok(" 2.5 "), Ok(Some(Duration::from_millis(2500))));
+        assert_eq!(ok("inf"), Ok(None));
+        assert_eq!(ok("1.8e308"), Ok(None));
+        for bad in ["-1", "NaN", "-inf", "soon", ""] {
+            assert!(ok(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            TimeLimit::from_secs(-1.0).unwrap_err().to_string(),
+            "must be a non-negative number of seconds, got -1"
+        );
+    }
+}
