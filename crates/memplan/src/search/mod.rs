@@ -50,7 +50,7 @@
 //!   proves infeasibility ([`TelamallocOptions::is_complete`]).
 //!
 //! The default planner's capacity mode races this search against the exact one
-//! (`race.rs`).
+//! (the driver's `race.rs`).
 //!
 //! In capacity mode the search runs once ([`solve_capacity`]), on each independent part
 //! of the problem in turn (`independent_parts`: split at the times no buffer crosses), as
@@ -66,7 +66,6 @@ mod engine;
 mod maxtree;
 mod microbench;
 mod phases;
-pub(crate) mod race;
 mod rounds;
 
 pub use microbench::{generate_microbenchmark, MicrobenchKind};
@@ -74,8 +73,8 @@ pub use microbench::{generate_microbenchmark, MicrobenchKind};
 use crate::analysis::max_load;
 use crate::budget::Budget;
 use crate::greedy::{self, contention, Fit, Order};
+use crate::outcome::Outcome;
 use crate::types::{Offset, Plan, Problem, Size};
-use crate::Outcome;
 use candidates::{Candidates, Heuristic};
 use engine::{Component, SearchEnd, SearchStats};
 

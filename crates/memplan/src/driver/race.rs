@@ -1,11 +1,12 @@
-//! Capacity mode of the default planner: the exact search and TelaMalloc race for a plan
-//! under the capacity (issue 5, deliverable 4).
+//! The capacity race, a step of the driver's refinement in capacity mode of the default
+//! planner: the exact search (MiniMalloc's) and TelaMalloc's search race for a plan under
+//! the capacity.
 //!
 //! ```text
 //!   thread 1:  exact search ----------------------> plan / proof  --+
 //!   thread 2:  TelaMalloc   ------------> plan --+                  |
 //!                                                 first answer wins; the other is
-//!                                                 cancelled through its CancelToken
+//!                                                 cancelled through its budget
 //! ```
 //!
 //! A plan from either is a plan; `Infeasible` from either is a proof (the exact search is
@@ -22,14 +23,15 @@ use std::time::Instant;
 
 use crate::budget::Budget;
 use crate::exact;
-use crate::types::Problem;
-use crate::{Options, Outcome};
+use crate::options::{Options, Planner};
+use crate::outcome::Outcome;
+use crate::types::{Problem, Size};
 
 /// Who answered the race, and how.
 pub(crate) enum RaceAnswer {
-    /// A plan under the capacity (offsets in problem order), from the exact search
-    /// (`true`) or TelaMalloc (`false`).
-    Plan(Vec<u64>, bool),
+    /// A plan under the capacity (offsets in problem order), and who found it
+    /// ([`Planner::Exact`] or [`Planner::Telamalloc`]).
+    Plan(Vec<u64>, Planner),
     /// No plan exists (proved by either racer).
     Infeasible,
     /// Neither answered in time.
@@ -59,9 +61,9 @@ pub(crate) fn race_capacity(
         )
     };
     let tela_run = |budget: &Budget| {
-        super::solve_capacity(
+        crate::search::solve_capacity(
             problem,
-            crate::types::Size(capacity),
+            Size(capacity),
             &options.telamalloc,
             &budget.strict(),
             1,
@@ -70,13 +72,13 @@ pub(crate) fn race_capacity(
     let tela_answer = |o: Outcome| match o {
         Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => Some(RaceAnswer::Plan(
             p.offsets().iter().map(|o| o.0).collect(),
-            false,
+            Planner::Telamalloc,
         )),
         Outcome::Infeasible => Some(RaceAnswer::Infeasible),
         Outcome::Unknown { .. } => None,
     };
     let exact_answer = |v: exact::Verdict| match v {
-        exact::Verdict::Feasible(o) => Some(RaceAnswer::Plan(o, true)),
+        exact::Verdict::Feasible(o) => Some(RaceAnswer::Plan(o, Planner::Exact)),
         exact::Verdict::Infeasible => Some(RaceAnswer::Infeasible),
         exact::Verdict::Unknown => None,
     };

@@ -1,0 +1,185 @@
+//! The driver: the only place that runs several planners, behind [`crate::plan`].
+//!
+//! The model: a run is a sequence of *stages* that each hand the next one the best plan
+//! so far (the *incumbent*), all under one [`Budget`] made from the options:
+//!
+//! ```text
+//!   capacity below the max load or a fixed buffer? ──> Infeasible, nothing runs
+//!   greedy pass      every greedy planner (or the one planner asked for)   greedy_pass.rs
+//!   refinement       exact search and boxing, while fragmentation remains   refine.rs
+//!     └ capacity race   exact search against TelaMalloc (capacity mode)     race.rs
+//!   final check      the independent checker, then the outcome
+//! ```
+//!
+//! Invariants: the incumbent is always a complete plan (the naive one when nothing
+//! finished in time); a stage replaces it only with a lower plan (in capacity mode, also
+//! with one that fits when it does not), ties going to the earlier plan; and without a
+//! time limit every stage's result depends on the input and the options alone, whatever
+//! the thread count. The families below (greedy, exact, boxing, TelaMalloc) take their
+//! own options and a budget, and none of them imports the driver.
+//!
+//! The time limit covers the whole call, the final check included: the planners stop at
+//! the limit less an estimate of the check's time.
+
+mod greedy_pass;
+mod race;
+mod refine;
+
+use std::time::{Duration, Instant};
+
+use crate::analysis::max_load;
+use crate::budget::Budget;
+use crate::checker::{check_with_capacity, CheckFailure};
+use crate::error::PlanError;
+use crate::exact::ExactStats;
+use crate::options::{Options, Planner};
+use crate::outcome::Outcome;
+use crate::report::{CandidateResult, Report};
+use crate::types::{Offset, Plan, Problem, Size};
+
+/// Time the final check of a plan takes per buffer on the reference machine (2 cores,
+/// release build): about 0.47 µs on 100,000 buffers, measured with `--no-check`. Rounded
+/// up, because larger inputs miss the cache more.
+const CHECK_TIME_PER_BUFFER: Duration = Duration::from_nanos(600);
+
+/// When the planners must stop so that `plan()` as a whole, final check included, ends
+/// within `options.time_limit`: the limit less an estimate of the check's time (at most
+/// half the limit), when the check is on.
+fn planning_deadline(problem: &Problem, options: &Options, started: Instant) -> Option<Instant> {
+    let limit = options.time_limit?;
+    let reserve = if options.verify {
+        let segments = problem.len()
+            + problem
+                .buffers()
+                .iter()
+                .map(|b| b.gaps.len())
+                .sum::<usize>();
+        CHECK_TIME_PER_BUFFER
+            .saturating_mul(u32::try_from(segments).unwrap_or(u32::MAX))
+            .min(limit / 2)
+    } else {
+        Duration::ZERO
+    };
+    // A limit too far ahead to be an `Instant` is no limit.
+    started.checked_add(limit - reserve)
+}
+
+/// The best plan so far and what the stages learnt on the way.
+struct Incumbent {
+    offsets: Vec<Offset>,
+    height: Size,
+    /// The planner whose plan it is.
+    planner: Planner,
+    /// Every planner run so far, in order (the report's candidates).
+    summary: Vec<CandidateResult>,
+    /// A proven lower bound on any height: the max load, or the exact search's bound.
+    proven: Size,
+    /// The exact search's effort, when it ran.
+    exact: Option<ExactStats>,
+    /// Proven: no plan fits under the capacity.
+    proved_infeasible: bool,
+}
+
+/// [`crate::plan`].
+pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanError> {
+    let started = Instant::now();
+    let lower_bound = max_load(problem);
+    let report = |outcome, planner, candidates, exact| Report {
+        outcome,
+        planner,
+        max_load: lower_bound,
+        candidates,
+        elapsed: started.elapsed(),
+        exact,
+    };
+    if let Some(cap) = problem.capacity() {
+        let fixed_top = problem
+            .buffers()
+            .iter()
+            .filter_map(|b| b.fixed_offset.map(|o| o.0 + b.size.0))
+            .max();
+        if lower_bound > cap || fixed_top.is_some_and(|t| t > cap.0) {
+            let outcome = Outcome::Infeasible;
+            return Ok(report(outcome, options.planner, Vec::new(), None));
+        }
+    }
+    let budget = Budget::new(
+        planning_deadline(problem, options, started),
+        options.cancel.as_ref(),
+        options.finish_first_plan,
+    );
+    let threads = crate::workers::resolve(options.threads);
+    if options.planner == Planner::Telamalloc {
+        // One search, not a portfolio: it makes its own greedy plans.
+        let outcome = crate::search::plan(problem, &options.telamalloc, &budget, threads);
+        if options.verify {
+            if let Some(p) = outcome.plan() {
+                verify(problem, p, problem.capacity(), Planner::Telamalloc)?;
+            }
+        }
+        let candidates = vec![CandidateResult {
+            planner: Planner::Telamalloc,
+            height: outcome.plan().map(|p| p.height()),
+        }];
+        return Ok(report(outcome, Planner::Telamalloc, candidates, None));
+    }
+    let mut best = greedy_pass::run(problem, options, lower_bound, &budget, threads);
+    refine::run(problem, options, lower_bound, &budget, threads, &mut best);
+    let planner = best.planner;
+    let exact = best.exact;
+    let (outcome, candidates) = finish(problem, options, best)?;
+    Ok(report(outcome, planner, candidates, exact))
+}
+
+/// The final check and the outcome of the incumbent.
+fn finish(
+    problem: &Problem,
+    options: &Options,
+    best: Incumbent,
+) -> Result<(Outcome, Vec<CandidateResult>), PlanError> {
+    let plan =
+        Plan::new(problem, best.offsets).expect("planners place every buffer without overflow");
+    let fits = problem.capacity().is_none_or(|c| best.height <= c);
+    if options.verify {
+        // A plan over the capacity is still checked for everything else.
+        let capacity = if fits { problem.capacity() } else { None };
+        verify(problem, &plan, capacity, best.planner)?;
+    }
+    let proven = best.proven;
+    let outcome = if !fits && best.proved_infeasible {
+        Outcome::Infeasible
+    } else if !fits {
+        Outcome::Unknown {
+            best_so_far: Some(plan),
+            lower_bound: proven,
+        }
+    } else if best.height <= proven {
+        Outcome::Optimal(plan)
+    } else {
+        Outcome::Feasible {
+            plan,
+            lower_bound: proven,
+        }
+    };
+    Ok((outcome, best.summary))
+}
+
+/// The independent checker on `plan`, as a [`PlanError::InvalidPlan`] naming `planner`.
+fn verify(
+    problem: &Problem,
+    plan: &Plan,
+    capacity: Option<Size>,
+    planner: Planner,
+) -> Result<(), PlanError> {
+    check_with_capacity(problem, plan.offsets(), capacity).map_err(|f: CheckFailure| {
+        PlanError::InvalidPlan {
+            planner: planner.name(),
+            detail: f.to_string(),
+        }
+    })?;
+    Ok(())
+}
+
+fn height_of(problem: &Problem, offsets: &[Offset]) -> Size {
+    Size(crate::analysis::height_of(problem, offsets))
+}

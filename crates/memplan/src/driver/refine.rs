@@ -1,0 +1,187 @@
+//! Refinement, the driver's second stage: the exact search and boxing, from the greedy
+//! pass's plan, while it is above the proven bound (or, in capacity mode, above the
+//! capacity).
+//!
+//! Small problems try the exact search first (MiniMalloc's search proves optimality on
+//! most ML traces in well under a second); large ones try boxing first (idealloc's
+//! boxing algorithm), the main hope at that size. A step runs only while the incumbent is
+//! unfinished and no proof of infeasibility stands. In capacity mode the default planner
+//! races the exact search against TelaMalloc (`race.rs`); `--planner exact` runs the
+//! exact search alone, on every thread.
+//!
+//! The default planner refines only with a budget (a time limit, or for the exact search
+//! a node limit; a cancel handle alone is not one), so that a plain library call stays
+//! fast and its result depends on nothing but the input and the options.
+
+use std::time::Instant;
+
+use super::race::{race_capacity, RaceAnswer};
+use super::{height_of, Incumbent};
+use crate::boxing;
+use crate::budget::Budget;
+use crate::exact;
+use crate::options::{Options, Planner};
+use crate::report::CandidateResult;
+use crate::types::{Offset, Problem, Size};
+
+/// Up to this many buffers, `Auto` tries the exact search before boxing.
+const EXACT_FIRST_MAX_BUFFERS: usize = 5_000;
+
+/// Runs the refinement steps on `best`.
+pub(super) fn run(
+    problem: &Problem,
+    options: &Options,
+    lower_bound: Size,
+    budget: &Budget,
+    threads: usize,
+    best: &mut Incumbent,
+) {
+    let run_exact = match options.planner {
+        Planner::Exact => true,
+        Planner::Auto => options.time_limit.is_some() || options.exact.node_limit.is_some(),
+        _ => false,
+    };
+    let run_boxing = options.planner == Planner::Auto
+        && options.boxing.in_portfolio
+        && options.time_limit.is_some();
+    let steps: [Planner; 2] = if problem.len() <= EXACT_FIRST_MAX_BUFFERS {
+        [Planner::Exact, Planner::Boxing]
+    } else {
+        [Planner::Boxing, Planner::Exact]
+    };
+    for step in steps {
+        let unfinished = match problem.capacity() {
+            Some(c) => best.height > c,
+            None => best.height > best.proven,
+        };
+        if !unfinished || best.proved_infeasible {
+            break;
+        }
+        if step == Planner::Exact && run_exact {
+            exact_step(problem, options, lower_bound, budget, threads, best);
+        }
+        if step == Planner::Boxing && run_boxing {
+            boxing_step(problem, options, budget, threads, best);
+        }
+    }
+}
+
+/// The exact search: in capacity mode a plan under the capacity or a proof that none
+/// exists (racing TelaMalloc for the default planner); in minimise mode a lower plan and
+/// a better bound (MiniMalloc's search, run anytime).
+fn exact_step(
+    problem: &Problem,
+    options: &Options,
+    lower_bound: Size,
+    budget: &Budget,
+    threads: usize,
+    best: &mut Incumbent,
+) {
+    let Some(model) = exact::Model::new(problem, budget) else {
+        return;
+    };
+    let mut by = Planner::Exact;
+    let found = match problem.capacity() {
+        // `--planner exact`: the exact search alone, on every thread, so that it can be
+        // compared with TelaMalloc.
+        Some(c) if options.planner == Planner::Exact => {
+            let (verdict, stats) = exact::solve_capacity(
+                &model,
+                problem,
+                c.0,
+                lower_bound.0,
+                &options.exact,
+                budget,
+                threads,
+            );
+            best.exact = Some(stats);
+            match verdict {
+                exact::Verdict::Feasible(o) => Some(o),
+                exact::Verdict::Infeasible => {
+                    best.proved_infeasible = true;
+                    None
+                }
+                exact::Verdict::Unknown => None,
+            }
+        }
+        // The default planner: the exact search races TelaMalloc.
+        Some(c) => {
+            let (answer, stats) = race_capacity(
+                problem,
+                &model,
+                c.0,
+                lower_bound.0,
+                options,
+                budget,
+                threads,
+            );
+            best.exact = Some(stats);
+            match answer {
+                RaceAnswer::Plan(o, racer) => {
+                    by = racer;
+                    Some(o)
+                }
+                RaceAnswer::Infeasible => {
+                    best.proved_infeasible = true;
+                    None
+                }
+                RaceAnswer::Unknown => None,
+            }
+        }
+        None => {
+            let start: Vec<u64> = best.offsets.iter().map(|o| o.0).collect();
+            let m = exact::minimise(
+                &model,
+                problem,
+                start,
+                lower_bound.0,
+                &options.exact,
+                budget,
+                threads,
+            );
+            best.exact = Some(m.stats);
+            best.proven = best.proven.max(Size(m.lower_bound));
+            m.improved.then_some(m.offsets)
+        }
+    };
+    if let Some(o) = found {
+        let o: Vec<Offset> = o.into_iter().map(Offset).collect();
+        let h = height_of(problem, &o);
+        best.summary.push(CandidateResult {
+            planner: by,
+            height: Some(h),
+        });
+        let newly_fits = problem
+            .capacity()
+            .is_some_and(|c| h <= c && best.height > c);
+        if h < best.height || newly_fits {
+            (best.offsets, best.height, best.planner) = (o, h, by);
+        }
+    }
+}
+
+/// Boxing from the incumbent, which it polishes and tries to beat.
+fn boxing_step(
+    problem: &Problem,
+    options: &Options,
+    budget: &Budget,
+    threads: usize,
+    best: &mut Incumbent,
+) {
+    // It starts from the greedy pass's plan: no first plan to let finish.
+    let budget = budget.strict();
+    if budget.deadline().is_some_and(|d| Instant::now() >= d) {
+        return;
+    }
+    let incumbent = Some(best.offsets.clone());
+    let (o, _) = boxing::run(problem, &options.boxing, threads, &budget, incumbent);
+    let h = height_of(problem, &o);
+    best.summary.push(CandidateResult {
+        planner: Planner::Boxing,
+        height: Some(h),
+    });
+    // Ties go to the earlier plan.
+    if h < best.height {
+        (best.offsets, best.height, best.planner) = (o, h, Planner::Boxing);
+    }
+}

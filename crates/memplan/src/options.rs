@@ -1,0 +1,141 @@
+//! What [`crate::plan`] is asked to do: which [`Planner`] runs, with which [`Options`].
+//!
+//! Each family keeps its own options beside its code ([`crate::BoxingOptions`],
+//! [`crate::ExactOptions`], [`crate::TelamallocOptions`]); [`Options`] gathers them with
+//! the choices of the driver (planner, threads, time limit, cancellation, verification).
+//! Only the driver reads [`Options`]: a family takes its own options and a budget.
+
+use std::time::Duration;
+
+use crate::boxing::BoxingOptions;
+use crate::budget::CancelToken;
+use crate::error::PlanError;
+use crate::exact::ExactOptions;
+use crate::greedy::{self, Fit, Order as GreedyOrder};
+use crate::search::TelamallocOptions;
+
+/// Which planner [`crate::plan`] runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Planner {
+    /// The default portfolio: every greedy planner, keeping the lowest plan, stopping as
+    /// soon as one reaches the max load (in capacity mode, as soon as one fits, with
+    /// start-best-fit first; the later planners then do not count). Given a time limit
+    /// (or an exact node limit), while fragmentation remains or the capacity is missed,
+    /// it then spends the time left on the exact search and on boxing from the best plan
+    /// so far ([`BoxingOptions::in_portfolio`]): exact first up to 5,000 buffers, boxing
+    /// first above. With a capacity and a time limit, the exact search (on all threads
+    /// but one) races TelaMalloc (on the last one; on one thread, they run in turn) and
+    /// the first answer wins; with a node limit alone the exact search runs alone.
+    /// Without a time limit the result depends only on the input and the options; with
+    /// one, a run cut short by the clock may differ from a faster run.
+    #[default]
+    Auto,
+    /// One greedy planner.
+    Greedy(GreedyOrder, Fit),
+    /// Every buffer at its own addresses: the sum of the sizes. A baseline.
+    Naive,
+    /// TelaMalloc's backtracking search (see [`TelamallocOptions`]): for tight
+    /// capacities; in minimise mode it probes capacities below the best greedy height.
+    Telamalloc,
+    /// idealloc's boxing planner, iterated (see [`BoxingOptions`]).
+    Boxing,
+    /// The exact search (MiniMalloc's canonical search) after the greedy portfolio: with
+    /// a capacity, a plan under it or a proof that none exists; without, the minimum
+    /// height, anytime. See [`ExactOptions`]. It runs alone, on every thread: the race
+    /// against TelaMalloc in capacity mode is the default planner's.
+    Exact,
+}
+
+impl Planner {
+    /// Every planner, in the portfolio's order (which is also its tie-break order), then
+    /// `naive`, `boxing` and `auto`.
+    pub fn all() -> Vec<Planner> {
+        let mut v: Vec<Planner> = greedy::planners()
+            .into_iter()
+            .map(|(o, f)| Planner::Greedy(o, f))
+            .collect();
+        v.push(Planner::Telamalloc);
+        v.push(Planner::Naive);
+        v.push(Planner::Boxing);
+        v.push(Planner::Exact);
+        v.push(Planner::Auto);
+        v
+    }
+
+    /// The planner's name, as accepted by [`str::parse`] and the CLI's `--planner`.
+    pub fn name(&self) -> String {
+        match self {
+            Planner::Auto => "auto".into(),
+            Planner::Naive => "naive".into(),
+            Planner::Telamalloc => "telamalloc".into(),
+            Planner::Boxing => "boxing".into(),
+            Planner::Exact => "exact".into(),
+            Planner::Greedy(o, f) => format!("{}-{}", o.name(), f.name()),
+        }
+    }
+}
+
+impl std::fmt::Display for Planner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+impl std::str::FromStr for Planner {
+    type Err = PlanError;
+    fn from_str(s: &str) -> Result<Planner, PlanError> {
+        Planner::all()
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| PlanError::UnknownPlanner(s.to_string()))
+    }
+}
+
+/// Options for [`crate::plan`].
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Which planner to run. Default: [`Planner::Auto`].
+    pub planner: Planner,
+    /// Worker threads for the portfolio, the exact search, boxing's iterations and
+    /// TelaMalloc's restart cycle (capacity mode); 0 means one per core. The result does
+    /// not depend on this. Threads are scoped to the call: no global pool is started.
+    pub threads: usize,
+    /// Stop planning after this long and return the best plan so far. When the limit
+    /// comes before any planner finished (one greedy pass takes a second or more on tens
+    /// of thousands of heavily overlapping buffers), the plan is the naive one: every
+    /// buffer at its own addresses, valid but high. In [`Planner::Auto`], a time limit
+    /// also turns on the exact search and boxing after greedy.
+    pub time_limit: Option<Duration>,
+    /// Stop when this token is cancelled (same rule as the time limit).
+    pub cancel: Option<CancelToken>,
+    /// Run the independent checker on the result and fail with
+    /// [`PlanError::InvalidPlan`] if it disagrees. Cheap (O(n log n)); on by default.
+    pub verify: bool,
+    /// Options of [`Planner::Telamalloc`].
+    pub telamalloc: TelamallocOptions,
+    /// Options of the boxing planner, also used when it joins the portfolio.
+    pub boxing: BoxingOptions,
+    /// Options of the exact search ([`Planner::Exact`], and the step of
+    /// [`Planner::Auto`] that runs it after greedy when a time limit is given).
+    pub exact: ExactOptions,
+    /// Let the portfolio's first greedy planner finish even past the time limit (not
+    /// past a cancellation), so that a run is never left with the naive fallback. Off by default: the limit is strict. The
+    /// CLI turns it on when `--time-limit` is not given (its default 1 s is a soft one).
+    pub finish_first_plan: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            planner: Planner::Auto,
+            threads: 0,
+            time_limit: None,
+            cancel: None,
+            verify: true,
+            telamalloc: TelamallocOptions::default(),
+            boxing: BoxingOptions::default(),
+            exact: ExactOptions::default(),
+            finish_first_plan: false,
+        }
+    }
+}

@@ -1,0 +1,36 @@
+//! What [`crate::plan`] returns: the [`Outcome`] and how it was reached (which planner,
+//! every candidate's height, the time, the exact search's effort).
+
+use std::time::Duration;
+
+use crate::exact::ExactStats;
+use crate::options::Planner;
+use crate::outcome::Outcome;
+use crate::types::Size;
+
+/// One planner's result inside a portfolio run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CandidateResult {
+    /// The planner.
+    pub planner: Planner,
+    /// Its plan's height, or `None` when it was stopped early or did not count (it came
+    /// after the first good-enough plan: optimal, or in capacity mode one that fits).
+    pub height: Option<Size>,
+}
+
+/// What [`crate::plan`] returns: the outcome and how it was reached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// The result.
+    pub outcome: Outcome,
+    /// The planner whose plan is in the outcome (the requested one when there is no plan).
+    pub planner: Planner,
+    /// The max load: a lower bound on any plan's height.
+    pub max_load: Size,
+    /// Every planner that was run, in portfolio order.
+    pub candidates: Vec<CandidateResult>,
+    /// Wall time spent.
+    pub elapsed: Duration,
+    /// Effort of the exact search, when it ran.
+    pub exact: Option<ExactStats>,
+}
