@@ -53,8 +53,8 @@ mod io;
 mod options;
 mod outcome;
 mod report;
-mod search;
 mod shared_objects;
+mod telamalloc;
 mod tiles;
 mod types;
 mod workers;
@@ -81,7 +81,7 @@ pub use io::json::{
     looks_like_json, read_placements_json, read_problem_json, write_plan_json, write_problem_json,
     PlanInfo,
 };
-pub use search::{generate_microbenchmark, MicrobenchKind, TelamallocOptions};
+pub use telamalloc::{generate_microbenchmark, MicrobenchKind, TelamallocOptions};
 pub use types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Time};
 
 // Shared-object planning (TFLite §4): one whole object per buffer instead of an offset.

@@ -12,7 +12,7 @@ use crate::budget::CancelToken;
 use crate::error::PlanError;
 use crate::exact::ExactOptions;
 use crate::greedy::{self, Fit, Order as GreedyOrder};
-use crate::search::TelamallocOptions;
+use crate::telamalloc::TelamallocOptions;
 
 /// Which planner [`crate::plan`] runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

@@ -111,7 +111,7 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
     let threads = crate::workers::resolve(options.threads);
     if options.planner == Planner::Telamalloc {
         // One search, not a portfolio: it makes its own greedy plans.
-        let outcome = crate::search::plan(problem, &options.telamalloc, &budget, threads);
+        let outcome = crate::telamalloc::plan(problem, &options.telamalloc, &budget, threads);
         if options.verify {
             if let Some(p) = outcome.plan() {
                 verify(problem, p, problem.capacity(), Planner::Telamalloc)?;

@@ -61,7 +61,7 @@ pub(crate) fn race_capacity(
         )
     };
     let tela_run = |budget: &Budget| {
-        crate::search::solve_capacity(
+        crate::telamalloc::solve_capacity(
             problem,
             Size(capacity),
             &options.telamalloc,
