@@ -12,6 +12,11 @@ live at one time) is a lower bound: ``plan.height == plan.max_load`` proves opti
 (8, True)
 >>> memplan.check(problem, p)
 8
+
+Integrations with PyTorch live in submodules that need the optional extras:
+``memplan.torch`` (an exported program's activations as a ``Problem``; ``pip install
+"memplan[torch]"``) and ``memplan.executorch`` (memplan as ExecuTorch's memory planner;
+``pip install "memplan[executorch]"``).
 """
 
 from ._memplan import (  # noqa: F401
@@ -26,6 +31,7 @@ from ._memplan import (  # noqa: F401
     check,
     plan,
     planners,
+    render,
     share,
 )
 
@@ -40,6 +46,7 @@ __all__ = [
     "check",
     "plan",
     "planners",
+    "render",
     "share",
 ]
 

@@ -10,5 +10,6 @@ from ._memplan import (
     check as check,
     plan as plan,
     planners as planners,
+    render as render,
     share as share,
 )

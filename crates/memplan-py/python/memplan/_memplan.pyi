@@ -71,6 +71,15 @@ def check(
     capacity: Optional[int] = None,
 ) -> int: ...
 def planners() -> List[str]: ...
+def render(
+    problem: Problem,
+    plan: Union[Plan, Sequence[int]],
+    name: str = "plan",
+    width: int = 1200,
+    height: int = 800,
+) -> str:
+    """The plan as an SVG picture (the drawing of `memplan render`)."""
+    ...
 def share(problem: Problem, strategy: str = "auto") -> Dict[str, Any]:
     """Shared objects (TFLite §4): keys objects, object_sizes, total, lower_bound, naive, strategy."""
     ...

@@ -1,0 +1,472 @@
+"""memplan as an ExecuTorch memory-planning algorithm.
+
+ExecuTorch's ``MemoryPlanningPass`` gives every tensor of a program an arena (``mem_id``)
+and a byte offset in it. Its default algorithm is a shared-object greedy by size. This
+module puts memplan's planners in its place::
+
+    from executorch.exir import ExecutorchBackendConfig, to_edge
+    import memplan.executorch
+
+    config = ExecutorchBackendConfig(
+        memory_planning_pass=memplan.executorch.memory_planning_pass(time_limit=1.0)
+    )
+    program = to_edge(torch.export.export(model, inputs)).to_executorch(config)
+
+or, beside ExecuTorch's own greedy (the suite keeps the smaller result)::
+
+    from executorch.exir.memory_planning import MemoryPlanningAlgorithmSuite, greedy
+    suite = MemoryPlanningAlgorithmSuite(algo_list=[greedy, memplan.executorch.Algorithm()])
+
+The model, and how each of ExecuTorch's rules maps onto memplan's:
+
+- **Lifetimes.** ``spec.lifetime`` is ``[first, last]``, inclusive, over node indices, so a
+  buffer lives over memplan's half-open ``[first, last + 1)``. Both must be non-negative
+  integers with ``first <= last``.
+- **Sizes.** ``spec.realign(alignment)`` (as the greedy does) sets the spec's alignment and
+  returns ``allocated_memory``, the size rounded up to it; offsets are multiples of the
+  spec's alignment.
+- **Arenas.** ``mem_id`` (``None`` means 1) names the arena; each arena is planned on its
+  own. Index 0 of ``bufsizes`` is reserved for constants, so ``mem_id`` must be >= 1.
+- **Reserved space.** ``graph_module.input_mem_buffer_sizes[mem_id]`` bytes at the bottom
+  of an arena belong to control-flow submodules; the plan starts above them (rounded up
+  to the buffers' alignment, which the greedy does not do), and
+  ``extra_padding`` is added to the arena's size, as the greedy does::
+
+      address
+        ^   arena size = reserved + height + extra_padding
+        |   .................................  extra_padding
+        |   +---------+      +------+
+        |   |  act 2  |      | act 5|         memplan's plan of the arena,
+        |   +---------+--+---+------+         height = max(offset + size)
+        |   |   act 1    |  act 3   |
+        |   +------------+----------+  <- reserved (input_mem_buffer_sizes[mem_id])
+        |   ///// submodule memory /////
+        +----------------------------------> node index
+
+- **Aliases.** A spec with a ``storage_base`` is not planned: it lives at its base's offset
+  plus ``storage_base_offset`` (summed along a chain of bases), inside the base's bytes,
+  and its root's lifetime is stretched to cover it.
+- **Empty tensors.** Zero-size specs (batch-norm outputs of shape ``(0,)``) never reach the
+  planner: they sit at the bottom of their arena and overlap nothing.
+- **Object ids.** ``mem_obj_id`` is the same for specs whose bytes overlap (one id per
+  connected run of addresses in an arena) and distinct otherwise, which is what
+  ExecuTorch's ``Verifier`` requires.
+
+Every plan is checked before ExecuTorch sees it: memplan's independent checker verifies
+the arena's tensors (with the reserved space as a fixed buffer), and each alias is checked
+to lie inside its base in bytes and in time. A failure raises ``memplan.CheckError``; bad
+specs raise ``memplan.InputError`` naming the spec. With ``verify=True``,
+``memory_planning_pass`` also runs ExecuTorch's own ``Verifier.verify_storage_reuse``,
+which ExecuTorch runs only for its algorithm named "greedy".
+
+With a finite ``time_limit``, a run that the clock cuts short may keep a different (never
+invalid) plan than a faster run; ``time_limit=None`` runs memplan's greedy portfolio only,
+which depends on nothing but the input.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+try:
+    from executorch.exir.memory_planning import (
+        MemoryAlgoResult,
+        MemoryPlanningAlgorithmSuite,
+        SpecAllocResult,
+        Verifier,
+    )
+    from executorch.exir.passes.memory_planning_pass import MemoryPlanningPass
+except ImportError as e:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        "memplan.executorch needs ExecuTorch: pip install 'memplan[executorch]' "
+        f"(executorch==1.5.1, torch==2.14.1): {e}"
+    ) from e
+
+import memplan
+
+__all__ = ["Algorithm", "ArenaReport", "memory_planning_pass"]
+
+
+@dataclass(frozen=True)
+class ArenaReport:
+    """What memplan did for one arena (one ``mem_id``)."""
+
+    mem_id: int
+    #: Specs in the arena, aliases and empty tensors included.
+    specs: int
+    #: Buffers given to the planner: non-empty specs that are not aliases.
+    buffers: int
+    #: Bytes reserved at the bottom of the arena (submodules); the plan starts above
+    #: them, rounded up to a multiple of the buffers' alignments.
+    reserved: int
+    #: The most bytes live at one time: no plan of the arena is lower.
+    max_load: int
+    #: The plan's peak address above the reserved space.
+    height: int
+    #: The best proven lower bound on the height.
+    lower_bound: int
+    #: True when the height equals the lower bound.
+    optimal: bool
+    planner: str
+    elapsed: float
+    #: ``reserved`` (rounded up) ``+ height + extra_padding``: the arena's ``bufsizes`` entry.
+    size: int
+
+
+@dataclass
+class _Buffer:
+    """One storage root: a non-alias spec and the aliases that live inside it."""
+
+    spec: Any
+    start: int
+    end: int  # half-open
+    size: int
+    alignment: int
+    aliases: List[Tuple[Any, int]]  # (alias spec, offset inside the root)
+
+
+def _describe(spec: Any) -> str:
+    shape = tuple(getattr(spec, "shape", ()) or ())
+    return (
+        f"TensorSpec(shape={shape}, dtype={getattr(spec, 'dtype', '?')}, "
+        f"lifetime={getattr(spec, 'lifetime', '?')}, mem_id={getattr(spec, 'mem_id', '?')})"
+    )
+
+
+def _input_error(spec: Any, what: str) -> memplan.InputError:
+    return memplan.InputError(f"{_describe(spec)}: {what}")
+
+
+def _lifetime(spec: Any) -> Tuple[int, int]:
+    """The spec's inclusive ``[first, last]`` as a half-open ``(start, end)``."""
+    lifetime = getattr(spec, "lifetime", None)
+    if not isinstance(lifetime, (list, tuple)) or len(lifetime) != 2:
+        raise _input_error(spec, f"lifetime must be [first, last], got {lifetime!r}")
+    first, last = lifetime
+    for v in (first, last):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise _input_error(spec, f"lifetime must hold two ints, got {lifetime!r}")
+    if first < 0 or last < first:
+        raise _input_error(
+            spec, f"lifetime [{first}, {last}] must have 0 <= first <= last (inclusive)"
+        )
+    return first, last + 1
+
+
+def _mem_id(spec: Any) -> int:
+    mem_id = getattr(spec, "mem_id", None)
+    if mem_id is None:
+        return 1
+    if isinstance(mem_id, bool) or not isinstance(mem_id, int) or mem_id < 1:
+        raise _input_error(
+            spec,
+            f"unknown mem_id layout: mem_id must be None or an int >= 1 "
+            f"(0 is reserved for constants), got {mem_id!r}",
+        )
+    return mem_id
+
+
+def _root(spec: Any, planned: set) -> Tuple[Any, int]:
+    """The storage root of an alias chain and the alias's offset inside it."""
+    offset = 0
+    seen = {id(spec)}
+    node = spec
+    while getattr(node, "storage_base", None) is not None:
+        base = node.storage_base
+        sbo = getattr(node, "storage_base_offset", 0)
+        if isinstance(sbo, bool) or not isinstance(sbo, int) or sbo < 0:
+            raise _input_error(node, f"storage_base_offset must be an int >= 0, got {sbo!r}")
+        if sbo + node.allocated_memory > base.allocated_memory:
+            raise _input_error(
+                node,
+                f"alias of {node.allocated_memory} bytes at storage_base_offset {sbo} "
+                f"does not fit in its base of {base.allocated_memory} bytes",
+            )
+        if id(base) in seen:
+            raise _input_error(spec, "alias chain does not resolve: storage_base is circular")
+        seen.add(id(base))
+        offset += sbo
+        node = base
+    if id(node) not in planned:
+        raise _input_error(
+            spec,
+            "alias chain does not resolve: its storage_base root "
+            f"{_describe(node)} is not among the specs being planned",
+        )
+    return node, offset
+
+
+def _components(intervals: List[Tuple[int, int, int]]) -> Dict[int, int]:
+    """Groups ``(offset, end, key)`` address intervals into connected runs of
+    overlapping bytes; returns ``{key: run number}`` (runs in address order)."""
+    run_of: Dict[int, int] = {}
+    run = -1
+    reach = -1
+    for offset, end, key in sorted(intervals):
+        if offset >= reach:
+            run += 1
+        reach = max(reach, end)
+        run_of[key] = run
+    return run_of
+
+
+def _ordered(specs: Iterable[Any]) -> List[Any]:
+    """The specs in a deterministic order: as given when a sequence, else sorted by
+    lifetime, size and shape (ExecuTorch passes a list; a set is ordered by identity)."""
+    if isinstance(specs, (list, tuple)):
+        return list(specs)
+    return sorted(
+        specs,
+        key=lambda s: (
+            tuple(getattr(s, "lifetime", ()) or ()),
+            getattr(s, "allocated_memory", 0),
+            str(tuple(getattr(s, "shape", ()) or ())),
+            str(getattr(s, "dtype", "")),
+        ),
+    )
+
+
+class Algorithm:
+    """An ExecuTorch memory-planning algorithm backed by memplan.
+
+    Call it as ExecuTorch does: ``algo(alignment, specs, graph_module, graph_signature,
+    extra_padding) -> MemoryAlgoResult``. It writes nothing into the specs (the
+    ``MemoryPlanningAlgorithmSuite`` applies the winning result).
+
+    ``time_limit``, ``planner``, ``threads`` and ``seed`` go to ``memplan.plan``; the time
+    limit is shared by all arenas of one call. After each call, ``reports`` lists an
+    ``ArenaReport`` per arena.
+    """
+
+    def __init__(
+        self,
+        time_limit: Optional[float] = 1.0,
+        planner: str = "auto",
+        threads: int = 0,
+        seed: Optional[int] = None,
+    ) -> None:
+        if planner not in memplan.planners():
+            raise ValueError(f"unknown planner {planner!r}: expected one of {memplan.planners()}")
+        self.time_limit = time_limit
+        self.planner = planner
+        self.threads = threads
+        self.seed = seed
+        self.reports: List[ArenaReport] = []
+        # ExecuTorch names algorithms by `__name__` (the suite's result table).
+        self.__name__ = "memplan"
+
+    def __repr__(self) -> str:
+        return (
+            f"memplan.executorch.Algorithm(time_limit={self.time_limit}, "
+            f"planner={self.planner!r}, threads={self.threads}, seed={self.seed})"
+        )
+
+    def _solve(self, problem: memplan.Problem, time_limit: Optional[float]) -> memplan.Plan:
+        """One arena through memplan (the tests replace this to corrupt a plan)."""
+        return memplan.plan(
+            problem,
+            planner=self.planner,
+            time_limit=time_limit,
+            seed=self.seed,
+            threads=self.threads,
+        )
+
+    def __call__(
+        self,
+        alignment: int,
+        specs: Iterable[Any],
+        graph_module: Any,
+        graph_signature: Any = None,
+        extra_padding: int = 0,
+    ) -> MemoryAlgoResult:
+        if isinstance(alignment, bool) or not isinstance(alignment, int) or alignment < 1:
+            raise ValueError(f"alignment must be an int >= 1, got {alignment!r}")
+        if isinstance(extra_padding, bool) or not isinstance(extra_padding, int) or extra_padding < 0:
+            raise ValueError(f"extra_padding must be an int >= 0, got {extra_padding!r}")
+        started = time.monotonic()
+        ordered = _ordered(specs)
+        arenas = self._arenas(ordered, alignment)
+        reserved = list(getattr(graph_module, "input_mem_buffer_sizes", None) or [])
+        result = MemoryAlgoResult({}, [])
+        self.reports = []
+        next_obj = 0
+        sizes: Dict[int, int] = {}
+        for mem_id in sorted(arenas):
+            base = reserved[mem_id] if mem_id < len(reserved) else 0
+            roots, empty = arenas[mem_id]
+            offsets, report = self._plan_arena(mem_id, roots, base, extra_padding, started)
+            report = ArenaReport(specs=len(empty) + sum(1 + len(r.aliases) for r in roots), **report)
+            self.reports.append(report)
+            sizes[mem_id] = report.size
+            next_obj = self._write(result, mem_id, roots, offsets, empty, base, next_obj)
+        count = max([1, len(reserved) - 1] + list(sizes))
+        result.bufsizes = [0] + [
+            sizes.get(m, reserved[m] if m < len(reserved) else 0) for m in range(1, count + 1)
+        ]
+        return result
+
+    def _arenas(self, specs: Sequence[Any], alignment: int) -> Dict[int, Tuple[List[_Buffer], List[Any]]]:
+        """Splits the specs by arena into storage roots (with their aliases) and empty
+        tensors, after validating every spec."""
+        planned = {id(s) for s in specs}
+        roots: Dict[int, _Buffer] = {}
+        arenas: Dict[int, Tuple[List[_Buffer], List[Any]]] = {}
+        aliases: List[Any] = []
+        for spec in specs:
+            start, end = _lifetime(spec)
+            mem_id = _mem_id(spec)
+            size = spec.realign(alignment)
+            if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+                raise _input_error(spec, f"allocated_memory must be an int >= 0, got {size!r}")
+            if getattr(spec, "storage_base", None) is not None:
+                aliases.append(spec)
+                continue
+            if size == 0:
+                arenas.setdefault(mem_id, ([], []))[1].append(spec)
+                continue
+            buf = _Buffer(spec, start, end, size, spec.alignment, [])
+            roots[id(spec)] = buf
+            arenas.setdefault(mem_id, ([], []))[0].append(buf)
+        for spec in aliases:
+            root, offset = _root(spec, planned)
+            if root.allocated_memory == 0:
+                arenas.setdefault(_mem_id(root), ([], []))[1].append(spec)
+                continue
+            buf = roots[id(root)]
+            if offset % spec.alignment:
+                raise _input_error(
+                    spec,
+                    f"alias at offset {offset} inside its root breaks its alignment {spec.alignment}",
+                )
+            start, end = _lifetime(spec)
+            buf.start, buf.end = min(buf.start, start), max(buf.end, end)
+            buf.alignment = math.lcm(buf.alignment, spec.alignment)
+            buf.aliases.append((spec, offset))
+        return arenas
+
+    def _plan_arena(
+        self, mem_id: int, roots: List[_Buffer], base: int, extra_padding: int, started: float
+    ) -> Tuple[List[int], Dict[str, Any]]:
+        """Plans one arena and checks the plan; offsets are absolute (above `base`)."""
+        figures: Dict[str, Any] = dict(mem_id=mem_id, buffers=len(roots), reserved=base)
+        if not roots:
+            figures.update(max_load=0, height=0, lower_bound=0, optimal=True, planner="none", elapsed=0.0)
+            figures["size"] = base + extra_padding
+            return [], figures
+        problem = memplan.Problem(
+            [(str(k), b.start, b.end, b.size, b.alignment) for k, b in enumerate(roots)]
+        )
+        # The plan starts above the reserved bytes, on a multiple of every alignment.
+        step = math.lcm(*(b.alignment for b in roots))
+        bottom = -(-base // step) * step
+        limit = self.time_limit
+        if limit is not None:
+            limit = max(0.0, limit - (time.monotonic() - started))
+        plan = self._solve(problem, limit)
+        offsets = [bottom + o for o in plan.offsets]
+        _check(roots, offsets, base)
+        figures.update(
+            max_load=plan.max_load,
+            height=plan.height,
+            lower_bound=plan.lower_bound,
+            optimal=plan.optimal,
+            planner=plan.planner,
+            elapsed=plan.elapsed,
+            size=bottom + plan.height + extra_padding,
+        )
+        return offsets, figures
+
+    @staticmethod
+    def _write(
+        result: MemoryAlgoResult,
+        mem_id: int,
+        roots: List[_Buffer],
+        offsets: List[int],
+        empty: List[Any],
+        base: int,
+        next_obj: int,
+    ) -> int:
+        """Records every spec's (mem_id, mem_obj_id, mem_offset); returns the next free
+        object id. Object ids: one per connected run of overlapping bytes."""
+        placed: List[Tuple[Any, int]] = []
+        for b, off in zip(roots, offsets):
+            placed.append((b.spec, off))
+            placed.extend((alias, off + inner) for alias, inner in b.aliases)
+        run_of = _components(
+            [(off, off + spec.allocated_memory, k) for k, (spec, off) in enumerate(placed)]
+        )
+        runs = max(run_of.values(), default=-1) + 1
+        for k, (spec, off) in enumerate(placed):
+            result.spec_dict[spec] = SpecAllocResult(mem_id, next_obj + run_of[k], off)
+        next_obj += runs
+        for spec in empty:
+            result.spec_dict[spec] = SpecAllocResult(mem_id, next_obj, base)
+            next_obj += 1
+        return next_obj
+
+
+def _check(roots: List[_Buffer], offsets: List[int], base: int) -> None:
+    """memplan's independent checker on the arena's final offsets, the reserved space
+    standing as a fixed buffer over all time; then every alias inside its root."""
+    buffers = [
+        {"id": str(k), "start": b.start, "end": b.end, "size": b.size, "alignment": b.alignment}
+        for k, b in enumerate(roots)
+    ]
+    final = list(offsets)
+    if base > 0:
+        end = max(b.end for b in roots)
+        buffers.append({"id": "reserved", "start": 0, "end": end, "size": base, "fixed_offset": 0})
+        final.append(0)
+    memplan.check(memplan.Problem(buffers), final)
+    for b, off in zip(roots, offsets):
+        for alias, inner in b.aliases:
+            start, end = _lifetime(alias)
+            if inner + alias.allocated_memory > b.size or start < b.start or end > b.end:
+                raise memplan.CheckError(
+                    f"alias {_describe(alias)} at offset {off + inner} is not inside its "
+                    f"base {_describe(b.spec)} at offset {off}"
+                )
+
+
+class _VerifiedMemoryPlanningPass(MemoryPlanningPass):
+    """A ``MemoryPlanningPass`` that also runs ExecuTorch's ``Verifier`` on the storage
+    reuse of every plan (ExecuTorch runs it only for its algorithm named "greedy")."""
+
+    def run(self, graph_module: Any, graph_signature: Any = None) -> Any:
+        result = super().run(graph_module, graph_signature)
+        Verifier(
+            graph_module,
+            self.alloc_graph_input,
+            self.alloc_graph_output,
+            self.alloc_mutable_buffers and not self.share_mutable_buffers,
+            graph_signature,
+        ).verify_storage_reuse(self.allow_lifetime_and_storage_overlap)
+        return result
+
+
+def memory_planning_pass(
+    time_limit: Optional[float] = 1.0,
+    planner: str = "auto",
+    threads: int = 0,
+    seed: Optional[int] = None,
+    verify: bool = False,
+    **pass_options: Any,
+) -> MemoryPlanningPass:
+    """A ready ``MemoryPlanningPass`` that plans with memplan, for
+    ``ExecutorchBackendConfig(memory_planning_pass=...)``.
+
+    ``time_limit`` (seconds per program; ``None`` runs the greedy portfolio alone),
+    ``planner``, ``threads`` and ``seed`` go to ``memplan.plan``. ``verify=True`` also runs
+    ExecuTorch's ``Verifier`` on the result. Other keyword arguments go to
+    ``MemoryPlanningPass`` (``alignment``, ``alloc_graph_input``, ``alloc_graph_output``,
+    ``alloc_mutable_buffers``, ``share_mutable_buffers``,
+    ``allow_lifetime_and_storage_overlap``). The pass's ``memory_planning_algo.algo_list[0]``
+    is the ``Algorithm``, whose ``reports`` describe the last plan.
+    """
+    algo = Algorithm(time_limit=time_limit, planner=planner, threads=threads, seed=seed)
+    suite = MemoryPlanningAlgorithmSuite(algo_list=[algo])
+    cls = _VerifiedMemoryPlanningPass if verify else MemoryPlanningPass
+    return cls(memory_planning_algo=suite, **pass_options)

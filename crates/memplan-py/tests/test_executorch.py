@@ -1,0 +1,227 @@
+"""memplan inside ExecuTorch, on real models: torch.export -> to_edge -> to_executorch,
+once with ExecuTorch's default memory planning and once with memplan's pass; both
+programs run on ExecuTorch's runtime and must match eager PyTorch.
+
+Needs the `executorch` extra (executorch==1.5.1, torch==2.14.1, torchvision==0.29.2);
+skipped without it. Inputs are smaller than the models' usual 224x224 so that the
+portable kernels run in seconds; BENCHMARKS.md's table uses full-size inputs
+(scripts/executorch_table.py).
+"""
+
+import copy
+import functools
+import types
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("executorch")
+torchvision = pytest.importorskip("torchvision")
+
+from executorch.exir import ExecutorchBackendConfig, to_edge  # noqa: E402
+from executorch.exir.memory_planning import (  # noqa: E402
+    MemoryPlanningAlgorithmSuite,
+    greedy,
+)
+from executorch.exir.passes import MemoryPlanningPass  # noqa: E402
+from executorch.exir.tensor import TensorSpec  # noqa: E402
+from executorch.runtime import Runtime  # noqa: E402
+
+import memplan  # noqa: E402
+import memplan.executorch  # noqa: E402
+import memplan.torch  # noqa: E402
+
+
+def _transformer():
+    layer = torch.nn.TransformerEncoderLayer(
+        d_model=256, nhead=4, dim_feedforward=1024, dropout=0.0, batch_first=True
+    )
+    return torch.nn.TransformerEncoder(layer, num_layers=4, enable_nested_tensor=False)
+
+
+MODELS = {
+    "resnet50": (lambda: torchvision.models.resnet50(), (1, 3, 64, 64)),
+    "mobilenet_v2": (lambda: torchvision.models.mobilenet_v2(), (1, 3, 64, 64)),
+    "vit_b_16": (lambda: torchvision.models.vit_b_16(image_size=64), (1, 3, 64, 64)),
+    "transformer": (_transformer, (1, 128, 256)),
+}
+
+
+def _no_zero_weights(model):
+    """Weights that start at zero (vit_b_16's classifier head) would make every output 0
+    and the comparison with eager PyTorch empty: draw them at random like the others."""
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.dim() >= 2 and not p.any():
+                torch.nn.init.normal_(p, std=0.02)
+    return model
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled(name):
+    """(eager output, input, default program, memplan program, memplan's algorithm,
+    exported program) for one model; each built once per test session."""
+    torch.manual_seed(0)
+    make, shape = MODELS[name]
+    model = _no_zero_weights(make().eval())
+    x = torch.randn(*shape)
+    with torch.no_grad():
+        expected = model(x)
+        exported = torch.export.export(model, (x,))
+    edge = to_edge(exported)
+    default = copy.deepcopy(edge).to_executorch(
+        ExecutorchBackendConfig(memory_planning_pass=MemoryPlanningPass())
+    )
+    pass_ = memplan.executorch.memory_planning_pass(time_limit=5.0, verify=True)
+    ours = copy.deepcopy(edge).to_executorch(ExecutorchBackendConfig(memory_planning_pass=pass_))
+    algo = pass_.memory_planning_algo.algo_list[0]
+    return expected, x, default, ours, algo, exported
+
+
+def _arena(program):
+    return program.executorch_program.execution_plan[0].non_const_buffer_sizes
+
+
+def _run(program, x):
+    method = Runtime.get().load_program(program.buffer).load_method("forward")
+    return method.execute([x])[0]
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_memplan_plans_a_model_that_runs_and_is_never_larger(name):
+    expected, x, default, ours, algo, _ = _compiled(name)
+    ours_sizes, default_sizes = _arena(ours), _arena(default)
+    assert len(ours_sizes) == len(default_sizes) == 2
+    (report,) = algo.reports
+    assert report.mem_id == 1
+    # The arena holds the plan and nothing else (no submodules, no padding here).
+    assert ours_sizes[1] == report.size == report.height
+    assert report.max_load <= ours_sizes[1] <= default_sizes[1], (ours_sizes, default_sizes)
+    if report.optimal:
+        assert ours_sizes[1] == report.max_load
+    for program in (default, ours):
+        got = _run(program, x)
+        err = ((got - expected).abs().max() / expected.abs().max()).item()
+        assert err < 1e-5, (name, err)
+
+
+def test_a_corrupted_plan_is_caught_before_executorch_sees_it(monkeypatch):
+    _, _, _, _, _, exported = _compiled("transformer")
+    real = memplan.executorch.Algorithm._solve
+
+    def overlapping(self, problem, time_limit):
+        plan = real(self, problem, time_limit)
+        # Put every buffer at offset 0: the first two live together now overlap.
+        fake = types.SimpleNamespace(**{k: getattr(plan, k) for k in (
+            "height", "max_load", "lower_bound", "optimal", "planner", "elapsed")})
+        fake.offsets = [0] * len(plan.offsets)
+        return fake
+
+    monkeypatch.setattr(memplan.executorch.Algorithm, "_solve", overlapping)
+    with pytest.raises(memplan.CheckError, match="overlap"):
+        to_edge(exported).to_executorch(
+            ExecutorchBackendConfig(
+                memory_planning_pass=memplan.executorch.memory_planning_pass()
+            )
+        )
+
+
+def test_beside_executorchs_greedy_in_one_suite():
+    _, _, _, _, _, exported = _compiled("mobilenet_v2")
+    algo = memplan.executorch.Algorithm(time_limit=2.0)
+    suite = MemoryPlanningAlgorithmSuite(algo_list=[greedy, algo])
+    both = to_edge(exported).to_executorch(
+        ExecutorchBackendConfig(memory_planning_pass=MemoryPlanningPass(memory_planning_algo=suite))
+    )
+    _, _, default, _, _, _ = _compiled("mobilenet_v2")
+    assert _arena(both)[1] == min(_arena(default)[1], algo.reports[0].size)
+
+
+def test_the_torch_front_end_agrees_with_executorchs_specs():
+    """memplan.torch's problem against the specs ExecuTorch plans, on resnet50, after the
+    same 16-byte alignment.
+
+    On the edge program (what ExecuTorch plans) the max load is the same. On the ATen
+    program from torch.export it is lower, and the difference is ExecuTorch's own: its
+    edge graph turns `linear` into `permute_copy` of the weight plus `addmm`, so the
+    classifier's transposed weight (2048 x 1000 floats, 8,192,000 bytes) becomes an
+    activation that is copied at run time. ATen's `linear` keeps it a parameter. Without
+    that one buffer, the two max loads agree."""
+    _, x, _, _, algo, exported = _compiled("resnet50")
+    (report,) = algo.reports
+    edge = to_edge(exported).exported_program()
+    problem, nodes = memplan.torch.problem_from_program(edge, alignment=16)
+    assert set(nodes) == set(problem.ids)
+    assert problem.max_load() == report.max_load
+    ours = memplan.plan(problem, time_limit=5.0)
+    assert memplan.check(problem, ours) == ours.height
+
+    aten, _ = memplan.torch.problem_from_program(exported, alignment=16)
+    transposed = [
+        b for b in problem.buffers
+        if "aten.permute_copy" in str(nodes[b["id"]][0].target)
+        and b["size"] == 2048 * 1000 * 4
+    ]
+    assert len(transposed) == 1
+    rest = memplan.Problem([b for b in problem.buffers if b["id"] != transposed[0]["id"]])
+    assert aten.max_load() == rest.max_load() < problem.max_load()
+
+
+def _spec(first, last, shape=(4,), mem_id=None):
+    spec = TensorSpec(dtype=torch.float32, shape=torch.Size(shape))
+    spec.lifetime = [first, last]
+    spec.mem_id = mem_id
+    return spec
+
+
+def _plan_specs(specs, reserved=None, extra_padding=0):
+    gm = types.SimpleNamespace(input_mem_buffer_sizes=reserved)
+    algo = memplan.executorch.Algorithm(time_limit=None)
+    return algo, algo(16, specs, gm, None, extra_padding)
+
+
+def test_reserved_space_padding_aliases_and_empty_tensors():
+    a, b, c = _spec(0, 2, (8,)), _spec(2, 4, (8,)), _spec(3, 5, (4,))
+    empty = _spec(1, 1, (0,))
+    view = _spec(5, 6, (4,))  # lives after its base's own last use
+    view.storage_base, view.storage_base_offset = a, 16
+    other = _spec(0, 1, (4,), mem_id=2)
+    algo, result = _plan_specs([a, b, c, empty, view, other], reserved=[0, 100, 0], extra_padding=8)
+    d = result.spec_dict
+    # a spans [0, 7) now (its view lives at 5..6): a, b, c are all live at 3.
+    offsets = {k: d[s].mem_offset for k, s in dict(a=a, b=b, c=c).items()}
+    # The plan starts above the 100 reserved bytes, at the next multiple of 16.
+    assert min(offsets.values()) == 112
+    assert d[view].mem_offset == d[a].mem_offset + 16
+    assert d[view].mem_obj_id == d[a].mem_obj_id
+    assert d[empty].mem_offset == 100 and d[empty].mem_id == 1
+    assert d[other].mem_id == 2 and d[other].mem_offset == 0
+    assert len({d[s].mem_obj_id for s in (a, b, c)}) == 3
+    (r1, r2) = algo.reports
+    assert r1.height == r1.max_load == 32 + 32 + 16
+    assert result.bufsizes == [0, 112 + 80 + 8, 16 + 8]
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (lambda: [_spec(3, 1)], "first <= last"),
+        (lambda: [_spec(-1, 2)], "first <= last"),
+        (lambda: [_spec(0, 1, mem_id=0)], "unknown mem_id layout"),
+        (lambda: [_spec(0, 1, mem_id="sram")], "unknown mem_id layout"),
+    ],
+)
+def test_bad_specs_get_a_clear_error(bad, message):
+    with pytest.raises(memplan.InputError, match=message):
+        _plan_specs(bad())
+
+
+def test_an_alias_chain_that_does_not_resolve():
+    base, alias = _spec(0, 2, (8,)), _spec(1, 2, (4,))
+    alias.storage_base = base  # base is not among the planned specs
+    with pytest.raises(memplan.InputError, match="alias chain does not resolve"):
+        _plan_specs([alias])
+    a, b = _spec(0, 2, (8,)), _spec(0, 2, (8,))
+    a.storage_base, b.storage_base = b, a
+    with pytest.raises(memplan.InputError, match="circular"):
+        _plan_specs([a, b])

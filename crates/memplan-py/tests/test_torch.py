@@ -1,0 +1,101 @@
+"""memplan.torch: exported PyTorch programs as memplan problems, and its command line.
+Needs torch (the `torch` or `executorch` extra); skipped without it."""
+
+import subprocess
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import memplan  # noqa: E402
+import memplan.torch  # noqa: E402
+
+
+class Small(torch.nn.Module):
+    """x -> conv -> relu_ (in place) -> flatten (a view) -> linear; a two-output op."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.fc = torch.nn.Linear(4 * 8 * 8, 10)
+
+    def forward(self, x):
+        y = torch.relu_(self.conv(x))
+        flat = y.view(1, -1)
+        values, indices = torch.max(flat, dim=1)
+        return self.fc(flat) + values.unsqueeze(1), indices
+
+
+def _exported():
+    torch.manual_seed(0)
+    return torch.export.export(Small().eval(), (torch.randn(1, 3, 8, 8),))
+
+
+def _lifetimes(problem):
+    return {b["id"]: (b["start"], b["end"], b["size"]) for b in problem.buffers}
+
+
+def test_views_and_in_place_ops_fold_into_their_storage():
+    ep = _exported()
+    problem, nodes = memplan.torch.problem_from_program(ep, alignment=1)
+    life = _lifetimes(problem)
+    index = {n.name: k for k, n in enumerate(ep.graph.nodes)}
+    # The user input is live from 0; parameters are not planned.
+    assert life["x"][0] == 0 and life["x"][2] == 3 * 8 * 8 * 4
+    assert not any("weight" in i or "bias" in i for i in life)
+    conv = next(i for i in life if i.startswith("conv"))
+    names = [n.name for n in nodes[conv]]
+    # relu_ and view write into / look at the conv's storage: one buffer, live through
+    # the last use of the view (the linear and the max).
+    assert any(n.startswith("relu") for n in names) and any(n.startswith("view") for n in names)
+    last_use = max(index[u.name] for n in nodes[conv] for u in n.users)
+    assert life[conv] == (index[conv], last_use + 1, 4 * 8 * 8 * 4)
+    # torch.max(dim) has two outputs: two storages, picked by getitem.
+    outputs = sorted(i for i in life if i.startswith("max"))
+    assert [o[-3:] for o in outputs] == ["[0]", "[1]"] and outputs[0][:-3] == outputs[1][:-3]
+    assert life[outputs[1]][2] == 8  # one int64 index
+    # What the graph returns stays live through the output node.
+    assert life[outputs[1]][1] == len(ep.graph.nodes)
+    # Alignment rounds sizes up and is every buffer's alignment.
+    aligned, _ = memplan.torch.problem_from_program(ep, alignment=16)
+    assert all(b["size"] % 16 == 0 and b["alignment"] == 16 for b in aligned.buffers)
+    p = memplan.plan(aligned)
+    assert memplan.check(aligned, p) == p.height >= p.max_load == aligned.max_load()
+
+
+def test_bad_arguments():
+    with pytest.raises(TypeError, match="torch.export.export"):
+        memplan.torch.problem_from_program(Small())
+    with pytest.raises(ValueError, match="alignment"):
+        memplan.torch.problem_from_program(_exported(), alignment=0)
+
+
+def _cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "memplan.torch", *map(str, args)],
+        capture_output=True, text=True, timeout=600,
+    )
+
+
+def test_the_command_line_plans_and_renders_a_saved_program(tmp_path):
+    model = tmp_path / "small.pt2"
+    torch.export.save(_exported(), str(model))
+    svg, csv = tmp_path / "plan.svg", tmp_path / "problem.csv"
+    done = _cli(model, "--render", svg, "--csv", csv)
+    assert done.returncode == 0, done.stderr
+    assert "max load" in done.stdout and "height" in done.stdout and "planner" in done.stdout
+    text = svg.read_text()
+    assert text.startswith("<svg") and text.count("<rect") >= 5 and "small.pt2" in text
+    problem = memplan.Problem.from_csv(str(csv))
+    assert problem.max_load() == memplan.torch.problem_from_program(_exported())[0].max_load()
+
+
+def test_the_command_line_rejects_bad_input_in_one_line(tmp_path):
+    missing = _cli(tmp_path / "nope.pt2")
+    assert missing.returncode == 1 and missing.stderr.count("\n") == 1, missing.stderr
+    junk = tmp_path / "junk.pt2"
+    junk.write_bytes(b"not a zip file\x00")
+    bad = _cli(junk)
+    assert bad.returncode == 3 and bad.stderr.startswith("error:"), bad.stderr
+    assert bad.stderr.count("\n") == 1
