@@ -10,7 +10,9 @@ portable kernels run in seconds; BENCHMARKS.md's table uses full-size inputs
 
 import copy
 import functools
+import re
 import types
+from pathlib import Path
 
 import pytest
 
@@ -225,3 +227,17 @@ def test_an_alias_chain_that_does_not_resolve():
     a.storage_base, b.storage_base = b, a
     with pytest.raises(memplan.InputError, match="circular"):
         _plan_specs([a, b])
+
+
+def test_the_readme_snippet_runs_as_written(tmp_path, monkeypatch):
+    """The Python block of the README's "Use with ExecuTorch" section, run as written:
+    it exports mobilenet_v2 with memplan's plan and checks the runtime's output."""
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    section = readme.split("## Use with ExecuTorch", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(blocks) == 1
+    monkeypatch.chdir(tmp_path)
+    scope = {}
+    exec(compile(blocks[0], "README.md (Use with ExecuTorch)", "exec"), scope)
+    reports = scope["config"].memory_planning_pass.memory_planning_algo.algo_list[0].reports
+    assert reports and reports[0].height >= reports[0].max_load > 0
