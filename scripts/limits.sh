@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Limits stress script (issue 8): time-limit overshoot per planner, peak memory of greedy
+# Limits stress script: time-limit overshoot per planner, peak memory of greedy
 # on 1M and 5M generated buffers, and 100k all-overlapping buffers under a time limit.
 #
 #   scripts/limits.sh [overshoot|memory|overlap|all]   (default: all)

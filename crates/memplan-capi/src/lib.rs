@@ -302,8 +302,8 @@ pub unsafe extern "C" fn memplan_problem_read_csv(
         }
         let path = string_arg(path, "memplan_problem_read_csv")?;
         let bytes = std::fs::read(&path).map_err(|e| (MEMPLAN_ERR_IO, format!("{path}: {e}")))?;
-        let problem =
-            memplan::read_problem_csv(&bytes, &memplan::CsvOptions::default()).map_err(|e| {
+        let problem = memplan::io::read_problem_csv(&bytes, &memplan::io::CsvOptions::default())
+            .map_err(|e| {
                 let status = match e.kind {
                     memplan::ReadErrorKind::Problem(_) => MEMPLAN_ERR_INVALID_PROBLEM,
                     _ => MEMPLAN_ERR_IO,

@@ -3,7 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use memplan::{check, read_problem_csv, Options, Outcome, Planner};
+use memplan::io::read_problem_csv;
+use memplan::{check, Options, Outcome, Planner};
 
 use crate::commands::{csv_options, read_bytes, read_failure};
 use crate::fmt::{percent, thousands};

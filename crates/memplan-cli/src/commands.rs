@@ -3,10 +3,11 @@
 use std::io::{Read, Write};
 use std::time::Duration;
 
+use memplan::io::{write_problem_csv, CsvOptions, LifetimeConvention, PlanInfo};
+use memplan::testing::{generate_model_like, GenOptions};
 use memplan::{
-    analyze, check_placements, generate_model_like, write_problem_csv, CsvOptions, GenOptions,
-    LifetimeConvention, Options, Outcome, PlanInfo, Planner, Problem, ReadError, ReadErrorKind,
-    Size, TimeLimit,
+    analyze, check_placements, Options, Outcome, Planner, Problem, ReadError, ReadErrorKind, Size,
+    TimeLimit,
 };
 
 use crate::fmt::{millis, percent, thousands};
@@ -492,7 +493,7 @@ pub fn gen(args: GenArgs) -> Result<(), Failure> {
     let json = formats::output_format(&args.output, None, Format::Csv) == Format::Json;
     write_to(&args.output, |w| {
         if json {
-            memplan::write_problem_json(&problem, w)
+            memplan::io::write_problem_json(&problem, w)
         } else {
             write_problem_csv(&problem, w)
         }

@@ -1,11 +1,11 @@
 //! File formats: CSV (google/minimalloc's) and JSON, chosen by `--format`, else by the
 //! file's extension, else (for stdin) by the first character of the text.
 
-use memplan::{
+use memplan::io::{
     looks_like_json, read_placements_csv, read_placements_json, read_problem_csv,
-    read_problem_json, write_plan_csv, write_plan_json, write_problem_csv, Offset, Plan, PlanInfo,
-    Problem, ReadErrorKind,
+    read_problem_json, write_plan_csv, write_plan_json, write_problem_csv, PlanInfo,
 };
+use memplan::{Offset, Plan, Problem, ReadErrorKind};
 
 use crate::commands::{csv_options, read_failure};
 use crate::{Failure, InputArgs};

@@ -1,9 +1,9 @@
 //! `memplan share INPUT.csv`: assign every buffer to a shared object (TFLite §4).
 
-use memplan::{
+use memplan::shared_objects::{
     check_shared_objects, plan_shared_objects, SharedAssignment, SharedOptions, SharedStrategy,
-    Size,
 };
+use memplan::Size;
 
 use crate::commands::{load_problem, write_to};
 use crate::fmt::{millis, percent, thousands};

@@ -2,7 +2,8 @@
 //! of `memplan gen`.
 
 use clap::ValueEnum;
-use memplan::{generate_microbenchmark, MicrobenchKind, Problem, TelamallocOptions};
+use memplan::testing::{generate_microbenchmark, MicrobenchKind};
+use memplan::{Problem, TelamallocOptions};
 
 /// TelaMalloc's switches. Every technique is on unless turned off here.
 #[derive(clap::Args, Debug, Clone)]

@@ -1,9 +1,11 @@
 //! `memplan tiles INPUT.json` (tile-aware planning) and `memplan gen --tiled`.
 
-use memplan::{
-    generate_tiled, plan_tiles, read_tiled_json, whole_tensor_problem, write_tiled_json, Layout,
-    Options, TileOptions, TileOrder, TiledGenOptions, TiledReadError,
+use memplan::testing::{generate_tiled, Layout, TiledGenOptions};
+use memplan::tiles::{
+    plan_tiles, read_tiled_json, whole_tensor_problem, write_tiled_json, TileOptions, TileOrder,
+    TiledReadError,
 };
+use memplan::Options;
 
 use crate::commands::{read_bytes, write_to, GenArgs};
 use crate::fmt::{millis, percent, thousands};
@@ -96,8 +98,11 @@ pub fn tiles(args: TilesArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;
         let h = r.outcome.plan().map_or(0, |p| p.height().get());
         let ml = r.max_load.get();
-        let shared = memplan::plan_shared_objects(&whole, &memplan::SharedOptions::default())
-            .map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;
+        let shared = memplan::shared_objects::plan_shared_objects(
+            &whole,
+            &memplan::shared_objects::SharedOptions::default(),
+        )
+        .map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;
         let so = shared.assignment.total().get();
         line += &format!(
             "; whole-tensor height {} (max load {}); tile-aware saves {} ({}); whole-tensor shared objects {} ({} saved)",
@@ -180,7 +185,7 @@ pub fn check_tiles(args: CheckTilesArgs) -> Result<(), Failure> {
         };
         offsets.push(memplan::Offset(o));
     }
-    match memplan::check_tiles(&problem, &offsets) {
+    match memplan::tiles::check_tiles(&problem, &offsets) {
         Ok(s) => {
             println!(
                 "ok: {} tensors; {} live items; peak {}",

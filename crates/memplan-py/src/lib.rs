@@ -9,7 +9,8 @@ use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
-use memplan::{Buffer, CsvOptions, LifetimeConvention, Offset, Options, Outcome, Planner, Size};
+use memplan::io::{CsvOptions, LifetimeConvention};
+use memplan::{Buffer, Offset, Options, Outcome, Planner, Size};
 
 create_exception!(
     _memplan,
@@ -172,7 +173,7 @@ impl Problem {
     #[pyo3(signature = (path, capacity=None, lifetimes=None))]
     fn from_csv(path: &str, capacity: Option<u64>, lifetimes: Option<&str>) -> PyResult<Problem> {
         let bytes = read_file(path)?;
-        let inner = memplan::read_problem_csv(&bytes, &csv_options(capacity, lifetimes)?)
+        let inner = memplan::io::read_problem_csv(&bytes, &csv_options(capacity, lifetimes)?)
             .map_err(|e| InputError::new_err(format!("{path}: {e}")))?;
         Ok(Problem { inner })
     }
@@ -185,8 +186,9 @@ impl Problem {
         capacity: Option<u64>,
         lifetimes: Option<&str>,
     ) -> PyResult<Problem> {
-        let inner = memplan::read_problem_csv(text.as_bytes(), &csv_options(capacity, lifetimes)?)
-            .map_err(input_error)?;
+        let inner =
+            memplan::io::read_problem_csv(text.as_bytes(), &csv_options(capacity, lifetimes)?)
+                .map_err(input_error)?;
         Ok(Problem { inner })
     }
 
@@ -195,7 +197,7 @@ impl Problem {
     #[pyo3(signature = (path, capacity=None))]
     fn from_json(path: &str, capacity: Option<u64>) -> PyResult<Problem> {
         let bytes = read_file(path)?;
-        let inner = memplan::read_problem_json(&bytes, capacity.map(Size))
+        let inner = memplan::io::read_problem_json(&bytes, capacity.map(Size))
             .map_err(|e| InputError::new_err(format!("{path}: {e}")))?;
         Ok(Problem { inner })
     }
@@ -204,22 +206,22 @@ impl Problem {
     #[staticmethod]
     #[pyo3(signature = (text, capacity=None))]
     fn from_json_text(text: &str, capacity: Option<u64>) -> PyResult<Problem> {
-        let inner =
-            memplan::read_problem_json(text.as_bytes(), capacity.map(Size)).map_err(input_error)?;
+        let inner = memplan::io::read_problem_json(text.as_bytes(), capacity.map(Size))
+            .map_err(input_error)?;
         Ok(Problem { inner })
     }
 
     /// The problem as JSON text.
     fn to_json(&self) -> PyResult<String> {
         let mut out = Vec::new();
-        memplan::write_problem_json(&self.inner, &mut out).map_err(input_error)?;
+        memplan::io::write_problem_json(&self.inner, &mut out).map_err(input_error)?;
         String::from_utf8(out).map_err(input_error)
     }
 
     /// The problem as CSV text (half-open lifetimes).
     fn to_csv(&self) -> PyResult<String> {
         let mut out = Vec::new();
-        memplan::write_problem_csv(&self.inner, &mut out).map_err(input_error)?;
+        memplan::io::write_problem_csv(&self.inner, &mut out).map_err(input_error)?;
         String::from_utf8(out).map_err(input_error)
     }
 
@@ -467,18 +469,21 @@ fn check(
 fn share<'py>(py: Python<'py>, problem: &Problem, strategy: &str) -> PyResult<Bound<'py, PyDict>> {
     let strategy = match strategy {
         "auto" => None,
-        s => Some(s.parse::<memplan::SharedStrategy>().map_err(|_| {
-            PyValueError::new_err(format!(
+        s => Some(
+            s.parse::<memplan::shared_objects::SharedStrategy>()
+                .map_err(|_| {
+                    PyValueError::new_err(format!(
                 "unknown strategy '{s}': expected auto, size-improved, size, breadth or naive"
             ))
-        })?),
+                })?,
+        ),
     };
-    let options = memplan::SharedOptions {
+    let options = memplan::shared_objects::SharedOptions {
         strategy,
-        ..memplan::SharedOptions::default()
+        ..memplan::shared_objects::SharedOptions::default()
     };
     let report = py
-        .detach(|| memplan::plan_shared_objects(&problem.inner, &options))
+        .detach(|| memplan::shared_objects::plan_shared_objects(&problem.inner, &options))
         .map_err(|e| MemplanError::new_err(e.to_string()))?;
     let out = PyDict::new(py);
     out.set_item("objects", report.assignment.object_of().to_vec())?;

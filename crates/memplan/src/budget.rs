@@ -97,7 +97,9 @@ impl Budget {
         }
     }
 
-    /// No deadline, and cancelled only through [`Budget::cancel`].
+    /// No deadline, and cancelled only through [`Budget::cancel`] (tests and fuzz
+    /// targets).
+    #[cfg_attr(not(any(test, feature = "fuzzing")), allow(dead_code))]
     pub(crate) fn unlimited() -> Budget {
         Budget::default()
     }

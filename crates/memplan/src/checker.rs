@@ -45,7 +45,7 @@ use crate::types::{Buffer, Lifetime, Offset, Plan, Problem, Size, Time};
 
 /// At most this many violations are collected; the rest are counted in
 /// [`CheckFailure::more`].
-pub const MAX_VIOLATIONS: usize = 1000;
+pub(crate) const MAX_VIOLATIONS: usize = 1000;
 
 /// A buffer as placed, for error messages.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -199,27 +199,49 @@ pub struct CheckSummary {
     pub height: Size,
 }
 
-/// An invalid plan: what is wrong with it.
+/// What an independent checker found wrong: the first violations (at most 1,000) and
+/// how many more. One type for every checker, by the kind of violation: offset plans
+/// ([`Violation`], the default), shared-object assignments
+/// ([`crate::shared_objects::SharedViolation`]) and tile plans
+/// ([`crate::tiles::TileViolation`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CheckFailure {
-    /// The violations found, at most [`MAX_VIOLATIONS`].
-    pub violations: Vec<Violation>,
+pub struct CheckFailure<V = Violation> {
+    /// The violations found, at most 1,000.
+    pub violations: Vec<V>,
     /// How many more were found but not kept.
     pub more: usize,
 }
 
-impl fmt::Display for CheckFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let total = self.violations.len() + self.more;
-        match self.violations.first() {
-            Some(v) if total == 1 => write!(f, "{v}"),
-            Some(v) => write!(f, "{v} (and {} more violations)", total - 1),
-            None => write!(f, "invalid plan"),
+/// A kind of violation a checker reports: how a [`CheckFailure`] of them reads.
+pub trait ViolationKind: fmt::Display {
+    /// The message of a failure that lists no violation.
+    const INVALID: &'static str;
+    /// The message of a failure whose first violation is `first`, of `total`.
+    fn summarize(first: &Self, total: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{first} ({total} violation(s) in all)")
+    }
+}
+
+impl ViolationKind for Violation {
+    const INVALID: &'static str = "invalid plan";
+    fn summarize(first: &Self, total: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match total {
+            1 => write!(f, "{first}"),
+            _ => write!(f, "{first} (and {} more violations)", total - 1),
         }
     }
 }
 
-impl std::error::Error for CheckFailure {}
+impl<V: ViolationKind> fmt::Display for CheckFailure<V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.violations.first() {
+            Some(v) => V::summarize(v, self.violations.len() + self.more, f),
+            None => f.write_str(V::INVALID),
+        }
+    }
+}
+
+impl<V: ViolationKind + fmt::Debug> std::error::Error for CheckFailure<V> {}
 
 struct Collector {
     violations: Vec<Violation>,

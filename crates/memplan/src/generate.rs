@@ -24,6 +24,7 @@ use crate::types::{Buffer, Problem};
 
 /// Options for [`generate_model_like`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(feature = "testing"), allow(dead_code))]
 pub struct GenOptions {
     /// How many buffers to make (exactly).
     pub buffers: usize,
@@ -61,6 +62,7 @@ fn round64(bytes: u64) -> u64 {
 /// Makes a model-like problem: blocks that each look like a CNN training step (long
 /// activations saved for the backward pass, one-step temps, short residuals and
 /// gradients), one after another in time. No capacity is set.
+#[cfg_attr(not(feature = "testing"), allow(dead_code))]
 pub fn generate_model_like(options: &GenOptions) -> Problem {
     let mut rng = Rng::new(options.seed);
     let mut bufs: Vec<Buffer> = Vec::with_capacity(options.buffers);

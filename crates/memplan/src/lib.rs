@@ -8,9 +8,14 @@
 //! No plan can be lower than the *max load*, the largest total size live at one time;
 //! `height − max load` is the fragmentation, and `height == max load` proves a plan optimal.
 //!
-//! This file is the whole public surface: the [model](Problem), [`plan`] with its
-//! [`Options`] and [`Outcome`], the independent [`check`]er, the [analysis](analyze), CSV
-//! I/O and errors. The algorithms live in private modules, one folder per family.
+//! This file is the front door: the [model](Problem), [`plan`] with its [`Options`] and
+//! [`Outcome`], the independent [`check`]er, the [analysis](analyze), the budget
+//! ([`TimeLimit`], [`CancelToken`]) and the errors, re-exported from the modules that
+//! define them. Four public submodules hold the rest: [`io`] (CSV and JSON),
+//! [`analysis`], [`shared_objects`] and [`tiles`] (two other planning problems), plus
+//! `testing` (seeded generators, feature `testing`) and `fuzzing` (feature `fuzzing`).
+//! The algorithms live in private modules, one folder per family (`greedy/`, `exact/`,
+//! `boxing/`, `telamalloc/`), under the `driver/`, the only module that runs several.
 //!
 //! ```
 //! use memplan::{plan, check, Buffer, Options, Outcome, Problem};
@@ -36,7 +41,7 @@
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
-mod analysis;
+pub mod analysis;
 mod boxing;
 mod budget;
 mod checker;
@@ -49,59 +54,35 @@ pub mod fuzzing;
 mod generate;
 mod greedy;
 mod index;
-mod io;
+pub mod io;
 mod options;
 mod outcome;
 mod report;
-mod shared_objects;
+pub mod shared_objects;
 mod telamalloc;
-mod tiles;
+/// Seeded generators of problems, for tests, benchmarks and `memplan gen` (feature
+/// `testing`).
+#[cfg(feature = "testing")]
+pub mod testing;
+pub mod tiles;
 mod types;
 mod workers;
 
-pub use analysis::{
-    analyze, load_profile, max_load, time_components, Analysis, Component, LoadStep,
-};
+pub use analysis::{analyze, load_profile, max_load, Analysis, LoadStep};
 pub use boxing::{Bootstrap, BoxingOptions, SqueezeFit};
 pub use budget::{CancelToken, TimeLimit, TimeLimitError};
 pub use checker::{
     check, check_offsets, check_placements, CheckFailure, CheckSummary, Placed, Violation,
-    MAX_VIOLATIONS,
+    ViolationKind,
 };
 pub use error::{PlanError, ProblemError, ProblemErrorKind, ReadError, ReadErrorKind};
 pub use exact::{ExactOptions, ExactStats, Preorder};
-pub use generate::{generate_model_like, GenOptions};
 pub use greedy::{Fit, Order as GreedyOrder};
-pub use io::csv::{
-    read_placements_csv, read_problem_csv, write_plan_csv, write_problem_csv, CsvOptions,
-    LifetimeConvention,
-};
-#[cfg(feature = "json")]
-pub use io::json::{
-    looks_like_json, read_placements_json, read_problem_json, write_plan_json, write_problem_json,
-    PlanInfo,
-};
-pub use telamalloc::{generate_microbenchmark, MicrobenchKind, TelamallocOptions};
-pub use types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Time};
-
-// Shared-object planning (TFLite §4): one whole object per buffer instead of an offset.
-pub use shared_objects::{
-    check_shared_objects, plan_shared_objects, positional_maxima, SharedAssignment,
-    SharedCandidate, SharedCheckFailure, SharedCheckSummary, SharedOptions, SharedReport,
-    SharedStrategy, SharedViolation,
-};
-
-// Tile-aware planning (Kvochko et al.): strided tiles that free their bytes early.
-pub use tiles::{
-    check_tiles, generate_tiled, plan_tiles, read_tiled_json, whole_tensor_problem,
-    write_tiled_json, Layout, Tile, TileCheckFailure, TileCheckSummary, TileError, TileErrorKind,
-    TileOptions, TileOrder, TilePlan, TileReport, TileViolation, TiledGenOptions, TiledProblem,
-    TiledReadError, TiledTensor,
-};
-
 pub use options::{Options, Planner};
 pub use outcome::Outcome;
 pub use report::{CandidateResult, Report};
+pub use telamalloc::TelamallocOptions;
+pub use types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Time};
 
 /// Plans `problem` with the chosen planner. See [`Options`] and [`Outcome`].
 ///

@@ -15,7 +15,7 @@
 //!
 //! The same rule holds for address ranges: a buffer at offset `o` with size `s`
 //! occupies `[o, o + s)`. Readers for files that use inclusive ends convert at the
-//! border (see [`crate::LifetimeConvention`]); nothing inside the library does.
+//! border (see [`crate::io::LifetimeConvention`]); nothing inside the library does.
 //!
 //! # Invariants of a [`Problem`]
 //!

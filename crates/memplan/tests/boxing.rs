@@ -3,9 +3,10 @@
 //! overlap, alignment, fixed buffers and gaps; a seed gives one plan whatever the thread
 //! count; the options that must not change the plan do not.
 
+use memplan::testing::{generate_model_like, GenOptions};
 use memplan::{
-    check, generate_model_like, max_load, plan, Bootstrap, BoxingOptions, Buffer, GenOptions,
-    Options, Outcome, Plan, Planner, Problem, SqueezeFit,
+    check, max_load, plan, Bootstrap, BoxingOptions, Buffer, Options, Outcome, Plan, Planner,
+    Problem, SqueezeFit,
 };
 use proptest::prelude::*;
 

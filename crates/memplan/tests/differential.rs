@@ -14,10 +14,10 @@
 use arbitrary::Unstructured;
 use memplan::fuzzing::targets::{assert_report_consistent, reference_valid};
 use memplan::fuzzing::{arbitrary_problem, ByteSource, FuzzKnobs};
-use memplan::{
-    check_offsets, plan, plan_shared_objects, positional_maxima, Offset, Options, Outcome, Planner,
-    Problem, SharedOptions, SharedStrategy, Size,
+use memplan::shared_objects::{
+    plan_shared_objects, positional_maxima, SharedOptions, SharedStrategy,
 };
+use memplan::{check_offsets, plan, Offset, Options, Outcome, Planner, Problem, Size};
 
 /// `count` problems with these knobs, from seed `seed`.
 fn problems(seed: u64, count: usize, knobs: &FuzzKnobs) -> Vec<Problem> {

@@ -1,11 +1,12 @@
 //! Shared-object planning: every strategy's assignment passes the checker, no total is
 //! below the positional-maxima bound, and the bound is never below the max load.
 
-use memplan::{
-    check, check_shared_objects, max_load, plan_shared_objects, positional_maxima,
-    read_problem_csv, Buffer, CsvOptions, Offset, Plan, Problem, SharedAssignment, SharedOptions,
-    SharedStrategy, Size,
+use memplan::io::{read_problem_csv, CsvOptions};
+use memplan::shared_objects::{
+    check_shared_objects, plan_shared_objects, positional_maxima, SharedAssignment, SharedOptions,
+    SharedStrategy,
 };
+use memplan::{check, max_load, Buffer, Offset, Plan, Problem, Size};
 use proptest::prelude::*;
 
 fn problems() -> impl Strategy<Value = Problem> {

@@ -161,7 +161,7 @@ fn the_planner_name_parses() {
 
 #[test]
 fn microbenchmarks_fit_exactly() {
-    use memplan::{generate_microbenchmark, MicrobenchKind};
+    use memplan::testing::{generate_microbenchmark, MicrobenchKind};
     for kind in [MicrobenchKind::NonOverlapping, MicrobenchKind::FullOverlap] {
         let p = generate_microbenchmark(kind, 200, 9);
         let report = plan(&p, &telamalloc(TelamallocOptions::default())).unwrap();

@@ -2,11 +2,12 @@
 //! collision rules (which must agree), the checker catches collisions, and the README's
 //! JSON example parses.
 
-use memplan::{
-    check_tiles, generate_tiled, plan_tiles, read_tiled_json, whole_tensor_problem,
-    write_tiled_json, Layout, Lifetime, Offset, Tile, TileOptions, TileOrder, TiledGenOptions,
-    TiledProblem, TiledTensor,
+use memplan::testing::{generate_tiled, Layout, TiledGenOptions};
+use memplan::tiles::{
+    check_tiles, plan_tiles, read_tiled_json, whole_tensor_problem, write_tiled_json, Tile,
+    TileOptions, TileOrder, TiledProblem, TiledTensor,
 };
+use memplan::{Lifetime, Offset};
 use proptest::prelude::*;
 
 /// Random tensors of rank 1–3 with random (possibly padded) strides and random tiles.
@@ -210,7 +211,7 @@ fn generated_networks_are_deterministic_valid_and_round_trip() {
     }
 }
 
-/// Issue 6: the tile-aware result is never worse than planning the same tensors whole,
+/// The tile-aware result is never worse than planning the same tensors whole,
 /// because the whole-tensor plan is kept when it is lower (and is a valid tile plan).
 #[test]
 fn never_worse_than_whole_tensor_planning() {

@@ -276,7 +276,8 @@ pub fn looks_like_json(input: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{check, plan, read_problem_csv, CsvOptions, Options};
+    use crate::io::{read_problem_csv, CsvOptions};
+    use crate::{check, plan, Options};
 
     fn sample() -> Problem {
         Problem::new(

@@ -1,5 +1,16 @@
-//! Reading and writing problems and plans.
+//! Reading and writing problems and plans: google/minimalloc's CSV format and memplan's
+//! JSON format (feature `json`, on by default), both described in the README.
 
 pub(crate) mod csv;
 #[cfg(feature = "json")]
 pub(crate) mod json;
+
+pub use csv::{
+    read_placements_csv, read_problem_csv, write_plan_csv, write_problem_csv, CsvOptions,
+    LifetimeConvention,
+};
+#[cfg(feature = "json")]
+pub use json::{
+    looks_like_json, read_placements_json, read_problem_json, write_plan_json, write_problem_json,
+    PlanInfo,
+};

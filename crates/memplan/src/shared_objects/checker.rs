@@ -12,7 +12,7 @@
 use std::fmt;
 
 use super::SharedAssignment;
-use crate::checker::MAX_VIOLATIONS;
+use crate::checker::{CheckFailure, ViolationKind, MAX_VIOLATIONS};
 use crate::types::{Lifetime, Problem, Size};
 
 /// One broken rule.
@@ -89,29 +89,9 @@ impl fmt::Display for SharedViolation {
     }
 }
 
-/// Why an assignment is invalid: the first [`MAX_VIOLATIONS`] violations, and how many more.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SharedCheckFailure {
-    /// The violations found, in object order.
-    pub violations: Vec<SharedViolation>,
-    /// Violations not listed.
-    pub more: usize,
+impl ViolationKind for SharedViolation {
+    const INVALID: &'static str = "invalid assignment";
 }
-
-impl fmt::Display for SharedCheckFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.violations.first() {
-            Some(v) => write!(
-                f,
-                "{v} ({} violation(s) in all)",
-                self.violations.len() + self.more
-            ),
-            None => write!(f, "invalid assignment"),
-        }
-    }
-}
-
-impl std::error::Error for SharedCheckFailure {}
 
 /// What a valid assignment amounts to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,7 +108,7 @@ pub struct SharedCheckSummary {
 pub fn check_shared_objects(
     problem: &Problem,
     assignment: &SharedAssignment,
-) -> Result<SharedCheckSummary, SharedCheckFailure> {
+) -> Result<SharedCheckSummary, CheckFailure<SharedViolation>> {
     let bufs = problem.buffers();
     let object_of = assignment.object_of();
     let sizes = assignment.object_sizes();
@@ -194,7 +174,7 @@ pub fn check_shared_objects(
             total: assignment.total(),
         })
     } else {
-        Err(SharedCheckFailure { violations, more })
+        Err(CheckFailure { violations, more })
     }
 }
 

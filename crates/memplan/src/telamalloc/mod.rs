@@ -64,11 +64,9 @@ mod components;
 mod domains;
 mod engine;
 mod maxtree;
-mod microbench;
+pub(crate) mod microbench;
 mod phases;
 mod rounds;
-
-pub use microbench::{generate_microbenchmark, MicrobenchKind};
 
 use crate::analysis::max_load;
 use crate::budget::Budget;

@@ -1,5 +1,6 @@
 //! Unit tests of the search that need its counters.
 
+use super::microbench::{generate_microbenchmark, MicrobenchKind};
 use super::*;
 use crate::checker::check_with_capacity;
 use crate::generate::Rng;

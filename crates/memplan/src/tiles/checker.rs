@@ -12,7 +12,7 @@
 use std::fmt;
 
 use super::TiledProblem;
-use crate::checker::MAX_VIOLATIONS;
+use crate::checker::{CheckFailure, ViolationKind, MAX_VIOLATIONS};
 use crate::types::{Lifetime, Offset, Size};
 
 /// One broken rule.
@@ -72,29 +72,9 @@ impl fmt::Display for TileViolation {
     }
 }
 
-/// Why a tile plan is invalid: the first [`MAX_VIOLATIONS`] violations, and how many more.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TileCheckFailure {
-    /// The violations found.
-    pub violations: Vec<TileViolation>,
-    /// Violations not listed.
-    pub more: usize,
+impl ViolationKind for TileViolation {
+    const INVALID: &'static str = "invalid tile plan";
 }
-
-impl fmt::Display for TileCheckFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.violations.first() {
-            Some(v) => write!(
-                f,
-                "{v} ({} violation(s) in all)",
-                self.violations.len() + self.more
-            ),
-            None => write!(f, "invalid tile plan"),
-        }
-    }
-}
-
-impl std::error::Error for TileCheckFailure {}
 
 /// What a valid plan amounts to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,7 +137,7 @@ fn rows(
 pub fn check_tiles(
     problem: &TiledProblem,
     offsets: &[Offset],
-) -> Result<TileCheckSummary, TileCheckFailure> {
+) -> Result<TileCheckSummary, CheckFailure<TileViolation>> {
     let tensors = problem.tensors();
     let mut violations = Vec::new();
     let mut more = 0usize;
@@ -173,7 +153,7 @@ pub fn check_tiles(
             expected: tensors.len(),
             found: offsets.len(),
         });
-        return Err(TileCheckFailure { violations, more });
+        return Err(CheckFailure { violations, more });
     }
     let mut items: Vec<Item> = Vec::new();
     for (ti, t) in tensors.iter().enumerate() {
@@ -235,7 +215,7 @@ pub fn check_tiles(
             peak: Size(peak),
         })
     } else {
-        Err(TileCheckFailure { violations, more })
+        Err(CheckFailure { violations, more })
     }
 }
 

@@ -33,7 +33,7 @@
 //! items live at the same time as one of its items, found with an interval index over
 //! item lifetimes. The search starts at address 0; while some item of the tensor
 //! collides with a peer (Alg. 2), the address moves up by the collision's size (see
-//! [`chunks::collision_shift`]). Every move skips only addresses that still collide, so
+//! `chunks::collision_shift`). Every move skips only addresses that still collide, so
 //! the search ends at the lowest valid address. [`plan_tiles`] runs every order and
 //! keeps the lowest peak.
 //!
@@ -42,13 +42,12 @@
 mod allocate;
 mod checker;
 pub(crate) mod chunks;
-mod generate;
+pub(crate) mod generate;
 mod json;
 
 use thiserror::Error;
 
-pub use checker::{check_tiles, TileCheckFailure, TileCheckSummary, TileViolation};
-pub use generate::{generate_tiled, Layout, TiledGenOptions};
+pub use checker::{check_tiles, TileCheckSummary, TileViolation};
 pub use json::{read_tiled_json, write_tiled_json, TiledReadError};
 
 use crate::types::{Buffer, Lifetime, Offset, Problem, Size};

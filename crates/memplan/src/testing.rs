@@ -1,0 +1,3 @@
+pub use crate::generate::{generate_model_like, GenOptions};
+pub use crate::telamalloc::microbench::{generate_microbenchmark, MicrobenchKind};
+pub use crate::tiles::generate::{generate_tiled, Layout, TiledGenOptions};
