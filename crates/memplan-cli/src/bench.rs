@@ -6,7 +6,7 @@ use std::time::Instant;
 use memplan::io::read_problem_csv;
 use memplan::{check, Options, Outcome, Planner};
 
-use crate::commands::{csv_options, read_bytes, read_failure};
+use crate::files::{csv_options, read_bytes, read_failure};
 use crate::fmt::{percent, thousands};
 use crate::{Failure, InputArgs, EXIT_CHECK, EXIT_IO};
 

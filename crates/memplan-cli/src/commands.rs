@@ -1,23 +1,18 @@
-//! The `plan`, `check`, `stats` and `gen` commands.
+//! The `plan`, `check` and `stats` commands.
 
-use std::io::{Read, Write};
 use std::time::Duration;
 
-use memplan::io::{write_problem_csv, CsvOptions, LifetimeConvention, PlanInfo};
-use memplan::testing::{generate_model_like, GenOptions};
+use memplan::io::PlanInfo;
 use memplan::{
-    analyze, check_placements, Options, Outcome, Planner, Problem, ReadError, ReadErrorKind, Size,
-    TimeLimit,
+    analyze, check_placements, CancelToken, Options, Outcome, Planner, Problem, Report, TimeLimit,
 };
 
+use crate::files::{display_path, read_bytes, write_to};
 use crate::fmt::{millis, percent, thousands};
-use crate::formats::{self, Format};
+use crate::formats::{self, load_problem, Format};
 use crate::json_output::Summary;
 use crate::progress::{interrupt_token, Progress};
-use crate::{
-    Failure, InputArgs, Lifetimes, EXIT_CHECK, EXIT_INPUT, EXIT_IO, EXIT_NOT_FOUND,
-    EXIT_PROVEN_INFEASIBLE,
-};
+use crate::{Failure, InputArgs, EXIT_CHECK, EXIT_NOT_FOUND, EXIT_PROVEN_INFEASIBLE};
 
 #[derive(clap::Args, Debug)]
 pub struct PlanArgs {
@@ -90,140 +85,13 @@ pub struct StatsArgs {
     pub input_args: InputArgs,
 }
 
-#[derive(clap::Args, Debug)]
-pub struct GenArgs {
-    /// How many buffers.
-    #[arg(long, default_value_t = 1000)]
-    pub buffers: usize,
-    /// The seed; the same seed gives the same file.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Where to write the problem (`-` for stdout); JSON when the name ends in `.json`.
-    #[arg(short, long, default_value = "-")]
-    pub output: String,
-    /// Generate a tiled CNN-like network (JSON for `memplan tiles`) instead of a CSV.
-    #[arg(long)]
-    pub tiled: bool,
-    /// With --tiled: `nhwc` (contiguous tiles) or `nchw` (strided tiles).
-    #[arg(long, default_value = "nhwc")]
-    pub layout: String,
-    /// With --tiled: number of blocks (residual or concat).
-    #[arg(long, default_value_t = 16)]
-    pub blocks: usize,
-    /// With --tiled: on-chip memory in bytes; tiles are at most a quarter of it.
-    #[arg(long, default_value_t = 262144)]
-    pub on_chip: u64,
-    /// What to generate: a model-like trace, or a TelaMalloc microbenchmark (§7.1).
-    #[arg(long, value_enum, default_value_t)]
-    pub kind: crate::telamalloc::GenKind,
-}
-
-/// Reads a whole file, or stdin for `-`.
-pub fn read_bytes(path: &str) -> Result<Vec<u8>, Failure> {
-    let mut buf = Vec::new();
-    let res = if path == "-" {
-        std::io::stdin().read_to_end(&mut buf).map(|_| ())
-    } else {
-        std::fs::File::open(path)
-            .and_then(|mut f| f.read_to_end(&mut buf))
-            .map(|_| ())
-    };
-    res.map_err(|e| Failure::new(EXIT_IO, format!("{}: {e}", display_path(path))))?;
-    Ok(buf)
-}
-
-fn display_path(path: &str) -> &str {
-    if path == "-" {
-        "<stdin>"
-    } else {
-        path
-    }
-}
-
-/// Maps a read error to a one-line failure naming the file.
-pub fn read_failure(path: &str, e: ReadError) -> Failure {
-    let code = if matches!(e.kind, ReadErrorKind::Io(_)) {
-        EXIT_IO
-    } else {
-        EXIT_INPUT
-    };
-    Failure::new(code, format!("{}: {e}", display_path(path)))
-}
-
-pub fn csv_options(args: &InputArgs, capacity: Option<u64>) -> CsvOptions {
-    CsvOptions {
-        lifetimes: args.lifetimes.map(|l| match l {
-            Lifetimes::HalfOpen => LifetimeConvention::HalfOpen,
-            Lifetimes::Inclusive => LifetimeConvention::Inclusive,
-        }),
-        capacity: capacity.map(Size),
-    }
-}
-
-pub fn load_problem(
-    path: &str,
-    args: &InputArgs,
-    capacity: Option<u64>,
-) -> Result<(Vec<u8>, Problem), Failure> {
-    let bytes = read_bytes(path)?;
-    let (_, problem) = formats::read_problem(path, &bytes, args, capacity)?;
-    Ok((bytes, problem))
-}
-
-/// Opens `path` for writing (stdout for `-`), runs `f`, and flushes. A closed stdout
-/// (e.g. `| head`) is not an error.
-pub fn write_to(
-    path: &str,
-    f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> Result<(), Failure> {
-    let res = if path == "-" {
-        let stdout = std::io::stdout();
-        let mut lock = std::io::BufWriter::new(stdout.lock());
-        f(&mut lock).and_then(|_| lock.flush())
-    } else {
-        std::fs::File::create(path).and_then(|file| {
-            let mut w = std::io::BufWriter::new(file);
-            f(&mut w).and_then(|_| w.flush())
-        })
-    };
-    match res {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Failure::new(
-            EXIT_IO,
-            format!("{}: {e}", if path == "-" { "<stdout>" } else { path }),
-        )),
-        Ok(()) => Ok(()),
-    }
-}
-
 pub fn plan(args: PlanArgs) -> Result<(), Failure> {
-    let planner: Planner = if args.exact.exact {
-        Planner::Exact
-    } else {
-        args.planner
-            .parse()
-            .map_err(|e| Failure::new(2, format!("{e}; see --help")))?
-    };
     let bytes = read_bytes(&args.input)?;
     let (in_format, problem) =
         formats::read_problem(&args.input, &bytes, &args.input_args, args.capacity)?;
     let out_format = formats::output_format(&args.output, args.output_format, in_format);
-    let time_limit = args
-        .time_limit
-        .unwrap_or(TimeLimit::from(Duration::from_secs(1)))
-        .duration();
     let cancel = interrupt_token();
-    let options = Options {
-        planner,
-        threads: args.threads,
-        time_limit,
-        cancel: Some(cancel.clone()),
-        verify: !args.no_check,
-        telamalloc: args.telamalloc.options(),
-        boxing: args.boxing.options(),
-        exact: args.exact.options()?,
-        finish_first_plan: args.time_limit.is_none(),
-    };
+    let options = plan_options(&args, cancel.clone())?;
     let progress = Progress::start(
         args.quiet || args.json,
         format!(
@@ -231,162 +99,257 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
             thousands(problem.len() as u64),
             options.planner
         ),
-        time_limit,
+        options.time_limit,
     );
     let report = memplan::plan(&problem, &options);
     progress.finish();
     let report = report.map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;
-    let interrupted = cancel.is_cancelled();
-    let max_load = report.max_load.get();
-    let lower_bound = match &report.outcome {
-        Outcome::Feasible { lower_bound, .. } | Outcome::Unknown { lower_bound, .. } => {
-            lower_bound.get()
-        }
-        Outcome::Optimal(_) | Outcome::Infeasible => max_load,
+    let done = Planned {
+        problem: &problem,
+        report: &report,
+        interrupted: cancel.is_cancelled(),
     };
-    let summary = |outcome: &'static str, height: Option<u64>| Summary {
-        outcome,
-        buffers: problem.len(),
-        max_load,
-        lower_bound,
-        height,
-        capacity: problem.capacity().map(|c| c.get()),
-        planner: report.planner.name(),
-        elapsed: report.elapsed,
-        interrupted,
-    };
-    if interrupted && !args.quiet && !args.json {
+    if done.interrupted && !args.quiet && !args.json {
         eprintln!("memplan: interrupted: keeping the best plan found so far");
     }
-    let head = format!(
-        "{} buffers; max load {}",
-        thousands(problem.len() as u64),
-        thousands(max_load)
-    );
     match &report.outcome {
         Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => {
-            let optimal = matches!(report.outcome, Outcome::Optimal(_));
-            let info = PlanInfo {
-                max_load,
-                lower_bound,
-                optimal,
-                planner: report.planner.name(),
-            };
             write_to(&args.output, |w| {
-                formats::write_plan(w, out_format, (in_format, &bytes), &problem, p, &info)
+                formats::write_plan(
+                    w,
+                    out_format,
+                    (in_format, &bytes),
+                    &problem,
+                    p,
+                    &done.info(),
+                )
             })?;
             let h = p.height().get();
             if args.json {
-                let outcome = if optimal { "optimal" } else { "feasible" };
-                eprintln!("{}", summary(outcome, Some(h)).to_json());
-                return Ok(());
+                let outcome = if done.optimal() {
+                    "optimal"
+                } else {
+                    "feasible"
+                };
+                eprintln!("{}", done.summary(outcome, Some(h)).to_json());
+            } else if !args.quiet {
+                eprintln!("{}", done.summary_line(h));
             }
-            if args.quiet {
-                return Ok(());
-            }
-            let proven = match report.outcome {
-                Outcome::Feasible { lower_bound, .. } => lower_bound.get(),
-                _ => h,
-            };
-            // Minimise mode: the anytime answer, the best plan and the best proof.
-            let bounds = if problem.capacity().is_none() {
-                format!(
-                    "; proven ≥ {}; gap {}",
-                    thousands(proven),
-                    percent(h - proven, proven)
-                )
-            } else {
-                String::new()
-            };
-            let mut line = format!(
-                "memplan: {head}; height {}{bounds}; fragmentation {} ({}); planner {}; {}",
-                thousands(h),
-                thousands(h - max_load),
-                percent(h - max_load, max_load),
-                report.planner,
-                millis(report.elapsed)
-            );
-            if let Some(c) = problem.capacity() {
-                line += &format!(
-                    "; capacity {} ({} spare)",
-                    thousands(c.get()),
-                    thousands(c.get() - h)
-                );
-            }
-            if optimal {
-                line += "; optimal";
-            }
-            if let Some(x) = report.exact {
-                line += &format!(
-                    "; exact search {} nodes, {} backtracks",
-                    thousands(x.nodes),
-                    thousands(x.backtracks)
-                );
-            }
-            eprintln!("{line}");
             Ok(())
         }
         Outcome::Infeasible => {
             if args.json {
-                eprintln!("{}", summary("infeasible", None).to_json());
+                eprintln!("{}", done.summary("infeasible", None).to_json());
             }
-            let c = problem.capacity().map_or(0, |c| c.get());
-            let largest = problem
-                .buffers()
-                .iter()
-                .max_by_key(|b| b.size)
-                .filter(|b| b.size.get() > c);
-            let why = match (largest, report.exact) {
-                (Some(b), _) => {
-                    format!("buffer '{}' alone needs {}", b.id, thousands(b.size.get()))
-                }
-                (None, _) if max_load > c => format!(
-                    "max load {}, {} above it",
-                    thousands(max_load),
-                    thousands(max_load - c)
-                ),
-                (None, Some(x)) => format!(
-                    "by exact search in {}; {head}; {} nodes, {} backtracks",
-                    millis(report.elapsed),
-                    thousands(x.nodes),
-                    thousands(x.backtracks)
-                ),
-                (None, None) => format!(
-                    "by {} in {}; {head}",
-                    report.planner,
-                    millis(report.elapsed)
-                ),
-            };
-            Err(Failure::new(
-                EXIT_PROVEN_INFEASIBLE,
-                format!(
-                    "{}: no plan fits under {}: proved ({why})",
-                    display_path(&args.input),
-                    thousands(c)
-                ),
-            ))
+            Err(done.infeasible(&args.input))
         }
         Outcome::Unknown { best_so_far, .. } => {
-            let c = problem.capacity().map_or(0, |c| c.get());
-            let best = best_so_far.as_ref().map_or(0, |p| p.height().get());
             if args.json {
                 let height = best_so_far.as_ref().map(|p| p.height().get());
-                eprintln!("{}", summary("unknown", height).to_json());
+                eprintln!("{}", done.summary("unknown", height).to_json());
             }
-            Err(Failure::new(
-                EXIT_NOT_FOUND,
-                format!(
-                    "{}: no plan found under {} in {}: the best has height {}, {} ({}) over ({head}); planner {}",
-                    display_path(&args.input),
-                    thousands(c),
-                    millis(report.elapsed),
-                    thousands(best),
-                    thousands(best.saturating_sub(c)),
-                    percent(best.saturating_sub(c), c),
-                    report.planner
-                ),
-            ))
+            Err(done.not_found(&args.input))
         }
+    }
+}
+
+/// The library's options from `plan`'s flags.
+fn plan_options(args: &PlanArgs, cancel: CancelToken) -> Result<Options, Failure> {
+    let planner: Planner = if args.exact.exact {
+        Planner::Exact
+    } else {
+        args.planner
+            .parse()
+            .map_err(|e| Failure::new(2, format!("{e}; see --help")))?
+    };
+    let time_limit = args
+        .time_limit
+        .unwrap_or(TimeLimit::from(Duration::from_secs(1)))
+        .duration();
+    Ok(Options {
+        planner,
+        threads: args.threads,
+        time_limit,
+        cancel: Some(cancel),
+        verify: !args.no_check,
+        telamalloc: args.telamalloc.options(),
+        boxing: args.boxing.options(),
+        exact: args.exact.options()?,
+        finish_first_plan: args.time_limit.is_none(),
+    })
+}
+
+/// A finished `plan` run, for its summary and messages.
+struct Planned<'a> {
+    problem: &'a Problem,
+    report: &'a Report,
+    interrupted: bool,
+}
+
+impl Planned<'_> {
+    fn max_load(&self) -> u64 {
+        self.report.max_load.get()
+    }
+
+    fn optimal(&self) -> bool {
+        matches!(self.report.outcome, Outcome::Optimal(_))
+    }
+
+    /// The proven lower bound on the height.
+    fn lower_bound(&self) -> u64 {
+        match &self.report.outcome {
+            Outcome::Feasible { lower_bound, .. } | Outcome::Unknown { lower_bound, .. } => {
+                lower_bound.get()
+            }
+            Outcome::Optimal(_) | Outcome::Infeasible => self.max_load(),
+        }
+    }
+
+    /// What a written plan says about itself.
+    fn info(&self) -> PlanInfo {
+        PlanInfo {
+            max_load: self.max_load(),
+            lower_bound: self.lower_bound(),
+            optimal: self.optimal(),
+            planner: self.report.planner.name(),
+        }
+    }
+
+    /// The `--json` summary.
+    fn summary(&self, outcome: &'static str, height: Option<u64>) -> Summary<'_> {
+        Summary {
+            outcome,
+            buffers: self.problem.len(),
+            max_load: self.max_load(),
+            lower_bound: self.lower_bound(),
+            height,
+            capacity: self.problem.capacity().map(|c| c.get()),
+            planner: self.report.planner.name(),
+            elapsed: self.report.elapsed,
+            interrupted: self.interrupted,
+        }
+    }
+
+    /// "N buffers; max load M".
+    fn head(&self) -> String {
+        format!(
+            "{} buffers; max load {}",
+            thousands(self.problem.len() as u64),
+            thousands(self.max_load())
+        )
+    }
+
+    /// The summary line of a plan of height `h`.
+    fn summary_line(&self, h: u64) -> String {
+        let (report, max_load) = (self.report, self.max_load());
+        let proven = match report.outcome {
+            Outcome::Feasible { lower_bound, .. } => lower_bound.get(),
+            _ => h,
+        };
+        // Minimise mode: the anytime answer, the best plan and the best proof.
+        let bounds = if self.problem.capacity().is_none() {
+            format!(
+                "; proven ≥ {}; gap {}",
+                thousands(proven),
+                percent(h - proven, proven)
+            )
+        } else {
+            String::new()
+        };
+        let mut line = format!(
+            "memplan: {}; height {}{bounds}; fragmentation {} ({}); planner {}; {}",
+            self.head(),
+            thousands(h),
+            thousands(h - max_load),
+            percent(h - max_load, max_load),
+            report.planner,
+            millis(report.elapsed)
+        );
+        if let Some(c) = self.problem.capacity() {
+            line += &format!(
+                "; capacity {} ({} spare)",
+                thousands(c.get()),
+                thousands(c.get() - h)
+            );
+        }
+        if self.optimal() {
+            line += "; optimal";
+        }
+        if let Some(x) = report.exact {
+            line += &format!(
+                "; exact search {} nodes, {} backtracks",
+                thousands(x.nodes),
+                thousands(x.backtracks)
+            );
+        }
+        line
+    }
+
+    /// The failure of a proof that nothing fits, naming why.
+    fn infeasible(&self, input: &str) -> Failure {
+        let (report, max_load, head) = (self.report, self.max_load(), self.head());
+        let c = self.problem.capacity().map_or(0, |c| c.get());
+        let largest = self
+            .problem
+            .buffers()
+            .iter()
+            .max_by_key(|b| b.size)
+            .filter(|b| b.size.get() > c);
+        let why = match (largest, report.exact) {
+            (Some(b), _) => {
+                format!("buffer '{}' alone needs {}", b.id, thousands(b.size.get()))
+            }
+            (None, _) if max_load > c => format!(
+                "max load {}, {} above it",
+                thousands(max_load),
+                thousands(max_load - c)
+            ),
+            (None, Some(x)) => format!(
+                "by exact search in {}; {head}; {} nodes, {} backtracks",
+                millis(report.elapsed),
+                thousands(x.nodes),
+                thousands(x.backtracks)
+            ),
+            (None, None) => format!(
+                "by {} in {}; {head}",
+                report.planner,
+                millis(report.elapsed)
+            ),
+        };
+        Failure::new(
+            EXIT_PROVEN_INFEASIBLE,
+            format!(
+                "{}: no plan fits under {}: proved ({why})",
+                display_path(input),
+                thousands(c)
+            ),
+        )
+    }
+
+    /// The failure of a run that found no plan under the capacity.
+    fn not_found(&self, input: &str) -> Failure {
+        let report = self.report;
+        let c = self.problem.capacity().map_or(0, |c| c.get());
+        let best = match &report.outcome {
+            Outcome::Unknown { best_so_far, .. } => {
+                best_so_far.as_ref().map_or(0, |p| p.height().get())
+            }
+            _ => 0,
+        };
+        Failure::new(
+            EXIT_NOT_FOUND,
+            format!(
+                "{}: no plan found under {} in {}: the best has height {}, {} ({}) over ({}); planner {}",
+                display_path(input),
+                thousands(c),
+                millis(report.elapsed),
+                thousands(best),
+                thousands(best.saturating_sub(c)),
+                percent(best.saturating_sub(c), c),
+                self.head(),
+                report.planner
+            ),
+        )
     }
 }
 
@@ -474,28 +437,4 @@ pub fn stats(args: StatsArgs) -> Result<(), Failure> {
         }
     }
     write_to("-", |w| w.write_all(out.as_bytes()))
-}
-
-pub fn gen(args: GenArgs) -> Result<(), Failure> {
-    if args.tiled {
-        return crate::tiles::gen_tiled(&args);
-    }
-    if args.buffers == 0 {
-        return Err(Failure::new(2, "--buffers must be at least 1"));
-    }
-    let problem = match crate::telamalloc::microbenchmark(args.kind, args.buffers, args.seed) {
-        Some(p) => p,
-        None => generate_model_like(&GenOptions {
-            buffers: args.buffers,
-            seed: args.seed,
-        }),
-    };
-    let json = formats::output_format(&args.output, None, Format::Csv) == Format::Json;
-    write_to(&args.output, |w| {
-        if json {
-            memplan::io::write_problem_json(&problem, w)
-        } else {
-            write_problem_csv(&problem, w)
-        }
-    })
 }

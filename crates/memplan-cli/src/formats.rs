@@ -7,7 +7,7 @@ use memplan::io::{
 };
 use memplan::{Offset, Plan, Problem, ReadErrorKind};
 
-use crate::commands::{csv_options, read_failure};
+use crate::files::{csv_options, read_bytes, read_failure};
 use crate::{Failure, InputArgs};
 
 /// A file format.
@@ -99,4 +99,15 @@ pub fn write_plan(
             })
         }
     }
+}
+
+/// Reads the problem at `path` (either format) and returns its bytes too.
+pub fn load_problem(
+    path: &str,
+    args: &InputArgs,
+    capacity: Option<u64>,
+) -> Result<(Vec<u8>, Problem), Failure> {
+    let bytes = read_bytes(path)?;
+    let (_, problem) = read_problem(path, &bytes, args, capacity)?;
+    Ok((bytes, problem))
 }

@@ -5,8 +5,10 @@ mod bench;
 mod boxing_args;
 mod commands;
 mod exact_args;
+mod files;
 mod fmt;
 mod formats;
+mod gen;
 mod json_output;
 mod progress;
 mod render;
@@ -77,7 +79,7 @@ enum Command {
     Render(render::RenderArgs),
     /// Generate a seeded, model-like problem.
     #[command(after_help = EXIT_CODES)]
-    Gen(commands::GenArgs),
+    Gen(gen::GenArgs),
     /// Assign every buffer to a shared object (GPU textures, whole allocations).
     #[command(after_help = EXIT_CODES)]
     Share(share::ShareArgs),
@@ -143,7 +145,7 @@ fn main() -> ExitCode {
         Command::Stats(a) => commands::stats(a),
         Command::Bench(a) => bench::bench(a),
         Command::Render(a) => render::render(a),
-        Command::Gen(a) => commands::gen(a),
+        Command::Gen(a) => gen::gen(a),
         Command::Share(a) => share::share(a),
         Command::CheckShared(a) => share::check_shared(a),
         Command::Tiles(a) => tiles::tiles(a),

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use memplan::{check_placements, Offset, Problem};
 use memplan_render::{draw, Picture};
 
-use crate::commands::{read_bytes, write_to};
+use crate::files::{read_bytes, write_to};
 use crate::{formats, Failure, InputArgs, EXIT_CHECK};
 
 #[derive(clap::Args, Debug)]

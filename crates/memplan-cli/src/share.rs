@@ -5,8 +5,9 @@ use memplan::shared_objects::{
 };
 use memplan::Size;
 
-use crate::commands::{load_problem, write_to};
+use crate::files::write_to;
 use crate::fmt::{millis, percent, thousands};
+use crate::formats::load_problem;
 use crate::{Failure, InputArgs, EXIT_CHECK, EXIT_INPUT};
 
 #[derive(clap::Args, Debug)]
@@ -135,7 +136,7 @@ pub struct CheckSharedArgs {
 /// `memplan check-shared PROBLEM.csv ASSIGNMENT.csv`: the independent checker.
 pub fn check_shared(args: CheckSharedArgs) -> Result<(), Failure> {
     let (_, problem) = load_problem(&args.problem, &args.input_args, None)?;
-    let text = String::from_utf8(crate::commands::read_bytes(&args.assignment)?)
+    let text = String::from_utf8(crate::files::read_bytes(&args.assignment)?)
         .map_err(|_| Failure::new(EXIT_INPUT, format!("{}: not utf-8", args.assignment)))?;
     let bad = |line: usize, what: &str| {
         Failure::new(

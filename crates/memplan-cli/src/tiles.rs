@@ -1,13 +1,11 @@
-//! `memplan tiles INPUT.json` (tile-aware planning) and `memplan gen --tiled`.
+//! `memplan tiles INPUT.json` (tile-aware planning) and `memplan check-tiles`.
 
-use memplan::testing::{generate_tiled, Layout, TiledGenOptions};
 use memplan::tiles::{
-    plan_tiles, read_tiled_json, whole_tensor_problem, write_tiled_json, TileOptions, TileOrder,
-    TiledReadError,
+    plan_tiles, read_tiled_json, whole_tensor_problem, TileOptions, TileOrder, TiledReadError,
 };
 use memplan::Options;
 
-use crate::commands::{read_bytes, write_to, GenArgs};
+use crate::files::{read_bytes, write_to};
 use crate::fmt::{millis, percent, thousands};
 use crate::{Failure, EXIT_CHECK, EXIT_INPUT};
 
@@ -116,30 +114,6 @@ pub fn tiles(args: TilesArgs) -> Result<(), Failure> {
     }
     eprintln!("{line}");
     Ok(())
-}
-
-/// `memplan gen --tiled`.
-pub fn gen_tiled(args: &GenArgs) -> Result<(), Failure> {
-    if args.blocks == 0 || args.on_chip == 0 {
-        return Err(Failure::new(2, "--blocks and --on-chip must be at least 1"));
-    }
-    let layout = match args.layout.as_str() {
-        "nhwc" => Layout::Nhwc,
-        "nchw" => Layout::Nchw,
-        s => {
-            return Err(Failure::new(
-                2,
-                format!("unknown layout '{s}': expected nhwc or nchw"),
-            ))
-        }
-    };
-    let problem = generate_tiled(&TiledGenOptions {
-        seed: args.seed,
-        layout,
-        blocks: args.blocks,
-        on_chip: args.on_chip,
-    });
-    write_to(&args.output, |w| write_tiled_json(&problem, w))
 }
 
 #[derive(clap::Args, Debug)]
