@@ -25,6 +25,7 @@
 //! O(log n + d log d) for `d` conflicting buffers, and a whole run
 //! O(n log n + pairs · log d) rather than O(n²).
 
+mod free_ranges;
 mod order;
 pub(crate) mod repair;
 
@@ -297,8 +298,9 @@ pub(crate) enum Halted {
 /// Conflicts come from a [`TimeIndex`] of the placed buffers, so a pass costs
 /// O(n log n + pairs · log n) and never O(n²); their address ranges live in one compact
 /// array, since they are read once per overlapping pair. When `sequence` is in start
-/// order and no buffer is fixed or gapped, a sweep keeps the live buffers sorted by
-/// address instead ([`LiveSpans`]): O(live) per placement, no sort, the same plan.
+/// order and no buffer is fixed or gapped, a sweep replaces the index, with the same
+/// plan: best-fit keeps the free ranges ([`free_ranges::FreeRanges`], O(log n) per
+/// placement), first-fit the live buffers sorted by address ([`LiveSpans`], O(live)).
 pub(crate) fn place_sequence(
     problem: &Problem,
     sequence: &[u32],
@@ -338,8 +340,8 @@ fn place_sequence_by(
     }
     let any_gaps = bufs.iter().any(|b| !b.gaps.is_empty());
     // In start order, the placed buffers a buffer conflicts with are those still live
-    // at its start: a sweep keeps them sorted by address, with no index and no sort.
-    let mut live = (sweep_allowed && sweepable(problem, sequence)).then(LiveSpans::default);
+    // at its start: a sweep keeps track of them, with no index and no sort.
+    let mut live = (sweep_allowed && sweepable(problem, sequence)).then(|| Sweep::new(fit));
     let mut limit = u64::MAX;
     let mut taken: Vec<(u64, u64)> = Vec::new();
     let mut scratch = SpanScratch::default();
@@ -356,7 +358,7 @@ fn place_sequence_by(
         debug_assert!(b.fixed_offset.is_none());
         if let Some(live) = live.as_mut() {
             live.expire(b.lifetime.start.0);
-            let o = choose_offset(&live.spans, b.size.0, b.alignment.0, fit);
+            let o = live.choose(b.size.0, b.alignment.0);
             let top = o + b.size.0;
             if top > limit {
                 return Err(Halted::OverBound);
@@ -400,6 +402,44 @@ fn sweepable(problem: &Problem, sequence: &[u32]) -> bool {
         && sequence
             .windows(2)
             .all(|w| bufs[w[0] as usize].lifetime.start <= bufs[w[1] as usize].lifetime.start)
+}
+
+/// What a sweep in start order keeps of the placed buffers live at the current time.
+enum Sweep {
+    /// Best-fit: the free address ranges, indexed by start and by length.
+    Free(free_ranges::FreeRanges),
+    /// First-fit: the live spans sorted by address.
+    Sorted(LiveSpans),
+}
+
+impl Sweep {
+    fn new(fit: Fit) -> Sweep {
+        match fit {
+            Fit::BestFit => Sweep::Free(free_ranges::FreeRanges::default()),
+            Fit::FirstFit => Sweep::Sorted(LiveSpans::default()),
+        }
+    }
+
+    fn expire(&mut self, time: u64) {
+        match self {
+            Sweep::Free(free) => free.expire(time),
+            Sweep::Sorted(live) => live.expire(time),
+        }
+    }
+
+    fn choose(&self, size: u64, alignment: u64) -> u64 {
+        match self {
+            Sweep::Free(free) => free.best_fit(size, alignment),
+            Sweep::Sorted(live) => choose_offset(&live.spans, size, alignment, Fit::FirstFit),
+        }
+    }
+
+    fn insert(&mut self, span: (u64, u64), end: u64) {
+        match self {
+            Sweep::Free(free) => free.take(span.0, span.1, end),
+            Sweep::Sorted(live) => live.insert(span, end),
+        }
+    }
 }
 
 /// The placed buffers live at the current time of a sweep in start order: their
