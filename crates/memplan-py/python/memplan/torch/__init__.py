@@ -6,7 +6,9 @@ back to the graph nodes that use that storage. ``python -m memplan.torch MODEL.p
 a program saved with ``torch.export.save`` and prints its figures; ``--render plan.svg``
 draws the plan.
 
-The rules, over the nodes of ``exported_program.graph`` numbered 0, 1, 2, ... in order:
+The rules, over the steps of ``exported_program.graph``: every placeholder is step 0
+(inputs, parameters and buffers are all there when the program starts), and each other
+node, in order, is the next step (1, 2, ...):
 
 - **What allocates.** A user input (a placeholder the signature lists as a user input)
   and every tensor a ``call_function`` node produces, unless the node is a view or an
@@ -23,7 +25,7 @@ The rules, over the nodes of ``exported_program.graph`` numbered 0, 1, 2, ... in
   buffer's half-open lifetime is ``[first, last + 1)``. Storages the graph returns stay live
   through the output node::
 
-      node:      0 x   1 conv   2 relu_   3 view   4 linear   5 output
+      step:      0 x   1 conv   2 relu_   3 view   4 linear   5 output
       x          [====)                                        x: [0, 2)
       conv             [=====================)                  conv (relu_, view folded): [1, 4)
       linear                                   [============)  linear: [4, 6)
@@ -140,7 +142,10 @@ def _storages(program: ExportedProgram) -> Tuple[List[_Storage], int]:
             if s is not None:
                 s.last = max(s.last, index)
 
-    for index, node in enumerate(nodes):
+    index = 0
+    for node in nodes:
+        if node.op != "placeholder":
+            index += 1
         if node.op == "placeholder":
             outs = _tensors(node.meta.get("val"))
             if node.name in user_inputs:
