@@ -351,50 +351,7 @@ fn run_iterations(
         return (offsets, stats);
     }
 
-    // Prelude (§5.6): leaves, the dummy job, ε.
-    let mut base = Arena::default();
-    for &i in &free {
-        let b = &bufs[i as usize];
-        base.jobs.push(Job {
-            size: b.size.0,
-            start: b.lifetime.start.0,
-            end: b.lifetime.end.0,
-            first: i,
-            count: 0,
-        });
-    }
-    let h_min = base
-        .jobs
-        .iter()
-        .map(|j| j.size)
-        .min()
-        .expect("free buffers");
-    let h_max = base
-        .jobs
-        .iter()
-        .map(|j| j.size)
-        .max()
-        .expect("free buffers");
-    if let Some(size) = epsilon::dummy_size(h_min, h_max) {
-        let start = base
-            .jobs
-            .iter()
-            .map(|j| j.start)
-            .min()
-            .expect("free buffers");
-        let end = base.jobs.iter().map(|j| j.end).max().expect("free buffers");
-        base.jobs.push(Job {
-            size,
-            start,
-            end,
-            first: DUMMY,
-            count: 0,
-        });
-    }
-    let mut sizes: Vec<u64> = base.jobs.iter().map(|j| j.size).collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    let eps = epsilon::choose_epsilon(&sizes, options.calibrate_epsilon);
+    let (base, eps) = prelude(problem, &free, options);
     let component = component_ids(problem);
 
     let iterations = options.iterations as usize;
@@ -476,6 +433,56 @@ fn run_iterations(
         }
         None => (incumbent.unwrap_or_else(|| greedy::naive(problem)), stats),
     }
+}
+
+/// The prelude of the iterations (idealloc §5.6): a leaf job per free buffer, the dummy
+/// job that spans them all (when their sizes call for one), and ε.
+fn prelude(problem: &Problem, free: &[u32], options: &BoxingOptions) -> (Arena, f64) {
+    let bufs = problem.buffers();
+    let mut base = Arena::default();
+    for &i in free {
+        let b = &bufs[i as usize];
+        base.jobs.push(Job {
+            size: b.size.0,
+            start: b.lifetime.start.0,
+            end: b.lifetime.end.0,
+            first: i,
+            count: 0,
+        });
+    }
+    let h_min = base
+        .jobs
+        .iter()
+        .map(|j| j.size)
+        .min()
+        .expect("free buffers");
+    let h_max = base
+        .jobs
+        .iter()
+        .map(|j| j.size)
+        .max()
+        .expect("free buffers");
+    if let Some(size) = epsilon::dummy_size(h_min, h_max) {
+        let start = base
+            .jobs
+            .iter()
+            .map(|j| j.start)
+            .min()
+            .expect("free buffers");
+        let end = base.jobs.iter().map(|j| j.end).max().expect("free buffers");
+        base.jobs.push(Job {
+            size,
+            start,
+            end,
+            first: DUMMY,
+            count: 0,
+        });
+    }
+    let mut sizes: Vec<u64> = base.jobs.iter().map(|j| j.size).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let eps = epsilon::choose_epsilon(&sizes, options.calibrate_epsilon);
+    (base, eps)
 }
 
 /// One box-unbox-squeeze iteration (§3, §4).

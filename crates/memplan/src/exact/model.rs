@@ -97,14 +97,10 @@ impl Model {
         // A buffer whose gaps cover its whole lifetime conflicts with nothing: it stays
         // at offset 0 (see `to_offsets`), like a fixed buffer, and counts in `fixed_top`
         // (found by fuzzing: it has no section, which the search assumes every buffer has).
-        let never_live = |b: &crate::Buffer| b.live_segments().next().is_none();
         let free: Vec<u32> = (0..bufs.len() as u32)
             .filter(|&i| bufs[i as usize].fixed_offset.is_none() && !never_live(&bufs[i as usize]))
             .collect();
-        let n = free.len();
-        // Segment events of free buffers.
-        let mut starts: Vec<u64> = Vec::new();
-        let mut ends: Vec<u64> = Vec::new();
+        // Segments of free buffers.
         let segments: Vec<Vec<(u64, u64)>> = free
             .iter()
             .map(|&i| {
@@ -114,102 +110,17 @@ impl Model {
                     .collect()
             })
             .collect();
-        for segs in &segments {
-            for &(s, e) in segs {
-                starts.push(s);
-                ends.push(e);
-            }
-        }
-        starts.sort_unstable();
-        starts.dedup();
-        ends.sort_unstable();
-        ends.dedup();
-        let mut times: Vec<u64> = starts.iter().chain(ends.iter()).copied().collect();
-        times.sort_unstable();
-        times.dedup();
-        // Sections: elementary intervals [t_k, t_{k+1}) with a start at t_k and an end at
-        // t_{k+1}.
-        let mut sec_bounds: Vec<(u64, u64)> = Vec::new();
-        for w in times.windows(2) {
-            if starts.binary_search(&w[0]).is_ok() && ends.binary_search(&w[1]).is_ok() {
-                sec_bounds.push((w[0], w[1]));
-            }
-        }
+        let sec_bounds = section_bounds(&segments);
         let sections = sec_bounds.len();
         if abort() {
             return None;
         }
-        let mut runs = Vec::with_capacity(n);
-        let mut members: Vec<Vec<u32>> = vec![Vec::new(); sections];
-        for (b, segs) in segments.iter().enumerate() {
-            let mut r = Vec::with_capacity(segs.len());
-            for &(s, e) in segs {
-                let lo = sec_bounds.partition_point(|&(a, _)| a < s);
-                let hi = sec_bounds.partition_point(|&(_, z)| z <= e);
-                debug_assert!(lo < hi, "every segment covers a section");
-                for m in &mut members[lo..hi] {
-                    m.push(b as u32);
-                }
-                r.push((lo as u32, hi as u32));
-            }
-            runs.push(r);
-        }
+        let (runs, members) = section_runs(&segments, &sec_bounds);
         // Overlaps: buffers sharing a section.
-        let mut stamp = vec![u32::MAX; n];
-        let mut overlaps = Vec::with_capacity(n);
-        for (b, r) in runs.iter().enumerate() {
-            if b % 256 == 0 && abort() {
-                return None;
-            }
-            let mut v = Vec::new();
-            stamp[b] = b as u32;
-            for &(lo, hi) in r {
-                for m in &members[lo as usize..hi as usize] {
-                    for &o in m {
-                        if stamp[o as usize] != b as u32 {
-                            stamp[o as usize] = b as u32;
-                            v.push(o);
-                        }
-                    }
-                }
-            }
-            overlaps.push(v);
-        }
-        // Fixed obstacles.
-        let fixed: Vec<usize> = (0..bufs.len())
-            .filter(|&i| bufs[i].fixed_offset.is_some())
-            .collect();
-        let mut fixed_conflicts: Vec<Vec<(u64, u64)>> = vec![Vec::new(); n];
-        let mut section_fixed: Vec<Vec<(u64, u64)>> = vec![Vec::new(); sections];
-        let mut fixed_top = bufs
-            .iter()
-            .filter(|b| b.fixed_offset.is_none() && never_live(b))
-            .map(|b| b.size.0)
-            .max()
-            .unwrap_or(0);
-        for &f in &fixed {
-            let fb = &bufs[f];
-            let off = fb.fixed_offset.expect("fixed").0;
-            let range = (off, off + fb.size.0);
-            fixed_top = fixed_top.max(range.1);
-            for (b, &i) in free.iter().enumerate() {
-                if bufs[i as usize].live_together(fb) {
-                    fixed_conflicts[b].push(range);
-                }
-            }
-            for (s, &(a, z)) in sec_bounds.iter().enumerate() {
-                if fb
-                    .live_segments()
-                    .any(|seg| seg.start.0 < z && a < seg.end.0)
-                {
-                    section_fixed[s].push(range);
-                }
-            }
-        }
+        let overlaps = overlaps(&runs, &members, &abort)?;
+        let (fixed_conflicts, section_fixed, fixed_top) =
+            fixed_obstacles(problem, &free, &sec_bounds);
         let has_fixed = fixed_conflicts.iter().any(|v| !v.is_empty());
-        for v in &mut fixed_conflicts {
-            v.sort_unstable();
-        }
         let size: Vec<u64> = free.iter().map(|&i| bufs[i as usize].size.0).collect();
         let length: Vec<u64> = free
             .iter()
@@ -279,4 +190,143 @@ impl Model {
         }
         (y.checked_add(size)? <= capacity).then_some(y)
     }
+}
+
+/// A buffer whose gaps cover its whole lifetime: it conflicts with nothing.
+fn never_live(b: &crate::Buffer) -> bool {
+    b.live_segments().next().is_none()
+}
+
+/// The sections of the free buffers' live segments (MiniMalloc's sweeper): the
+/// elementary intervals `[t_k, t_{k+1})` with a segment start at `t_k` and a segment end at
+/// `t_{k+1}`, in time order.
+fn section_bounds(segments: &[Vec<(u64, u64)>]) -> Vec<(u64, u64)> {
+    let mut starts: Vec<u64> = Vec::new();
+    let mut ends: Vec<u64> = Vec::new();
+    for segs in segments {
+        for &(s, e) in segs {
+            starts.push(s);
+            ends.push(e);
+        }
+    }
+    starts.sort_unstable();
+    starts.dedup();
+    ends.sort_unstable();
+    ends.dedup();
+    let mut times: Vec<u64> = starts.iter().chain(ends.iter()).copied().collect();
+    times.sort_unstable();
+    times.dedup();
+    let mut sec_bounds: Vec<(u64, u64)> = Vec::new();
+    for w in times.windows(2) {
+        if starts.binary_search(&w[0]).is_ok() && ends.binary_search(&w[1]).is_ok() {
+            sec_bounds.push((w[0], w[1]));
+        }
+    }
+    sec_bounds
+}
+
+/// Each buffer's runs of consecutive sections (one per live segment, as half-open
+/// section ranges), and each section's member buffers.
+#[allow(clippy::type_complexity)]
+fn section_runs(
+    segments: &[Vec<(u64, u64)>],
+    sec_bounds: &[(u64, u64)],
+) -> (Vec<Vec<(u32, u32)>>, Vec<Vec<u32>>) {
+    let n = segments.len();
+    let sections = sec_bounds.len();
+    let mut runs = Vec::with_capacity(n);
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); sections];
+    for (b, segs) in segments.iter().enumerate() {
+        let mut r = Vec::with_capacity(segs.len());
+        for &(s, e) in segs {
+            let lo = sec_bounds.partition_point(|&(a, _)| a < s);
+            let hi = sec_bounds.partition_point(|&(_, z)| z <= e);
+            debug_assert!(lo < hi, "every segment covers a section");
+            for m in &mut members[lo..hi] {
+                m.push(b as u32);
+            }
+            r.push((lo as u32, hi as u32));
+        }
+        runs.push(r);
+    }
+    (runs, members)
+}
+
+/// For each buffer, the buffers it shares a section with, in order of first meeting;
+/// `None` when `abort()` said stop (the lists are quadratic in the worst case).
+fn overlaps(
+    runs: &[Vec<(u32, u32)>],
+    members: &[Vec<u32>],
+    abort: &dyn Fn() -> bool,
+) -> Option<Vec<Vec<u32>>> {
+    let n = runs.len();
+    let mut stamp = vec![u32::MAX; n];
+    let mut overlaps = Vec::with_capacity(n);
+    for (b, r) in runs.iter().enumerate() {
+        if b % 256 == 0 && abort() {
+            return None;
+        }
+        let mut v = Vec::new();
+        stamp[b] = b as u32;
+        for &(lo, hi) in r {
+            for m in &members[lo as usize..hi as usize] {
+                for &o in m {
+                    if stamp[o as usize] != b as u32 {
+                        stamp[o as usize] = b as u32;
+                        v.push(o);
+                    }
+                }
+            }
+        }
+        overlaps.push(v);
+    }
+    Some(overlaps)
+}
+
+/// The fixed buffers as obstacles: for each free buffer the address ranges of the fixed
+/// buffers live with it (sorted), for each section those live in it, and the highest
+/// end of a fixed or never-live buffer (a lower bound on any height).
+#[allow(clippy::type_complexity)]
+fn fixed_obstacles(
+    problem: &Problem,
+    free: &[u32],
+    sec_bounds: &[(u64, u64)],
+) -> (Vec<Vec<(u64, u64)>>, Vec<Vec<(u64, u64)>>, u64) {
+    let bufs = problem.buffers();
+    let n = free.len();
+    let sections = sec_bounds.len();
+    let fixed: Vec<usize> = (0..bufs.len())
+        .filter(|&i| bufs[i].fixed_offset.is_some())
+        .collect();
+    let mut fixed_conflicts: Vec<Vec<(u64, u64)>> = vec![Vec::new(); n];
+    let mut section_fixed: Vec<Vec<(u64, u64)>> = vec![Vec::new(); sections];
+    let mut fixed_top = bufs
+        .iter()
+        .filter(|b| b.fixed_offset.is_none() && never_live(b))
+        .map(|b| b.size.0)
+        .max()
+        .unwrap_or(0);
+    for &f in &fixed {
+        let fb = &bufs[f];
+        let off = fb.fixed_offset.expect("fixed").0;
+        let range = (off, off + fb.size.0);
+        fixed_top = fixed_top.max(range.1);
+        for (b, &i) in free.iter().enumerate() {
+            if bufs[i as usize].live_together(fb) {
+                fixed_conflicts[b].push(range);
+            }
+        }
+        for (s, &(a, z)) in sec_bounds.iter().enumerate() {
+            if fb
+                .live_segments()
+                .any(|seg| seg.start.0 < z && a < seg.end.0)
+            {
+                section_fixed[s].push(range);
+            }
+        }
+    }
+    for v in &mut fixed_conflicts {
+        v.sort_unstable();
+    }
+    (fixed_conflicts, section_fixed, fixed_top)
 }

@@ -90,32 +90,12 @@ pub(crate) fn lower_peak(
     let stop = &|| budget.exhausted();
     let bufs = problem.buffers();
     let mut stats = RepairStats::default();
-    let mut tops: BTreeSet<(u64, u32)> = (0..bufs.len() as u32)
-        .map(|i| (offsets[i as usize] + bufs[i as usize].size.0, i))
-        .collect();
-    let height = |tops: &BTreeSet<(u64, u32)>| tops.last().map_or(0, |&(t, _)| t);
-    stats.height_before = height(&tops);
+    let mut m = Mover::new(problem, offsets, seed);
+    stats.height_before = m.height();
     stats.height_after = stats.height_before;
     if bufs.is_empty() || moves == 0 {
         return stats;
     }
-    let any_gaps = bufs.iter().any(|b| !b.gaps.is_empty());
-    let mut index = TimeIndex::new(problem);
-    let mut rng = Rng::new(seed);
-    let mut lifted: Vec<u32> = Vec::new();
-    let mut old: Vec<u64> = Vec::new();
-    let mut taken: Vec<(u64, u64)> = Vec::new();
-    let mut scratch = SpanScratch::default();
-    // While every address fits in 32 bits, a span packs into one u64 (faster to sort). A
-    // move may place a buffer above the height (and is then undone), but never higher
-    // than the height plus its size and alignment.
-    let headroom = bufs
-        .iter()
-        .map(|b| b.size.0.saturating_add(b.alignment.0))
-        .max()
-        .unwrap_or(0);
-    let narrow_ok = stats.height_before.saturating_add(headroom) <= u32::MAX as u64;
-    let mut candidates: Vec<(u64, u32)> = Vec::new();
     let mut promoted: HashSet<(u32, u64)> = HashSet::new();
     let promote_degree = (4 * MAX_LIFTED).max(bufs.len() / 4);
 
@@ -124,13 +104,14 @@ pub(crate) fn lower_peak(
         if stop() {
             break;
         }
-        let h = height(&tops);
+        let h = m.height();
         if h <= floor {
             break;
         }
         stats.moves += 1;
         // 1. A peak buffer, at random among those touching the height.
-        let peak: Vec<u32> = tops
+        let peak: Vec<u32> = m
+            .tops
             .range((h, 0)..)
             .map(|&(_, i)| i)
             .filter(|&i| bufs[i as usize].fixed_offset.is_none())
@@ -138,31 +119,108 @@ pub(crate) fn lower_peak(
         if peak.is_empty() {
             break; // a fixed buffer sets the height: nothing to do
         }
-        let count_at_h = tops.range((h, 0)..).count();
-        let p = peak[rng.range(0, peak.len() as u64 - 1) as usize] as usize;
+        let count_at_h = m.tops.range((h, 0)..).count();
+        let p = peak[m.rng.range(0, peak.len() as u64 - 1) as usize] as usize;
         // A peak buffer live with a large part of the plan is rarely moved by a local
         // move: the band around it spans most of the time axis. Once per (buffer,
         // height), put it first and re-place every other buffer in increasing offset
         // (the squeeze order of idealloc §4), which sinks it to the bottom.
         let mut degree = 0usize;
-        index.for_each_overlapping(bufs[p].lifetime, |_| degree += 1);
+        m.index
+            .for_each_overlapping(bufs[p].lifetime, |_| degree += 1);
         let long_lived = degree > promote_degree;
         if long_lived && promoted.len() < MAX_PROMOTIONS && promoted.insert((p as u32, h)) {
-            {
-                if let Some(better) = promote(problem, offsets, p, (h, count_at_h), stop) {
-                    offsets.copy_from_slice(&better);
-                    tops = (0..bufs.len() as u32)
-                        .map(|i| (offsets[i as usize] + bufs[i as usize].size.0, i))
-                        .collect();
-                    stats.kept += 1;
-                }
-                continue;
+            if let Some(better) = promote(problem, offsets, p, (h, count_at_h), stop) {
+                offsets.copy_from_slice(&better);
+                m.tops = tops_of(problem, offsets);
+                stats.kept += 1;
             }
+            continue;
         }
-        // 2. Its neighbourhood: a time window around p, or around a buffer that holds p
-        //    up (the chain of supports below p), and a random depth below that buffer.
+        // 2. Its neighbourhood; 3. lifted out and put back in a random order.
+        m.choose_lifted(offsets, p, long_lived);
+        let old_sum = m.replace_lifted(offsets);
+        // 4. Keep or undo.
+        if m.keep_or_undo(offsets, (h, count_at_h, old_sum)) {
+            stats.kept += 1;
+        }
+    }
+    stats.height_after = m.height();
+    stats
+}
+
+/// The tops `(offset + size, buffer)` of every buffer of a plan.
+fn tops_of(problem: &Problem, offsets: &[u64]) -> BTreeSet<(u64, u32)> {
+    let bufs = problem.buffers();
+    (0..bufs.len() as u32)
+        .map(|i| (offsets[i as usize] + bufs[i as usize].size.0, i))
+        .collect()
+}
+
+/// The state of [`lower_peak`]'s moves: the index and tops of the plan, the random
+/// choices, and scratch space reused from move to move.
+struct Mover<'a> {
+    problem: &'a Problem,
+    index: TimeIndex,
+    tops: BTreeSet<(u64, u32)>,
+    rng: Rng,
+    any_gaps: bool,
+    /// While every address fits in 32 bits, a span packs into one u64 (faster to sort).
+    narrow_ok: bool,
+    candidates: Vec<(u64, u32)>,
+    lifted: Vec<u32>,
+    old: Vec<u64>,
+    taken: Vec<(u64, u64)>,
+    scratch: SpanScratch,
+}
+
+impl<'a> Mover<'a> {
+    fn new(problem: &'a Problem, offsets: &[u64], seed: u64) -> Mover<'a> {
+        let bufs = problem.buffers();
+        let tops = tops_of(problem, offsets);
+        // A move may place a buffer above the height (and is then undone), but never
+        // higher than the height plus its size and alignment.
+        let headroom = bufs
+            .iter()
+            .map(|b| b.size.0.saturating_add(b.alignment.0))
+            .max()
+            .unwrap_or(0);
+        let height = tops.last().map_or(0, |&(t, _)| t);
+        Mover {
+            problem,
+            index: TimeIndex::new(problem),
+            tops,
+            rng: Rng::new(seed),
+            any_gaps: bufs.iter().any(|b| !b.gaps.is_empty()),
+            narrow_ok: height.saturating_add(headroom) <= u32::MAX as u64,
+            candidates: Vec::new(),
+            lifted: Vec::new(),
+            old: Vec::new(),
+            taken: Vec::new(),
+            scratch: SpanScratch::default(),
+        }
+    }
+
+    fn height(&self) -> u64 {
+        self.tops.last().map_or(0, |&(t, _)| t)
+    }
+
+    /// Step 2 of a move: the buffers to lift, from a time window around peak buffer `p`
+    /// or around a buffer that holds it up (the chain of supports below it), down to a
+    /// random depth below that buffer.
+    fn choose_lifted(&mut self, offsets: &[u64], p: usize, long_lived: bool) {
+        let bufs = self.problem.buffers();
+        let rng = &mut self.rng;
         let steps = rng.range(0, MAX_CHAIN);
-        let anchor = walk_supports(problem, offsets, &index, any_gaps, p, steps, &mut rng);
+        let anchor = walk_supports(
+            self.problem,
+            offsets,
+            &self.index,
+            self.any_gaps,
+            p,
+            steps,
+            rng,
+        );
         let life = bufs[anchor].lifetime;
         let widen = (life.end.0 - life.start.0).saturating_mul(rng.range(0, MAX_WIDEN));
         let window = Lifetime {
@@ -174,8 +232,9 @@ pub(crate) fn lower_peak(
             .0
             .saturating_mul(1 << rng.range(0, MAX_DEPTH_SHIFT));
         let depth_floor = (offsets[anchor] + bufs[anchor].size.0).saturating_sub(depth);
+        let candidates = &mut self.candidates;
         candidates.clear();
-        index.for_each_overlapping(window, |j| {
+        self.index.for_each_overlapping(window, |j| {
             let b = &bufs[j as usize];
             let top = offsets[j as usize] + b.size.0;
             if b.fixed_offset.is_none() && top > depth_floor {
@@ -191,70 +250,88 @@ pub(crate) fn lower_peak(
         // A long-lived peak buffer only comes down once the stacks under it are lower
         // at every time it is live; most moves leave it in place and compact what holds
         // it up (kept when the lifted buffers' summed offsets do not grow).
-        let keep_p_still = long_lived && anchor != p && rng.chance(75);
-        lifted.clear();
-        lifted.extend(
-            candidates
+        let keep_p_still = long_lived && anchor != p && self.rng.chance(75);
+        self.lifted.clear();
+        self.lifted.extend(
+            self.candidates
                 .iter()
                 .map(|&(_, j)| j)
                 .filter(|&j| !keep_p_still || j as usize != p),
         );
-        if !keep_p_still && !lifted.contains(&(p as u32)) {
-            lifted.push(p as u32);
+        if !keep_p_still && !self.lifted.contains(&(p as u32)) {
+            self.lifted.push(p as u32);
         }
-        // 3. Lift them out and put them back in a random order.
-        shuffle(&mut lifted, &mut rng);
-        if rng.chance(50) {
-            lifted.sort_by_key(|&j| std::cmp::Reverse(bufs[j as usize].size.0));
+    }
+
+    /// Step 3: lifts the chosen buffers out and puts them back in a random order with a
+    /// random fit. Returns the sum of their old offsets.
+    fn replace_lifted(&mut self, offsets: &mut [u64]) -> u128 {
+        let bufs = self.problem.buffers();
+        shuffle(&mut self.lifted, &mut self.rng);
+        if self.rng.chance(50) {
+            self.lifted
+                .sort_by_key(|&j| std::cmp::Reverse(bufs[j as usize].size.0));
         }
-        let fit = if rng.chance(75) {
+        let fit = if self.rng.chance(75) {
             Fit::FirstFit
         } else {
             Fit::BestFit
         };
-        old.clear();
+        self.old.clear();
         let mut old_sum = 0u128; // 64 offsets below 2^64 each: no overflow in u128
-        for &j in &lifted {
+        for &j in &self.lifted {
             old_sum += offsets[j as usize] as u128;
-            old.push(offsets[j as usize]);
-            index.remove(j);
-            tops.remove(&(offsets[j as usize] + bufs[j as usize].size.0, j));
+            self.old.push(offsets[j as usize]);
+            self.index.remove(j);
+            self.tops
+                .remove(&(offsets[j as usize] + bufs[j as usize].size.0, j));
         }
-        for &j in &lifted {
+        for &j in &self.lifted {
             let b = &bufs[j as usize];
+            let taken = &mut self.taken;
             taken.clear();
-            index.for_each_overlapping(b.lifetime, |k| {
+            let any_gaps = self.any_gaps;
+            self.index.for_each_overlapping(b.lifetime, |k| {
                 if !any_gaps || b.live_together(&bufs[k as usize]) {
                     let o = offsets[k as usize];
                     taken.push((o, o + bufs[k as usize].size.0));
                 }
             });
-            sort_spans(&mut taken, &mut scratch, narrow_ok);
-            let o = choose_offset(&taken, b.size.0, b.alignment.0, fit);
+            sort_spans(taken, &mut self.scratch, self.narrow_ok);
+            let o = choose_offset(taken, b.size.0, b.alignment.0, fit);
             offsets[j as usize] = o;
-            index.insert(j, b.lifetime.end.0);
-            tops.insert((o + b.size.0, j));
+            self.index.insert(j, b.lifetime.end.0);
+            self.tops.insert((o + b.size.0, j));
         }
-        // 4. Keep or undo.
-        let new_h = height(&tops);
-        let new_count = tops.range((new_h, 0)..).count();
-        let new_sum: u128 = lifted.iter().map(|&j| offsets[j as usize] as u128).sum();
-        if (new_h, new_count, new_sum) <= (h, count_at_h, old_sum) {
-            stats.kept += 1;
-            continue;
-        }
-        for &j in &lifted {
-            index.remove(j);
-            tops.remove(&(offsets[j as usize] + bufs[j as usize].size.0, j));
-        }
-        for (&j, &o) in lifted.iter().zip(&old) {
-            offsets[j as usize] = o;
-            index.insert(j, bufs[j as usize].lifetime.end.0);
-            tops.insert((o + bufs[j as usize].size.0, j));
-        }
+        old_sum
     }
-    stats.height_after = height(&tops);
-    stats
+
+    /// Step 4: keeps the move when (height, buffers at the height, summed offsets of the
+    /// lifted buffers) did not grow above `before`; else puts them back. True when kept.
+    fn keep_or_undo(&mut self, offsets: &mut [u64], before: (u64, usize, u128)) -> bool {
+        let bufs = self.problem.buffers();
+        let new_h = self.height();
+        let new_count = self.tops.range((new_h, 0)..).count();
+        let new_sum: u128 = self
+            .lifted
+            .iter()
+            .map(|&j| offsets[j as usize] as u128)
+            .sum();
+        if (new_h, new_count, new_sum) <= before {
+            return true;
+        }
+        for &j in &self.lifted {
+            self.index.remove(j);
+            self.tops
+                .remove(&(offsets[j as usize] + bufs[j as usize].size.0, j));
+        }
+        for (&j, &o) in self.lifted.iter().zip(&self.old) {
+            offsets[j as usize] = o;
+            self.index.insert(j, bufs[j as usize].lifetime.end.0);
+            self.tops.insert((o + bufs[j as usize].size.0, j));
+        }
+        false
+    }
 }
 
 /// The plan with buffer `p` placed first and every other free buffer re-placed by
