@@ -22,7 +22,7 @@
 #   against TelaMalloc depends on timing by design and is not compared);
 # - the refining stages run on the files that finish in seconds: every file but
 #   iopddl-S (28,526 buffers, 43M overlapping pairs).
-# The capacities are 101% of the best known heights (as in scripts/tight.sh).
+# The capacities are 101% of the best known heights (benchmarks/best-known.tsv).
 #
 # Output: one line per differing run, then the totals. Exit status 1 when a plan, or the
 # exit status of a run, differs.
@@ -43,15 +43,8 @@ for f in "${all_files[@]}"; do
     case "$f" in *iopddl-S*) ;; *) small_files+=("$f") ;; esac
 done
 
-best() {
-    case "$1" in
-        *minimalloc-challenging/example.*) echo 12 ;;
-        *minimalloc-challenging/C.*) echo 1047552 ;;
-        *minimalloc-challenging/*) echo 1048576 ;;
-        *iopddl-G*) echo 3030937746 ;;
-        *iopddl-S*) echo 1503077594 ;;
-        *somas-resnet50*) echo 1518281476 ;;
-    esac
+best() { # the best known height of benchmark file $1 (benchmarks/best-known.tsv)
+  awk -F'\t' -v f="${1#benchmarks/}" '$1 == f { print $2 }' benchmarks/best-known.tsv
 }
 
 greedy=(size-best-fit size-first-fit area-best-fit area-first-fit contention-best-fit

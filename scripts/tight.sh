@@ -6,14 +6,8 @@
 # Greedy (--time-limit inf: the greedy portfolio alone) is deterministic and does not depend on the capacity except for the verdict,
 # so it runs once per instance; its times repeat on the four rows.
 M=./target/release/memplan
-best() {
-  case "$1" in
-    *minimalloc-challenging/C.*) echo 1047552 ;;   # minimalloc's plan at 1,048,576
-    *minimalloc-challenging/*) echo 1048576 ;;     # minimalloc solves at this capacity
-    *iopddl-G*) echo 3030937746 ;;                 # greedy portfolio height (= max load)
-    *iopddl-S*) echo 1503077594 ;;                 # boxing, seed 0 (greedy bootstrap, polished)
-    *somas-resnet50*) echo 1518281476 ;;           # boxing, seed 2
-  esac
+best() { # the best known height of benchmark file $1 (benchmarks/best-known.tsv)
+  awk -F'\t' -v f="${1#benchmarks/}" '$1 == f { print $2 }' benchmarks/best-known.tsv
 }
 run() { # prints "ok|--|CHECK-FAIL wall_ms cpu_ms height"
   local t o rc wall user sys

@@ -8,7 +8,7 @@ use memplan::{check, Options, Outcome, Planner};
 
 use crate::files::{csv_options, read_bytes, read_failure};
 use crate::fmt::{percent, thousands};
-use crate::{Failure, InputArgs, EXIT_CHECK, EXIT_IO};
+use crate::{Failure, InputArgs, EXIT_CHECK, EXIT_INPUT, EXIT_IO};
 
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
@@ -41,6 +41,55 @@ fn csv_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The name of the file of best known heights: `instance<TAB>height<TAB>source` lines
+/// (after a header; `#` starts a comment), instances relative to the file's directory.
+const BEST_KNOWN: &str = "best-known.tsv";
+
+/// The best known heights that apply under `dir`: from the first `best-known.tsv` found
+/// in `dir` or a directory above it, as (canonical path of the instance, height).
+fn best_known(dir: &Path) -> Result<Vec<(PathBuf, u64)>, Failure> {
+    let Ok(dir) = dir.canonicalize() else {
+        return Ok(Vec::new());
+    };
+    let Some(file) = dir
+        .ancestors()
+        .map(|d| d.join(BEST_KNOWN))
+        .find(|f| f.is_file())
+    else {
+        return Ok(Vec::new());
+    };
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| Failure::new(EXIT_IO, format!("{}: {e}", file.display())))?;
+    let base = file.parent().unwrap_or(Path::new("."));
+    parse_best_known(&text)
+        .map(|v| v.into_iter().map(|(p, h)| (base.join(p), h)).collect())
+        .map_err(|e| Failure::new(EXIT_INPUT, format!("{}: {e}", file.display())))
+}
+
+/// The (instance, height) lines of a best-known file.
+fn parse_best_known(text: &str) -> Result<Vec<(String, u64)>, String> {
+    let mut out = Vec::new();
+    let lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'));
+    for (n, line) in lines.skip(1) {
+        let mut fields = line.split('\t');
+        let (Some(instance), Some(height)) = (fields.next(), fields.next()) else {
+            return Err(format!(
+                "line {}: expected instance<TAB>height<TAB>source",
+                n + 1
+            ));
+        };
+        let height = height
+            .trim()
+            .parse()
+            .map_err(|_| format!("line {}: bad height '{height}'", n + 1))?;
+        out.push((instance.trim().to_string(), height));
+    }
+    Ok(out)
+}
+
 /// minimalloc's benchmark files carry their capacity in the name: `A.1048576.csv`.
 fn capacity_in_name(path: &Path) -> Option<u64> {
     path.file_stem()?.to_str()?.rsplit_once('.')?.1.parse().ok()
@@ -54,8 +103,9 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
     let mut files = Vec::new();
     csv_files(&args.dir, &mut files)
         .map_err(|e| Failure::new(EXIT_IO, format!("{}: {e}", args.dir.display())))?;
-    println!("| instance | buffers | max load | height | fragmentation | frag % | vs capacity in name | ms | planner | check |");
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---|---|");
+    let best = best_known(&args.dir)?;
+    println!("| instance | buffers | max load | height | fragmentation | frag % | best known | vs best | vs capacity in name | ms | planner | check |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|");
     let mut failures = 0;
     for path in files {
         let name = path
@@ -95,8 +145,17 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
             Some(c) => format!("+{} ({})", thousands(h - c), percent(h - c, c)),
             None => "".into(),
         };
+        let known = path
+            .canonicalize()
+            .ok()
+            .and_then(|p| best.iter().find(|(q, _)| *q == p).map(|&(_, b)| b));
+        let (known, vs_best) = match known {
+            Some(b) if h >= b => (thousands(b), format!("+{}", percent(h - b, b))),
+            Some(b) => (thousands(b), format!("-{} (new best)", percent(b - h, b))),
+            None => (String::new(), String::new()),
+        };
         println!(
-            "| {name} | {} | {} | {} | {} | {} | {vs_cap} | {ms:.1} | {} | {verdict} |",
+            "| {name} | {} | {} | {} | {} | {} | {known} | {vs_best} | {vs_cap} | {ms:.1} | {} | {verdict} |",
             thousands(problem.len() as u64),
             thousands(l),
             thousands(h),
@@ -112,4 +171,37 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn best_known_files_skip_comments_and_the_header() {
+        let text = "# heights\ninstance\tbest_known\tsource\na/x.csv\t12\tpaper\n\nb.csv\t7\n";
+        assert_eq!(
+            parse_best_known(text),
+            Ok(vec![("a/x.csv".to_string(), 12), ("b.csv".to_string(), 7)])
+        );
+        assert!(parse_best_known("h\na.csv\ttwelve\n").is_err());
+        assert!(parse_best_known("h\na.csv\n").is_err());
+    }
+
+    #[test]
+    fn the_vendored_best_known_file_names_every_benchmark() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks");
+        let best = best_known(&dir).unwrap_or_else(|f| panic!("{}", f.message));
+        let mut files = Vec::new();
+        csv_files(&dir, &mut files).unwrap();
+        assert!(!files.is_empty());
+        for f in files {
+            let f = f.canonicalize().unwrap();
+            assert!(
+                best.iter().any(|(p, _)| *p == f),
+                "{} has no best known height",
+                f.display()
+            );
+        }
+    }
 }
