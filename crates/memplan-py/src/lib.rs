@@ -9,7 +9,14 @@ use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
-use memplan::io::{CsvOptions, LifetimeConvention};
+mod arrays;
+mod convert;
+
+use convert::{
+    buffer_from, convention, csv_options, id_from, input_error, py_id, read_file, to_half_open,
+};
+
+use memplan::io::LifetimeConvention;
 use memplan::{Buffer, Offset, Options, Outcome, Planner, Size};
 
 create_exception!(
@@ -44,141 +51,176 @@ create_exception!(
 );
 
 /// A validated set of buffers with an optional capacity.
+///
+/// ``Problem(buffers, capacity=None, lifetimes="half-open")``: each buffer is a dict
+/// (``id``, ``start``, ``end``, ``size``, and optional ``alignment``, ``fixed_offset`` and
+/// ``gaps`` as ``[(start, end)]``) or a tuple ``(id, start, end, size[, alignment])``. Ids
+/// are strs or ints, given back as they were given. Lifetimes are half-open ``[start,
+/// end)`` unless ``lifetimes="inclusive"`` (``[first, last]``, as ExecuTorch writes them).
+/// Raises ``InputError`` naming the rule a buffer breaks (size 0, ``start >= end``, a
+/// duplicate id, colliding fixed buffers, ...).
+///
+/// Other constructors: ``from_arrays`` (columns, e.g. numpy arrays), ``from_csv``,
+/// ``from_csv_text``, ``from_json``, ``from_json_text``.
 #[pyclass(frozen, module = "memplan")]
 #[derive(Clone)]
 pub struct Problem {
     inner: memplan::Problem,
+    /// Every id was given as an int: ids are handed back as ints.
+    int_ids: bool,
 }
 
-fn input_error(e: impl std::fmt::Display) -> PyErr {
-    InputError::new_err(e.to_string())
-}
-
-/// A field of a buffer dict; `None` when absent or `None`.
-fn field<'py>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
-    Ok(d.get_item(key)?.filter(|v| !v.is_none()))
-}
-
-fn get_u64(d: &Bound<'_, PyDict>, key: &str) -> PyResult<Option<u64>> {
-    field(d, key)?
-        .map(|v| {
-            v.extract::<u64>().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "buffer field '{key}' must be a non-negative int below 2**64"
-                ))
-            })
-        })
-        .transpose()
-}
-
-/// A buffer from a dict (`id`, `start`, `end`, `size`, and optional `alignment`,
-/// `fixed_offset`, `gaps`) or a tuple `(id, start, end, size[, alignment])`.
-fn buffer_from(obj: &Bound<'_, PyAny>, k: usize) -> PyResult<Buffer> {
-    if let Ok(d) = obj.cast::<PyDict>() {
-        const KNOWN: [&str; 7] = [
-            "id",
-            "start",
-            "end",
-            "size",
-            "alignment",
-            "fixed_offset",
-            "gaps",
-        ];
-        for key in d.keys() {
-            let key: String = key.extract()?;
-            if !KNOWN.contains(&key.as_str()) {
-                return Err(PyValueError::new_err(format!(
-                    "buffer #{k}: unknown field '{key}' (expected {})",
-                    KNOWN.join(", ")
-                )));
-            }
-        }
-        let need = |key: &str| -> PyResult<u64> {
-            get_u64(d, key)?
-                .ok_or_else(|| PyValueError::new_err(format!("buffer #{k}: missing '{key}'")))
-        };
-        let id: String = field(d, "id")?
-            .ok_or_else(|| PyValueError::new_err(format!("buffer #{k}: missing 'id'")))?
-            .extract()
-            .map_err(|_| PyTypeError::new_err(format!("buffer #{k}: 'id' must be a str")))?;
-        let mut b = Buffer::new(id, need("start")?, need("end")?, need("size")?);
-        if let Some(a) = get_u64(d, "alignment")? {
-            b.alignment = Size(a);
-        }
-        b.fixed_offset = get_u64(d, "fixed_offset")?.map(Offset);
-        if let Some(gaps) = field(d, "gaps")? {
-            let gaps: Vec<(u64, u64)> = gaps.extract().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "buffer #{k}: 'gaps' must be a list of (start, end) pairs"
-                ))
-            })?;
-            b.gaps = gaps
-                .into_iter()
-                .map(|(s, e)| memplan::Lifetime::new(s, e))
-                .collect();
-        }
-        return Ok(b);
+impl Problem {
+    fn validated(bufs: Vec<Buffer>, capacity: Option<u64>, int_ids: bool) -> PyResult<Problem> {
+        let inner = memplan::Problem::new(bufs, capacity.map(Size)).map_err(input_error)?;
+        Ok(Problem { inner, int_ids })
     }
-    if let Ok(t) = obj.extract::<(String, u64, u64, u64)>() {
-        return Ok(Buffer::new(t.0, t.1, t.2, t.3));
-    }
-    if let Ok(t) = obj.extract::<(String, u64, u64, u64, u64)>() {
-        return Ok(Buffer::new(t.0, t.1, t.2, t.3).with_alignment(t.4));
-    }
-    Err(PyTypeError::new_err(format!(
-        "buffer #{k}: expected a dict with id, start, end, size or a tuple (id, start, end, size[, alignment]) of non-negative ints, got {}",
-        obj.repr()?
-    )))
-}
 
-fn csv_options(capacity: Option<u64>, lifetimes: Option<&str>) -> PyResult<CsvOptions> {
-    let lifetimes = match lifetimes {
-        None => None,
-        Some("half-open") => Some(LifetimeConvention::HalfOpen),
-        Some("inclusive") => Some(LifetimeConvention::Inclusive),
-        Some(other) => {
-            return Err(PyValueError::new_err(format!(
-                "lifetimes must be 'half-open' or 'inclusive', got '{other}'"
-            )))
-        }
-    };
-    Ok(CsvOptions {
-        lifetimes,
-        capacity: capacity.map(Size),
-    })
-}
-
-fn read_file(path: &str) -> PyResult<Vec<u8>> {
-    std::fs::read(path).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{path}: {e}")))
+    fn from_json_bytes(
+        bytes: &[u8],
+        capacity: Option<u64>,
+        lifetimes: Option<&str>,
+    ) -> PyResult<Result<Problem, memplan::ReadError>> {
+        let lifetimes = convention(lifetimes)?.unwrap_or(LifetimeConvention::HalfOpen);
+        Ok(
+            memplan::io::read_problem_json_as(bytes, capacity.map(Size), lifetimes).map(|inner| {
+                Problem {
+                    inner,
+                    int_ids: false,
+                }
+            }),
+        )
+    }
 }
 
 #[pymethods]
 impl Problem {
-    /// `Problem(buffers, capacity=None)`: each buffer a dict (`id`, `start`, `end`,
-    /// `size`, optional `alignment`, `fixed_offset`, `gaps` as `[(start, end)]`) or a
-    /// tuple `(id, start, end, size[, alignment])`. Lifetimes are half-open.
     #[new]
-    #[pyo3(signature = (buffers, capacity=None))]
-    fn new(buffers: &Bound<'_, PyAny>, capacity: Option<u64>) -> PyResult<Problem> {
+    #[pyo3(signature = (buffers, capacity=None, lifetimes=None))]
+    fn new(
+        buffers: &Bound<'_, PyAny>,
+        capacity: Option<u64>,
+        lifetimes: Option<&str>,
+    ) -> PyResult<Problem> {
+        let lifetimes = convention(lifetimes)?;
         let mut bufs = Vec::new();
+        let mut all_int = true;
         for (k, item) in buffers.try_iter()?.enumerate() {
-            bufs.push(buffer_from(&item?, k)?);
+            let (b, int_id) = buffer_from(&item?, k)?;
+            all_int &= int_id;
+            bufs.push(b);
         }
-        let inner = memplan::Problem::new(bufs, capacity.map(Size)).map_err(input_error)?;
-        Ok(Problem { inner })
+        let int_ids = all_int && !bufs.is_empty();
+        Problem::validated(to_half_open(bufs, lifetimes)?, capacity, int_ids)
     }
 
-    /// Reads a CSV file in google/minimalloc's format (see the README).
+    /// ``Problem.from_arrays(starts, ends, sizes, alignments=None, ids=None,
+    /// capacity=None, lifetimes="half-open")``: a problem from columns, one entry per
+    /// buffer. Each column is an integer array with the buffer protocol (numpy arrays of
+    /// any integer type, ``array.array``; numpy is not needed) or a sequence of ints.
+    /// ``ids`` defaults to ``0, 1, 2, ...`` (ints); ``alignments`` to 1. Raises
+    /// ``ValueError`` for columns of different lengths or a negative value, ``TypeError``
+    /// for a non-integer column, and ``InputError`` for a buffer that breaks a rule.
+    #[staticmethod]
+    #[pyo3(signature = (starts, ends, sizes, alignments=None, ids=None, capacity=None, lifetimes=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn from_arrays(
+        py: Python<'_>,
+        starts: &Bound<'_, PyAny>,
+        ends: &Bound<'_, PyAny>,
+        sizes: &Bound<'_, PyAny>,
+        alignments: Option<&Bound<'_, PyAny>>,
+        ids: Option<&Bound<'_, PyAny>>,
+        capacity: Option<u64>,
+        lifetimes: Option<&str>,
+    ) -> PyResult<Problem> {
+        let lifetimes = convention(lifetimes)?;
+        let starts = arrays::column(starts, "starts")?;
+        let n = starts.len();
+        let same_length = |v: Vec<u64>, name: &str| -> PyResult<Vec<u64>> {
+            if v.len() != n {
+                return Err(PyValueError::new_err(format!(
+                    "{name} has {} entries where starts has {n}",
+                    v.len()
+                )));
+            }
+            Ok(v)
+        };
+        let ends = same_length(arrays::column(ends, "ends")?, "ends")?;
+        let sizes = same_length(arrays::column(sizes, "sizes")?, "sizes")?;
+        let alignments = alignments
+            .map(|a| same_length(arrays::column(a, "alignments")?, "alignments"))
+            .transpose()?;
+        let (ids, int_ids) = match ids {
+            None => ((0..n).map(|k| k.to_string()).collect::<Vec<_>>(), true),
+            Some(obj) => match arrays::column(obj, "ids") {
+                Ok(v) => (
+                    same_length(v, "ids")?.iter().map(u64::to_string).collect(),
+                    true,
+                ),
+                Err(_) => {
+                    let mut out = Vec::with_capacity(n);
+                    let mut all_int = true;
+                    for (k, item) in obj.try_iter()?.enumerate() {
+                        let (id, int_id) = id_from(&item?, k)?;
+                        all_int &= int_id;
+                        out.push(id);
+                    }
+                    if out.len() != n {
+                        return Err(PyValueError::new_err(format!(
+                            "ids has {} entries where starts has {n}",
+                            out.len()
+                        )));
+                    }
+                    (out, all_int && n > 0)
+                }
+            },
+        };
+        let bufs = py.detach(|| -> Result<Vec<Buffer>, String> {
+            let mut bufs = Vec::with_capacity(n);
+            for (k, id) in ids.into_iter().enumerate() {
+                let end = match lifetimes {
+                    Some(LifetimeConvention::Inclusive) => {
+                        ends[k].checked_add(1).ok_or_else(|| {
+                            format!("ends[{k}]: an inclusive end of 2**64-1 has no successor")
+                        })?
+                    }
+                    _ => ends[k],
+                };
+                let mut b = Buffer::new(id, starts[k], end, sizes[k]);
+                if let Some(a) = &alignments {
+                    b.alignment = Size(a[k]);
+                }
+                bufs.push(b);
+            }
+            Ok(bufs)
+        });
+        let bufs = bufs.map_err(PyValueError::new_err)?;
+        let inner = py
+            .detach(|| memplan::Problem::new(bufs, capacity.map(Size)))
+            .map_err(input_error)?;
+        Ok(Problem { inner, int_ids })
+    }
+
+    /// ``Problem.from_csv(path, capacity=None, lifetimes=None)``: reads a CSV file in
+    /// google/minimalloc's format (README, "The CSV format"). ``lifetimes`` forces
+    /// ``"half-open"`` or ``"inclusive"``; by default an ``end`` column is inclusive and
+    /// an ``upper`` column half-open. Raises ``OSError`` or ``InputError`` naming the
+    /// file, line and column.
     #[staticmethod]
     #[pyo3(signature = (path, capacity=None, lifetimes=None))]
     fn from_csv(path: &str, capacity: Option<u64>, lifetimes: Option<&str>) -> PyResult<Problem> {
         let bytes = read_file(path)?;
         let inner = memplan::io::read_problem_csv(&bytes, &csv_options(capacity, lifetimes)?)
             .map_err(|e| InputError::new_err(format!("{path}: {e}")))?;
-        Ok(Problem { inner })
+        Ok(Problem {
+            inner,
+            int_ids: false,
+        })
     }
 
-    /// Reads CSV text.
+    /// ``Problem.from_csv_text(text, capacity=None, lifetimes=None)``: as ``from_csv``,
+    /// from a string.
     #[staticmethod]
     #[pyo3(signature = (text, capacity=None, lifetimes=None))]
     fn from_csv_text(
@@ -189,36 +231,43 @@ impl Problem {
         let inner =
             memplan::io::read_problem_csv(text.as_bytes(), &csv_options(capacity, lifetimes)?)
                 .map_err(input_error)?;
-        Ok(Problem { inner })
+        Ok(Problem {
+            inner,
+            int_ids: false,
+        })
     }
 
-    /// Reads a JSON file (`{"capacity": .., "buffers": [{"id", "start", "end", "size"}, ..]}`).
+    /// ``Problem.from_json(path, capacity=None, lifetimes=None)``: reads a JSON file,
+    /// ``{"capacity": ..., "buffers": [{"id", "start", "end", "size", ...}, ...]}``.
+    /// Lifetimes and gaps are half-open unless ``lifetimes="inclusive"``.
     #[staticmethod]
-    #[pyo3(signature = (path, capacity=None))]
-    fn from_json(path: &str, capacity: Option<u64>) -> PyResult<Problem> {
+    #[pyo3(signature = (path, capacity=None, lifetimes=None))]
+    fn from_json(path: &str, capacity: Option<u64>, lifetimes: Option<&str>) -> PyResult<Problem> {
         let bytes = read_file(path)?;
-        let inner = memplan::io::read_problem_json(&bytes, capacity.map(Size))
-            .map_err(|e| InputError::new_err(format!("{path}: {e}")))?;
-        Ok(Problem { inner })
+        Problem::from_json_bytes(&bytes, capacity, lifetimes)?
+            .map_err(|e| InputError::new_err(format!("{path}: {e}")))
     }
 
-    /// Reads JSON text.
+    /// ``Problem.from_json_text(text, capacity=None, lifetimes=None)``: as
+    /// ``from_json``, from a string.
     #[staticmethod]
-    #[pyo3(signature = (text, capacity=None))]
-    fn from_json_text(text: &str, capacity: Option<u64>) -> PyResult<Problem> {
-        let inner = memplan::io::read_problem_json(text.as_bytes(), capacity.map(Size))
-            .map_err(input_error)?;
-        Ok(Problem { inner })
+    #[pyo3(signature = (text, capacity=None, lifetimes=None))]
+    fn from_json_text(
+        text: &str,
+        capacity: Option<u64>,
+        lifetimes: Option<&str>,
+    ) -> PyResult<Problem> {
+        Problem::from_json_bytes(text.as_bytes(), capacity, lifetimes)?.map_err(input_error)
     }
 
-    /// The problem as JSON text.
+    /// The problem as JSON text (half-open lifetimes).
     fn to_json(&self) -> PyResult<String> {
         let mut out = Vec::new();
         memplan::io::write_problem_json(&self.inner, &mut out).map_err(input_error)?;
         String::from_utf8(out).map_err(input_error)
     }
 
-    /// The problem as CSV text (half-open lifetimes).
+    /// The problem as CSV text (half-open lifetimes, an ``upper`` column).
     fn to_csv(&self) -> PyResult<String> {
         let mut out = Vec::new();
         memplan::io::write_problem_csv(&self.inner, &mut out).map_err(input_error)?;
@@ -229,19 +278,24 @@ impl Problem {
         self.inner.len()
     }
 
-    /// The buffers' ids, in order.
+    /// The buffers' ids, in order (ints when they were given as ints).
     #[getter]
-    fn ids(&self) -> Vec<String> {
-        self.inner.buffers().iter().map(|b| b.id.clone()).collect()
+    fn ids(&self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
+        self.inner
+            .buffers()
+            .iter()
+            .map(|b| py_id(py, &b.id, self.int_ids))
+            .collect()
     }
 
-    /// The buffers as dicts, in order.
+    /// The buffers as dicts (``id``, ``start``, ``end``, ``size``, ``alignment``,
+    /// ``fixed_offset``, ``gaps``), in order; lifetimes half-open.
     #[getter]
     fn buffers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
         for b in self.inner.buffers() {
             let d = PyDict::new(py);
-            d.set_item("id", &b.id)?;
+            d.set_item("id", py_id(py, &b.id, self.int_ids)?)?;
             d.set_item("start", b.lifetime.start.get())?;
             d.set_item("end", b.lifetime.end.get())?;
             d.set_item("size", b.size.get())?;
@@ -275,6 +329,7 @@ impl Problem {
     fn with_capacity(&self, capacity: Option<u64>) -> Problem {
         Problem {
             inner: self.inner.clone().with_capacity(capacity.map(Size)),
+            int_ids: self.int_ids,
         }
     }
 
@@ -286,15 +341,20 @@ impl Problem {
     }
 }
 
-/// A plan: one offset per buffer (indexed like the problem's buffers) and its figures.
+/// A plan returned by ``plan``: ``offsets`` (one per buffer, indexed like the problem's
+/// buffers), ``ids``, ``height`` (the peak address), ``max_load``, ``lower_bound`` (the
+/// best proven bound on the height), ``optimal`` (the height equals the bound),
+/// ``planner`` (whose plan it is) and ``elapsed`` (seconds). ``to_dict()`` gives
+/// ``{id: offset}``.
 #[pyclass(frozen, module = "memplan")]
 pub struct Plan {
     /// The offsets, indexed like the problem's buffers.
     #[pyo3(get)]
     offsets: Vec<u64>,
     /// The buffers' ids, in the same order.
-    #[pyo3(get)]
     ids: Vec<String>,
+    /// The problem's ids were ints.
+    int_ids: bool,
     /// The peak address, `max(offset + size)`.
     #[pyo3(get)]
     height: u64,
@@ -317,13 +377,22 @@ pub struct Plan {
 
 #[pymethods]
 impl Plan {
-    /// `{id: offset}`.
-    fn to_dict(&self) -> std::collections::HashMap<String, u64> {
+    /// The buffers' ids, in the same order as ``offsets`` (ints when given as ints).
+    #[getter]
+    fn ids(&self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
         self.ids
             .iter()
-            .cloned()
-            .zip(self.offsets.iter().copied())
+            .map(|id| py_id(py, id, self.int_ids))
             .collect()
+    }
+
+    /// ``{id: offset}``.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (id, &o) in self.ids.iter().zip(&self.offsets) {
+            d.set_item(py_id(py, id, self.int_ids)?, o)?;
+        }
+        Ok(d)
     }
 
     fn __len__(&self) -> usize {
@@ -343,7 +412,20 @@ impl Plan {
     }
 }
 
-/// Plans a problem. See `memplan.pyi` for the parameters.
+/// ``plan(problem, planner="auto", capacity=None, time_limit=None, seed=None,
+/// threads=0, verify=True) -> Plan``: gives every buffer an offset.
+///
+/// Minimises the height, or, with a ``capacity`` (or the problem's own), finds a plan
+/// that fits under it. ``planner`` is one of ``planners()``: ``"auto"`` runs every greedy
+/// planner and then, within ``time_limit``, the exact search and boxing (and TelaMalloc
+/// in capacity mode); a name runs that planner alone. ``time_limit`` is in seconds;
+/// ``None`` or ``float("inf")`` sets no limit. ``seed`` goes to the randomised planners
+/// (boxing), ``threads=0`` means one per core, and ``verify`` runs the independent
+/// checker on the plan before returning it. The GIL is released while planning.
+///
+/// Raises ``InfeasibleError`` when no plan can fit under the capacity (proven),
+/// ``NoPlanFoundError`` when none was found in time, and ``ValueError`` for an unknown
+/// planner or a bad time limit.
 #[pyfunction]
 #[pyo3(signature = (problem, planner="auto", capacity=None, time_limit=None, seed=None, threads=0, verify=true))]
 #[allow(clippy::too_many_arguments)]
@@ -403,6 +485,7 @@ fn plan(
         height: p.height().get(),
         offsets: p.into_offsets().into_iter().map(Offset::get).collect(),
         ids: target.buffers().iter().map(|b| b.id.clone()).collect(),
+        int_ids: problem.int_ids,
         max_load,
         lower_bound,
         optimal,
@@ -422,8 +505,11 @@ fn with_capacity(
     }
 }
 
-/// Checks a plan (a `Plan`, a list of offsets, or a dict `{id: offset}`) with the
-/// independent checker. Returns the height; raises `CheckError` naming the violation.
+/// ``check(problem, plan, capacity=None) -> int``: runs the independent checker, which
+/// shares no code with the planners. ``plan`` is a ``Plan``, a list of offsets (indexed
+/// like the problem's buffers) or a dict ``{id: offset}``. Returns the height; raises
+/// ``CheckError`` naming the buffers, times and addresses of the violation (overlap,
+/// alignment, fixed offset, capacity).
 #[pyfunction]
 #[pyo3(signature = (problem, plan, capacity=None))]
 fn check(
@@ -438,8 +524,8 @@ fn check(
         py.detach(|| memplan::check_offsets(target, &offsets))
     } else if let Ok(d) = plan.cast::<PyDict>() {
         let mut placements = Vec::with_capacity(d.len());
-        for (k, v) in d.iter() {
-            placements.push((k.extract::<String>()?, Offset(v.extract::<u64>()?)));
+        for (k, (id, v)) in d.iter().enumerate() {
+            placements.push((id_from(&id, k)?.0, Offset(v.extract::<u64>()?)));
         }
         py.detach(|| memplan::check_placements(target, &placements))
     } else if plan.cast::<PyTuple>().is_ok() || plan.cast::<PyList>().is_ok() {
@@ -459,7 +545,9 @@ fn check(
         .map_err(|f| CheckError::new_err(f.to_string()))
 }
 
-/// Shared objects (TFLite §4): assigns every buffer to one shared object; an object is as
+/// ``share(problem, strategy="auto") -> dict``: shared objects (TFLite §4).
+///
+/// Assigns every buffer to one shared object; an object is as
 /// large as the largest buffer it holds, and buffers of one object are never live
 /// together. Returns a dict: `objects` (the object of each buffer, in buffer order),
 /// `object_sizes`, `total`, `lower_bound` (the sum of positional maxima), `naive` and
@@ -548,7 +636,7 @@ fn render(
     }))
 }
 
-/// The names `plan(planner=...)` accepts.
+/// ``planners() -> list[str]``: the names ``plan(planner=...)`` accepts.
 #[pyfunction]
 fn planners() -> Vec<String> {
     Planner::all().iter().map(Planner::name).collect()

@@ -212,3 +212,86 @@ def test_readme_python_example():
             exec(compile(code, "README.md", "exec"), {})
     finally:
         os.chdir(cwd)
+
+
+def test_from_arrays_takes_buffer_protocol_columns_and_sequences():
+    import array
+
+    starts = array.array("q", [0, 3, 0])
+    ends = array.array("l", [3, 9, 9])
+    sizes = [4, 4, 4]
+    p = memplan.Problem.from_arrays(starts, ends, sizes)
+    assert p.ids == [0, 1, 2]
+    assert p.buffers[1] == {"id": 1, "start": 3, "end": 9, "size": 4, "alignment": 1,
+                            "fixed_offset": None, "gaps": []}
+    plan = memplan.plan(p)
+    assert plan.height == 8 and plan.to_dict() == dict(zip(plan.ids, plan.offsets))
+    named = memplan.Problem.from_arrays(
+        array.array("I", [0, 3]), array.array("H", [3, 9]), array.array("B", [4, 4]),
+        alignments=[1, 8], ids=["a", "b"])
+    assert named.ids == ["a", "b"] and named.buffers[1]["alignment"] == 8
+    inclusive = memplan.Problem.from_arrays([0, 2], [2, 4], [100, 100], lifetimes="inclusive")
+    assert inclusive.max_load() == 200  # both live at 2
+    with pytest.raises(ValueError, match="ends has 2 entries where starts has 3"):
+        memplan.Problem.from_arrays([0, 1, 2], [1, 2], [1, 1, 1])
+    with pytest.raises(ValueError, match=r"sizes\[1\]: must be a non-negative int"):
+        memplan.Problem.from_arrays(array.array("q", [0, 0]), [1, 1], array.array("q", [1, -5]))
+    with pytest.raises(TypeError, match="expected integers"):
+        memplan.Problem.from_arrays(array.array("d", [0.0]), [1], [1])
+    with pytest.raises(memplan.InputError, match="size"):
+        memplan.Problem.from_arrays([0], [1], [0])
+
+
+def test_from_arrays_reads_numpy_arrays_of_any_integer_type():
+    np = pytest.importorskip("numpy")
+    n = 1000
+    starts = np.arange(n, dtype=np.int64)
+    p = memplan.Problem.from_arrays(starts, starts + 2, np.full(n, 16, dtype=np.uint32),
+                                    ids=np.arange(n, dtype=np.int32) * 10)
+    assert len(p) == n and p.ids[:3] == [0, 10, 20] and p.max_load() == 32
+    strided = memplan.Problem.from_arrays(starts[::2], starts[::2] + 1, np.ones(n, dtype=np.int8)[::2])
+    assert len(strided) == n // 2 and strided.buffers[1]["start"] == 2
+
+
+def test_integer_ids_are_given_back_as_ints():
+    p = memplan.Problem([(7, 0, 3, 4), {"id": 9, "start": 3, "end": 9, "size": 4}])
+    assert p.ids == [7, 9] and p.buffers[0]["id"] == 7
+    plan = memplan.plan(p)
+    assert plan.ids == [7, 9] and set(plan.to_dict()) == {7, 9}
+    assert memplan.check(p, {7: 0, 9: 0}) == 4
+    mixed = memplan.Problem([(7, 0, 3, 4), ("x", 3, 9, 4)])
+    assert mixed.ids == ["7", "x"]
+    with pytest.raises(TypeError, match="'id' must be a str or an int"):
+        memplan.Problem([(True, 0, 3, 4)])
+
+
+def test_inclusive_lifetimes_from_python_and_json():
+    half_open = memplan.Problem([("a", 0, 2, 100), ("b", 2, 4, 100)])
+    inclusive = memplan.Problem([("a", 0, 2, 100), ("b", 2, 4, 100)], lifetimes="inclusive")
+    assert half_open.max_load() == 100 and inclusive.max_load() == 200
+    assert inclusive.buffers[0]["end"] == 3  # stored half-open
+    text = '{"buffers": [{"id": "a", "start": 0, "end": 2, "size": 100, "gaps": [[1, 1]]},' \
+           ' {"id": "b", "start": 2, "end": 4, "size": 100}]}'
+    assert memplan.Problem.from_json_text(text.replace(', "gaps": [[1, 1]]', "")).max_load() == 100
+    j = memplan.Problem.from_json_text(text, lifetimes="inclusive")
+    assert j.max_load() == 200 and j.buffers[0]["gaps"] == [(1, 2)]
+    with pytest.raises(ValueError, match="lifetimes must be"):
+        memplan.Problem([("a", 0, 2, 1)], lifetimes="closed")
+
+
+def test_time_limit_inf_and_none_mean_no_limit():
+    p = memplan.Problem.from_csv(str(EXAMPLE))
+    for limit in (None, float("inf"), 1e300):
+        assert memplan.plan(p, time_limit=limit).optimal
+    for bad in (-1.0, float("nan"), float("-inf")):
+        with pytest.raises(ValueError, match="time_limit"):
+            memplan.plan(p, time_limit=bad)
+
+
+def test_every_public_function_and_class_has_a_real_docstring():
+    for obj in (memplan.plan, memplan.check, memplan.share, memplan.planners, memplan.render,
+                memplan.Problem, memplan.Problem.from_arrays, memplan.Problem.from_csv,
+                memplan.Problem.from_json, memplan.Plan):
+        doc = obj.__doc__ or ""
+        assert len(doc) > 60 and "memplan.pyi" not in doc, (obj, doc)
+    assert "time_limit" in memplan.plan.__doc__ and "InfeasibleError" in memplan.plan.__doc__

@@ -144,6 +144,25 @@ fn strip_position(msg: &str) -> String {
 /// rejected. `capacity`, when given,
 /// replaces the file's own.
 pub fn read_problem_json(input: &[u8], capacity: Option<Size>) -> Result<Problem, ReadError> {
+    read_problem_json_as(input, capacity, super::LifetimeConvention::HalfOpen)
+}
+
+/// [`read_problem_json`] for data whose lifetimes and gaps follow `lifetimes`: with
+/// [`super::LifetimeConvention::Inclusive`], `[first, last]` becomes `[first, last + 1)`
+/// (ExecuTorch writes lifetimes that way).
+pub fn read_problem_json_as(
+    input: &[u8],
+    capacity: Option<Size>,
+    lifetimes: super::LifetimeConvention,
+) -> Result<Problem, ReadError> {
+    let shift = u64::from(lifetimes == super::LifetimeConvention::Inclusive);
+    let end = |e: u64| {
+        e.checked_add(shift).ok_or_else(|| ReadError {
+            line: 0,
+            column: Some("end".to_string()),
+            kind: ReadErrorKind::NumberTooLarge(format!("{e} + 1")),
+        })
+    };
     let parsed: ProblemIn = serde_json::from_slice(input).map_err(json_error)?;
     if parsed.buffers.is_empty() {
         return Err(ReadError {
@@ -156,18 +175,18 @@ pub fn read_problem_json(input: &[u8], capacity: Option<Size>) -> Result<Problem
         .buffers
         .into_iter()
         .map(|b| {
-            let mut buf = Buffer::new(b.id, b.start, b.end, b.size);
+            let mut buf = Buffer::new(b.id, b.start, end(b.end)?, b.size);
             buf.alignment = Size(b.alignment.unwrap_or(1));
             buf.fixed_offset = b.fixed_offset.map(Offset);
             buf.gaps = b
                 .gaps
                 .unwrap_or_default()
                 .into_iter()
-                .map(|(s, e)| Lifetime::new(s, e))
-                .collect();
-            buf
+                .map(|(s, e)| Ok(Lifetime::new(s, end(e)?)))
+                .collect::<Result<_, ReadError>>()?;
+            Ok(buf)
         })
-        .collect();
+        .collect::<Result<Vec<_>, ReadError>>()?;
     Problem::new(buffers, capacity.or(parsed.capacity.map(Size))).map_err(|e| ReadError {
         line: 0,
         column: Some(e.kind.field().to_string()),

@@ -11,6 +11,6 @@ pub use csv::{
 };
 #[cfg(feature = "json")]
 pub use json::{
-    looks_like_json, read_placements_json, read_problem_json, write_plan_json, write_problem_json,
-    PlanInfo,
+    looks_like_json, read_placements_json, read_problem_json, read_problem_json_as,
+    write_plan_json, write_problem_json, PlanInfo,
 };

@@ -1,0 +1,183 @@
+//! Conversions from Python values to the library's model: ids (str or int), buffer
+//! dicts and tuples, lifetime conventions, reading options.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use memplan::io::{CsvOptions, LifetimeConvention};
+use memplan::{Buffer, Offset, Size};
+
+use crate::InputError;
+
+/// The id of a buffer as Python sees it: an int when the problem's ids were ints.
+pub(crate) fn py_id(py: Python<'_>, id: &str, int_ids: bool) -> PyResult<Py<PyAny>> {
+    if int_ids {
+        if let Ok(v) = id.parse::<i128>() {
+            return Ok(v.into_pyobject(py)?.into_any().unbind());
+        }
+    }
+    Ok(id.into_pyobject(py)?.into_any().unbind())
+}
+
+/// An id given as a str or an int; `Some(true)` for an int.
+pub(crate) fn id_from(obj: &Bound<'_, PyAny>, k: usize) -> PyResult<(String, bool)> {
+    if let Ok(s) = obj.extract::<String>() {
+        return Ok((s, false));
+    }
+    if obj.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "buffer #{k}: 'id' must be a str or an int"
+        )));
+    }
+    if let Ok(v) = obj.extract::<i128>() {
+        return Ok((v.to_string(), true));
+    }
+    Err(PyTypeError::new_err(format!(
+        "buffer #{k}: 'id' must be a str or an int, got {}",
+        obj.repr()?
+    )))
+}
+
+/// How lifetimes are written: `"half-open"` `[start, end)` or `"inclusive"` `[first, last]`.
+pub(crate) fn convention(lifetimes: Option<&str>) -> PyResult<Option<LifetimeConvention>> {
+    match lifetimes {
+        None => Ok(None),
+        Some("half-open") => Ok(Some(LifetimeConvention::HalfOpen)),
+        Some("inclusive") => Ok(Some(LifetimeConvention::Inclusive)),
+        Some(other) => Err(PyValueError::new_err(format!(
+            "lifetimes must be 'half-open' or 'inclusive', got '{other}'"
+        ))),
+    }
+}
+
+/// The end of a lifetime or gap as memplan reads it (half-open).
+pub(crate) fn half_open_end(
+    end: u64,
+    lifetimes: Option<LifetimeConvention>,
+    k: usize,
+) -> PyResult<u64> {
+    match lifetimes {
+        Some(LifetimeConvention::Inclusive) => end.checked_add(1).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "buffer #{k}: an inclusive end of 2**64-1 has no successor"
+            ))
+        }),
+        _ => Ok(end),
+    }
+}
+
+/// Buffers read with `lifetimes` made half-open, as the library wants them.
+pub(crate) fn to_half_open(
+    mut bufs: Vec<Buffer>,
+    lifetimes: Option<LifetimeConvention>,
+) -> PyResult<Vec<Buffer>> {
+    if lifetimes == Some(LifetimeConvention::Inclusive) {
+        for (k, b) in bufs.iter_mut().enumerate() {
+            let end = half_open_end(b.lifetime.end.get(), lifetimes, k)?;
+            b.lifetime = memplan::Lifetime::new(b.lifetime.start.get(), end);
+            for g in b.gaps.iter_mut() {
+                *g = memplan::Lifetime::new(
+                    g.start.get(),
+                    half_open_end(g.end.get(), lifetimes, k)?,
+                );
+            }
+        }
+    }
+    Ok(bufs)
+}
+
+pub(crate) fn input_error(e: impl std::fmt::Display) -> PyErr {
+    InputError::new_err(e.to_string())
+}
+
+/// A field of a buffer dict; `None` when absent or `None`.
+pub(crate) fn field<'py>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+    Ok(d.get_item(key)?.filter(|v| !v.is_none()))
+}
+
+pub(crate) fn get_u64(d: &Bound<'_, PyDict>, key: &str) -> PyResult<Option<u64>> {
+    field(d, key)?
+        .map(|v| {
+            v.extract::<u64>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "buffer field '{key}' must be a non-negative int below 2**64"
+                ))
+            })
+        })
+        .transpose()
+}
+
+/// A buffer from a dict (`id`, `start`, `end`, `size`, and optional `alignment`,
+/// `fixed_offset`, `gaps`) or a tuple `(id, start, end, size[, alignment])`.
+pub(crate) fn buffer_from(obj: &Bound<'_, PyAny>, k: usize) -> PyResult<(Buffer, bool)> {
+    if let Ok(d) = obj.cast::<PyDict>() {
+        const KNOWN: [&str; 7] = [
+            "id",
+            "start",
+            "end",
+            "size",
+            "alignment",
+            "fixed_offset",
+            "gaps",
+        ];
+        for key in d.keys() {
+            let key: String = key.extract()?;
+            if !KNOWN.contains(&key.as_str()) {
+                return Err(PyValueError::new_err(format!(
+                    "buffer #{k}: unknown field '{key}' (expected {})",
+                    KNOWN.join(", ")
+                )));
+            }
+        }
+        let need = |key: &str| -> PyResult<u64> {
+            get_u64(d, key)?
+                .ok_or_else(|| PyValueError::new_err(format!("buffer #{k}: missing '{key}'")))
+        };
+        let (id, int_id) = id_from(
+            &field(d, "id")?
+                .ok_or_else(|| PyValueError::new_err(format!("buffer #{k}: missing 'id'")))?,
+            k,
+        )?;
+        let mut b = Buffer::new(id, need("start")?, need("end")?, need("size")?);
+        if let Some(a) = get_u64(d, "alignment")? {
+            b.alignment = Size(a);
+        }
+        b.fixed_offset = get_u64(d, "fixed_offset")?.map(Offset);
+        if let Some(gaps) = field(d, "gaps")? {
+            let gaps: Vec<(u64, u64)> = gaps.extract().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "buffer #{k}: 'gaps' must be a list of (start, end) pairs"
+                ))
+            })?;
+            b.gaps = gaps
+                .into_iter()
+                .map(|(s, e)| memplan::Lifetime::new(s, e))
+                .collect();
+        }
+        return Ok((b, int_id));
+    }
+    if let Ok(t) = obj.extract::<(Bound<'_, PyAny>, u64, u64, u64)>() {
+        let (id, int_id) = id_from(&t.0, k)?;
+        return Ok((Buffer::new(id, t.1, t.2, t.3), int_id));
+    }
+    if let Ok(t) = obj.extract::<(Bound<'_, PyAny>, u64, u64, u64, u64)>() {
+        let (id, int_id) = id_from(&t.0, k)?;
+        return Ok((Buffer::new(id, t.1, t.2, t.3).with_alignment(t.4), int_id));
+    }
+    Err(PyTypeError::new_err(format!(
+        "buffer #{k}: expected a dict with id, start, end, size or a tuple (id, start, end, size[, alignment]) of non-negative ints, got {}",
+        obj.repr()?
+    )))
+}
+
+pub(crate) fn csv_options(capacity: Option<u64>, lifetimes: Option<&str>) -> PyResult<CsvOptions> {
+    Ok(CsvOptions {
+        lifetimes: convention(lifetimes)?,
+        capacity: capacity.map(Size),
+    })
+}
+
+pub(crate) fn read_file(path: &str) -> PyResult<Vec<u8>> {
+    std::fs::read(path).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{path}: {e}")))
+}
