@@ -2,6 +2,9 @@
 //! of `memplan gen`.
 
 use clap::ValueEnum;
+use memplan::telamalloc::{
+    BacktrackOptions, CandidateOptions, DecompositionOptions, PruningOptions, RoundOptions,
+};
 use memplan::testing::{generate_microbenchmark, MicrobenchKind};
 use memplan::{Problem, TelamallocOptions};
 
@@ -90,27 +93,41 @@ impl TelamallocArgs {
         let d = TelamallocOptions::default();
         TelamallocOptions {
             step_limit: self.tm_step_limit.unwrap_or(d.step_limit),
-            heuristics: !self.tm_no_heuristics,
             lowest_position: !self.tm_no_lowest_position,
-            phases: !self.tm_no_phases,
-            backjump: !self.tm_no_backjump,
-            prepend_candidates: !self.tm_no_prepend,
-            max_candidates: self.tm_max_candidates.unwrap_or(d.max_candidates),
-            subtree_limit: !self.tm_no_subtree_limit,
-            subtree_backtracks: self.tm_subtree_backtracks.unwrap_or(d.subtree_backtracks),
-            section_inference: !self.tm_no_section_inference,
-            row_order: !self.tm_no_row_order,
-            dominance: !self.tm_no_dominance,
-            per_heuristic: self.tm_per_heuristic.unwrap_or(d.per_heuristic),
-            widen: !self.tm_no_widen,
-            canonical: !self.tm_no_canonical,
-            complete_candidates: !self.tm_no_complete_candidates,
-            section_floors: !self.tm_no_section_floors,
-            restarts: !self.tm_no_restarts,
-            tighten: !self.tm_no_tighten,
-            decomposition: !self.tm_no_decomposition,
-            greedy_first: !self.tm_no_greedy_first,
-            independent_parts: !self.tm_no_independent_parts,
+            candidates: CandidateOptions {
+                heuristics: !self.tm_no_heuristics,
+                per_heuristic: self.tm_per_heuristic.unwrap_or(d.candidates.per_heuristic),
+                phases: !self.tm_no_phases,
+                row_order: !self.tm_no_row_order,
+                dominance: !self.tm_no_dominance,
+                complete_candidates: !self.tm_no_complete_candidates,
+                widen: !self.tm_no_widen,
+            },
+            backtracking: BacktrackOptions {
+                backjump: !self.tm_no_backjump,
+                prepend_candidates: !self.tm_no_prepend,
+                max_candidates: self
+                    .tm_max_candidates
+                    .unwrap_or(d.backtracking.max_candidates),
+                subtree_limit: !self.tm_no_subtree_limit,
+                subtree_backtracks: self
+                    .tm_subtree_backtracks
+                    .unwrap_or(d.backtracking.subtree_backtracks),
+            },
+            pruning: PruningOptions {
+                canonical: !self.tm_no_canonical,
+                section_inference: !self.tm_no_section_inference,
+                section_floors: !self.tm_no_section_floors,
+            },
+            rounds: RoundOptions {
+                greedy_first: !self.tm_no_greedy_first,
+                restarts: !self.tm_no_restarts,
+                tighten: !self.tm_no_tighten,
+            },
+            decomposition: DecompositionOptions {
+                independent_parts: !self.tm_no_independent_parts,
+                dynamic: !self.tm_no_decomposition,
+            },
         }
     }
 }
@@ -135,4 +152,62 @@ pub fn microbenchmark(kind: GenKind, buffers: usize, seed: u64) -> Option<Proble
         GenKind::FullOverlap => MicrobenchKind::FullOverlap,
     };
     Some(generate_microbenchmark(k, buffers, seed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Flags {
+        #[command(flatten)]
+        tm: TelamallocArgs,
+    }
+
+    type Switch = fn(&mut TelamallocOptions) -> &mut bool;
+
+    /// No flag gives the library's defaults, and each `--tm-no-…` switch turns off its
+    /// own technique and nothing else.
+    #[test]
+    fn each_switch_turns_off_one_technique() {
+        let defaults = TelamallocOptions::default();
+        assert_eq!(Flags::parse_from(["memplan"]).tm.options(), defaults);
+        let switches: [(&str, Switch); 18] = [
+            ("--tm-no-heuristics", |o| &mut o.candidates.heuristics),
+            ("--tm-no-lowest-position", |o| &mut o.lowest_position),
+            ("--tm-no-phases", |o| &mut o.candidates.phases),
+            ("--tm-no-backjump", |o| &mut o.backtracking.backjump),
+            ("--tm-no-prepend", |o| {
+                &mut o.backtracking.prepend_candidates
+            }),
+            ("--tm-no-subtree-limit", |o| {
+                &mut o.backtracking.subtree_limit
+            }),
+            ("--tm-no-section-inference", |o| {
+                &mut o.pruning.section_inference
+            }),
+            ("--tm-no-row-order", |o| &mut o.candidates.row_order),
+            ("--tm-no-dominance", |o| &mut o.candidates.dominance),
+            ("--tm-no-widen", |o| &mut o.candidates.widen),
+            ("--tm-no-canonical", |o| &mut o.pruning.canonical),
+            ("--tm-no-complete-candidates", |o| {
+                &mut o.candidates.complete_candidates
+            }),
+            ("--tm-no-section-floors", |o| &mut o.pruning.section_floors),
+            ("--tm-no-restarts", |o| &mut o.rounds.restarts),
+            ("--tm-no-tighten", |o| &mut o.rounds.tighten),
+            ("--tm-no-decomposition", |o| &mut o.decomposition.dynamic),
+            ("--tm-no-greedy-first", |o| &mut o.rounds.greedy_first),
+            ("--tm-no-independent-parts", |o| {
+                &mut o.decomposition.independent_parts
+            }),
+        ];
+        for (flag, switch) in switches {
+            let mut o = Flags::parse_from(["memplan", flag]).tm.options();
+            assert!(!*switch(&mut o), "{flag} leaves its technique on");
+            *switch(&mut o) = true;
+            assert_eq!(o, defaults, "{flag} changes another option");
+        }
+    }
 }

@@ -11,9 +11,10 @@
 //! This file is the front door: the [model](Problem), [`plan`] with its [`Options`] and
 //! [`Outcome`], the independent [`check`]er, the [analysis](analyze), the budget
 //! ([`TimeLimit`], [`CancelToken`]) and the errors, re-exported from the modules that
-//! define them. Four public submodules hold the rest: [`io`] (CSV and JSON),
-//! [`analysis`], [`shared_objects`] and [`tiles`] (two other planning problems), plus
-//! `testing` (seeded generators, feature `testing`) and `fuzzing` (feature `fuzzing`).
+//! define them. Public submodules hold the rest: [`io`] (CSV and JSON), [`analysis`],
+//! [`telamalloc`] (TelaMalloc's options, grouped by technique), [`shared_objects`] and
+//! [`tiles`] (two other planning problems), plus `testing` (seeded generators, feature
+//! `testing`) and `fuzzing` (feature `fuzzing`).
 //! The algorithms live in private modules, one folder per family (`greedy/`, `exact/`,
 //! `boxing/`, `telamalloc/`), under the `driver/`, the only module that runs several.
 //!
@@ -59,7 +60,7 @@ mod options;
 mod outcome;
 mod report;
 pub mod shared_objects;
-mod telamalloc;
+pub mod telamalloc;
 /// Seeded generators of problems, for tests, benchmarks and `memplan gen` (feature
 /// `testing`).
 #[cfg(feature = "testing")]

@@ -1,6 +1,7 @@
 //! The TelaMalloc planner through the public API: every plan passes the checker, honours
 //! alignment and fixed offsets, and fits under the capacity.
 
+use memplan::telamalloc::RoundOptions;
 use memplan::{
     check, max_load, plan, Buffer, Options, Outcome, Planner, Problem, Size, TelamallocOptions,
 };
@@ -47,7 +48,10 @@ fn telamalloc(options: TelamallocOptions) -> Options {
     Options {
         planner: Planner::Telamalloc,
         telamalloc: TelamallocOptions {
-            greedy_first: false,
+            rounds: RoundOptions {
+                greedy_first: false,
+                ..options.rounds
+            },
             ..options
         },
         ..Options::default()
@@ -78,7 +82,9 @@ proptest! {
         let cap = problem.naive_height();
         let problem = problem.with_capacity(Some(cap));
         for (lowest_position, canonical) in [(true, true), (true, false), (false, true), (false, false)] {
-            let o = telamalloc(TelamallocOptions { lowest_position, canonical, ..Default::default() });
+            let mut o = TelamallocOptions { lowest_position, ..Default::default() };
+            o.pruning.canonical = canonical;
+            let o = telamalloc(o);
             let report = plan(&problem, &o).unwrap();
             prop_assert!(report.outcome.plan().is_some(), "{:?}", report.outcome);
             assert_honours(&problem, &report.outcome);
@@ -94,12 +100,9 @@ proptest! {
         let cap = load + (naive - load) * frac / 100;
         let problem = problem.with_capacity(Some(Size(cap)));
         for (lowest_position, canonical) in [(true, true), (true, false), (false, true), (false, false)] {
-            let o = telamalloc(TelamallocOptions {
-                lowest_position,
-                canonical,
-                step_limit: 5_000,
-                ..Default::default()
-            });
+            let mut o = TelamallocOptions { lowest_position, step_limit: 5_000, ..Default::default() };
+            o.pruning.canonical = canonical;
+            let o = telamalloc(o);
             let report = plan(&problem, &o).unwrap();
             assert_honours(&problem, &report.outcome);
             if matches!(report.outcome, Outcome::Infeasible) {

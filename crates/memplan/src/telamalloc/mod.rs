@@ -65,6 +65,7 @@ mod domains;
 mod engine;
 mod maxtree;
 pub(crate) mod microbench;
+mod options;
 mod phases;
 mod rounds;
 
@@ -73,137 +74,13 @@ use crate::budget::Budget;
 use crate::greedy::{self, contention, Fit, Order};
 use crate::outcome::Outcome;
 use crate::types::{Offset, Plan, Problem, Size};
+pub use options::{
+    BacktrackOptions, CandidateOptions, DecompositionOptions, PruningOptions, RoundOptions,
+    TelamallocOptions,
+};
+
 use candidates::{Candidates, Heuristic};
 use engine::{Component, SearchEnd, SearchStats};
-
-/// Options of the TelaMalloc planner. Every technique is on by default.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TelamallocOptions {
-    /// Stop after this many placements tried (per search; in minimise mode, per
-    /// capacity probe) and answer `Unknown`.
-    pub step_limit: u64,
-    /// §5.1: try the longest-lifetime, largest-size and largest-area buffers at each
-    /// decision point. Off: only the highest-contention buffer (§3.1).
-    pub heuristics: bool,
-    /// §5.2: place each buffer at the lowest offset its domain allows. Off: on top of
-    /// the placed buffers live at the same time (the §3.1 skyline).
-    pub lowest_position: bool,
-    /// §5.3: group buffers into contention phases and take candidates from the current
-    /// phase first.
-    pub phases: bool,
-    /// §5.4: on a major backtrack, jump to the second-to-last conflicting placement.
-    /// Off: go back one decision.
-    pub backjump: bool,
-    /// §5.4: on a major backtrack, put the failed candidates in front of the jump
-    /// target's candidates.
-    pub prepend_candidates: bool,
-    /// §5.4: at most this many candidates queued at a decision point after prepending.
-    pub max_candidates: usize,
-    /// §5.4: leave a subtree that has seen more than `subtree_backtracks` backtracks.
-    pub subtree_limit: bool,
-    /// The backtrack budget of a subtree (see `subtree_limit`).
-    pub subtree_backtracks: u64,
-    /// MiniMalloc's cross-section inference (its eq. (3)): fail a placement when, at
-    /// some time, the highest placed buffer plus the unplaced load exceed the capacity.
-    /// Sound only for skyline placement, so it applies when `lowest_position` is off.
-    pub section_inference: bool,
-    /// §3.1 (Fig. 4): fill bottom-up, row by row: the candidates are the buffers whose
-    /// position is the lowest among all unplaced buffers.
-    pub row_order: bool,
-    /// With `row_order`: widen the row to every buffer whose position lies below the
-    /// lowest top of any unplaced buffer (MiniMalloc's dominance rule), so that a hole
-    /// may be left under a buffer when nothing fills it.
-    pub dominance: bool,
-    /// How many buffers each heuristic proposes at a decision point (the paper: 1).
-    /// 0 in canonical searches: none; decision points take the admissible buffers in
-    /// canonical key order (MiniMalloc's node order), as the systematic rounds do.
-    pub per_heuristic: usize,
-    /// When the root runs out of candidates, search again with twice as many
-    /// candidates per heuristic (up to 64), within the same step limit.
-    pub widen: bool,
-    /// MiniMalloc's canonical sequences (§5): offsets never decrease along a branch and
-    /// buffers at the same offset go in one fixed rank order, so no permutation of the
-    /// same plan is searched twice. Every plan compacts into such a sequence, so nothing
-    /// is lost. In a canonical sequence the lowest valid position at or above the last
-    /// offset *is* the skyline, so domains are skyline floors (the §5.2 and §3.1
-    /// positions agree), and cross-section inference with the last offset as a floor is
-    /// sound. Off when some buffer has a fixed offset (buffers may go below it).
-    pub canonical: bool,
-    /// When a decision point's heuristic candidates (§5.1) have all failed, go on with
-    /// every other admissible buffer, lowest position first, so the decision point is
-    /// complete and a failure of the whole level means that its subtree has no plan
-    /// (with chronological backtracking).
-    pub complete_candidates: bool,
-    /// With `section_inference`: MiniMalloc's effective height (§6.2, strengthening 2):
-    /// a section's unplaced buffers all sit at or above the lowest of their domains, so
-    /// that plus their load must fit under the capacity.
-    pub section_floors: bool,
-    /// Restart with a growing step budget, each §5.1 heuristic in turn setting the
-    /// canonical order (see `rounds.rs`).
-    pub restarts: bool,
-    /// With `restarts`: some rounds search under a tighter capacity (the max load),
-    /// where propagation prunes more.
-    pub tighten: bool,
-    /// MiniMalloc's dynamic decomposition (§7), in canonical searches: when no unplaced
-    /// buffer crosses some time any more, the buffers on either side are solved as
-    /// separate problems, so a failure on one side undoes nothing on the other
-    /// (`components.rs`).
-    pub decomposition: bool,
-    /// Capacity mode: make a greedy plan before searching (start order, best fit, and
-    /// when that does not fit, size order, best fit), and answer with it when it fits:
-    /// the heuristic first, the search only where it fails (§3). The plan is made
-    /// anyway, as `Unknown`'s `best_so_far`; off, the search runs even when it fits (as
-    /// the microbenchmarks measure it).
-    pub greedy_first: bool,
-    /// Capacity mode: split the problem at the times no buffer crosses (§5.3 splits
-    /// there before grouping into phases; MiniMalloc §7 decomposes the same way) and
-    /// search the independent parts one after the other, each with its own restart
-    /// cycle. A buffer alone in its part goes at its fixed offset or at 0. The parts
-    /// share the step limit.
-    pub independent_parts: bool,
-}
-
-impl TelamallocOptions {
-    /// True when running out of candidates proves that no plan exists: canonical
-    /// sequences (every plan has one), complete decision points, and chronological
-    /// backtracking that never leaves a subtree early.
-    pub fn is_complete(&self, problem: &Problem) -> bool {
-        self.canonical
-            && self.complete_candidates
-            && !self.backjump
-            && !self.subtree_limit
-            && problem.buffers().iter().all(|b| b.fixed_offset.is_none())
-    }
-}
-
-impl Default for TelamallocOptions {
-    fn default() -> TelamallocOptions {
-        TelamallocOptions {
-            step_limit: 2_000_000,
-            heuristics: true,
-            lowest_position: true,
-            phases: true,
-            backjump: true,
-            prepend_candidates: true,
-            max_candidates: 16,
-            subtree_limit: true,
-            subtree_backtracks: 100,
-            section_inference: true,
-            row_order: true,
-            dominance: true,
-            per_heuristic: 1,
-            widen: true,
-            canonical: true,
-            complete_candidates: true,
-            section_floors: true,
-            restarts: true,
-            tighten: true,
-            decomposition: true,
-            greedy_first: true,
-            independent_parts: true,
-        }
-    }
-}
 
 /// [`crate::plan`] for [`crate::Planner::Telamalloc`]: capacity or minimise mode.
 pub(crate) fn plan(
@@ -270,7 +147,7 @@ fn search_component(
 ) -> (SearchEnd, SearchStats) {
     // With restarts, two contention orders are kept too: they rank the canonical order
     // in some rounds, but propose no candidates.
-    let heuristics = if options.heuristics && options.restarts {
+    let heuristics = if options.candidates.heuristics && options.rounds.restarts {
         vec![
             Heuristic::Lifetime,
             Heuristic::Size,
@@ -278,18 +155,18 @@ fn search_component(
             Heuristic::ContentionLifetime,
             Heuristic::ContentionArea,
         ]
-    } else if options.heuristics {
+    } else if options.candidates.heuristics {
         vec![Heuristic::Lifetime, Heuristic::Size, Heuristic::Area]
     } else {
         vec![Heuristic::Contention]
     };
-    let proposing = if options.heuristics { 3 } else { 1 };
-    let contention = if heuristics.len() > proposing || !options.heuristics {
+    let proposing = if options.candidates.heuristics { 3 } else { 1 };
+    let contention = if heuristics.len() > proposing || !options.candidates.heuristics {
         contention(problem)
     } else {
         Vec::new()
     };
-    let (phase_of, count) = if options.phases {
+    let (phase_of, count) = if options.candidates.phases {
         phases::phases(problem, capacity)
     } else {
         (vec![0; problem.len()], u32::from(!problem.is_empty()))
@@ -335,7 +212,9 @@ pub(crate) fn solve_capacity(
         }
     };
     match fallback {
-        Some(plan) if options.greedy_first && plan.height() <= capacity => return fits(plan),
+        Some(plan) if options.rounds.greedy_first && plan.height() <= capacity => {
+            return fits(plan)
+        }
         _ => {}
     }
     match rounds::search_rounds(problem, capacity.0, options, budget, threads) {

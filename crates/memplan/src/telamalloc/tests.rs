@@ -65,26 +65,29 @@ fn all_technique_combinations_agree() {
     let mut rng = Rng::new(11);
     let problems: Vec<Problem> = (0..8).map(|k| random_problem(&mut rng, 4 + k)).collect();
     for mask in 0u32..256 {
-        let o = TelamallocOptions {
-            step_limit: 20_000,
-            heuristics: mask & 1 != 0,
-            lowest_position: mask & 2 != 0,
-            phases: mask & 4 != 0,
-            backjump: mask & 8 != 0,
-            prepend_candidates: mask & 16 != 0,
-            subtree_limit: mask & 32 != 0,
-            subtree_backtracks: 10,
-            section_inference: mask & 64 != 0,
-            row_order: mask & 128 != 0,
-            dominance: mask % 5 != 0,
-            per_heuristic: mask as usize % 3,
-            canonical: mask % 3 != 1,
-            complete_candidates: mask % 7 != 0,
-            section_floors: mask % 11 != 0,
-            restarts: (mask / 3) % 2 == 0,
-            tighten: mask % 13 != 0,
-            decomposition: mask % 17 != 0,
-            ..TelamallocOptions::default()
+        let o = {
+            let mut opts = TelamallocOptions {
+                step_limit: 20_000,
+                ..Default::default()
+            };
+            opts.candidates.heuristics = mask & 1 != 0;
+            opts.lowest_position = mask & 2 != 0;
+            opts.candidates.phases = mask & 4 != 0;
+            opts.backtracking.backjump = mask & 8 != 0;
+            opts.backtracking.prepend_candidates = mask & 16 != 0;
+            opts.backtracking.subtree_limit = mask & 32 != 0;
+            opts.backtracking.subtree_backtracks = 10;
+            opts.pruning.section_inference = mask & 64 != 0;
+            opts.candidates.row_order = mask & 128 != 0;
+            opts.candidates.dominance = mask % 5 != 0;
+            opts.candidates.per_heuristic = mask as usize % 3;
+            opts.pruning.canonical = mask % 3 != 1;
+            opts.candidates.complete_candidates = mask % 7 != 0;
+            opts.pruning.section_floors = mask % 11 != 0;
+            opts.rounds.restarts = (mask / 3) % 2 == 0;
+            opts.rounds.tighten = mask % 13 != 0;
+            opts.decomposition.dynamic = mask % 17 != 0;
+            opts
         };
         for p in &problems {
             let load = max_load(p).0;
@@ -124,10 +127,13 @@ fn the_restart_cycle_gives_one_answer_whatever_the_threads() {
         let naive = p.naive_height().0;
         for cap in [load - 1, load, load + 1, load + (naive - load) / 8] {
             for step_limit in [700, 2_500, 4_100, 9_000, 2_000_000] {
-                let o = TelamallocOptions {
-                    step_limit,
-                    widen: round % 2 == 0,
-                    ..TelamallocOptions::default()
+                let o = {
+                    let mut opts = TelamallocOptions {
+                        step_limit,
+                        ..Default::default()
+                    };
+                    opts.candidates.widen = round % 2 == 0;
+                    opts
                 };
                 let answers: Vec<(u8, Vec<u64>)> = [1, 2, 3]
                     .iter()
@@ -181,20 +187,23 @@ fn complete_configuration_agrees_with_the_exact_solver() {
         for cap in [load, load + (naive - load) / 4, load + (naive - load) / 2] {
             let truth = exact_feasible(&p, cap);
             for mask in 0u32..128 {
-                let o = TelamallocOptions {
-                    step_limit: u64::MAX,
-                    decomposition: mask & 32 != 0,
-                    per_heuristic: if mask & 64 != 0 { 0 } else { 1 },
-                    backjump: false,
-                    subtree_limit: false,
-                    heuristics: mask & 1 != 0,
-                    phases: mask & 2 != 0,
-                    row_order: mask & 4 != 0,
-                    section_inference: mask & 8 != 0,
-                    section_floors: mask & 16 != 0,
-                    prepend_candidates: mask & 3 != 0,
-                    dominance: mask % 3 != 0,
-                    ..TelamallocOptions::default()
+                let o = {
+                    let mut opts = TelamallocOptions {
+                        step_limit: u64::MAX,
+                        ..Default::default()
+                    };
+                    opts.decomposition.dynamic = mask & 32 != 0;
+                    opts.candidates.per_heuristic = if mask & 64 != 0 { 0 } else { 1 };
+                    opts.backtracking.backjump = false;
+                    opts.backtracking.subtree_limit = false;
+                    opts.candidates.heuristics = mask & 1 != 0;
+                    opts.candidates.phases = mask & 2 != 0;
+                    opts.candidates.row_order = mask & 4 != 0;
+                    opts.pruning.section_inference = mask & 8 != 0;
+                    opts.pruning.section_floors = mask & 16 != 0;
+                    opts.backtracking.prepend_candidates = mask & 3 != 0;
+                    opts.candidates.dominance = mask % 3 != 0;
+                    opts
                 };
                 let (end, _) = search(&p, cap, &o, &never);
                 let found = match end {
@@ -228,13 +237,15 @@ fn each_round_alone() {
         ..TelamallocOptions::default()
     };
     let systematic = super::rounds::systematic(&options);
-    let as_given = TelamallocOptions {
-        decomposition: false,
-        ..options.clone()
+    let as_given = {
+        let mut opts = options.clone();
+        opts.decomposition.dynamic = false;
+        opts
     };
-    let paper = TelamallocOptions {
-        canonical: false,
-        ..options.clone()
+    let paper = {
+        let mut opts = options.clone();
+        opts.pruning.canonical = false;
+        opts
     };
     for f in files.split(',') {
         let bytes = std::fs::read(f).expect("readable");
@@ -298,17 +309,21 @@ fn independent_parts_agree_with_the_whole() {
         let naive = p.naive_height().0;
         for cap in [load, load + (naive - load) / 8, load + (naive - load) / 2] {
             let complete = round % 2 == 0;
-            let base = TelamallocOptions {
-                step_limit: 200_000,
-                backjump: !complete,
-                subtree_limit: !complete,
-                ..TelamallocOptions::default()
+            let base = {
+                let mut opts = TelamallocOptions {
+                    step_limit: 200_000,
+                    ..Default::default()
+                };
+                opts.backtracking.backjump = !complete;
+                opts.backtracking.subtree_limit = !complete;
+                opts
             };
             let mut verdicts = Vec::new();
             for parts in [true, false] {
-                let o = TelamallocOptions {
-                    independent_parts: parts,
-                    ..base.clone()
+                let o = {
+                    let mut opts = base.clone();
+                    opts.decomposition.independent_parts = parts;
+                    opts
                 };
                 let one = rounds::search_rounds(&p, cap, &o, &Budget::unlimited(), 1);
                 let two = rounds::search_rounds(&p, cap, &o, &Budget::unlimited(), 2);
