@@ -144,11 +144,29 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
             Err(done.infeasible(&args.input))
         }
         Outcome::Unknown { best_so_far, .. } => {
+            // The best plan breaks the capacity and nothing else: the checker confirms
+            // that without the capacity, and it is written for the user to inspect.
+            if let Some(p) = best_so_far {
+                let uncapped = problem.clone().with_capacity(None);
+                memplan::check(&uncapped, p).map_err(|f| {
+                    Failure::new(EXIT_CHECK, format!("the best plan fails the checker: {f}"))
+                })?;
+                write_to(&args.output, |w| {
+                    formats::write_plan(
+                        w,
+                        out_format,
+                        (in_format, &bytes),
+                        &problem,
+                        p,
+                        &done.info(),
+                    )
+                })?;
+            }
             if args.json {
                 let height = best_so_far.as_ref().map(|p| p.height().get());
                 eprintln!("{}", done.summary("unknown", height).to_json());
             }
-            Err(done.not_found(&args.input))
+            Err(done.not_found(&args.input, best_so_far.is_some().then_some(&args.output)))
         }
     }
 }
@@ -326,8 +344,9 @@ impl Planned<'_> {
         )
     }
 
-    /// The failure of a run that found no plan under the capacity.
-    fn not_found(&self, input: &str) -> Failure {
+    /// The failure of a run that found no plan under the capacity; `written` names
+    /// where the best plan (over the capacity) went.
+    fn not_found(&self, input: &str, written: Option<&String>) -> Failure {
         let report = self.report;
         let c = self.problem.capacity().map_or(0, |c| c.get());
         let best = match &report.outcome {
@@ -336,10 +355,15 @@ impl Planned<'_> {
             }
             _ => 0,
         };
+        let written = match written.map(String::as_str) {
+            Some("-") => "; the best plan, over capacity, is written to stdout".to_string(),
+            Some(path) => format!("; the best plan, over capacity, is written to {path}"),
+            None => String::new(),
+        };
         Failure::new(
             EXIT_NOT_FOUND,
             format!(
-                "{}: no plan found under {} in {}: the best has height {}, {} ({}) over ({}); planner {}",
+                "{}: no plan found under {} in {}: the best has height {}, {} ({}) over ({}); planner {}{written}",
                 display_path(input),
                 thousands(c),
                 millis(report.elapsed),

@@ -271,3 +271,24 @@ fn gen_is_seeded_and_stats_reads_it() {
         "at least 100 buffers live at the peak, got {live}"
     );
 }
+
+/// `--lifetimes inclusive` reads JSON the way it reads CSV: the same numbers
+/// `a 0..2`, `b 2..4` share time 2 (height 200) instead of meeting end to start (100).
+#[test]
+fn json_lifetimes_can_be_read_inclusive() {
+    let json = br#"{"buffers": [{"id": "a", "start": 0, "end": 2, "size": 100},
+                                 {"id": "b", "start": 2, "end": 4, "size": 100}]}"#;
+    for (flags, height) in [
+        (&[][..], "height 100"),
+        (&["--lifetimes", "inclusive"][..], "height 200"),
+    ] {
+        let mut args = vec!["plan", "-", "--format", "json", "-o", "-"];
+        args.extend_from_slice(flags);
+        let out = memplan(&args, Some(json));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && err.contains(height),
+            "{flags:?}: {err}"
+        );
+    }
+}

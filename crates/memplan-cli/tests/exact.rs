@@ -59,6 +59,33 @@ fn node_limit_without_proof_exits_6() {
     );
     assert_eq!(code, 6, "{err}");
     assert!(err.contains("no plan found under 1,048,576"), "{err}");
+    // The best plan, over the capacity, is still written, and the checker accepts it
+    // without the capacity.
+    assert!(
+        err.contains("the best plan, over capacity, is written to"),
+        "{err}"
+    );
+    let dir = std::env::temp_dir().join(format!(
+        "memplan-exact-test-{}-{}",
+        std::process::id(),
+        "--capacity_1048576_--node-limit_1_--time-limit_inf".replace(['-', ' ', '/'], "")
+    ));
+    let check = |capacity: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_memplan"));
+        cmd.arg("check")
+            .arg(dir.join("in.csv"))
+            .arg(dir.join("out.csv"));
+        if let Some(c) = capacity {
+            cmd.args(["--capacity", c]);
+        }
+        cmd.output().expect("runs").status.code()
+    };
+    assert_eq!(check(None), Some(0));
+    assert_eq!(
+        check(Some("1048576")),
+        Some(4),
+        "the written plan is over the capacity"
+    );
 }
 
 #[test]
