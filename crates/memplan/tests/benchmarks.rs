@@ -1,69 +1,126 @@
-//! Every planner's plan for every CSV in `benchmarks/` passes the checker.
+//! Instance tests, one per file under `benchmarks/`: every planner's plan passes the
+//! checker and lies at or above the max load, and the default planner without a time
+//! limit (the greedy portfolio, deterministic) gives the height that
+//! `benchmarks/best-known.tsv` expects, never below the best known one.
 
 use std::path::{Path, PathBuf};
 
 use memplan::io::{read_problem_csv, CsvOptions};
 use memplan::{check, max_load, plan, Options, Outcome, Planner};
 
-fn csv_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            csv_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "csv") {
-            out.push(p);
+fn benchmarks() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks")
+}
+
+/// The best known and the expected greedy height of `instance` (relative to
+/// `benchmarks/`), from `benchmarks/best-known.tsv`.
+fn reference(instance: &str) -> (u64, u64) {
+    let text = std::fs::read_to_string(benchmarks().join("best-known.tsv")).unwrap();
+    let row = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .find(|f| f[0] == instance)
+        .unwrap_or_else(|| panic!("{instance} is not in benchmarks/best-known.tsv"));
+    (row[1].parse().unwrap(), row[2].parse().unwrap())
+}
+
+/// Plans `instance` with every planner (see the module doc).
+fn instance(instance: &str) {
+    let (best_known, greedy_height) = reference(instance);
+    let bytes = std::fs::read(benchmarks().join(instance)).unwrap();
+    let problem = read_problem_csv(&bytes, &CsvOptions::default()).unwrap();
+    let lower = max_load(&problem);
+    for planner in Planner::all() {
+        let searcher = matches!(
+            planner,
+            Planner::Exact | Planner::Boxing | Planner::Telamalloc
+        );
+        let options = Options {
+            planner,
+            verify: false,
+            // The searchers are anytime: a short budget still yields a checked plan.
+            time_limit: searcher.then(|| std::time::Duration::from_millis(500)),
+            ..Options::default()
+        };
+        let report = plan(&problem, &options).unwrap();
+        let p = match &report.outcome {
+            Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => p,
+            other => panic!("{instance}: {planner}: {other:?}"),
+        };
+        if let Err(f) = check(&problem, p) {
+            panic!("{instance}: {planner}: {f}");
         }
-    }
-}
-
-fn benchmark_files() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks");
-    let mut files = Vec::new();
-    csv_files(&root, &mut files);
-    assert!(files.len() >= 15, "the vendored benchmarks are present");
-    files
-}
-
-#[test]
-fn every_planner_on_every_benchmark_passes_the_checker() {
-    for path in benchmark_files() {
-        let bytes = std::fs::read(&path).unwrap();
-        let problem = read_problem_csv(&bytes, &CsvOptions::default()).unwrap();
-        let lower = max_load(&problem);
-        for planner in Planner::all() {
-            let searcher = matches!(
-                planner,
-                Planner::Exact | Planner::Boxing | Planner::Telamalloc
+        assert!(p.height() >= lower);
+        if planner == Planner::Auto {
+            let h = p.height().get();
+            assert_eq!(h, greedy_height, "{instance}: the default planner's height");
+            assert!(
+                h >= best_known,
+                "{instance}: {h} beats the best known height"
             );
-            let options = Options {
-                planner,
-                verify: false,
-                // The searchers are anytime: a short budget still yields a checked plan.
-                time_limit: searcher.then(|| std::time::Duration::from_millis(500)),
-                ..Options::default()
-            };
-            let report = plan(&problem, &options).unwrap();
-            let p = match &report.outcome {
-                Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => p,
-                other => panic!("{}: {planner}: {other:?}", path.display()),
-            };
-            if let Err(f) = check(&problem, p) {
-                panic!("{}: {planner}: {f}", path.display());
-            }
-            assert!(p.height() >= lower);
         }
     }
+}
+
+macro_rules! instance_tests {
+    ($($name:ident => $file:literal,)*) => {
+        $(
+            #[test]
+            fn $name() {
+                instance($file);
+            }
+        )*
+
+        /// Every CSV under `benchmarks/` has its test above.
+        #[test]
+        fn every_benchmark_file_has_an_instance_test() {
+            let listed = [$($file),*];
+            let mut files = Vec::new();
+            for dir in std::fs::read_dir(benchmarks()).unwrap() {
+                let dir = dir.unwrap().path();
+                if !dir.is_dir() {
+                    continue;
+                }
+                for f in std::fs::read_dir(&dir).unwrap() {
+                    let f = f.unwrap().path();
+                    if f.extension().is_some_and(|e| e == "csv") {
+                        let rel = f.strip_prefix(benchmarks()).unwrap();
+                        files.push(rel.to_string_lossy().replace('\\', "/"));
+                    }
+                }
+            }
+            assert!(files.len() >= 15, "the vendored benchmarks are present");
+            for f in files {
+                assert!(listed.contains(&f.as_str()), "{f} has no instance test");
+            }
+        }
+    };
+}
+
+instance_tests! {
+    minimalloc_a => "minimalloc-challenging/A.1048576.csv",
+    minimalloc_b => "minimalloc-challenging/B.1048576.csv",
+    minimalloc_c => "minimalloc-challenging/C.1048576.csv",
+    minimalloc_d => "minimalloc-challenging/D.1048576.csv",
+    minimalloc_e => "minimalloc-challenging/E.1048576.csv",
+    minimalloc_f => "minimalloc-challenging/F.1048576.csv",
+    minimalloc_g => "minimalloc-challenging/G.1048576.csv",
+    minimalloc_h => "minimalloc-challenging/H.1048576.csv",
+    minimalloc_i => "minimalloc-challenging/I.1048576.csv",
+    minimalloc_j => "minimalloc-challenging/J.1048576.csv",
+    minimalloc_k => "minimalloc-challenging/K.1048576.csv",
+    minimalloc_example => "minimalloc-challenging/example.12.csv",
+    idealloc_iopddl_g => "idealloc/iopddl-G.csv",
+    idealloc_iopddl_s => "idealloc/iopddl-S.csv",
+    idealloc_somas_resnet50 => "idealloc/somas-resnet50.csv",
 }
 
 /// The default portfolio beats idealloc's best measured fragmentation (PEERS.md) on
 /// resnet50 and iopddl-G.
 #[test]
 fn default_plan_beats_idealloc_on_resnet50_and_iopddl_g() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks/idealloc");
+    let root = benchmarks().join("idealloc");
     for (name, idealloc_best) in [
         ("somas-resnet50.csv", 5_028_056u64),
         ("iopddl-G.csv", 5_949_769),
