@@ -6,7 +6,7 @@ use crate::types::{Lifetime, Offset, Size};
 
 /// A rule of [`crate::Problem::new`] that a buffer breaks.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("buffer '{id}' (#{index}): {kind}")]
+#[error("buffer '{}' (#{index}): {kind}", Escaped(id))]
 pub struct ProblemError {
     /// Position of the offending buffer in the input.
     pub index: usize,
@@ -132,10 +132,10 @@ pub enum ReadErrorKind {
     #[error("no buffers: the input has a header but no data lines")]
     NoBuffers,
     /// A required column is missing.
-    #[error("missing column '{0}' in the header")]
+    #[error("missing column '{}' in the header", Escaped(.0))]
     MissingColumn(&'static str),
     /// A column name appears twice (aliases count: `lower` and `start` are the same column).
-    #[error("duplicate column '{0}' in the header")]
+    #[error("duplicate column '{}' in the header", Escaped(.0))]
     DuplicateColumn(String),
     /// A header field with no name (often a trailing comma).
     #[error("column {0} of the header has no name (a trailing comma?)")]
@@ -149,13 +149,13 @@ pub enum ReadErrorKind {
         found: usize,
     },
     /// A field that is not a valid number.
-    #[error("not a non-negative integer: '{0}'")]
+    #[error("not a non-negative integer: '{}'", Escaped(.0))]
     BadNumber(String),
     /// A number that is too large.
-    #[error("number too large for 64 bits: '{0}'")]
+    #[error("number too large for 64 bits: '{}'", Escaped(.0))]
     NumberTooLarge(String),
     /// A malformed gap list.
-    #[error("bad gap '{0}': expected 'lo-hi' with lo < hi, gaps separated by spaces")]
+    #[error("bad gap '{}': expected 'lo-hi' with lo < hi, gaps separated by spaces", Escaped(.0))]
     BadGap(String),
     /// An empty id.
     #[error("empty id")]
@@ -176,16 +176,16 @@ pub enum ReadErrorKind {
     #[error("{0}")]
     Problem(ProblemError),
     /// A plan file names a buffer twice.
-    #[error("buffer '{0}' is placed twice")]
+    #[error("buffer '{}' is placed twice", Escaped(.0))]
     DuplicatePlacement(String),
     /// A plan file names a buffer the problem does not have.
-    #[error("unknown buffer '{0}'")]
+    #[error("unknown buffer '{}'", Escaped(.0))]
     UnknownBuffer(String),
     /// A plan file leaves a buffer out.
-    #[error("buffer '{0}' has no offset")]
+    #[error("buffer '{}' has no offset", Escaped(.0))]
     MissingPlacement(String),
     /// A plan's offset + size exceeds 64 bits.
-    #[error("offset + size of buffer '{0}' overflows 64 bits")]
+    #[error("offset + size of buffer '{}' overflows 64 bits", Escaped(.0))]
     PlanOverflow(String),
 }
 
@@ -194,7 +194,7 @@ pub enum ReadErrorKind {
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum PlanError {
     /// The named planner does not exist.
-    #[error("unknown planner '{0}'")]
+    #[error("unknown planner '{}'", Escaped(.0))]
     UnknownPlanner(String),
     /// A planner produced a plan that the checker rejects. This is a bug in memplan.
     #[error("internal error: planner '{planner}' produced an invalid plan: {detail}")]
@@ -204,4 +204,23 @@ pub enum PlanError {
         /// The checker's first complaint.
         detail: String,
     },
+}
+
+/// Quoted input in an error message, with control characters escaped (`\u{0}`, `\t`),
+/// so that a stray NUL or escape sequence in a file is seen, not swallowed by the
+/// terminal.
+pub(crate) struct Escaped<'a>(pub(crate) &'a str);
+
+impl std::fmt::Display for Escaped<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use std::fmt::Write as _;
+        for c in self.0.chars() {
+            if c.is_control() {
+                write!(f, "{}", c.escape_default())?;
+            } else {
+                f.write_char(c)?;
+            }
+        }
+        Ok(())
+    }
 }
