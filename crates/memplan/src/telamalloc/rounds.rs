@@ -435,6 +435,96 @@ impl Finished {
     }
 }
 
+/// The committed state of [`run_in_order`], shared by its workers under a lock.
+struct Shared {
+    state: State,
+    /// Finished attempts waiting for the earlier ones to commit.
+    waiting: BTreeMap<u64, Done>,
+    /// How the search ended, once it has.
+    outcome: Option<SearchEnd>,
+}
+
+/// Runs attempt `k` as launched (`None`: its slot was exhausted then). It is cut short
+/// when `cut()` says an earlier attempt found a plan; a plan it finds lowers `found_at`.
+fn run_attempt(
+    schedule: &Schedule<'_>,
+    k: u64,
+    attempt: Option<Attempt>,
+    stop: &(dyn Fn() -> bool + Sync),
+    cut: &dyn Fn() -> bool,
+    found_at: &AtomicU64,
+) -> Done {
+    match attempt {
+        None => Done {
+            attempt: None,
+            end: SearchEnd::Stopped,
+            steps: 0,
+            cut: false,
+        },
+        // A round's setup (candidates, sections) is O(n log n) and more: none
+        // starts past the deadline.
+        Some(a) if stop() => Done {
+            attempt: Some(a),
+            end: SearchEnd::Stopped,
+            steps: 0,
+            cut: false,
+        },
+        Some(a) => {
+            let (end, stats) = schedule.run(&a, &|| stop() || cut());
+            if matches!(end, SearchEnd::Found(_)) {
+                found_at.fetch_min(k, Ordering::Relaxed);
+            }
+            let cut = matches!(end, SearchEnd::Stopped) && cut();
+            Done {
+                attempt: Some(a),
+                end,
+                steps: stats.steps,
+                cut,
+            }
+        }
+    }
+}
+
+/// Commits the waiting attempts in order, from the next one, as the sequential run would
+/// (re-running one launched with other parameters or cut short). True when the search
+/// has ended (its outcome is then set).
+fn commit_waiting(
+    schedule: &Schedule<'_>,
+    s: &mut Shared,
+    committed: &AtomicU64,
+    found_at: &AtomicU64,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> bool {
+    while let Some(done) = s.waiting.remove(&s.state.next) {
+        let k = s.state.next;
+        s.state.next += 1;
+        committed.store(s.state.next, Ordering::Relaxed);
+        let Some(expected) = schedule.attempt(k, &s.state) else {
+            continue; // skipped by the sequential run too
+        };
+        let (end, steps) = if done.attempt.as_ref() == Some(&expected) && !done.cut {
+            (done.end, done.steps)
+        } else if stop() {
+            (SearchEnd::Stopped, 0)
+        } else {
+            // Launched with other parameters, or cut short: run it as the sequential
+            // run would (rare: a slot exhausted, a widening, the step limit running
+            // out).
+            let (end, stats) = schedule.run(&expected, stop);
+            (end, stats.steps)
+        };
+        if found_at.load(Ordering::Relaxed) == k && !matches!(end, SearchEnd::Found(_)) {
+            // The plan that cut later attempts short does not stand.
+            found_at.store(u64::MAX, Ordering::Relaxed);
+        }
+        if let Some(end) = schedule.commit(&mut s.state, &expected, end, steps, stop) {
+            s.outcome = Some(end);
+            return true;
+        }
+    }
+    false
+}
+
 /// Runs the attempts on `threads` threads, committing them in order (the module doc):
 /// how the search ended and the steps left of the limit.
 fn run_in_order(
@@ -443,11 +533,6 @@ fn run_in_order(
     stop: &(dyn Fn() -> bool + Sync),
     threads: usize,
 ) -> (SearchEnd, u64) {
-    struct Shared {
-        state: State,
-        waiting: BTreeMap<u64, Done>,
-        outcome: Option<SearchEnd>,
-    }
     let shared = Mutex::new(Shared {
         state,
         waiting: BTreeMap::new(),
@@ -481,68 +566,14 @@ fn run_in_order(
             schedule.attempt(k, &s.state)
         };
         let cut = || found_at.load(Ordering::Relaxed) < k || finished.is_set();
-        let done = match attempt {
-            None => Done {
-                attempt: None,
-                end: SearchEnd::Stopped,
-                steps: 0,
-                cut: false,
-            },
-            // A round's setup (candidates, sections) is O(n log n) and more: none
-            // starts past the deadline.
-            Some(a) if stop() => Done {
-                attempt: Some(a),
-                end: SearchEnd::Stopped,
-                steps: 0,
-                cut: false,
-            },
-            Some(a) => {
-                let (end, stats) = schedule.run(&a, &|| stop() || cut());
-                if matches!(end, SearchEnd::Found(_)) {
-                    found_at.fetch_min(k, Ordering::Relaxed);
-                }
-                let cut = matches!(end, SearchEnd::Stopped) && cut();
-                Done {
-                    attempt: Some(a),
-                    end,
-                    steps: stats.steps,
-                    cut,
-                }
-            }
-        };
+        let done = run_attempt(schedule, k, attempt, stop, &cut, &found_at);
         let mut s = shared.lock().expect("no panic while locked");
         if s.outcome.is_some() {
             break;
         }
         s.waiting.insert(k, done);
-        let s = &mut *s;
-        while let Some(done) = s.waiting.remove(&s.state.next) {
-            let k = s.state.next;
-            s.state.next += 1;
-            committed.store(s.state.next, Ordering::Relaxed);
-            let Some(expected) = schedule.attempt(k, &s.state) else {
-                continue; // skipped by the sequential run too
-            };
-            let (end, steps) = if done.attempt.as_ref() == Some(&expected) && !done.cut {
-                (done.end, done.steps)
-            } else if stop() {
-                (SearchEnd::Stopped, 0)
-            } else {
-                // Launched with other parameters, or cut short: run it as the
-                // sequential run would (rare: a slot exhausted, a widening, the
-                // step limit running out).
-                let (end, stats) = schedule.run(&expected, stop);
-                (end, stats.steps)
-            };
-            if found_at.load(Ordering::Relaxed) == k && !matches!(end, SearchEnd::Found(_)) {
-                // The plan that cut later attempts short does not stand.
-                found_at.store(u64::MAX, Ordering::Relaxed);
-            }
-            if let Some(end) = schedule.commit(&mut s.state, &expected, end, steps, stop) {
-                s.outcome = Some(end);
-                finished.set();
-                break;
-            }
+        if commit_waiting(schedule, &mut s, &committed, &found_at, stop) {
+            finished.set();
         }
     };
     let worker = || {
