@@ -27,6 +27,15 @@ pub struct RenderArgs {
     /// Picture height in pixels.
     #[arg(long, default_value_t = 800)]
     pub height: u32,
+    /// Draw from this time on (with --to: the window [from, to)).
+    #[arg(long)]
+    pub from: Option<u64>,
+    /// Draw up to this time (exclusive).
+    #[arg(long)]
+    pub to: Option<u64>,
+    /// Outline these buffers (ids, separated by commas) and fade the others.
+    #[arg(long, value_delimiter = ',')]
+    pub buffers: Vec<String>,
     #[command(flatten)]
     pub input_args: InputArgs,
 }
@@ -36,8 +45,19 @@ pub fn render(args: RenderArgs) -> Result<(), Failure> {
         return Err(Failure::new(2, "--width must be ≥ 200 and --height ≥ 150"));
     }
     let bytes = read_bytes(&args.problem)?;
-    let (_, problem) =
+    let (format, problem) =
         formats::read_problem(&args.problem, &bytes, &args.input_args, args.capacity)?;
+    let window = window(&args, &problem)?;
+    if let Some(unknown) = args
+        .buffers
+        .iter()
+        .find(|id| !problem.buffers().iter().any(|b| &b.id == *id))
+    {
+        return Err(Failure::new(
+            2,
+            format!("--buffers: no buffer '{unknown}' in {}", args.problem),
+        ));
+    }
     let plan_bytes = read_bytes(&args.plan)?;
     let placements = formats::read_placements(&args.plan, &plan_bytes)?;
     // The checker also matches placements to buffers by id; a bad plan is still drawn
@@ -50,20 +70,60 @@ pub fn render(args: RenderArgs) -> Result<(), Failure> {
             .map_or(String::new(), |f| f.to_string());
         Failure::new(EXIT_CHECK, format!("{}: cannot draw: {why}", args.plan))
     })?;
-    let svg = draw(
-        &problem,
-        &offsets,
-        &Picture {
-            width: args.width,
-            height: args.height,
-            name: std::path::Path::new(&args.problem)
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or("<stdin>"),
-            valid: checked.is_ok(),
-        },
-    );
+    let name = std::path::Path::new(&args.problem)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("<stdin>");
+    let mut picture = Picture::new(args.width, args.height, name, checked.is_ok());
+    picture.window = window;
+    picture.highlight = args.buffers.clone();
+    if format == formats::Format::Csv {
+        picture.notes = column_notes(&bytes, problem.len());
+    }
+    let svg = draw(&problem, &offsets, &picture);
     write_to(&args.output, |w| w.write_all(svg.as_bytes()))
+}
+
+/// `--from` and `--to` as a window `[from, to)`, each defaulting to the problem's span.
+fn window(args: &RenderArgs, problem: &Problem) -> Result<Option<(u64, u64)>, Failure> {
+    if args.from.is_none() && args.to.is_none() {
+        return Ok(None);
+    }
+    let bufs = problem.buffers();
+    let from = args.from.unwrap_or_else(|| {
+        bufs.iter()
+            .map(|b| b.lifetime.start.get())
+            .min()
+            .unwrap_or(0)
+    });
+    let to = args
+        .to
+        .unwrap_or_else(|| bufs.iter().map(|b| b.lifetime.end.get()).max().unwrap_or(1));
+    if from >= to {
+        return Err(Failure::new(
+            2,
+            format!("--from {from} must be below --to {to}"),
+        ));
+    }
+    Ok(Some((from, to)))
+}
+
+/// Each CSV row's columns as a tooltip line, `name=value, ...`; `None` when the rows do
+/// not match the buffers one to one.
+fn column_notes(bytes: &[u8], buffers: usize) -> Option<Vec<String>> {
+    let (names, rows) = memplan::io::read_rows_csv(bytes).ok()?;
+    (rows.len() == buffers).then(|| {
+        rows.iter()
+            .map(|row| {
+                let fields: Vec<String> = names
+                    .iter()
+                    .zip(row)
+                    .map(|(n, v)| format!("{n}={v}"))
+                    .collect();
+                format!("input: {}", fields.join(", "))
+            })
+            .collect()
+    })
 }
 
 fn offsets_by_index(problem: &Problem, placements: &[(String, Offset)]) -> Option<Vec<u64>> {

@@ -184,11 +184,76 @@ fn render_draws_every_buffer_with_a_tooltip() {
     }
     assert_eq!(count(&svg, "<g fill="), 5, "one group per buffer");
     assert!(svg.contains("capacity 16"), "the capacity line");
-    assert!(svg.contains("<title>load:"), "the load line");
+    assert!(svg.contains("<title>load:"), "the load panel");
     assert!(svg.contains("optimal"));
     // Well-formed enough for an XML parser's first test: tags balance.
     assert_eq!(count(&svg, "<g "), count(&svg, "</g>"));
     assert_eq!(count(&svg, "<title>"), count(&svg, "</title>"));
+}
+
+#[test]
+fn render_draws_a_window_highlights_buffers_and_names_the_input_columns() {
+    let plan = scratch("win.plan.csv");
+    ok(&memplan(
+        &["plan", EXAMPLE, "-q", "-o", plan.to_str().unwrap()],
+        None,
+    ));
+    let whole = ok(&memplan(&["render", EXAMPLE, plan.to_str().unwrap()], None));
+    // The load has its own panel (a filled area), and the plan panel a max-load level.
+    assert!(whole.contains(r##"fill="#9ecae1""##) && whole.contains(">max load "));
+    // Tooltips name the input's columns; time labels have separators past 999.
+    assert!(
+        whole.contains("input: id=b1, lower=0, upper=3, size=4"),
+        "{whole:.2000}"
+    );
+    // b1 lives [0, 3), b2 [3, 9), b4 [9, 21): the window [5, 21) shows b2 and b4, not b1.
+    let args = [
+        "render",
+        EXAMPLE,
+        plan.to_str().unwrap(),
+        "--from",
+        "5",
+        "--to",
+        "21",
+    ];
+    let mut with_highlight = args.to_vec();
+    with_highlight.extend(["--buffers", "b4,b5"]);
+    let svg = ok(&memplan(&with_highlight, None));
+    assert!(svg.contains("time [5, 21)"));
+    assert!(svg.contains("<title>b4\n") && !svg.contains("<title>b1\n"));
+    assert_eq!(
+        count(&svg, r##"stroke="#000" stroke-width="2.5""##),
+        2 + 1,
+        "b4, b5, legend"
+    );
+    assert!(
+        svg.contains("<title>b2\n") && svg.contains(r#"opacity="0.35""#),
+        "b2 fades"
+    );
+    let bad = memplan(
+        &[
+            "render",
+            EXAMPLE,
+            plan.to_str().unwrap(),
+            "--buffers",
+            "nope",
+        ],
+        None,
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    let bad = memplan(
+        &[
+            "render",
+            EXAMPLE,
+            plan.to_str().unwrap(),
+            "--from",
+            "5",
+            "--to",
+            "5",
+        ],
+        None,
+    );
+    assert_eq!(bad.status.code(), Some(2));
 }
 
 #[test]

@@ -626,12 +626,7 @@ fn render(
     Ok(py.detach(|| {
         let as_offsets: Vec<Offset> = offsets.iter().map(|&o| Offset(o)).collect();
         let valid = memplan::check_offsets(inner, &as_offsets).is_ok();
-        let picture = memplan_render::Picture {
-            width,
-            height,
-            name,
-            valid,
-        };
+        let picture = memplan_render::Picture::new(width, height, name, valid);
         memplan_render::draw(inner, &offsets, &picture)
     }))
 }

@@ -1,11 +1,29 @@
 //! A plan as an SVG picture, for people: the drawing behind `memplan render` and
 //! Python's `memplan.render`.
 //!
-//! Time runs left to right and addresses bottom to top, so each buffer is a rectangle
-//! `[start, end) × [offset, offset + size)` (one per live segment when it has gaps).
-//! Hovering a rectangle shows its `<title>`: id, lifetime, addresses and size. The load
-//! profile (bytes live at each time, the floor no plan can go below) is drawn as a line
-//! on the same address scale, and the capacity, when there is one, as a dashed line.
+//! Two panels share the time axis. In the plan panel, time runs left to right and
+//! addresses bottom to top, so each buffer is a rectangle
+//! `[start, end) × [offset, offset + size)` (one per live segment when it has gaps). Hovering a rectangle shows its
+//! `<title>`: id, the caller's notes (the input's columns), lifetime, addresses and size.
+//! A dashed line marks the max load (the floor no plan goes below) and a red one the
+//! capacity, when there is one. The load profile (bytes live at each time) gets its own
+//! panel below, as a filled area: drawn over the plan it would cross the rectangles and
+//! look like a violation.
+//!
+//! ```text
+//!   +-----------------------------------+
+//!   |  [buf]  [ buf ]      [buf]        |  addresses (the heading's unit)
+//!   |- - - - - - - - - - - - - - - - - -|  max load
+//!   |[ buf ][  buf  ][ buf ][   buf   ] |
+//!   +-----------------------------------+
+//!   |      ____/\____      __           |  load (bytes live)
+//!   |_____/          \____/  \_________ |
+//!   +-----------------------------------+
+//!   0     1,000     2,000     3,000        time
+//! ```
+//!
+//! [`Picture::window`] draws a time window only, and [`Picture::highlight`] outlines the
+//! named buffers and fades the others.
 //!
 //! Large plans stay small: the biggest rectangles (by area on screen, at most
 //! [`MAX_DETAILED`]) are drawn one by one; every other rectangle is painted into a
@@ -38,12 +56,38 @@ pub struct Picture<'a> {
     pub name: &'a str,
     /// False when the checker rejects the plan: the heading says so.
     pub valid: bool,
+    /// Draw only the times `[from, to)`; `None` draws the whole span.
+    pub window: Option<(u64, u64)>,
+    /// Ids of buffers to outline (drawn one by one, on top); the others fade.
+    pub highlight: Vec<String>,
+    /// Extra tooltip lines per buffer, indexed like the problem's buffers (e.g. the
+    /// input's columns).
+    pub notes: Option<Vec<String>>,
 }
 
-const LEFT: f64 = 80.0;
+impl<'a> Picture<'a> {
+    /// A picture of the whole plan, nothing highlighted, no notes.
+    pub fn new(width: u32, height: u32, name: &'a str, valid: bool) -> Picture<'a> {
+        Picture {
+            width,
+            height,
+            name,
+            valid,
+            window: None,
+            highlight: Vec::new(),
+            notes: None,
+        }
+    }
+}
+
+const LEFT: f64 = 86.0;
 const RIGHT: f64 = 20.0;
 const TOP: f64 = 46.0;
+/// Below the load panel: the time labels, the axis name and the legend.
 const BOTTOM: f64 = 62.0;
+/// The load panel's height, and the space between it and the plan panel.
+const LOAD_H: f64 = 84.0;
+const GAP: f64 = 12.0;
 
 /// Maps times and addresses to pixels.
 struct Scale {
@@ -116,21 +160,45 @@ fn nice_step(range: f64, target: f64) -> f64 {
     (nice * mag).max(1.0)
 }
 
-/// Address ticks: a nice step in the largest binary unit that keeps at least 4 units on
-/// the axis; each tick is labelled in that unit (`0 MiB`, `500 MiB`, `1000 MiB`).
+/// Address ticks in the unit [`human_bytes`] gives `top` (so the axis and the heading
+/// agree), at a nice step of 1, 2 or 5 times a power of ten in that unit, fractional when
+/// needed: `0 MiB`, `2.5 MiB`, `5 MiB`.
 fn address_ticks(top: u64) -> Vec<(u64, String)> {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let mut k = 0;
-    while k + 1 < UNITS.len() && top >> (10 * (k + 1)) >= 4 {
+    while k + 1 < UNITS.len() && top >> (10 * (k + 1)) >= 1 {
         k += 1;
     }
-    let unit = 1u64 << (10 * k);
-    let step = (nice_step(top as f64 / unit as f64, 6.0) as u64).max(1) * unit;
+    let unit = (1u64 << (10 * k)) as f64;
+    let step = fine_step(top as f64 / unit, 6.0);
+    let decimals = if step >= 1.0 {
+        0
+    } else {
+        (-step.log10()).ceil() as usize
+    };
     (0..)
-        .map(|n| n * step)
-        .take_while(|&a| a <= top)
-        .map(|a| (a, format!("{} {}", a / unit, UNITS[k])))
+        .map(|n| n as f64 * step)
+        .map(|v| ((v * unit).round() as u64, v))
+        .take_while(|&(a, _)| a <= top)
+        .map(|(a, v)| (a, format!("{v:.decimals$} {}", UNITS[k])))
         .collect()
+}
+
+/// Like [`nice_step`], but below 1 too (0.1, 0.2, 0.5, ...), for ticks in a unit.
+fn fine_step(range: f64, target: f64) -> f64 {
+    let raw = (range / target).max(1e-9);
+    let mag = 10f64.powf(raw.log10().floor());
+    let m = raw / mag;
+    let nice = if m <= 1.0 {
+        1.0
+    } else if m <= 2.0 {
+        2.0
+    } else if m <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    nice * mag
 }
 
 fn colour(i: usize) -> String {
@@ -140,13 +208,18 @@ fn colour(i: usize) -> String {
     format!("hsl({hue:.0},62%,{light}%)")
 }
 
-/// The buffer's tooltip: id, figures, gaps.
-fn tooltip(b: &Buffer, offset: u64) -> String {
-    let mut t = format!(
-        "{}\nlive [{}, {})\naddresses [{}, {})\nsize {} ({})",
-        b.id,
-        b.lifetime.start,
-        b.lifetime.end,
+/// The buffer's tooltip: id, the caller's note, figures, gaps.
+fn tooltip(b: &Buffer, offset: u64, note: Option<&str>) -> String {
+    let mut t = b.id.clone();
+    if let Some(note) = note.filter(|n| !n.is_empty()) {
+        t.push('\n');
+        t += note;
+    }
+    let _ = write!(
+        t,
+        "\nlive [{}, {})\naddresses [{}, {})\nsize {} ({})",
+        thousands(b.lifetime.start.get()),
+        thousands(b.lifetime.end.get()),
         thousands(offset),
         thousands(offset + b.size.get()),
         thousands(b.size.get()),
@@ -174,13 +247,19 @@ pub fn draw(problem: &Problem, offsets: &[u64], pic: &Picture) -> String {
     let bufs = problem.buffers();
     let (w, h) = (pic.width as f64, pic.height as f64);
     let plot_w = w - LEFT - RIGHT;
-    let plot_h = h - TOP - BOTTOM;
-    let t0 = bufs
-        .iter()
-        .map(|b| b.lifetime.start.get())
-        .min()
-        .unwrap_or(0);
-    let t1 = bufs.iter().map(|b| b.lifetime.end.get()).max().unwrap_or(1);
+    let plot_h = (h - TOP - BOTTOM - LOAD_H - GAP).max(20.0);
+    let (t0, t1) = pic.window.unwrap_or_else(|| {
+        let t0 = bufs
+            .iter()
+            .map(|b| b.lifetime.start.get())
+            .min()
+            .unwrap_or(0);
+        (
+            t0,
+            bufs.iter().map(|b| b.lifetime.end.get()).max().unwrap_or(1),
+        )
+    });
+    let t1 = t1.max(t0 + 1);
     let height = bufs
         .iter()
         .zip(offsets)
@@ -194,7 +273,7 @@ pub fn draw(problem: &Problem, offsets: &[u64], pic: &Picture) -> String {
     let top_axis = top + top / 25;
     let sc = Scale {
         t0: t0 as f64,
-        sx: plot_w / (t1 - t0).max(1) as f64,
+        sx: plot_w / (t1 - t0) as f64,
         sy: plot_h / top_axis as f64,
         plot_w,
         plot_h,
@@ -210,56 +289,70 @@ pub fn draw(problem: &Problem, offsets: &[u64], pic: &Picture) -> String {
         svg,
         r##"<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="#f7f7f7" stroke="#999"/>"##
     );
+    heading(&mut svg, pic, bufs.len(), height, max_load, (t0, t1));
+    address_axis(&mut svg, &sc, top_axis);
+    let merged = buffers(&mut svg, &sc, (t0, t1), bufs, offsets, pic);
+    level(&mut svg, &sc, max_load, "#222", "6 4", "max load");
+    if let Some(c) = capacity {
+        level(&mut svg, &sc, c, "#d62728", "8 5", "capacity");
+    }
+    load_panel(&mut svg, &sc, &profile, (t0, t1), capacity);
+    time_axis(&mut svg, &sc, t0, t1);
+    legend(
+        &mut svg,
+        h,
+        merged,
+        !pic.highlight.is_empty(),
+        capacity.is_some(),
+    );
+    svg.push_str("</svg>\n");
+    svg
+}
 
-    // Heading.
+/// The heading: the figures in the address axis's unit, and the exact bytes.
+fn heading(svg: &mut String, pic: &Picture, n: usize, height: u64, max_load: u64, t: (u64, u64)) {
     let frag = height.saturating_sub(max_load);
-    let mut heading = format!(
-        "{}: {} buffers · height {} · max load {} · fragmentation {} ({})",
+    let mut text = format!(
+        "{}: {} buffers · height {} ({} B) · max load {} · fragmentation {} ({})",
         pic.name,
-        thousands(bufs.len() as u64),
+        thousands(n as u64),
         human_bytes(height),
+        thousands(height),
         human_bytes(max_load),
         human_bytes(frag),
         percent(frag, max_load)
     );
     if height == max_load {
-        heading += " · optimal";
+        text += " · optimal";
+    }
+    if pic.window.is_some() {
+        let _ = write!(text, " · time [{}, {})", thousands(t.0), thousands(t.1));
     }
     if !pic.valid {
-        heading += " · INVALID PLAN (see memplan check)";
+        text += " · INVALID PLAN (see memplan check)";
     }
     let _ = writeln!(
         svg,
         r#"<text x="{LEFT}" y="22" font-size="15" font-weight="bold">{}</text>"#,
-        escape(&heading)
+        escape(&text)
     );
-
-    axes(&mut svg, &sc, t0, t1, top_axis);
-    let merged = buffers(&mut svg, &sc, bufs, offsets);
-    load_line(&mut svg, &sc, &profile, t1);
-    if let Some(c) = capacity {
-        let y = sc.y(c);
-        let _ = writeln!(
-            svg,
-            r##"<line x1="{LEFT}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#d62728" stroke-width="2" stroke-dasharray="8 5"><title>capacity {}</title></line>"##,
-            LEFT + plot_w,
-            thousands(c)
-        );
-        let _ = writeln!(
-            svg,
-            r##"<text x="{:.1}" y="{:.1}" fill="#d62728" text-anchor="end">capacity {}</text>"##,
-            LEFT + plot_w - 4.0,
-            y - 4.0,
-            human_bytes(c)
-        );
-    }
-    legend(&mut svg, h, merged, capacity.is_some());
-    svg.push_str("</svg>\n");
-    svg
 }
 
-fn axes(svg: &mut String, sc: &Scale, t0: u64, t1: u64, top: u64) {
-    let bottom = TOP + sc.plot_h;
+/// A horizontal line across the plan panel at address `a`, labelled at its right end.
+fn level(svg: &mut String, sc: &Scale, a: u64, colour: &str, dash: &str, name: &str) {
+    let y = sc.y(a);
+    let _ = writeln!(
+        svg,
+        r#"<line x1="{LEFT}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="{colour}" stroke-width="1.5" stroke-dasharray="{dash}"><title>{name} {} B</title></line><text x="{:.1}" y="{:.1}" fill="{colour}" text-anchor="end" stroke="white" stroke-width="3" paint-order="stroke">{name} {}</text>"#,
+        LEFT + sc.plot_w,
+        thousands(a),
+        LEFT + sc.plot_w - 4.0,
+        y - 4.0,
+        human_bytes(a)
+    );
+}
+
+fn address_axis(svg: &mut String, sc: &Scale, top: u64) {
     for (a, label) in address_ticks(top) {
         let y = sc.y(a);
         let _ = writeln!(
@@ -271,27 +364,33 @@ fn axes(svg: &mut String, sc: &Scale, t0: u64, t1: u64, top: u64) {
             label
         );
     }
-    let step = nice_step((t1 - t0) as f64, 10.0) as u64;
+    let _ = writeln!(
+        svg,
+        r#"<text transform="translate(16,{:.1}) rotate(-90)" text-anchor="middle">address</text>"#,
+        TOP + sc.plot_h / 2.0
+    );
+}
+
+/// Time ticks below the load panel, labelled with separators (`1,000,000`).
+fn time_axis(svg: &mut String, sc: &Scale, t0: u64, t1: u64) {
+    let bottom = TOP + sc.plot_h + GAP + LOAD_H;
+    let step = nice_step((t1 - t0) as f64, 8.0) as u64;
     let first = t0.div_ceil(step) * step;
     for t in (first..=t1).step_by(step as usize) {
         let x = sc.x(t);
         let _ = writeln!(
             svg,
-            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{bottom:.1}" y2="{:.1}" stroke="#999"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{t}</text>"##,
+            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{bottom:.1}" y2="{:.1}" stroke="#999"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
             bottom + 5.0,
-            bottom + 18.0
+            bottom + 18.0,
+            thousands(t)
         );
     }
     let _ = writeln!(
         svg,
         r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">time</text>"#,
         LEFT + sc.plot_w / 2.0,
-        bottom + 34.0
-    );
-    let _ = writeln!(
-        svg,
-        r#"<text transform="translate(16,{:.1}) rotate(-90)" text-anchor="middle">address</text>"#,
-        TOP + sc.plot_h / 2.0
+        bottom + 33.0
     );
 }
 
@@ -304,27 +403,45 @@ struct Rect {
     h: f64,
 }
 
-/// Draws the buffers; true when some were merged.
-fn buffers(svg: &mut String, sc: &Scale, bufs: &[Buffer], offsets: &[u64]) -> bool {
-    // Each buffer's live segments as pixel rectangles, and its area on screen.
+/// Draws the buffers live in the window `[t0, t1)`, clipped to it; true when some were
+/// merged. Highlighted buffers are drawn one by one, last, outlined; the others fade.
+fn buffers(
+    svg: &mut String,
+    sc: &Scale,
+    (t0, t1): (u64, u64),
+    bufs: &[Buffer],
+    offsets: &[u64],
+    pic: &Picture,
+) -> bool {
+    // Each buffer's live segments in the window as pixel rectangles.
     let rects = |i: usize| -> Vec<Rect> {
         let b = &bufs[i];
         let y_top = sc.y(offsets[i] + b.size.get());
         let h = b.size.get() as f64 * sc.sy;
         b.live_segments()
-            .map(|s| Rect {
-                x: sc.x(s.start.get()),
-                y: y_top,
-                w: s.len() as f64 * sc.sx,
-                h,
+            .filter_map(|s| {
+                let (lo, hi) = (s.start.get().max(t0), s.end.get().min(t1));
+                (lo < hi).then(|| Rect {
+                    x: sc.x(lo),
+                    y: y_top,
+                    w: (hi - lo) as f64 * sc.sx,
+                    h,
+                })
             })
             .collect()
     };
+    let visible = |b: &Buffer| b.lifetime.start.get() < t1 && b.lifetime.end.get() > t0;
     let area = |i: usize| {
         let b = &bufs[i];
-        b.lifetime.len() as f64 * sc.sx * b.size.get() as f64 * sc.sy
+        let len = b.lifetime.end.get().min(t1) - b.lifetime.start.get().max(t0);
+        len as f64 * sc.sx * b.size.get() as f64 * sc.sy
     };
-    let mut order: Vec<usize> = (0..bufs.len()).collect();
+    let highlighted: std::collections::HashSet<&str> =
+        pic.highlight.iter().map(String::as_str).collect();
+    let lit = |i: usize| highlighted.contains(bufs[i].id.as_str());
+    let mut order: Vec<usize> = (0..bufs.len())
+        .filter(|&i| visible(&bufs[i]) && !lit(i))
+        .collect();
     order.sort_by(|&a, &b| area(b).total_cmp(&area(a)).then(a.cmp(&b)));
     let detailed_count = order
         .iter()
@@ -332,6 +449,11 @@ fn buffers(svg: &mut String, sc: &Scale, bufs: &[Buffer], offsets: &[u64]) -> bo
         .take_while(|&&i| area(i) >= 2.0)
         .count();
     let (detailed, merged) = order.split_at(detailed_count);
+    let fade = if highlighted.is_empty() {
+        ""
+    } else {
+        r#" opacity="0.35""#
+    };
 
     // Small buffers: painted into a pixel grid, merged into rectangles.
     if !merged.is_empty() {
@@ -396,25 +518,44 @@ fn buffers(svg: &mut String, sc: &Scale, bufs: &[Buffer], offsets: &[u64]) -> bo
         }
         let _ = writeln!(
             svg,
-            r##"<path d="{path}" fill="#7f8c9b"><title>{} smaller buffers, merged ({} shapes): each is too small to draw alone</title></path>"##,
+            r##"<path d="{path}" fill="#7f8c9b"{fade}><title>{} smaller buffers, merged ({} shapes): each is too small to draw alone</title></path>"##,
             thousands(merged.len() as u64),
             thousands(pieces as u64)
         );
     }
 
-    // Large buffers: one rectangle each, with a tooltip; their id when it fits.
+    // Large buffers: one rectangle each, with a tooltip; their id when it fits. Then the
+    // highlighted ones, on top.
     let mut sorted: Vec<usize> = detailed.to_vec();
     sorted.sort_unstable();
-    for i in sorted {
+    let lit_ones: Vec<usize> = (0..bufs.len())
+        .filter(|&i| lit(i) && visible(&bufs[i]))
+        .collect();
+    for (i, on) in sorted
+        .into_iter()
+        .map(|i| (i, false))
+        .chain(lit_ones.into_iter().map(|i| (i, true)))
+    {
         let rs = rects(i);
-        let title = tooltip(&bufs[i], offsets[i]);
-        let stroke = if rs.iter().all(|r| r.w >= 4.0 && r.h >= 4.0) {
+        let note = pic
+            .notes
+            .as_ref()
+            .and_then(|n| n.get(i))
+            .map(String::as_str);
+        let title = tooltip(&bufs[i], offsets[i], note);
+        let stroke = if on {
+            r##" stroke="#000" stroke-width="2.5""##
+        } else if rs.iter().all(|r| r.w >= 4.0 && r.h >= 4.0) {
             r##" stroke="#333" stroke-width="0.6""##
         } else {
             ""
         };
         let fill = colour(i);
-        let _ = write!(svg, r#"<g fill="{fill}"{stroke}><title>{title}</title>"#);
+        let dim = if on { "" } else { fade };
+        let _ = write!(
+            svg,
+            r#"<g fill="{fill}"{stroke}{dim}><title>{title}</title>"#
+        );
         for r in &rs {
             let _ = write!(
                 svg,
@@ -447,52 +588,90 @@ fn buffers(svg: &mut String, sc: &Scale, bufs: &[Buffer], offsets: &[u64]) -> bo
     !merged.is_empty()
 }
 
-/// The load profile as a step line, reduced to the largest load in each pixel column.
-fn load_line(svg: &mut String, sc: &Scale, profile: &[memplan::LoadStep], t1: u64) {
+/// The load panel: bytes live at each time as a filled area, reduced to the largest load
+/// in each pixel column (so 10^6 buffers stay readable), on its own scale from 0 to the
+/// max load in the window (and the capacity, dashed, when it is lower).
+fn load_panel(
+    svg: &mut String,
+    sc: &Scale,
+    profile: &[memplan::LoadStep],
+    (t0, t1): (u64, u64),
+    capacity: Option<u64>,
+) {
+    let top_y = TOP + sc.plot_h + GAP;
     let cols = sc.plot_w.ceil() as usize;
     let mut colmax = vec![0u64; cols];
     for (k, s) in profile.iter().enumerate() {
-        let end = profile.get(k + 1).map_or(t1, |n| n.time.get());
-        if s.load.get() == 0 {
+        let end = profile.get(k + 1).map_or(t1, |n| n.time.get()).min(t1);
+        let start = s.time.get().max(t0);
+        if s.load.get() == 0 || start >= end {
             continue;
         }
-        let c0 = ((sc.x(s.time.get()) - LEFT).floor().max(0.0) as usize).min(cols - 1);
+        let c0 = ((sc.x(start) - LEFT).floor().max(0.0) as usize).min(cols - 1);
         let c1 = ((sc.x(end) - LEFT).ceil() as usize).clamp(c0 + 1, cols);
         for m in &mut colmax[c0..c1] {
             *m = (*m).max(s.load.get());
         }
     }
-    let mut d = format!("M{LEFT} {:.1}", sc.y(colmax[0]));
+    let peak = colmax.iter().copied().max().unwrap_or(0).max(1);
+    let y = |v: u64| top_y + LOAD_H - v as f64 / peak as f64 * (LOAD_H - 6.0);
+    let mut d = format!("M{LEFT} {:.1}V{:.1}", top_y + LOAD_H, y(colmax[0]));
     let mut last = colmax[0];
     for (c, &v) in colmax.iter().enumerate().skip(1) {
         if v != last {
-            let _ = write!(d, "H{}V{:.1}", LEFT + c as f64, sc.y(v));
+            let _ = write!(d, "H{}V{:.1}", LEFT + c as f64, y(v));
             last = v;
         }
     }
-    let _ = write!(d, "H{}", LEFT + cols as f64);
+    let _ = write!(d, "H{}V{:.1}Z", LEFT + cols as f64, top_y + LOAD_H);
     let _ = writeln!(
         svg,
-        r##"<path d="{d}" fill="none" stroke="#111" stroke-width="1.5"><title>load: bytes live at each time (the max load is a lower bound on the height)</title></path>"##
+        r##"<rect x="{LEFT}" y="{top_y:.1}" width="{:.1}" height="{LOAD_H}" fill="#fbfbfb" stroke="#999"/><path d="{d}" fill="#9ecae1" stroke="#3182bd" stroke-width="1"><title>load: bytes live at each time (the most is the max load, a lower bound on the height)</title></path>"##,
+        sc.plot_w
     );
+    let _ = writeln!(
+        svg,
+        r##"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text><text x="{:.1}" y="{:.1}" text-anchor="end">0</text><text transform="translate(16,{:.1}) rotate(-90)" text-anchor="middle">load</text>"##,
+        LEFT - 8.0,
+        y(peak) + 4.0,
+        human_bytes(peak),
+        LEFT - 8.0,
+        top_y + LOAD_H,
+        top_y + LOAD_H / 2.0
+    );
+    if let Some(c) = capacity.filter(|&c| c < peak) {
+        let cy = y(c);
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{LEFT}" x2="{:.1}" y1="{cy:.1}" y2="{cy:.1}" stroke="#d62728" stroke-width="1.5" stroke-dasharray="8 5"/>"##,
+            LEFT + sc.plot_w
+        );
+    }
 }
 
-fn legend(svg: &mut String, h: f64, merged: bool, capacity: bool) {
+fn legend(svg: &mut String, h: f64, merged: bool, highlight: bool, capacity: bool) {
     let y = h - 14.0;
-    let mut items: Vec<(String, &str)> = vec![
-        (
-            format!(r##"fill="{}" stroke="#333" stroke-width="0.6""##, colour(1)),
-            "buffer (hover for id and figures)",
-        ),
-        (r##"fill="#7f8c9b""##.to_string(), "small buffers, merged"),
-        (
-            r##"stroke="#111" stroke-width="1.5""##.to_string(),
-            "load (bytes live)",
-        ),
-    ];
-    if !merged {
-        items.remove(1);
+    let mut items: Vec<(String, &str)> = vec![(
+        format!(r##"fill="{}" stroke="#333" stroke-width="0.6""##, colour(1)),
+        "buffer (hover for id and figures)",
+    )];
+    if merged {
+        items.push((r##"fill="#7f8c9b""##.to_string(), "small buffers, merged"));
     }
+    if highlight {
+        items.push((
+            format!(r##"fill="{}" stroke="#000" stroke-width="2.5""##, colour(2)),
+            "highlighted",
+        ));
+    }
+    items.push((
+        r##"stroke="#222" stroke-width="1.5" stroke-dasharray="6 4""##.to_string(),
+        "max load (no plan is lower)",
+    ));
+    items.push((
+        r##"fill="#9ecae1" stroke="#3182bd""##.to_string(),
+        "load: bytes live",
+    ));
     if capacity {
         items.push((
             r##"stroke="#d62728" stroke-width="2" stroke-dasharray="5 3""##.to_string(),
@@ -540,6 +719,9 @@ mod tests {
             assert!(ticks.len() >= 2 && ticks.len() <= 13, "{top}: {ticks:?}");
             assert!(ticks.iter().all(|t| t.0 <= top));
         }
-        assert_eq!(address_ticks(3 << 20)[1].1, "1000 KiB");
+        // The axis speaks the heading's unit, in fractions when needed.
+        assert_eq!(address_ticks(3 << 20)[1].1, "0.5 MiB");
+        assert_eq!(human_bytes(3 << 20), "3 MiB");
+        assert_eq!(address_ticks(9_633_792).last().unwrap().1, "9 MiB");
     }
 }

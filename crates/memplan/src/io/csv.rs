@@ -308,6 +308,26 @@ pub fn read_problem_csv(input: &[u8], options: &CsvOptions) -> Result<Problem, R
     })
 }
 
+/// The input's columns as text, for people (tooltips, reports): the header's names and
+/// each data row's fields, rows in the order [`read_problem_csv`] reads the buffers.
+/// Bytes that are not UTF-8 are replaced.
+pub fn read_rows_csv(input: &[u8]) -> Result<(Vec<String>, Vec<Vec<String>>), ReadError> {
+    let mut rdr = reader(input);
+    let text = |f: &[u8]| String::from_utf8_lossy(f).into_owned();
+    let names = rdr
+        .byte_headers()
+        .map_err(csv_error)?
+        .iter()
+        .map(text)
+        .collect();
+    let mut rows = Vec::new();
+    let mut record = ::csv::ByteRecord::new();
+    while rdr.read_byte_record(&mut record).map_err(csv_error)? {
+        rows.push(record.iter().map(|f| text(f).trim().to_string()).collect());
+    }
+    Ok((names, rows))
+}
+
 /// Writes the input CSV back with an `offset` column holding the plan's offsets.
 /// `input` must be the text the plan's problem was read from.
 pub fn write_plan_csv(input: &[u8], plan: &Plan, out: impl Write) -> Result<(), ReadError> {
