@@ -384,6 +384,50 @@ impl<'a> Search<'a> {
         self.offset[b] = c.off;
         let floor_mark = self.floor_trail.len();
         let sec_mark = self.sec_trail.len();
+        self.propagate(b, top);
+        let (span_lo, span_hi) = m.span(b);
+        let mut cut_points: Vec<u32> = Vec::new();
+        if self.opt.decomposition {
+            for k in span_lo..span_hi.saturating_sub(1) {
+                self.cuts[k as usize] -= 1;
+                if self.cuts[k as usize] == 0 && k >= lo && k + 1 < hi {
+                    cut_points.push(k);
+                }
+            }
+        }
+
+        let status = if !self.consistent(lo, hi, c.off, b) {
+            Status::NotFound
+        } else if !cut_points.is_empty() {
+            let list: Vec<u32> = self.arena[start..end].iter().map(|x| x.b).collect();
+            let base = if self.opt.canonical { c.off } else { 0 };
+            self.solve_parts(&list, lo, hi, &cut_points, base)
+        } else {
+            self.search(start, end, lo, hi, (c.off, c.rank + 1))
+        };
+        if status == Status::Found {
+            self.solution[b] = c.off;
+        }
+
+        if self.opt.decomposition {
+            for k in span_lo..span_hi.saturating_sub(1) {
+                self.cuts[k as usize] += 1;
+            }
+        }
+        self.undo(b, sec_mark, floor_mark);
+        self.offset[b] = NONE;
+        status
+    }
+
+    /// Propagates the placement of `b` (its top at `top`): raises the placed top of its
+    /// sections and takes its size out of their unallocated totals, lifts the floors of
+    /// the unplaced buffers it overlaps, and (with `unallocated_floor`) re-derives the
+    /// level of every section whose lowest unallocated floor may have moved. Every change
+    /// goes on the trails, for [`Search::undo`].
+    #[inline]
+    fn propagate(&mut self, b: usize, top: u64) {
+        let m = self.m;
+        let size = m.size[b];
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
             self.stamp.fill(0);
@@ -447,35 +491,13 @@ impl<'a> Search<'a> {
                 }
             }
         }
-        let (span_lo, span_hi) = m.span(b);
-        let mut cut_points: Vec<u32> = Vec::new();
-        if self.opt.decomposition {
-            for k in span_lo..span_hi.saturating_sub(1) {
-                self.cuts[k as usize] -= 1;
-                if self.cuts[k as usize] == 0 && k >= lo && k + 1 < hi {
-                    cut_points.push(k);
-                }
-            }
-        }
+    }
 
-        let status = if !self.consistent(lo, hi, c.off, b) {
-            Status::NotFound
-        } else if !cut_points.is_empty() {
-            let list: Vec<u32> = self.arena[start..end].iter().map(|x| x.b).collect();
-            let base = if self.opt.canonical { c.off } else { 0 };
-            self.solve_parts(&list, lo, hi, &cut_points, base)
-        } else {
-            self.search(start, end, lo, hi, (c.off, c.rank + 1))
-        };
-        if status == Status::Found {
-            self.solution[b] = c.off;
-        }
-
-        if self.opt.decomposition {
-            for k in span_lo..span_hi.saturating_sub(1) {
-                self.cuts[k as usize] += 1;
-            }
-        }
+    /// Undoes [`Search::propagate`] of `b` back to the trail marks.
+    #[inline]
+    fn undo(&mut self, b: usize, sec_mark: usize, floor_mark: usize) {
+        let m = self.m;
+        let size = m.size[b];
         while self.sec_trail.len() > sec_mark {
             let (s, v) = self.sec_trail.pop().expect("non-empty");
             self.sec_floor[s as usize] = v;
@@ -490,8 +512,6 @@ impl<'a> Search<'a> {
             let (u, v) = self.floor_trail.pop().expect("non-empty");
             self.floor[u as usize] = v;
         }
-        self.offset[b] = NONE;
-        status
     }
 
     #[inline]
