@@ -13,19 +13,24 @@ pub struct TelamallocOptions {
     /// §5.2: place each buffer at the lowest offset its domain allows. Off: on top of
     /// the placed buffers live at the same time (the §3.1 skyline).
     pub lowest_position: bool,
-    /// Which buffers are candidates at a decision point (TelaMalloc §3.1, §5.1, §5.3, and MiniMalloc's dominance rule).
+    /// Which buffers are candidates at a decision point (TelaMalloc §3.1, §5.1, §5.3, and
+    /// MiniMalloc's dominance rule).
     pub candidates: CandidateOptions,
     /// How the search backtracks (TelaMalloc §5.4).
     pub backtracking: BacktrackOptions,
-    /// MiniMalloc's pruning, used where it is sound: canonical sequences (§5) and section inference (§6).
+    /// MiniMalloc's pruning, used where it is sound: canonical sequences (§5) and section
+    /// inference (§6).
     pub pruning: PruningOptions,
-    /// The rounds around the search: the greedy plan first (TelaMalloc §3) and the restart cycle (`rounds.rs`).
+    /// The rounds around the search: the greedy plan first (TelaMalloc §3) and the restart
+    /// cycle (`rounds.rs`).
     pub rounds: RoundOptions,
-    /// Splitting the problem into independent parts: before the search, and during it (MiniMalloc §7).
+    /// Splitting the problem into independent parts: before the search, and during it
+    /// (MiniMalloc §7).
     pub decomposition: DecompositionOptions,
 }
 
-/// Which buffers are candidates at a decision point (TelaMalloc §3.1, §5.1, §5.3, and MiniMalloc's dominance rule). Part of [`TelamallocOptions`].
+/// Which buffers are candidates at a decision point (TelaMalloc §3.1, §5.1, §5.3, and
+/// MiniMalloc's dominance rule). Part of [`TelamallocOptions`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CandidateOptions {
     /// §5.1: try the longest-lifetime, largest-size and largest-area buffers at each
@@ -98,7 +103,8 @@ impl Default for BacktrackOptions {
     }
 }
 
-/// MiniMalloc's pruning, used where it is sound: canonical sequences (§5) and section inference (§6). Part of [`TelamallocOptions`].
+/// MiniMalloc's pruning, used where it is sound: canonical sequences (§5) and section
+/// inference (§6). Part of [`TelamallocOptions`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PruningOptions {
     /// MiniMalloc's canonical sequences (§5): offsets never decrease along a branch and
@@ -129,7 +135,8 @@ impl Default for PruningOptions {
     }
 }
 
-/// The rounds around the search: the greedy plan first (TelaMalloc §3) and the restart cycle (`rounds.rs`). Part of [`TelamallocOptions`].
+/// The rounds around the search: the greedy plan first (TelaMalloc §3) and the restart
+/// cycle (`rounds.rs`). Part of [`TelamallocOptions`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RoundOptions {
     /// Capacity mode: make a greedy plan before searching (start order, best fit, and
@@ -156,7 +163,8 @@ impl Default for RoundOptions {
     }
 }
 
-/// Splitting the problem into independent parts: before the search, and during it (MiniMalloc §7). Part of [`TelamallocOptions`].
+/// Splitting the problem into independent parts: before the search, and during it
+/// (MiniMalloc §7). Part of [`TelamallocOptions`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DecompositionOptions {
     /// Capacity mode: split the problem at the times no buffer crosses (§5.3 splits
