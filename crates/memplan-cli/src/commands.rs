@@ -16,7 +16,7 @@ use crate::{Failure, InputArgs, EXIT_CHECK, EXIT_NOT_FOUND, EXIT_PROVEN_INFEASIB
 
 #[derive(clap::Args, Debug)]
 pub struct PlanArgs {
-    /// The problem CSV (`-` for stdin).
+    /// The problem, CSV or JSON (`-` for stdin).
     pub input: String,
     /// Where to write the plan: the input's columns plus `offset` (`-` for stdout).
     #[arg(short, long, default_value = "-")]
@@ -48,9 +48,13 @@ pub struct PlanArgs {
     /// Print no summary and no progress bar (errors are still printed).
     #[arg(short, long)]
     pub quiet: bool,
-    /// Print the summary as one JSON object on stderr instead of the text line.
-    #[arg(long, conflicts_with = "quiet")]
+    /// Print the summary as one JSON object on stderr instead of the text line (the
+    /// plan's own format is --output-format).
+    #[arg(long = "summary-json", alias = "json", conflicts_with = "quiet")]
     pub json: bool,
+    /// Show every option: also each planner's ablation and tuning switches.
+    #[arg(long)]
+    pub help_all: bool,
     #[command(flatten)]
     pub exact: crate::exact_args::ExactArgs,
     #[command(flatten)]

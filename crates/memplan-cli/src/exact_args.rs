@@ -12,35 +12,40 @@ pub struct ExactArgs {
     #[arg(long)]
     pub exact: bool,
     /// Ablation: search every order, not only canonical ones (offset- and index-monotonic).
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "Exact search: ablations and tuning")]
     pub no_canonical: bool,
     /// Ablation: no section inference (eq. 3 of the MiniMalloc paper).
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "Exact search: ablations and tuning")]
     pub no_section_inference: bool,
     /// Ablation: no monotonic floor in section inference.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "Exact search: ablations and tuning")]
     pub no_monotonic_floor: bool,
     /// Ablation: no effective height (unallocated floors) in section inference.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "Exact search: ablations and tuning")]
     pub no_unallocated_floor: bool,
     /// Ablation: no dominance pruning.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "Exact search: ablations and tuning")]
     pub no_dominance: bool,
     /// Ablation: no dynamic temporal decomposition.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "Exact search: ablations and tuning")]
     pub no_decomposition: bool,
     /// Ablation: no static preordering (input order, one run).
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "Exact search: ablations and tuning")]
     pub no_static_preordering: bool,
     /// Ablation: with --capacity, search only under it, not also under the max load.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "Exact search: ablations and tuning")]
     pub no_tighten: bool,
     /// The static preorders to alternate, comma-separated, from length-area-total,
     /// total-area-length, total-length-area, size-length-area.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(
+        long,
+        hide = true,
+        help_heading = "Exact search: ablations and tuning",
+        value_delimiter = ','
+    )]
     pub preorders: Vec<String>,
     /// Stop each capacity search after this many nodes per preorder.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "Exact search: ablations and tuning")]
     pub node_limit: Option<u64>,
 }
 

@@ -137,7 +137,35 @@ pub const EXIT_CHECK: u8 = 4;
 pub const EXIT_PROVEN_INFEASIBLE: u8 = 5;
 pub const EXIT_NOT_FOUND: u8 = 6;
 
+/// `plan`'s help: `--help` gives the one-screen summary (as `-h` does), and
+/// `--help-all` adds the ablation and tuning switches it hides, grouped per planner.
+fn plan_help() -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) != Some("plan") {
+        return None;
+    }
+    let all = args.iter().any(|a| a == "--help-all");
+    if !all && !args.iter().any(|a| a == "--help") {
+        return None;
+    }
+    let mut cmd = <Cli as clap::CommandFactory>::command().bin_name("memplan");
+    cmd.build();
+    let plan = cmd.find_subcommand_mut("plan")?.clone();
+    Some(if all {
+        plan.mut_args(|a| a.hide(false))
+            .bin_name("memplan plan")
+            .render_long_help()
+            .to_string()
+    } else {
+        plan.bin_name("memplan plan").render_help().to_string()
+    })
+}
+
 fn main() -> ExitCode {
+    if let Some(text) = plan_help() {
+        print!("{text}");
+        return ExitCode::SUCCESS;
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Plan(a) => commands::plan(a),

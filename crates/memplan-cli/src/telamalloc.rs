@@ -13,78 +13,78 @@ use memplan::{Problem, TelamallocOptions};
 #[command(next_help_heading = "TelaMalloc (--planner telamalloc)")]
 pub struct TelamallocArgs {
     /// Stop after this many placements (per capacity probe in minimise mode).
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
     pub tm_step_limit: Option<u64>,
     /// §5.1 off: only the highest-contention buffer is a candidate, not the longest,
     /// largest and largest-area ones.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
     pub tm_no_heuristics: bool,
     /// §5.2 off: place buffers on the skyline, not at the lowest valid offset.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
     pub tm_no_lowest_position: bool,
     /// §5.3 off: no contention phases.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
     pub tm_no_phases: bool,
     /// §5.4 off: a major backtrack goes back one decision, not to the second-to-last
     /// conflicting placement.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
     pub tm_no_backjump: bool,
     /// §5.4 off: do not put failed candidates in front at the jump target.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
     pub tm_no_prepend: bool,
     /// §5.4: the cap on queued candidates after prepending.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
     pub tm_max_candidates: Option<usize>,
     /// §5.4 off: never leave a subtree for having seen too many backtracks.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
     pub tm_no_subtree_limit: bool,
     /// §5.4: the backtrack budget of a subtree.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
     pub tm_subtree_backtracks: Option<u64>,
     /// Cross-section inference off (it applies to skyline placement only).
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
     pub tm_no_section_inference: bool,
     /// §3.1 row order off: candidates need not sit at the lowest position of all.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
     pub tm_no_row_order: bool,
     /// Row order takes only the lowest position, not every position below the lowest
     /// top of an unplaced buffer.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
     pub tm_no_dominance: bool,
     /// How many buffers each heuristic proposes at a decision point.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
     pub tm_per_heuristic: Option<usize>,
     /// Do not search again with wider candidate lists when the root runs out.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
     pub tm_no_widen: bool,
     /// Canonical sequences off: offsets may decrease along a branch and buffers at the
     /// same offset may come in any order.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
     pub tm_no_canonical: bool,
     /// Decision points hold only the heuristics' candidates, not every admissible buffer
     /// once those have failed.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
     pub tm_no_complete_candidates: bool,
     /// Cross-section inference without the section floors (the lowest domain of a
     /// section's unplaced buffers).
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
     pub tm_no_section_floors: bool,
     /// No restarts: one search with the first heuristic's canonical order.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
     pub tm_no_restarts: bool,
     /// Restart rounds stay at the capacity asked for (no tighter capacities).
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
     pub tm_no_tighten: bool,
     /// Canonical searches do not split into independent components (MiniMalloc's
     /// dynamic decomposition).
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
     pub tm_no_decomposition: bool,
     /// Search even when the first greedy plan (size order, best fit) fits the capacity.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
     pub tm_no_greedy_first: bool,
     /// Capacity mode searches the whole problem at once, not its independent parts (those
     /// split at times no buffer crosses) one after the other.
-    #[arg(long)]
+    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
     pub tm_no_independent_parts: bool,
 }
 

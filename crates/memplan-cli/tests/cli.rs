@@ -241,6 +241,35 @@ fn help_documents_exit_codes() {
 }
 
 #[test]
+fn plan_help_fits_on_one_screen_and_help_all_lists_the_ablations() {
+    for flag in ["-h", "--help"] {
+        let out = memplan(&["plan", flag], None);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success());
+        assert!(
+            text.lines().count() <= 40,
+            "{flag}: {} lines",
+            text.lines().count()
+        );
+        assert!(text.contains("--time-limit") && text.contains("--help-all"));
+        assert!(
+            !text.contains("--no-canonical"),
+            "{flag} hides the ablations"
+        );
+    }
+    let out = memplan(&["plan", "--help-all"], None);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    for heading in ["Exact search", "TelaMalloc", "Boxing"] {
+        assert!(
+            text.contains(&format!("{heading}: ablations and tuning")),
+            "{heading}"
+        );
+    }
+    assert!(text.contains("--no-canonical") && text.contains("--tm-no-greedy-first"));
+}
+
+#[test]
 fn output_is_the_same_whatever_the_thread_count() {
     // The exact search is bounded by nodes, not by the clock: under a time limit, a
     // loaded machine may cut it at another point (a different, valid plan).
