@@ -4,8 +4,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use memplan::io::read_problem_csv;
-use memplan::{check, Options, Outcome, Planner};
+use memplan::{check, Outcome, TimeLimit};
 
+use crate::commands::planner_options;
 use crate::files::{csv_options, read_bytes, read_failure};
 use crate::fmt::{percent, thousands};
 use crate::{Failure, InputArgs, EXIT_CHECK, EXIT_INPUT, EXIT_IO};
@@ -20,8 +21,20 @@ pub struct BenchArgs {
     /// Worker threads (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Each instance's budget, as `plan --time-limit` (default: `plan`'s, 1 s with the
+    /// first greedy pass always finished).
+    #[arg(long)]
+    pub time_limit: Option<TimeLimit>,
+    /// Plan each file under the capacity in its name (`A.1048576.csv`), as `plan
+    /// --capacity` would; without it, minimise the height.
+    #[arg(long)]
+    pub capacity_from_name: bool,
     #[command(flatten)]
     pub input_args: InputArgs,
+    #[command(flatten)]
+    pub exact: crate::exact_args::ExactArgs,
+    #[command(flatten)]
+    pub telamalloc: crate::telamalloc::TelamallocArgs,
     #[command(flatten)]
     pub boxing: crate::boxing_args::BoxingArgs,
 }
@@ -96,10 +109,16 @@ fn capacity_in_name(path: &Path) -> Option<u64> {
 }
 
 pub fn bench(args: BenchArgs) -> Result<(), Failure> {
-    let planner: Planner = args
-        .planner
-        .parse()
-        .map_err(|e| Failure::new(2, format!("{e}; see --help")))?;
+    // `plan`'s options, so that a table row is what `plan` gives that file.
+    let mut options = planner_options(
+        &args.planner,
+        args.threads,
+        args.time_limit,
+        &args.exact,
+        &args.telamalloc,
+        &args.boxing,
+    )?;
+    options.verify = false; // the table's own check column runs the checker
     let mut files = Vec::new();
     csv_files(&args.dir, &mut files)
         .map_err(|e| Failure::new(EXIT_IO, format!("{}: {e}", args.dir.display())))?;
@@ -115,24 +134,35 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
             .to_string();
         let text = path.to_string_lossy().to_string();
         let bytes = read_bytes(&text)?;
-        let problem = read_problem_csv(&bytes, &csv_options(&args.input_args, None))
+        let capacity = if args.capacity_from_name {
+            capacity_in_name(&path)
+        } else {
+            None
+        };
+        let problem = read_problem_csv(&bytes, &csv_options(&args.input_args, capacity))
             .map_err(|e| read_failure(&text, e))?;
         let started = Instant::now();
-        let options = Options {
-            planner,
-            threads: args.threads,
-            verify: false,
-            boxing: args.boxing.options(),
-            ..Options::default()
-        };
         let report = memplan::plan(&problem, &options)
             .map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         let plan = match &report.outcome {
             Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => p,
-            _ => unreachable!("minimise mode always has a plan"),
+            Outcome::Unknown {
+                best_so_far: Some(p),
+                ..
+            } => p,
+            Outcome::Infeasible | Outcome::Unknown { .. } => {
+                println!(
+                    "| {name} | {} | {} | no plan under the capacity | | | | | | {ms:.1} | {} | |",
+                    thousands(problem.len() as u64),
+                    thousands(report.max_load.get()),
+                    report.planner
+                );
+                continue;
+            }
         };
-        let verdict = match check(&problem, plan) {
+        let uncapped = problem.clone().with_capacity(None);
+        let verdict = match check(&uncapped, plan) {
             Ok(_) => "ok".to_string(),
             Err(f) => {
                 failures += 1;

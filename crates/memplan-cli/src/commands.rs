@@ -177,27 +177,49 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
 
 /// The library's options from `plan`'s flags.
 fn plan_options(args: &PlanArgs, cancel: CancelToken) -> Result<Options, Failure> {
-    let planner: Planner = if args.exact.exact {
+    let mut options = planner_options(
+        &args.planner,
+        args.threads,
+        args.time_limit,
+        &args.exact,
+        &args.telamalloc,
+        &args.boxing,
+    )?;
+    options.cancel = Some(cancel);
+    options.verify = !args.no_check;
+    Ok(options)
+}
+
+/// The library's options from the planner and budget flags that `plan` and `bench`
+/// share, with `plan`'s defaults: without `--time-limit`, 1 s, and the first greedy pass
+/// always finishes; an explicit limit is strict.
+pub fn planner_options(
+    planner: &str,
+    threads: usize,
+    time_limit: Option<TimeLimit>,
+    exact: &crate::exact_args::ExactArgs,
+    telamalloc: &crate::telamalloc::TelamallocArgs,
+    boxing: &crate::boxing_args::BoxingArgs,
+) -> Result<Options, Failure> {
+    let planner: Planner = if exact.exact {
         Planner::Exact
     } else {
-        args.planner
+        planner
             .parse()
             .map_err(|e| Failure::new(2, format!("{e}; see --help")))?
     };
-    let time_limit = args
-        .time_limit
-        .unwrap_or(TimeLimit::from(Duration::from_secs(1)))
-        .duration();
     Ok(Options {
         planner,
-        threads: args.threads,
-        time_limit,
-        cancel: Some(cancel),
-        verify: !args.no_check,
-        telamalloc: args.telamalloc.options(),
-        boxing: args.boxing.options(),
-        exact: args.exact.options()?,
-        finish_first_plan: args.time_limit.is_none(),
+        threads,
+        time_limit: time_limit
+            .unwrap_or(TimeLimit::from(Duration::from_secs(1)))
+            .duration(),
+        cancel: None,
+        verify: true,
+        telamalloc: telamalloc.options(),
+        boxing: boxing.options(),
+        exact: exact.options()?,
+        finish_first_plan: time_limit.is_none(),
     })
 }
 

@@ -330,3 +330,48 @@ fn json_lifetimes_can_be_read_inclusive() {
         );
     }
 }
+
+/// `bench` plans with `plan`'s options and flags, so a table row is what `plan` gives
+/// that file: the same height, and no fragmentation where `plan` proves the optimum.
+/// (The budget is counted in nodes, not seconds, so that both runs are reproducible.)
+#[test]
+fn bench_rows_are_what_plan_gives() {
+    let dir = std::env::temp_dir().join(format!("memplan-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let suite = repo_root().join("benchmarks/minimalloc-challenging");
+    let budget = ["--time-limit", "inf", "--node-limit", "2000"];
+    let names = [
+        "A.1048576.csv",
+        "C.1048576.csv",
+        "G.1048576.csv",
+        "example.12.csv",
+    ];
+    for name in names {
+        std::fs::copy(suite.join(name), dir.join(name)).unwrap();
+    }
+    let mut args = vec!["bench", dir.to_str().unwrap()];
+    args.extend(budget);
+    let table = memplan(&args, None);
+    assert!(table.status.success(), "{}", stderr(&table));
+    let table = String::from_utf8_lossy(&table.stdout).into_owned();
+    for name in names {
+        let file = dir.join(name);
+        let mut args = vec!["plan", file.to_str().unwrap(), "-o", "/dev/null"];
+        args.extend(budget);
+        let plan = memplan(&args, None);
+        let summary = stderr(&plan);
+        let height = summary
+            .split("; ")
+            .find_map(|f| f.strip_prefix("height "))
+            .unwrap_or_else(|| panic!("{summary}"));
+        let row = table
+            .lines()
+            .find(|l| l.starts_with(&format!("| {name} |")))
+            .unwrap_or_else(|| panic!("no row for {name}: {table}"));
+        let cells: Vec<&str> = row.split(" | ").collect();
+        assert_eq!(cells[3], height, "{name}: {row} vs {summary}");
+        if summary.contains("; optimal") {
+            assert_eq!(cells[4], "0", "{name}: {row}");
+        }
+    }
+}
