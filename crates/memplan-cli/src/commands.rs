@@ -137,7 +137,11 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
                 };
                 eprintln!("{}", done.summary(outcome, Some(h)).to_json());
             } else if !args.quiet {
-                eprintln!("{}", done.summary_line(h));
+                let mut line = done.summary_line(h);
+                if in_format == Format::Csv && args.input_args.lifetimes.is_none() {
+                    line += &inferred_lifetimes(&bytes);
+                }
+                eprintln!("{line}");
             }
             Ok(())
         }
@@ -172,6 +176,20 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
             }
             Err(done.not_found(&args.input, best_so_far.is_some().then_some(&args.output)))
         }
+    }
+}
+
+/// "; lifetimes half-open (column 'upper')": the convention read from the end column's
+/// name, for the summary line, since the same numbers mean different plans under the two.
+fn inferred_lifetimes(csv: &[u8]) -> String {
+    match memplan::io::inferred_lifetimes_csv(csv) {
+        Some((memplan::io::LifetimeConvention::Inclusive, column)) => format!(
+            "; lifetimes inclusive (column '{column}': live at {column}; --lifetimes half-open to change)"
+        ),
+        Some((_, column)) => format!(
+            "; lifetimes half-open (column '{column}': not live at {column}; --lifetimes inclusive to change)"
+        ),
+        None => String::new(),
     }
 }
 

@@ -375,3 +375,30 @@ fn bench_rows_are_what_plan_gives() {
         }
     }
 }
+
+/// The same numbers read through `end` (inclusive) and `upper` (half-open) give different
+/// plans; the summary says which reading was applied when it came from the column name.
+#[test]
+fn the_summary_names_the_inferred_lifetime_convention() {
+    let run = |header: &str, extra: &[&str]| {
+        let csv = format!("id,lower,{header},size\na,0,2,100\nb,2,4,100\n");
+        let mut args = vec!["plan", "-", "-o", "-"];
+        args.extend_from_slice(extra);
+        stderr(&memplan(&args, Some(csv.as_bytes())))
+    };
+    let end = run("end", &[]);
+    assert!(
+        end.contains("height 200") && end.contains("lifetimes inclusive (column 'end'"),
+        "{end}"
+    );
+    let upper = run("upper", &[]);
+    assert!(
+        upper.contains("height 100") && upper.contains("lifetimes half-open (column 'upper'"),
+        "{upper}"
+    );
+    let forced = run("end", &["--lifetimes", "half-open"]);
+    assert!(
+        forced.contains("height 100") && !forced.contains("lifetimes"),
+        "{forced}"
+    );
+}

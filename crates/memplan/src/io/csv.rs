@@ -308,6 +308,22 @@ pub fn read_problem_csv(input: &[u8], options: &CsvOptions) -> Result<Problem, R
     })
 }
 
+/// The convention [`read_problem_csv`] infers for the lifetimes' end when none is forced:
+/// from the end column's name, `upper` (half-open) or `end` (inclusive), returned as
+/// written in the header. `None` when the header cannot be read or has no end column.
+pub fn inferred_lifetimes_csv(input: &[u8]) -> Option<(LifetimeConvention, String)> {
+    let mut rdr = reader(input);
+    let headers = rdr.byte_headers().ok()?.clone();
+    let cols = columns(&headers, true).ok()?;
+    let name = cols.names.get(cols.upper)?.clone();
+    let convention = if cols.end_is_inclusive {
+        LifetimeConvention::Inclusive
+    } else {
+        LifetimeConvention::HalfOpen
+    };
+    Some((convention, name))
+}
+
 /// The input's columns as text, for people (tooltips, reports): the header's names and
 /// each data row's fields, rows in the order [`read_problem_csv`] reads the buffers.
 /// Bytes that are not UTF-8 are replaced.
