@@ -49,6 +49,7 @@ pub fn csv_options(args: &InputArgs, capacity: Option<u64>) -> CsvOptions {
             Lifetimes::Inclusive => LifetimeConvention::Inclusive,
         }),
         capacity: capacity.map(Size),
+        default_alignment: args.alignment.map(Size),
     }
 }
 

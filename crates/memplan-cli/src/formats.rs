@@ -3,7 +3,7 @@
 
 use memplan::io::{
     looks_like_json, read_placements_csv, read_placements_json, read_problem_csv,
-    read_problem_json_as, write_plan_csv, write_plan_json, write_problem_csv, PlanInfo,
+    read_problem_json_with, write_plan_csv, write_plan_json, write_problem_csv, PlanInfo,
 };
 use memplan::{Offset, Plan, Problem, ReadErrorKind};
 
@@ -56,13 +56,7 @@ pub fn read_problem(
     let format = input_format(path, bytes, args.format);
     let problem = match format {
         Format::Csv => read_problem_csv(bytes, &csv_options(args, capacity)),
-        Format::Json => read_problem_json_as(
-            bytes,
-            capacity.map(memplan::Size),
-            csv_options(args, None)
-                .lifetimes
-                .unwrap_or(memplan::io::LifetimeConvention::HalfOpen),
-        ),
+        Format::Json => read_problem_json_with(bytes, &csv_options(args, capacity)),
     }
     .map_err(|e| read_failure(path, e))?;
     Ok((format, problem))

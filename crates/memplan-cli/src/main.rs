@@ -58,6 +58,10 @@ pub struct InputArgs {
     /// The problem's format. Default: by extension (`.json`, `.csv`), else by content.
     #[arg(long, value_enum)]
     pub format: Option<formats::Format>,
+    /// The alignment of buffers whose input gives none (no `alignment` column or field,
+    /// or an empty one).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub alignment: Option<u64>,
 }
 
 #[derive(Subcommand, Debug)]

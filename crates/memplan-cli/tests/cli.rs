@@ -402,3 +402,52 @@ fn the_summary_names_the_inferred_lifetime_convention() {
         "{forced}"
     );
 }
+
+/// `--alignment A` aligns the buffers whose input gives no alignment, in CSV and JSON;
+/// a given alignment stands.
+#[test]
+fn alignment_flag_sets_the_default_alignment() {
+    let csv = b"id,lower,upper,size,alignment\na,0,4,10,\nb,0,4,10,\nc,0,4,10,2\n";
+    let json = br#"{"buffers": [{"id": "a", "start": 0, "end": 4, "size": 10},
+        {"id": "b", "start": 0, "end": 4, "size": 10},
+        {"id": "c", "start": 0, "end": 4, "size": 10, "alignment": 2}]}"#;
+    for (input, format) in [(&csv[..], "csv"), (&json[..], "json")] {
+        let args = [
+            "plan",
+            "-",
+            "--format",
+            format,
+            "--output-format",
+            "csv",
+            "-o",
+            "-",
+        ];
+        let mut aligned = args.to_vec();
+        aligned.extend(["--alignment", "64"]);
+        let out = memplan(&aligned, Some(input));
+        assert!(out.status.success(), "{}", stderr(&out));
+        let plan = String::from_utf8_lossy(&out.stdout).into_owned();
+        let offsets: Vec<(String, u64)> = plan
+            .lines()
+            .skip(1)
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                (f[0].to_string(), f.last().unwrap().parse().unwrap())
+            })
+            .collect();
+        for (id, off) in &offsets {
+            let a = if id == "c" { 2 } else { 64 };
+            assert_eq!(off % a, 0, "{format}: {id} at {off}: {plan}");
+        }
+        let plain = memplan(&args, Some(input));
+        let height = |o: &std::process::Output| {
+            stderr(o)
+                .split("; ")
+                .find_map(|f| f.strip_prefix("height ").map(str::to_string))
+        };
+        assert_eq!(height(&plain).as_deref(), Some("30"), "{format}: unaligned");
+        assert_ne!(height(&out), height(&plain), "{format}: alignment pads");
+    }
+    let zero = memplan(&["plan", "-", "--alignment", "0"], Some(&csv[..]));
+    assert_eq!(zero.status.code(), Some(2));
+}

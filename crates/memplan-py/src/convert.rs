@@ -175,6 +175,7 @@ pub(crate) fn csv_options(capacity: Option<u64>, lifetimes: Option<&str>) -> PyR
     Ok(CsvOptions {
         lifetimes: convention(lifetimes)?,
         capacity: capacity.map(Size),
+        default_alignment: None,
     })
 }
 

@@ -81,13 +81,15 @@ impl Problem {
         capacity: Option<u64>,
         lifetimes: Option<&str>,
     ) -> PyResult<Result<Problem, memplan::ReadError>> {
-        let lifetimes = convention(lifetimes)?.unwrap_or(LifetimeConvention::HalfOpen);
+        let options = memplan::io::CsvOptions {
+            lifetimes: convention(lifetimes)?,
+            capacity: capacity.map(Size),
+            default_alignment: None,
+        };
         Ok(
-            memplan::io::read_problem_json_as(bytes, capacity.map(Size), lifetimes).map(|inner| {
-                Problem {
-                    inner,
-                    int_ids: false,
-                }
+            memplan::io::read_problem_json_with(bytes, &options).map(|inner| Problem {
+                inner,
+                int_ids: false,
             }),
         )
     }

@@ -122,7 +122,7 @@ pub fn parse_csv(data: &[u8]) {
     for lifetimes in conventions {
         let options = CsvOptions {
             lifetimes,
-            capacity: None,
+            ..CsvOptions::default()
         };
         if let Ok(p) = read_problem_csv(data, &options) {
             let mut text = Vec::new();

@@ -43,6 +43,9 @@ pub struct CsvOptions {
     pub lifetimes: Option<LifetimeConvention>,
     /// The capacity to give the problem.
     pub capacity: Option<Size>,
+    /// The alignment of buffers whose input gives none (no column, or an empty field);
+    /// `None` means 1.
+    pub default_alignment: Option<Size>,
 }
 
 const MAX_ID_BYTES: usize = 4096;
@@ -275,6 +278,9 @@ pub fn read_problem_csv(input: &[u8], options: &CsvOptions) -> Result<Problem, R
         }
         let size = parse_u64(record[cols.size].trim_ascii(), line, name(cols.size))?;
         let mut b = Buffer::new(id, lower, upper, size);
+        if let Some(a) = options.default_alignment {
+            b.alignment = a;
+        }
         if let Some(k) = cols
             .alignment
             .filter(|&k| !record[k].trim_ascii().is_empty())
@@ -513,13 +519,13 @@ mod tests {
         assert_eq!(p.buffers()[0].gaps, vec![Lifetime::new(1, 2)]);
         let opts = CsvOptions {
             lifetimes: Some(LifetimeConvention::Inclusive),
-            capacity: None,
+            ..CsvOptions::default()
         };
         let p = read_problem_csv(b"id,lower,upper,size\nx,0,3,4\n", &opts).unwrap();
         assert_eq!(p.buffers()[0].lifetime, Lifetime::new(0, 4));
         let opts = CsvOptions {
             lifetimes: Some(LifetimeConvention::HalfOpen),
-            capacity: None,
+            ..CsvOptions::default()
         };
         let p = read_problem_csv(b"id,begin,end,size\nx,0,3,4\n", &opts).unwrap();
         assert_eq!(p.buffers()[0].lifetime, Lifetime::new(0, 3));

@@ -144,18 +144,23 @@ fn strip_position(msg: &str) -> String {
 /// rejected. `capacity`, when given,
 /// replaces the file's own.
 pub fn read_problem_json(input: &[u8], capacity: Option<Size>) -> Result<Problem, ReadError> {
-    read_problem_json_as(input, capacity, super::LifetimeConvention::HalfOpen)
+    let options = super::CsvOptions {
+        capacity,
+        ..super::CsvOptions::default()
+    };
+    read_problem_json_with(input, &options)
 }
 
-/// [`read_problem_json`] for data whose lifetimes and gaps follow `lifetimes`: with
-/// [`super::LifetimeConvention::Inclusive`], `[first, last]` becomes `[first, last + 1)`
-/// (ExecuTorch writes lifetimes that way).
-pub fn read_problem_json_as(
+/// [`read_problem_json`] with the reading options CSV takes: `lifetimes` (with
+/// [`super::LifetimeConvention::Inclusive`], `[first, last]` becomes `[first, last + 1)`,
+/// as ExecuTorch writes lifetimes), `capacity`, and `default_alignment` for buffers with
+/// no `alignment` field.
+pub fn read_problem_json_with(
     input: &[u8],
-    capacity: Option<Size>,
-    lifetimes: super::LifetimeConvention,
+    options: &super::CsvOptions,
 ) -> Result<Problem, ReadError> {
-    let shift = u64::from(lifetimes == super::LifetimeConvention::Inclusive);
+    let capacity = options.capacity;
+    let shift = u64::from(options.lifetimes == Some(super::LifetimeConvention::Inclusive));
     let end = |e: u64| {
         e.checked_add(shift).ok_or_else(|| ReadError {
             line: 0,
@@ -176,7 +181,11 @@ pub fn read_problem_json_as(
         .into_iter()
         .map(|b| {
             let mut buf = Buffer::new(b.id, b.start, end(b.end)?, b.size);
-            buf.alignment = Size(b.alignment.unwrap_or(1));
+            buf.alignment = b
+                .alignment
+                .map(Size)
+                .or(options.default_alignment)
+                .unwrap_or(Size(1));
             buf.fixed_offset = b.fixed_offset.map(Offset);
             buf.gaps = b
                 .gaps

@@ -11,6 +11,6 @@ pub use csv::{
 };
 #[cfg(feature = "json")]
 pub use json::{
-    looks_like_json, read_placements_json, read_problem_json, read_problem_json_as,
+    looks_like_json, read_placements_json, read_problem_json, read_problem_json_with,
     write_plan_json, write_problem_json, PlanInfo,
 };
