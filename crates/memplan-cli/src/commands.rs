@@ -116,18 +116,21 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
     if done.interrupted && !args.quiet && !args.json {
         eprintln!("memplan: interrupted: keeping the best plan found so far");
     }
+    let write = |p: &memplan::Plan| {
+        write_to(&args.output, |w| {
+            formats::write_plan(
+                w,
+                out_format,
+                (in_format, &bytes),
+                &problem,
+                p,
+                &done.info(),
+            )
+        })
+    };
     match &report.outcome {
         Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => {
-            write_to(&args.output, |w| {
-                formats::write_plan(
-                    w,
-                    out_format,
-                    (in_format, &bytes),
-                    &problem,
-                    p,
-                    &done.info(),
-                )
-            })?;
+            write(p)?;
             let h = p.height().get();
             if args.json {
                 let outcome = if done.optimal() {
@@ -159,16 +162,7 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
                 memplan::check(&uncapped, p).map_err(|f| {
                     Failure::new(EXIT_CHECK, format!("the best plan fails the checker: {f}"))
                 })?;
-                write_to(&args.output, |w| {
-                    formats::write_plan(
-                        w,
-                        out_format,
-                        (in_format, &bytes),
-                        &problem,
-                        p,
-                        &done.info(),
-                    )
-                })?;
+                write(p)?;
             }
             if args.json {
                 let height = best_so_far.as_ref().map(|p| p.height().get());

@@ -143,21 +143,10 @@ fn human_bytes(v: u64) -> String {
     }
 }
 
-/// A "nice" tick step (1, 2 or 5 times a power of ten) giving about `target` ticks.
+/// A "nice" tick step (1, 2 or 5 times a power of ten, at least 1) giving about
+/// `target` ticks.
 fn nice_step(range: f64, target: f64) -> f64 {
-    let raw = (range / target).max(1.0);
-    let mag = 10f64.powf(raw.log10().floor());
-    let m = raw / mag;
-    let nice = if m <= 1.0 {
-        1.0
-    } else if m <= 2.0 {
-        2.0
-    } else if m <= 5.0 {
-        5.0
-    } else {
-        10.0
-    };
-    (nice * mag).max(1.0)
+    fine_step(range, target).max(1.0)
 }
 
 /// Address ticks in the unit [`human_bytes`] gives `top` (so the axis and the heading
