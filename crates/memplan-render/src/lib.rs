@@ -711,6 +711,6 @@ mod tests {
         // The axis speaks the heading's unit, in fractions when needed.
         assert_eq!(address_ticks(3 << 20)[1].1, "0.5 MiB");
         assert_eq!(human_bytes(3 << 20), "3 MiB");
-        assert_eq!(address_ticks(9_633_792).last().unwrap().1, "9 MiB");
+        assert_eq!(address_ticks(9_633_792).last().unwrap().1, "8 MiB"); // step 2 MiB
     }
 }
