@@ -2,7 +2,7 @@
 # Compares the plans of two `memplan` binaries, byte for byte, on every file under
 # benchmarks/: the default planner and each named planner, on --threads 1 and 2.
 #
-#   scripts/compare-builds.sh OLD_BINARY NEW_BINARY [WORK_DIR]
+#   [ONLY=config,config] scripts/compare-builds.sh OLD_BINARY NEW_BINARY [WORK_DIR]
 #
 # e.g. a baseline built from an older commit in its own worktree:
 #   git worktree add /tmp/memplan-baseline <commit>
@@ -22,7 +22,9 @@
 #   against TelaMalloc depends on timing by design and is not compared);
 # - the refining stages run on the files that finish in seconds: every file but
 #   iopddl-S (28,526 buffers, 43M overlapping pairs).
-# The capacities are 101% of the best known heights (benchmarks/best-known.tsv).
+# The capacities are 101% of the best known heights (benchmarks/best-known.tsv). A run that
+# finds no plan under the capacity exits 6; its output is compared too (from ae317b4 on, the
+# CLI writes the best plan there, where 1c7d1a5 wrote nothing: those 24 runs differ).
 #
 # Output: one line per differing run, then the totals. Exit status 1 when a plan, or the
 # exit status of a run, differs.
@@ -64,7 +66,19 @@ configs+=(
     "telamalloc|small|no|--planner telamalloc --time-limit inf --tm-step-limit 100000"
     "telamalloc-capacity|small|yes|--planner telamalloc --time-limit inf --tm-step-limit 200000"
     "boxing|small|no|--planner boxing --time-limit inf --iterations 3 --polish-moves 2000"
+    # Ablations: the option flags reach the same techniques in both builds.
+    "telamalloc-ablation|small|no|--planner telamalloc --time-limit inf --tm-step-limit 50000 --tm-no-canonical --tm-no-decomposition --tm-no-backjump --tm-no-phases"
+    "exact-ablation|small|no|--planner exact --time-limit inf --node-limit 200 --no-dominance --no-decomposition --no-monotonic-floor"
+    "boxing-ablation|small|no|--planner boxing --time-limit inf --iterations 3 --polish-moves 0 --no-bootstrap --no-calibrate-epsilon"
 )
+# ONLY=name,name runs those configurations alone.
+if [ -n "${ONLY:-}" ]; then
+    kept=()
+    for c in "${configs[@]}"; do
+        case ",$ONLY," in *",${c%%|*},"*) kept+=("$c") ;; esac
+    done
+    configs=("${kept[@]}")
+fi
 
 compared=0
 differed=0
