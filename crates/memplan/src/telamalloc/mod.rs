@@ -16,7 +16,7 @@
 //! ```
 //!
 //! The paper guides its search with a CP-SAT solver; we use our own propagation over
-//! offset domains instead ([`domains`]), with no external solver. Invariants of the
+//! offset domains instead (`domains.rs`), with no external solver. Invariants of the
 //! search: every placed buffer avoids all placed buffers live at the same time, lies
 //! under the capacity and on its alignment, and every unplaced buffer has a non-empty
 //! domain. So a complete assignment is a valid plan; it is checked again anyway.
@@ -52,12 +52,12 @@
 //! The default planner's capacity mode races this search against the exact one
 //! (the driver's `race.rs`).
 //!
-//! In capacity mode the search runs once ([`solve_capacity`]), on each independent part
+//! In capacity mode the search runs once (`solve_capacity`), on each independent part
 //! of the problem in turn (`independent_parts`: split at the times no buffer crosses), as
 //! a restart cycle that can use several threads and still gives the one-thread answer
 //! (`rounds.rs`); in
 //! minimise mode, it probes capacities between the max load and the best greedy height
-//! ([`minimise`]).
+//! (`minimise`).
 
 mod candidates;
 mod components;
