@@ -125,10 +125,12 @@ fn a_spent_limit_still_finishes_the_first_greedy_plan_when_asked() {
                     Outcome::Unknown { best_so_far, .. } => best_so_far,
                     Outcome::Infeasible => None,
                 };
-                let expected = if planner != Planner::Boxing && problem.capacity().is_some() {
-                    &start_best_fit
-                } else {
-                    &size_best_fit
+                // The driver's portfolio starts with start-best-fit in both modes;
+                // TelaMalloc does in capacity mode; boxing's bootstrap with size-best-fit.
+                let expected = match planner {
+                    Planner::Auto => &start_best_fit,
+                    Planner::Telamalloc if problem.capacity().is_some() => &start_best_fit,
+                    _ => &size_best_fit,
                 };
                 match got {
                     // Boxing starts from the first greedy plan (or, on an elementary

@@ -13,7 +13,9 @@
 //! The budget stops every planner, the first included, so that the limit holds even when
 //! one greedy pass is longer than it (a second or more on 30k buffers with 40M
 //! overlapping pairs); when the budget lets the first plan finish, the first planner is
-//! exempt from the deadline. When no planner finished, the plan is the naive one (every
+//! exempt from the deadline. The first is start-best-fit, a sweep in start order that
+//! costs O(n log n) when no buffer is fixed or gapped (the free address ranges of
+//! `greedy::free_ranges`), so a short budget still ends with a real plan. When no planner finished, the plan is the naive one (every
 //! buffer at its own addresses, O(n)): valid, rarely good.
 
 use super::{height_of, Incumbent};
@@ -34,13 +36,11 @@ pub(super) fn run(
 ) -> Incumbent {
     let candidates: Vec<Planner> = match options.planner {
         Planner::Auto | Planner::Exact => {
-            // Capacity mode stops at the first plan that fits.
-            let order = if problem.capacity().is_some() {
-                greedy::planners_for_capacity()
-            } else {
-                greedy::planners()
-            };
-            order
+            // Start-best-fit first, in both modes: a sweep, O(n log n) when no buffer is
+            // fixed or gapped, so that the first plan (the one a budget lets finish) is
+            // cheap even on dense traces. Capacity mode stops at the first plan that fits,
+            // minimise mode at the first at the max load.
+            greedy::planners_for_capacity()
                 .into_iter()
                 .map(|(o, f)| Planner::Greedy(o, f))
                 .collect()

@@ -49,9 +49,10 @@ pub(crate) fn planners() -> Vec<(Order, Fit)> {
     v
 }
 
-/// [`planners`] in capacity mode, where the first plan that fits is the answer: start
-/// order with best fit goes first, the fastest pass (a sweep, 0.24 s on iopddl-S against
-/// about 1 s for the others) and often the lowest on long traces.
+/// [`planners`] in the driver's portfolio order: start order with best fit goes first,
+/// the fastest pass (a sweep over free address ranges, O(n log n) when no buffer is fixed
+/// or gapped) and often the lowest on long traces; a budget too short for the others
+/// still gets its plan.
 pub(crate) fn planners_for_capacity() -> Vec<(Order, Fit)> {
     let first = (Order::Start, Fit::BestFit);
     let mut v = planners();
