@@ -4,9 +4,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use memplan::io::read_problem_csv;
-use memplan::{check, Outcome, TimeLimit};
+use memplan::{check, Outcome};
 
-use crate::commands::planner_options;
+use crate::commands::PlannerArgs;
 use crate::files::{csv_options, read_bytes, read_failure};
 use crate::fmt::{percent, thousands};
 use crate::{Failure, InputArgs, EXIT_CHECK, EXIT_INPUT, EXIT_IO};
@@ -15,28 +15,14 @@ use crate::{Failure, InputArgs, EXIT_CHECK, EXIT_INPUT, EXIT_IO};
 pub struct BenchArgs {
     /// The directory to search (recursively) for `*.csv` files.
     pub dir: PathBuf,
-    /// The planner to run (see `memplan plan --help`).
-    #[arg(long, default_value = "auto")]
-    pub planner: String,
-    /// Worker threads (0: one per core).
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
-    /// Each instance's budget, as `plan --time-limit` (default: `plan`'s, 1 s with the
-    /// first greedy pass always finished).
-    #[arg(long)]
-    pub time_limit: Option<TimeLimit>,
+    #[command(flatten)]
+    pub planning: PlannerArgs,
     /// Plan each file under the capacity in its name (`A.1048576.csv`), as `plan
     /// --capacity` would; without it, minimise the height.
     #[arg(long)]
     pub capacity_from_name: bool,
     #[command(flatten)]
     pub input_args: InputArgs,
-    #[command(flatten)]
-    pub exact: crate::exact_args::ExactArgs,
-    #[command(flatten)]
-    pub telamalloc: crate::telamalloc::TelamallocArgs,
-    #[command(flatten)]
-    pub boxing: crate::boxing_args::BoxingArgs,
 }
 
 fn csv_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
@@ -110,14 +96,7 @@ fn capacity_in_name(path: &Path) -> Option<u64> {
 
 pub fn bench(args: BenchArgs) -> Result<(), Failure> {
     // `plan`'s options, so that a table row is what `plan` gives that file.
-    let mut options = planner_options(
-        &args.planner,
-        args.threads,
-        args.time_limit,
-        &args.exact,
-        &args.telamalloc,
-        &args.boxing,
-    )?;
+    let mut options = args.planning.options()?;
     options.verify = false; // the table's own check column runs the checker
     let mut files = Vec::new();
     csv_files(&args.dir, &mut files)

@@ -24,21 +24,8 @@ pub struct PlanArgs {
     /// Fit under this many bytes instead of minimising the height.
     #[arg(long)]
     pub capacity: Option<u64>,
-    /// The planner: `auto` (the portfolio), `naive`, `telamalloc`, `boxing`, `exact`, or
-    /// ORDER-FIT with ORDER one of size, area, contention, breadth, lifetime, start and
-    /// FIT one of best-fit, first-fit.
-    #[arg(long, default_value = "auto")]
-    pub planner: String,
-    /// Worker threads (0: one per core). The plan does not depend on it.
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
-    /// Stop after this many seconds and return the best plan found (`inf`: no limit).
-    /// Within it, the exact search and boxing tighten a plan that greedy leaves
-    /// fragmented, or look for one under --capacity. Given explicitly, the limit is
-    /// strict: if not even one greedy pass fits in it, the plan is the naive one. Not
-    /// given, it is 1 s, and the first greedy pass always finishes.
-    #[arg(long)]
-    pub time_limit: Option<TimeLimit>,
+    #[command(flatten)]
+    pub planning: PlannerArgs,
     /// Skip the independent checker (on by default; it is cheap).
     #[arg(long)]
     pub no_check: bool,
@@ -56,9 +43,29 @@ pub struct PlanArgs {
     #[arg(long)]
     pub help_all: bool,
     #[command(flatten)]
-    pub exact: crate::exact_args::ExactArgs,
-    #[command(flatten)]
     pub input_args: InputArgs,
+}
+
+/// The planner and budget flags that `plan` and `bench` share.
+#[derive(clap::Args, Debug)]
+pub struct PlannerArgs {
+    /// The planner: `auto` (the portfolio), `naive`, `telamalloc`, `boxing`, `exact`, or
+    /// ORDER-FIT with ORDER one of size, area, contention, breadth, lifetime, start and
+    /// FIT one of best-fit, first-fit.
+    #[arg(long, default_value = "auto")]
+    pub planner: String,
+    /// Worker threads (0: one per core). The plan does not depend on it.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Stop after this many seconds and return the best plan found (`inf`: no limit).
+    /// Within it, the exact search and boxing tighten a plan that greedy leaves
+    /// fragmented, or look for one under --capacity. Given explicitly, the limit is
+    /// strict: if not even one greedy pass fits in it, the plan is the naive one. Not
+    /// given, it is 1 s, and the first greedy pass always finishes.
+    #[arg(long)]
+    pub time_limit: Option<TimeLimit>,
+    #[command(flatten)]
+    pub exact: crate::exact_args::ExactArgs,
     #[command(flatten)]
     pub telamalloc: crate::telamalloc::TelamallocArgs,
     #[command(flatten)]
@@ -189,50 +196,38 @@ fn inferred_lifetimes(csv: &[u8]) -> String {
 
 /// The library's options from `plan`'s flags.
 fn plan_options(args: &PlanArgs, cancel: CancelToken) -> Result<Options, Failure> {
-    let mut options = planner_options(
-        &args.planner,
-        args.threads,
-        args.time_limit,
-        &args.exact,
-        &args.telamalloc,
-        &args.boxing,
-    )?;
+    let mut options = args.planning.options()?;
     options.cancel = Some(cancel);
     options.verify = !args.no_check;
     Ok(options)
 }
 
-/// The library's options from the planner and budget flags that `plan` and `bench`
-/// share, with `plan`'s defaults: without `--time-limit`, 1 s, and the first greedy pass
-/// always finishes; an explicit limit is strict.
-pub fn planner_options(
-    planner: &str,
-    threads: usize,
-    time_limit: Option<TimeLimit>,
-    exact: &crate::exact_args::ExactArgs,
-    telamalloc: &crate::telamalloc::TelamallocArgs,
-    boxing: &crate::boxing_args::BoxingArgs,
-) -> Result<Options, Failure> {
-    let planner: Planner = if exact.exact {
-        Planner::Exact
-    } else {
-        planner
-            .parse()
-            .map_err(|e| Failure::new(2, format!("{e}; see --help")))?
-    };
-    Ok(Options {
-        planner,
-        threads,
-        time_limit: time_limit
-            .unwrap_or(TimeLimit::from(Duration::from_secs(1)))
-            .duration(),
-        cancel: None,
-        verify: true,
-        telamalloc: telamalloc.options(),
-        boxing: boxing.options(),
-        exact: exact.options()?,
-        finish_first_plan: time_limit.is_none(),
-    })
+impl PlannerArgs {
+    /// The library's options, with `plan`'s defaults: without `--time-limit`, 1 s, and
+    /// the first greedy pass always finishes; an explicit limit is strict.
+    pub fn options(&self) -> Result<Options, Failure> {
+        let planner: Planner = if self.exact.exact {
+            Planner::Exact
+        } else {
+            self.planner
+                .parse()
+                .map_err(|e| Failure::new(2, format!("{e}; see --help")))?
+        };
+        Ok(Options {
+            planner,
+            threads: self.threads,
+            time_limit: self
+                .time_limit
+                .unwrap_or(TimeLimit::from(Duration::from_secs(1)))
+                .duration(),
+            cancel: None,
+            verify: true,
+            telamalloc: self.telamalloc.options(),
+            boxing: self.boxing.options(),
+            exact: self.exact.options()?,
+            finish_first_plan: self.time_limit.is_none(),
+        })
+    }
 }
 
 /// A finished `plan` run, for its summary and messages.
