@@ -16,7 +16,6 @@ use convert::{
     buffer_from, convention, csv_options, id_from, input_error, py_id, read_file, to_half_open,
 };
 
-use memplan::io::LifetimeConvention;
 use memplan::{Buffer, Offset, Options, Outcome, Planner, Size};
 
 create_exception!(
@@ -178,26 +177,18 @@ impl Problem {
                 }
             },
         };
-        let bufs = py.detach(|| -> Result<Vec<Buffer>, String> {
+        let bufs = py.detach(|| {
             let mut bufs = Vec::with_capacity(n);
             for (k, id) in ids.into_iter().enumerate() {
-                let end = match lifetimes {
-                    Some(LifetimeConvention::Inclusive) => {
-                        ends[k].checked_add(1).ok_or_else(|| {
-                            format!("ends[{k}]: an inclusive end of 2**64-1 has no successor")
-                        })?
-                    }
-                    _ => ends[k],
-                };
-                let mut b = Buffer::new(id, starts[k], end, sizes[k]);
+                let mut b = Buffer::new(id, starts[k], ends[k], sizes[k]);
                 if let Some(a) = &alignments {
                     b.alignment = Size(a[k]);
                 }
                 bufs.push(b);
             }
-            Ok(bufs)
+            bufs
         });
-        let bufs = bufs.map_err(PyValueError::new_err)?;
+        let bufs = to_half_open(bufs, lifetimes)?;
         let inner = py
             .detach(|| memplan::Problem::new(bufs, capacity.map(Size)))
             .map_err(input_error)?;
