@@ -111,7 +111,7 @@ def _error(program, x, expected):
     return ((got - expected).abs().max() / expected.abs().max()).item()
 
 
-def _no_zero_weights(model):
+def no_zero_weights(model):
     """Weights that start at zero (vit_b_16's classifier head) would make every output 0
     and the comparison with eager PyTorch empty: draw them at random like the others."""
     with torch.no_grad():
@@ -124,7 +124,7 @@ def _no_zero_weights(model):
 def measure(name, time_limit):
     torch.manual_seed(0)
     make, shape = MODELS[name]
-    model = _no_zero_weights(make().eval())
+    model = no_zero_weights(make().eval())
     x = _input(shape)
     with torch.no_grad():
         expected = model(x)

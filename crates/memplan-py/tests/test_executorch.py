@@ -11,6 +11,7 @@ portable kernels run in seconds; BENCHMARKS.md's table uses full-size inputs
 import copy
 import functools
 import re
+import sys
 import types
 from pathlib import Path
 
@@ -33,6 +34,10 @@ import memplan  # noqa: E402
 import memplan.executorch  # noqa: E402
 import memplan.torch  # noqa: E402
 
+# The benchmark table's script, for its model helpers.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+import executorch_table  # noqa: E402
+
 
 def _transformer():
     layer = torch.nn.TransformerEncoderLayer(
@@ -49,23 +54,13 @@ MODELS = {
 }
 
 
-def _no_zero_weights(model):
-    """Weights that start at zero (vit_b_16's classifier head) would make every output 0
-    and the comparison with eager PyTorch empty: draw them at random like the others."""
-    with torch.no_grad():
-        for p in model.parameters():
-            if p.dim() >= 2 and not p.any():
-                torch.nn.init.normal_(p, std=0.02)
-    return model
-
-
 @functools.lru_cache(maxsize=None)
 def _compiled(name):
     """(eager output, input, default program, memplan program, memplan's algorithm,
     exported program) for one model; each built once per test session."""
     torch.manual_seed(0)
     make, shape = MODELS[name]
-    model = _no_zero_weights(make().eval())
+    model = executorch_table.no_zero_weights(make().eval())
     x = torch.randn(*shape)
     with torch.no_grad():
         expected = model(x)
