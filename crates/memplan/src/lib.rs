@@ -60,6 +60,7 @@ mod options;
 mod outcome;
 mod report;
 pub mod shared_objects;
+pub mod spill;
 pub mod telamalloc;
 /// Seeded generators of problems, for tests, benchmarks and `memplan gen` (feature
 /// `testing`).
