@@ -11,15 +11,17 @@
 #   scripts/compare-builds.sh /tmp/memplan-baseline/target/release/memplan target/release/memplan
 #
 # Every run must be reproducible, so no run may depend on the clock:
-# - the greedy planners, `naive` and the default planner's greedy portfolio run with
-#   `--time-limit inf` (no budget: the result depends on the input alone), on every file;
+# - the greedy planners, `naive` and the greedy portfolio (`--planner greedy`; builds
+#   before it existed ran it as `auto --time-limit inf`, and get that flag instead) run
+#   with `--time-limit inf` (no clock: the result depends on the input alone), on every
+#   file;
 # - the refining stages (exact, boxing, TelaMalloc, the default planner's exact and boxing
 #   steps) are bounded by counts, not time: `--node-limit` for the exact search,
-#   `--tm-step-limit` for TelaMalloc, `--iterations` and `--polish-moves` for boxing. The
-#   default planner runs its refinement only under a time limit, so `auto-refine` gives it
-#   one hour, which the count limits keep it far from; the capacity modes run with
-#   `--time-limit inf`, where the default planner's exact search runs alone (the race
-#   against TelaMalloc depends on timing by design and is not compared);
+#   `--tm-step-limit` for TelaMalloc, `--iterations` and `--polish-moves` for boxing.
+#   `auto-refine` gives the default planner one hour, which the count limits keep it far
+#   from; the capacity modes run with `--time-limit inf`, where the default planner's
+#   exact search runs alone (the race against TelaMalloc depends on timing by design and
+#   is not compared), and without boxing;
 # - the refining stages run on the files that finish in seconds: every file but
 #   iopddl-S (28,526 buffers, 43M overlapping pairs).
 # The capacities are 101% of the best known heights (benchmarks/best-known.tsv). A run that
@@ -54,13 +56,13 @@ greedy=(size-best-fit size-first-fit area-best-fit area-first-fit contention-bes
     lifetime-first-fit start-best-fit start-first-fit)
 
 # Each configuration: NAME|FILES (all or small)|CAPACITY (yes or no)|FLAGS
-configs=("auto|all|no|--time-limit inf")
+configs=("greedy|all|no|--planner greedy --time-limit inf")
 for g in "${greedy[@]}" naive; do
     configs+=("$g|all|no|--planner $g --time-limit inf")
 done
 configs+=(
     "auto-refine|small|no|--time-limit 3600 --node-limit 2000 --iterations 3 --polish-moves 2000"
-    "auto-capacity|small|yes|--time-limit inf --node-limit 2000"
+    "auto-capacity|small|yes|--time-limit inf --node-limit 2000 --no-boxing-in-portfolio"
     "exact|small|no|--planner exact --time-limit inf --node-limit 2000"
     "exact-capacity|small|yes|--planner exact --time-limit inf --node-limit 2000"
     "telamalloc|small|no|--planner telamalloc --time-limit inf --tm-step-limit 100000"
@@ -80,6 +82,11 @@ if [ -n "${ONLY:-}" ]; then
     configs=("${kept[@]}")
 fi
 
+# Builds without `--planner greedy` ran the greedy portfolio as `auto --time-limit inf`.
+has_greedy() { "$1" plan --help | grep -q '`greedy`'; }
+old_flags() { if has_greedy "$old"; then echo "$1"; else echo "${1/--planner greedy/}"; fi; }
+new_flags() { if has_greedy "$new"; then echo "$1"; else echo "${1/--planner greedy/}"; fi; }
+
 compared=0
 differed=0
 started=$(date +%s)
@@ -93,11 +100,12 @@ for c in "${configs[@]}"; do
             key="$name/$(basename "$f" .csv).t$t"
             for side in old new; do
                 bin=$old
-                if [ "$side" = new ]; then bin=$new; fi
+                side_flags=$(old_flags "$flags")
+                if [ "$side" = new ]; then bin=$new; side_flags=$(new_flags "$flags"); fi
                 mkdir -p "$work/$side/$name"
                 rm -f "$work/$side/$key.csv"
                 # shellcheck disable=SC2086 # $flags is a list of words
-                "$bin" plan "$f" $flags "${extra[@]}" --threads $t --quiet \
+                "$bin" plan "$f" $side_flags "${extra[@]}" --threads $t --quiet \
                     -o "$work/$side/$key.csv" 2>"$work/$side/$key.err"
                 echo "exit $?" >>"$work/$side/$key.csv"
             done

@@ -3,7 +3,7 @@
 # planner (auto: greedy, then exact racing telamalloc), 10 s limit each, at 100/101/105/110% of the best height known. Run from the worktree root after
 # `cargo build --release -p memplan-cli`, preferably under `nice -n 19`.
 # Each cell: ok/-- , wall ms, CPU ms (user+sys from /usr/bin/time).
-# Greedy (--time-limit inf: the greedy portfolio alone) is deterministic and does not depend on the capacity except for the verdict,
+# Greedy (--planner greedy: the greedy portfolio alone) is deterministic and does not depend on the capacity except for the verdict,
 # so it runs once per instance; its times repeat on the four rows.
 M=./target/release/memplan
 best() { # the best known height of benchmark file $1 (benchmarks/best-known.tsv)
@@ -26,7 +26,7 @@ echo "| instance | best known | % | capacity | greedy | wall ms | CPU ms | telam
 echo "|---|---:|---:|---:|---|---:|---:|---|---:|---:|---|---:|---:|---|---:|---:|"
 for f in benchmarks/idealloc/*.csv benchmarks/minimalloc-challenging/[A-K].*.csv; do
   b=$(best "$f")
-  read -r gs gw gc gh < <(run $M plan "$f" --time-limit inf)  # greedy only: no budget, no improvers
+  read -r gs gw gc gh < <(run $M plan "$f" --planner greedy)  # greedy only: no improvers
   for pct in 100 101 105 110; do
     cap=$(( b * pct / 100 ))
     if [ -n "$gh" ] && [ "$gh" -le "$cap" ]; then g=ok; else g=--; fi

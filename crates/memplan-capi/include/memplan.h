@@ -40,7 +40,7 @@ typedef struct memplan_result memplan_result;
 
 typedef struct memplan_options {
     const char *planner;        /* "auto", "size-best-fit", ...; NULL means "auto" */
-    double time_limit_seconds;  /* <= 0: no limit */
+    double time_limit_seconds;  /* INFINITY: no limit; negative or NaN: MEMPLAN_ERR_ARGUMENT */
     uint32_t threads;           /* 0: one per core; the plan does not depend on it */
 } memplan_options;
 
@@ -49,7 +49,8 @@ typedef struct memplan_options {
 const char *memplan_last_error(void);
 /* The library version, a static string. */
 const char *memplan_version(void);
-/* planner NULL ("auto"), no time limit, one thread per core. */
+/* The library's defaults, shared by every door: planner NULL ("auto"), a time limit of
+ * 1 s (the first plan always finishes), one thread per core. */
 memplan_options memplan_options_default(void);
 
 /* Problems. Buffers are validated when the problem is planned or checked. */

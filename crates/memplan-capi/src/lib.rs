@@ -110,7 +110,9 @@ pub struct memplan_result {
 pub struct memplan_options {
     /// The planner's name (e.g. "auto", "size-best-fit"); NULL means "auto".
     pub planner: *const c_char,
-    /// Stop after this many seconds and return the best plan found; 0 or less: no limit.
+    /// Stop after this many seconds and return the best plan found; `INFINITY`: no
+    /// limit. Negative or NaN: `MEMPLAN_ERR_ARGUMENT`. The default is the library's
+    /// ([`Options::DEFAULT_TIME_LIMIT`], 1 s), and the first plan always finishes.
     pub time_limit_seconds: c_double,
     /// Worker threads; 0 means one per core. The plan does not depend on it.
     pub threads: u32,
@@ -129,13 +131,17 @@ pub extern "C" fn memplan_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
 }
 
-/// Default options: planner "auto", no time limit, one thread per core.
+/// Default options, the library's [`Options::default()`]: planner "auto", a time limit
+/// of 1 s, one thread per core.
 #[no_mangle]
 pub extern "C" fn memplan_options_default() -> memplan_options {
+    let default = Options::default();
     memplan_options {
         planner: std::ptr::null(),
-        time_limit_seconds: 0.0,
-        threads: 0,
+        time_limit_seconds: default
+            .time_limit
+            .map_or(f64::INFINITY, |d| d.as_secs_f64()),
+        threads: default.threads as u32,
     }
 }
 
@@ -348,11 +354,9 @@ pub unsafe extern "C" fn memplan_plan(
                 .map_err(|e: memplan::PlanError| arg_error(&e.to_string()))?
         };
         let problem = p.validated()?;
-        // 0 or less (and NaN): no limit.
-        let time_limit = (o.time_limit_seconds > 0.0)
-            .then(|| memplan::TimeLimit::from_secs(o.time_limit_seconds).ok())
-            .flatten()
-            .and_then(memplan::TimeLimit::duration);
+        let time_limit = memplan::TimeLimit::from_secs(o.time_limit_seconds)
+            .map_err(|e| arg_error(&format!("memplan_plan: time_limit_seconds {e}")))?
+            .duration();
         let options = Options {
             planner,
             threads: o.threads as usize,

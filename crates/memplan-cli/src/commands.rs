@@ -1,7 +1,5 @@
 //! The `plan`, `check` and `stats` commands.
 
-use std::time::Duration;
-
 use memplan::io::PlanInfo;
 use memplan::{
     analyze, check_placements, CancelToken, Options, Outcome, Planner, Problem, Report, TimeLimit,
@@ -49,21 +47,26 @@ pub struct PlanArgs {
 /// The planner and budget flags that `plan` and `bench` share.
 #[derive(clap::Args, Debug)]
 pub struct PlannerArgs {
-    /// The planner: `auto` (the portfolio), `naive`, `telamalloc`, `boxing`, `exact`, or
-    /// ORDER-FIT with ORDER one of size, area, contention, breadth, lifetime, start and
-    /// FIT one of best-fit, first-fit.
+    /// The planner: `auto` (greedy, then exact search and boxing within the time limit),
+    /// `greedy` (every greedy planner, nothing else: fast, and independent of the clock),
+    /// `naive`, `telamalloc`, `boxing`, `exact`, or ORDER-FIT with ORDER one of size,
+    /// area, contention, breadth, lifetime, start and FIT one of best-fit, first-fit.
     #[arg(long, default_value = "auto")]
     pub planner: String,
     /// Worker threads (0: one per core). The plan does not depend on it.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// Stop after this many seconds and return the best plan found (`inf`: no limit).
-    /// Within it, the exact search and boxing tighten a plan that greedy leaves
-    /// fragmented, or look for one under --capacity. Given explicitly, the limit is
-    /// strict: if not even one greedy pass fits in it, the plan is the naive one. Not
-    /// given, it is 1 s, and the first greedy pass always finishes.
+    /// Stop after this many seconds, final check included, and return the best plan
+    /// found [default: 1, as in the library, Python and C]. Within it, `auto` tightens a
+    /// plan that greedy leaves fragmented, or looks for one under --capacity. `inf`: no
+    /// clock; `auto` then runs until its plan is proven optimal, which may take long. The
+    /// first plan (start-best-fit, O(n log n)) always finishes.
     #[arg(long)]
     pub time_limit: Option<TimeLimit>,
+    /// Hold the first plan to the time limit too: a limit shorter than it returns the
+    /// naive plan (every buffer at its own addresses).
+    #[arg(long, hide = true)]
+    pub strict_time_limit: bool,
     #[command(flatten)]
     pub exact: crate::exact_args::ExactArgs,
     #[command(flatten)]
@@ -203,9 +206,9 @@ fn plan_options(args: &PlanArgs, cancel: CancelToken) -> Result<Options, Failure
 }
 
 impl PlannerArgs {
-    /// The library's options, with `plan`'s defaults: without `--time-limit`, 1 s, and
-    /// the first greedy pass always finishes; an explicit limit is strict.
+    /// The library's options: [`Options::default()`] with the flags given.
     pub fn options(&self) -> Result<Options, Failure> {
+        let default = Options::default();
         let planner: Planner = if self.exact.exact {
             Planner::Exact
         } else {
@@ -216,16 +219,16 @@ impl PlannerArgs {
         Ok(Options {
             planner,
             threads: self.threads,
-            time_limit: self
-                .time_limit
-                .unwrap_or(TimeLimit::from(Duration::from_secs(1)))
-                .duration(),
+            time_limit: match self.time_limit {
+                Some(t) => t.duration(),
+                None => default.time_limit,
+            },
             cancel: None,
-            verify: true,
+            verify: default.verify,
             telamalloc: self.telamalloc.options(),
             boxing: self.boxing.options(),
             exact: self.exact.options()?,
-            finish_first_plan: self.time_limit.is_none(),
+            finish_first_plan: default.finish_first_plan && !self.strict_time_limit,
         })
     }
 }

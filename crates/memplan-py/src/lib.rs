@@ -405,22 +405,31 @@ impl Plan {
     }
 }
 
-/// ``plan(problem, planner="auto", capacity=None, time_limit=None, seed=None,
+/// ``plan(problem, planner="auto", capacity=None, time_limit=1.0, seed=None,
 /// threads=0, verify=True) -> Plan``: gives every buffer an offset.
 ///
 /// Minimises the height, or, with a ``capacity`` (or the problem's own), finds a plan
-/// that fits under it. ``planner`` is one of ``planners()``: ``"auto"`` runs every greedy
-/// planner and then, within ``time_limit``, the exact search and boxing (and TelaMalloc
-/// in capacity mode); a name runs that planner alone. ``time_limit`` is in seconds;
-/// ``None`` or ``float("inf")`` sets no limit. ``seed`` goes to the randomised planners
-/// (boxing), ``threads=0`` means one per core, and ``verify`` runs the independent
-/// checker on the plan before returning it. The GIL is released while planning.
+/// that fits under it. The defaults are the library's and the command line's: the same
+/// problem gives the same plan through every door. ``planner`` is one of
+/// ``planners()``: ``"auto"`` runs every greedy planner and then, within ``time_limit``,
+/// the exact search and boxing (and TelaMalloc in capacity mode); ``"greedy"`` runs the
+/// greedy planners alone (milliseconds, and independent of the clock); another name
+/// runs that planner alone.
+///
+/// ``time_limit`` is in seconds, default ``DEFAULT_TIME_LIMIT`` (1.0), and covers the
+/// whole call; the first plan (start-best-fit, O(n log n)) always finishes.
+/// ``None`` or ``float("inf")`` sets no limit: ``"auto"`` then runs until its plan is
+/// proven optimal, which may take long on a hard instance. ``seed`` goes to the
+/// randomised planners (boxing), ``threads=0`` means one per core, and ``verify`` runs
+/// the independent checker on the plan before returning it. The GIL is released while
+/// planning.
 ///
 /// Raises ``InfeasibleError`` when no plan can fit under the capacity (proven),
 /// ``NoPlanFoundError`` when none was found in time, and ``ValueError`` for an unknown
-/// planner or a bad time limit.
+/// planner or a bad time limit (negative or NaN).
 #[pyfunction]
-#[pyo3(signature = (problem, planner="auto", capacity=None, time_limit=None, seed=None, threads=0, verify=true))]
+#[pyo3(signature = (problem, planner="auto", capacity=None, time_limit=Some(default_time_limit()), seed=None, threads=0, verify=true),
+       text_signature = "(problem, planner='auto', capacity=None, time_limit=1.0, seed=None, threads=0, verify=True)")]
 #[allow(clippy::too_many_arguments)]
 fn plan(
     py: Python<'_>,
@@ -503,6 +512,11 @@ fn with_capacity(
 /// like the problem's buffers) or a dict ``{id: offset}``. Returns the height; raises
 /// ``CheckError`` naming the buffers, times and addresses of the violation (overlap,
 /// alignment, fixed offset, capacity).
+/// The library's default time limit in seconds ([`Options::DEFAULT_TIME_LIMIT`]).
+fn default_time_limit() -> f64 {
+    Options::DEFAULT_TIME_LIMIT.as_secs_f64()
+}
+
 #[pyfunction]
 #[pyo3(signature = (problem, plan, capacity=None))]
 fn check(
@@ -646,5 +660,6 @@ fn _memplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NoPlanFoundError", py.get_type::<NoPlanFoundError>())?;
     m.add("CheckError", py.get_type::<CheckError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("DEFAULT_TIME_LIMIT", default_time_limit())?;
     Ok(())
 }

@@ -17,21 +17,28 @@ use crate::telamalloc::TelamallocOptions;
 /// Which planner [`crate::plan`] runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Planner {
-    /// The default portfolio: every greedy planner, keeping the lowest plan, stopping as
-    /// soon as one reaches the max load (in capacity mode, as soon as one fits, with
-    /// start-best-fit first; the later planners then do not count). Given a time limit
-    /// (or an exact node limit), while fragmentation remains or the capacity is missed,
-    /// it then spends the time left on the exact search and on boxing from the best plan
-    /// so far ([`BoxingOptions::in_portfolio`]): exact first up to 5,000 buffers, boxing
-    /// first above. With a capacity and a time limit, the exact search (on all threads
-    /// but one) races TelaMalloc (on the last one; on one thread, they run in turn) and
-    /// the first answer wins; with a node limit alone the exact search runs alone.
-    /// Without a time limit the result depends only on the input and the options; with
-    /// one, a run cut short by the clock may differ from a faster run.
+    /// The default planner. First the greedy portfolio ([`Planner::GreedyPortfolio`]):
+    /// every greedy planner, start-best-fit first, keeping the lowest plan and stopping as
+    /// soon as one reaches the max load (in capacity mode, as soon as one fits; the later
+    /// planners then do not count). Then, while fragmentation remains or the capacity is
+    /// missed, it spends the rest of the budget on the exact search and on boxing from the
+    /// best plan so far ([`BoxingOptions::in_portfolio`]): exact first up to 5,000
+    /// buffers, boxing first above. With a capacity, the exact search (on all threads but
+    /// one) races TelaMalloc (on the last one; on one thread, they run in turn) and the
+    /// first answer wins.
+    ///
+    /// Without a time limit it runs until the exact search has proved its plan optimal
+    /// (or, in capacity mode, found one or proved that none fits), which on a hard
+    /// instance may take very long; the result then depends only on the input and the
+    /// options. With one, a run cut short by the clock may differ from a faster run.
     #[default]
     Auto,
     /// One greedy planner.
     Greedy(GreedyOrder, Fit),
+    /// Every greedy planner, start-best-fit first, keeping the lowest plan (ties to the
+    /// earlier one), and nothing else: milliseconds on most models, and a result that
+    /// depends only on the input, whatever the clock. The first stage of [`Planner::Auto`].
+    GreedyPortfolio,
     /// Every buffer at its own addresses: the sum of the sizes. A baseline.
     Naive,
     /// TelaMalloc's backtracking search (see [`TelamallocOptions`]): for tight
@@ -47,13 +54,15 @@ pub enum Planner {
 }
 
 impl Planner {
-    /// Every planner, in the portfolio's order (which is also its tie-break order), then
-    /// `naive`, `boxing` and `auto`.
+    /// Every planner: the greedy planners in the portfolio's order (which is also its
+    /// tie-break order), then `greedy` (the portfolio), `telamalloc`, `naive`, `boxing`,
+    /// `exact` and `auto`.
     pub fn all() -> Vec<Planner> {
         let mut v: Vec<Planner> = greedy::planners()
             .into_iter()
             .map(|(o, f)| Planner::Greedy(o, f))
             .collect();
+        v.push(Planner::GreedyPortfolio);
         v.push(Planner::Telamalloc);
         v.push(Planner::Naive);
         v.push(Planner::Boxing);
@@ -66,6 +75,7 @@ impl Planner {
     pub fn name(&self) -> String {
         match self {
             Planner::Auto => "auto".into(),
+            Planner::GreedyPortfolio => "greedy".into(),
             Planner::Naive => "naive".into(),
             Planner::Telamalloc => "telamalloc".into(),
             Planner::Boxing => "boxing".into(),
@@ -100,11 +110,11 @@ pub struct Options {
     /// TelaMalloc's restart cycle (capacity mode); 0 means one per core. The result does
     /// not depend on this. Threads are scoped to the call: no global pool is started.
     pub threads: usize,
-    /// Stop planning after this long and return the best plan so far. When the limit
-    /// comes before any planner finished (one greedy pass takes a second or more on tens
-    /// of thousands of heavily overlapping buffers), the plan is the naive one: every
-    /// buffer at its own addresses, valid but high. In [`Planner::Auto`], a time limit
-    /// also turns on the exact search and boxing after greedy.
+    /// Stop planning after this long and return the best plan so far; `None`: no clock.
+    /// Default: [`Options::DEFAULT_TIME_LIMIT`], the same for the library, the command
+    /// line, Python and C. The limit covers the whole call, the final check included.
+    /// What runs inside it is the planner's affair: [`Planner::Auto`] refines until the
+    /// limit, the greedy planners end when they are done.
     pub time_limit: Option<Duration>,
     /// Stop when this token is cancelled (same rule as the time limit).
     pub cancel: Option<CancelToken>,
@@ -118,24 +128,34 @@ pub struct Options {
     /// Options of the exact search ([`Planner::Exact`], and the step of
     /// [`Planner::Auto`] that runs it after greedy when a time limit is given).
     pub exact: ExactOptions,
-    /// Let the portfolio's first greedy planner finish even past the time limit (not
-    /// past a cancellation), so that a run is never left with the naive fallback. Off by default: the limit is strict. The
-    /// CLI turns it on when `--time-limit` is not given (its default 1 s is a soft one).
+    /// Let the run's first plan (start-best-fit, O(n log n) on buffers without gaps or
+    /// fixed offsets) finish even past the time limit, though not past a cancellation,
+    /// so that a run is never left with the naive plan (every buffer at its own
+    /// addresses) when a real one is cheap. On by default; off, the limit is strict and
+    /// a limit shorter than the first plan returns the naive plan.
     pub finish_first_plan: bool,
 }
 
+impl Options {
+    /// The default time limit: one second, for every door (library, command line, Python,
+    /// C).
+    pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(1);
+}
+
+/// The defaults, shared by every door: [`Planner::Auto`] on every core for
+/// [`Options::DEFAULT_TIME_LIMIT`] (the first plan let finish), the plan checked.
 impl Default for Options {
     fn default() -> Options {
         Options {
             planner: Planner::Auto,
             threads: 0,
-            time_limit: None,
+            time_limit: Some(Options::DEFAULT_TIME_LIMIT),
             cancel: None,
             verify: true,
             telamalloc: TelamallocOptions::default(),
             boxing: BoxingOptions::default(),
             exact: ExactOptions::default(),
-            finish_first_plan: false,
+            finish_first_plan: true,
         }
     }
 }

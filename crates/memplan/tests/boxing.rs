@@ -19,6 +19,7 @@ fn boxing(iterations: u32, seed: u64, threads: usize) -> Options {
             seed,
             ..BoxingOptions::default()
         },
+        time_limit: None,
         ..Options::default()
     }
 }

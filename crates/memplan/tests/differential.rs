@@ -46,6 +46,7 @@ fn options(planner: Planner) -> Options {
     let mut o = Options {
         planner,
         threads: 1,
+        time_limit: None,
         ..Options::default()
     };
     o.telamalloc.step_limit = 20_000;

@@ -12,6 +12,7 @@ fn every_planner_is_consistent_on(problem: &Problem) {
                 planner,
                 threads,
                 verify: false,
+                time_limit: None,
                 ..Options::default()
             };
             options.exact.node_limit = Some(2_000);

@@ -54,6 +54,7 @@ fn telamalloc(options: TelamallocOptions) -> Options {
             },
             ..options
         },
+        time_limit: None,
         ..Options::default()
     }
 }
@@ -107,7 +108,7 @@ proptest! {
             assert_honours(&problem, &report.outcome);
             if matches!(report.outcome, Outcome::Infeasible) {
                 // A proof must agree with the exact solver.
-                let exact = plan(&problem, &Options { planner: Planner::Exact, ..Options::default() }).unwrap();
+                let exact = plan(&problem, &Options { planner: Planner::Exact, time_limit: None, ..Options::default() }).unwrap();
                 prop_assert_eq!(exact.outcome, Outcome::Infeasible);
             }
         }
@@ -116,7 +117,7 @@ proptest! {
     /// Minimise mode never does worse than the greedy portfolio it starts from.
     #[test]
     fn minimise_mode_is_at_most_greedy(problem in problem_strategy()) {
-        let greedy = plan(&problem, &Options::default()).unwrap();
+        let greedy = plan(&problem, &Options { planner: Planner::GreedyPortfolio, ..Options::default() }).unwrap();
         let o = telamalloc(TelamallocOptions { step_limit: 20_000, ..Default::default() });
         let report = plan(&problem, &o).unwrap();
         assert_honours(&problem, &report.outcome);
@@ -305,6 +306,7 @@ fn a_greedy_plan_that_fits_answers_first() {
             &p,
             &Options {
                 planner: Planner::Telamalloc,
+                time_limit: None,
                 ..Options::default()
             },
         )

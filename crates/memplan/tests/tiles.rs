@@ -226,8 +226,12 @@ fn never_worse_than_whole_tensor_planning() {
             let p = generate_tiled(&opts);
             let r = plan_tiles(&p, &TileOptions::default()).unwrap();
             check_tiles(&p, &r.plan.offsets).unwrap();
-            let whole =
-                memplan::plan(&whole_tensor_problem(&p), &memplan::Options::default()).unwrap();
+            // The whole-tensor plan the tile planner falls back to: the greedy portfolio's.
+            let greedy = memplan::Options {
+                planner: memplan::Planner::GreedyPortfolio,
+                ..memplan::Options::default()
+            };
+            let whole = memplan::plan(&whole_tensor_problem(&p), &greedy).unwrap();
             assert!(
                 r.plan.peak <= whole.outcome.plan().unwrap().height(),
                 "seed {seed} {layout:?}"

@@ -74,11 +74,13 @@ class Plan:
     def to_dict(self) -> Dict[Id, int]: ...
     def __len__(self) -> int: ...
 
+DEFAULT_TIME_LIMIT: float
+
 def plan(
     problem: Problem,
     planner: str = "auto",
     capacity: Optional[int] = None,
-    time_limit: Optional[float] = None,
+    time_limit: Optional[float] = 1.0,
     seed: Optional[int] = None,
     threads: int = 0,
     verify: bool = True,

@@ -60,8 +60,9 @@ specs raise ``memplan.InputError`` naming the spec. With ``verify=True``,
 which ExecuTorch runs only for its algorithm named "greedy".
 
 With a finite ``time_limit``, a run that the clock cuts short may keep a different (never
-invalid) plan than a faster run; ``time_limit=None`` runs memplan's greedy portfolio only,
-which depends on nothing but the input.
+invalid) plan than a faster run; ``planner="greedy"`` runs memplan's greedy portfolio only,
+which depends on nothing but the input, and ``time_limit=None`` sets no clock (the
+default planner then runs until its plan is proven optimal).
 """
 
 from __future__ import annotations

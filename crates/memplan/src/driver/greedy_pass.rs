@@ -35,7 +35,7 @@ pub(super) fn run(
     threads: usize,
 ) -> Incumbent {
     let candidates: Vec<Planner> = match options.planner {
-        Planner::Auto | Planner::Exact => {
+        Planner::Auto | Planner::GreedyPortfolio | Planner::Exact => {
             // Start-best-fit first, in both modes: a sweep, O(n log n) when no buffer is
             // fixed or gapped, so that the first plan (the one a budget lets finish) is
             // cheap even on dense traces. Capacity mode stops at the first plan that fits,
@@ -96,7 +96,7 @@ fn alone(
         Planner::Naive => Some(greedy::naive(problem)),
         // Boxing makes its own first plan (its bootstrap) on the budget.
         Planner::Boxing => Some(boxing::run(problem, &options.boxing, threads, budget, None).0),
-        Planner::Auto | Planner::Exact | Planner::Telamalloc => {
+        Planner::Auto | Planner::GreedyPortfolio | Planner::Exact | Planner::Telamalloc => {
             unreachable!("not a single planner of the greedy pass")
         }
     }

@@ -9,9 +9,8 @@
 //! races the exact search against TelaMalloc (`race.rs`); `--planner exact` runs the
 //! exact search alone, on every thread.
 //!
-//! The default planner refines only with a budget (a time limit, or for the exact search
-//! a node limit; a cancel handle alone is not one), so that a plain library call stays
-//! fast and its result depends on nothing but the input and the options.
+//! The default planner always refines; without a time limit it runs until the exact
+//! search has finished. The greedy portfolio alone is [`Planner::GreedyPortfolio`].
 
 use std::time::Instant;
 
@@ -36,14 +35,8 @@ pub(super) fn run(
     threads: usize,
     best: &mut Incumbent,
 ) {
-    let run_exact = match options.planner {
-        Planner::Exact => true,
-        Planner::Auto => options.time_limit.is_some() || options.exact.node_limit.is_some(),
-        _ => false,
-    };
-    let run_boxing = options.planner == Planner::Auto
-        && options.boxing.in_portfolio
-        && options.time_limit.is_some();
+    let run_exact = matches!(options.planner, Planner::Exact | Planner::Auto);
+    let run_boxing = options.planner == Planner::Auto && options.boxing.in_portfolio;
     let steps: [Planner; 2] = if problem.len() <= EXACT_FIRST_MAX_BUFFERS {
         [Planner::Exact, Planner::Boxing]
     } else {

@@ -175,7 +175,8 @@ pub fn plan_greedy(data: &[u8]) {
             planner,
             threads: 1,
             verify: false, // the checker runs below, on every plan
-            ..Options::default()
+            time_limit: None,
+        ..Options::default()
         };
         run(&p, &options);
     }
@@ -191,6 +192,7 @@ pub fn plan_exact(data: &[u8]) {
         planner: Planner::Exact,
         threads: 1,
         verify: false,
+        time_limit: None,
         ..Options::default()
     };
     options.exact.node_limit = Some(u.int_in_range(1..=3000).unwrap_or(1000));
@@ -226,6 +228,7 @@ pub fn plan_boxing(data: &[u8]) {
             ][u.int_in_range(0..=2).unwrap_or(0)],
             ..BoxingOptions::default()
         },
+        time_limit: None,
         ..Options::default()
     };
     run(&p, &options);
@@ -240,6 +243,7 @@ pub fn plan_telamalloc(data: &[u8]) {
         planner: Planner::Telamalloc,
         threads: 1,
         verify: false,
+        time_limit: None,
         ..Options::default()
     };
     let t = &mut options.telamalloc;
@@ -271,6 +275,7 @@ pub fn plan_auto(data: &[u8]) {
     };
     let mut options = Options {
         threads: 1,
+        time_limit: None,
         ..Options::default()
     };
     options.exact.node_limit = Some(u.int_in_range(1..=2000).unwrap_or(500));
@@ -282,7 +287,7 @@ pub fn plan_auto(data: &[u8]) {
         one.outcome, two.outcome,
         "the plan depends on the thread count"
     );
-    // A time limit turns boxing on as well; the result only has to be consistent.
+    // Under a clock, the result only has to be consistent.
     options.time_limit = Some(std::time::Duration::from_millis(5));
     run(&p, &options);
 }

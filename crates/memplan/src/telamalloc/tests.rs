@@ -163,6 +163,7 @@ fn the_restart_cycle_gives_one_answer_whatever_the_threads() {
 fn exact_feasible(p: &Problem, cap: u64) -> bool {
     let options = crate::Options {
         planner: crate::Planner::Exact,
+        time_limit: None,
         ..crate::Options::default()
     };
     let p = p.clone().with_capacity(Some(Size(cap)));

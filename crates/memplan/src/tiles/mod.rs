@@ -438,6 +438,7 @@ fn whole_tensor_plan(problem: &TiledProblem) -> Result<Option<TilePlan>, crate::
         return Ok(None);
     }
     let options = crate::Options {
+        planner: crate::Planner::GreedyPortfolio,
         verify: false,
         ..crate::Options::default()
     };
