@@ -1,3 +1,410 @@
-//! Two memory levels: choosing which buffers to spill to slow memory when the fast one
-//! is too small, with a proven lower bound on the cost. (Work in progress: see the
-//! module's own files.)
+//! Two memory levels: choosing which buffers to *spill* to slow memory when the fast one
+//! is too small, at the least total cost, with a proven lower bound on that cost.
+//!
+//! # The model
+//!
+//! Given a [`Problem`] (buffers with half-open lifetimes `[start, end)`, sizes,
+//! alignments, gaps, fixed offsets), a fast capacity `C`, and per buffer a *cost* (the
+//! price of keeping it in slow memory; default: its size) and a [`Memory`] preference
+//! (fast, slow, or the planner's choice), find the set of buffers to spill that
+//! minimises the total cost of the spilled buffers, such that the *kept* buffers have a
+//! plan under `C` that [`crate::check`] accepts. Buffers with a fixed offset are always
+//! kept (their offset is an address in fast memory). Spilled buffers get offsets in a
+//! slow arena too, planned by the normal minimise planner ([`crate::plan`]).
+//!
+//! ```text
+//!   C = 8 bytes of fast memory
+//!   time               0   1   2   3
+//!   a  size 4  cost 9  [===========)
+//!   b  size 4  cost 3  [=======)
+//!   c  size 4  cost 5      [=======)
+//!   load               8  12   8
+//!   need = load − C    0   4   0
+//!
+//!   fast plan (C = 8)          slow plan
+//!   8 +-----------+            4 +-------+
+//!     |   | c     |              |   b   |
+//!   4 +---+-------+            0 +-------+
+//!     |     a     |                0   2
+//!   0 +-----------+
+//!     0   1   2   3
+//! ```
+//!
+//! At time 1, 4 bytes of `{a, b, c}` must leave fast memory. The cheapest bytes are b's
+//! (3/4 per byte), so every valid plan costs at least 3. Spilling b leaves a and c,
+//! which fit side by side under 8: cost 3 equals the bound, so the plan is optimal.
+//!
+//! # The answer
+//!
+//! [`plan_spill`] returns a [`SpillReport`]: a [`SpillOutcome`] (mirroring
+//! [`crate::Outcome`]: `Optimal`, `Feasible` with a bound, `Infeasible` when the buffers
+//! that must stay fast cannot fit under `C`, `Unknown` when no plan was found in time),
+//! the proven lower bound, and the effort. A [`TwoLevelPlan`] holds, per buffer, whether
+//! it is spilled and its offset *in its own level*; [`TwoLevelPlan::levels`] splits it
+//! into two ordinary problems and plans, and [`check_spill`] verifies both with
+//! [`crate::check`].
+//!
+//! # The techniques (each a switch of [`SpillOptions`])
+//!
+//! - the **lower bound** (`bound.rs`): at every time `t`, the spilled buffers live at `t`
+//!   must cover at least `load(t) − C` bytes; the cheapest fractional cover (a fractional
+//!   knapsack, by cost per byte) bounds the cost, an integer-rounding argument strengthens
+//!   it ([`SpillOptions::rounding_bound`]), and times that share no buffer add up
+//!   ([`SpillOptions::chain_bound`]);
+//! - the **heuristic** (`heuristic.rs`): spill by cost per byte-time at the overloaded
+//!   times until the load fits, un-spill the most expensive buffers while the load still
+//!   fits, place the kept buffers under `C` with [`crate::plan`], and repair a placement
+//!   that overflows by spilling the overflowing buffers and inserting spilled ones back
+//!   into free address windows;
+//! - the **improvement** (`improve.rs`, [`SpillOptions::improve`]): insertions, swaps
+//!   (un-spill one buffer by spilling cheaper blockers) and seeded re-planning of the kept
+//!   set with more buffers un-spilled;
+//! - the **exact search** (`exact.rs`, [`SpillOptions::exact`]): branch and bound over the
+//!   spill decisions of each time component, pruned by the lower bound, with the kept set's
+//!   feasibility decided by memplan's exact search (MiniMalloc, Moffitt, ASPLOS 2023) under
+//!   `C`, which proves infeasibility too.
+//!
+//! The library prints nothing and starts no global thread pool. Without a time limit the
+//! result depends only on the input and the options (the seed included), whatever the
+//! thread count; every search is bounded by node limits.
+
+mod bound;
+mod check;
+mod exact;
+#[cfg(feature = "fuzzing")]
+mod fuzz;
+mod heuristic;
+mod improve;
+mod model;
+mod place;
+mod solve;
+
+use std::time::Duration;
+
+use thiserror::Error;
+
+use crate::budget::CancelToken;
+use crate::error::{Escaped, PlanError};
+use crate::types::{BufferIdx, Offset, Plan, Problem, Size};
+
+pub use check::{check_spill, SpillViolation};
+#[cfg(feature = "fuzzing")]
+pub use fuzz::fuzz_spill;
+
+/// Where a buffer must live.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Memory {
+    /// In fast memory, under the capacity (implied for buffers with a fixed offset).
+    Fast,
+    /// In slow memory; its cost is always paid.
+    Slow,
+    /// Wherever the planner finds cheapest (the default).
+    #[default]
+    Either,
+}
+
+impl Memory {
+    /// The name used by the CLI and files: `fast`, `slow` or `either`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Memory::Fast => "fast",
+            Memory::Slow => "slow",
+            Memory::Either => "either",
+        }
+    }
+}
+
+impl std::fmt::Display for Memory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Memory {
+    type Err = SpillError;
+    /// `fast`, `slow`, or `either` (also `any` and the empty string).
+    fn from_str(s: &str) -> Result<Memory, SpillError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "fast" => Ok(Memory::Fast),
+            "slow" => Ok(Memory::Slow),
+            "either" | "any" | "" => Ok(Memory::Either),
+            _ => Err(SpillError::UnknownMemory(s.to_string())),
+        }
+    }
+}
+
+/// The per-buffer data of a spill problem, as plain slices indexed like the problem's
+/// buffers. `None` means the default for every buffer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SpillInput<'a> {
+    /// The cost of spilling each buffer (default: its size). Their sum must fit in a `u64`.
+    pub costs: Option<&'a [u64]>,
+    /// Where each buffer must live (default: [`Memory::Either`]; buffers with a fixed
+    /// offset are fast whatever this says, and asking for them to be slow is an error).
+    pub memory: Option<&'a [Memory]>,
+}
+
+/// Options of [`plan_spill`]. Every technique is a switch, on by default; turning one off
+/// never makes a result invalid, only weaker or slower.
+#[derive(Clone, Debug)]
+pub struct SpillOptions {
+    /// Stop after this long and return the best plan so far with its bound. `None`: no
+    /// limit (the node limits still bound the work).
+    pub time_limit: Option<Duration>,
+    /// Stop when this token is cancelled (same rule as the time limit).
+    pub cancel: Option<CancelToken>,
+    /// Threads for memplan's planner on the kept buffers (0: one per core). The result
+    /// does not depend on it. Threads are scoped to the call.
+    pub threads: usize,
+    /// Seed of the improvement phase's random choices.
+    pub seed: u64,
+    /// The improvement phase after the heuristic.
+    pub improve: bool,
+    /// Re-planning rounds of the improvement phase (each runs memplan's planner once).
+    pub improve_rounds: u32,
+    /// The exact branch and bound on time components with at most
+    /// [`SpillOptions::exact_max_buffers`] buffers to decide.
+    pub exact: bool,
+    /// Largest number of undecided buffers in a time component for the exact search.
+    pub exact_max_buffers: usize,
+    /// Branch-and-bound nodes per time component before it gives up (and reports the
+    /// best bound of the open nodes).
+    pub exact_node_limit: u64,
+    /// Nodes of memplan's exact search per placement of a kept set; beyond it a kept set
+    /// is "unknown" (treated as not fitting, and its bound kept open).
+    pub placement_node_limit: u64,
+    /// Integer rounding of the fractional cover (see `bound.rs`).
+    pub rounding_bound: bool,
+    /// Sum the covers of times that share no buffer (see `bound.rs`).
+    pub chain_bound: bool,
+    /// Run [`check_spill`] on the result and fail with [`SpillError::InvalidPlan`] if it
+    /// disagrees. Cheap; on by default.
+    pub verify: bool,
+}
+
+impl Default for SpillOptions {
+    fn default() -> SpillOptions {
+        SpillOptions {
+            time_limit: None,
+            cancel: None,
+            threads: 1,
+            seed: 0,
+            improve: true,
+            improve_rounds: 16,
+            exact: true,
+            exact_max_buffers: 400,
+            exact_node_limit: 20_000,
+            placement_node_limit: 20_000,
+            rounding_bound: true,
+            chain_bound: true,
+            verify: true,
+        }
+    }
+}
+
+/// A plan on two levels: per buffer, whether it is spilled and its offset in its level.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TwoLevelPlan {
+    /// `true`: the buffer lives in slow memory. Indexed like the problem's buffers.
+    pub spilled: Vec<bool>,
+    /// Each buffer's offset in its own level's arena (fast when kept, slow when spilled).
+    pub offsets: Vec<Offset>,
+    /// The highest address used in fast memory (at most the capacity).
+    pub fast_height: Size,
+    /// The highest address used in slow memory.
+    pub slow_height: Size,
+    /// The total cost of the spilled buffers.
+    pub cost: u64,
+}
+
+/// A [`TwoLevelPlan`] as two ordinary problems and plans, with the map back to the
+/// original buffers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Levels {
+    /// The kept buffers, with the fast capacity.
+    pub fast: Problem,
+    /// Their plan, under the capacity.
+    pub fast_plan: Plan,
+    /// The original index of each buffer of `fast`.
+    pub fast_buffers: Vec<BufferIdx>,
+    /// The spilled buffers, without a capacity.
+    pub slow: Problem,
+    /// Their plan.
+    pub slow_plan: Plan,
+    /// The original index of each buffer of `slow`.
+    pub slow_buffers: Vec<BufferIdx>,
+}
+
+impl TwoLevelPlan {
+    /// The buffers kept in fast memory, in index order.
+    pub fn kept(&self) -> impl Iterator<Item = BufferIdx> + '_ {
+        self.spilled
+            .iter()
+            .enumerate()
+            .filter(|(_, &s)| !s)
+            .map(|(i, _)| BufferIdx(i as u32))
+    }
+
+    /// Splits the plan into its two levels. Fails when the plan does not match the
+    /// problem (wrong lengths, or an offset whose end overflows).
+    pub fn levels(&self, problem: &Problem, capacity: Size) -> Result<Levels, SpillError> {
+        model::split_levels(problem, capacity, &self.spilled, &self.offsets)
+    }
+}
+
+/// The result of [`plan_spill`]. The plan, when there is one, passes [`check_spill`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SpillOutcome {
+    /// The plan's cost equals the proven lower bound: no cheaper spill set exists.
+    Optimal(TwoLevelPlan),
+    /// A valid plan and a proven lower bound below its cost.
+    Feasible {
+        /// The plan.
+        plan: TwoLevelPlan,
+        /// No valid plan costs less than this.
+        lower_bound: u64,
+    },
+    /// Proven: the buffers that must stay fast (fixed, or [`Memory::Fast`]) do not fit
+    /// under the capacity, whatever is spilled.
+    Infeasible,
+    /// The buffers that must stay fast could not be placed in time, nor proven not to fit.
+    Unknown {
+        /// No valid plan costs less than this.
+        lower_bound: u64,
+    },
+}
+
+impl SpillOutcome {
+    /// The plan, if any.
+    pub fn plan(&self) -> Option<&TwoLevelPlan> {
+        match self {
+            SpillOutcome::Optimal(p) | SpillOutcome::Feasible { plan: p, .. } => Some(p),
+            SpillOutcome::Infeasible | SpillOutcome::Unknown { .. } => None,
+        }
+    }
+}
+
+/// Effort and intermediate results of [`plan_spill`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SpillStats {
+    /// The bound before any search: the cover bound of the whole problem.
+    pub root_bound: u64,
+    /// Cost after the heuristic, before improvement and exact search.
+    pub heuristic_cost: Option<u64>,
+    /// Cost after the improvement phase.
+    pub improved_cost: Option<u64>,
+    /// Calls of memplan's planner on kept sets.
+    pub placements: u64,
+    /// Branch-and-bound nodes, over all time components.
+    pub branch_nodes: u64,
+    /// Time components searched exactly, and how many of them were closed (proven).
+    pub exact_components: usize,
+    /// Of [`SpillStats::exact_components`], those whose search finished.
+    pub exact_closed: usize,
+}
+
+/// What [`plan_spill`] returns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpillReport {
+    /// The result.
+    pub outcome: SpillOutcome,
+    /// A proven lower bound on the cost of any valid plan (for `Infeasible`: the bound
+    /// reached before the proof).
+    pub lower_bound: u64,
+    /// Effort.
+    pub stats: SpillStats,
+    /// Wall time spent.
+    pub elapsed: Duration,
+}
+
+impl SpillReport {
+    /// The plan, if any.
+    pub fn plan(&self) -> Option<&TwoLevelPlan> {
+        self.outcome.plan()
+    }
+
+    /// Cost of the plan minus the lower bound, when there is a plan.
+    pub fn gap(&self) -> Option<u64> {
+        self.plan().map(|p| p.cost.saturating_sub(self.lower_bound))
+    }
+}
+
+/// Why [`plan_spill`] could not run, or a [`TwoLevelPlan`] could not be split.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum SpillError {
+    /// The cost slice's length is not the number of buffers.
+    #[error("{found} cost(s) given for {expected} buffer(s)")]
+    CostCount {
+        /// The number of buffers.
+        expected: usize,
+        /// The number of costs.
+        found: usize,
+    },
+    /// The memory slice's length is not the number of buffers.
+    #[error("{found} memory preference(s) given for {expected} buffer(s)")]
+    MemoryCount {
+        /// The number of buffers.
+        expected: usize,
+        /// The number of preferences.
+        found: usize,
+    },
+    /// A buffer with a fixed offset was asked to live in slow memory.
+    #[error("buffer '{}' (#{index}) has a fixed offset, so it cannot be slow", Escaped(.id))]
+    FixedInSlow {
+        /// Its position.
+        index: usize,
+        /// Its id.
+        id: String,
+    },
+    /// The costs add up to more than a `u64` holds.
+    #[error("the costs add up to more than 2^64 - 1")]
+    CostOverflow,
+    /// A memory preference that is not `fast`, `slow` or `either`.
+    #[error("unknown memory '{}' (expected fast, slow or either)", Escaped(.0))]
+    UnknownMemory(String),
+    /// A plan whose vectors do not match the problem, or whose offsets overflow.
+    #[error("the plan has {found} entries for {expected} buffer(s), or an offset overflows")]
+    PlanShape {
+        /// The number of buffers.
+        expected: usize,
+        /// The plan's number of entries.
+        found: usize,
+    },
+    /// memplan's planner failed on a level.
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    /// The result failed [`check_spill`]. This is a bug in memplan.
+    #[error("internal error: the spill plan fails its check: {0}")]
+    InvalidPlan(String),
+}
+
+/// Chooses the buffers to spill so that the rest fit under `capacity` at the least total
+/// cost, and plans both levels. See the [module docs](self) for the model.
+///
+/// The problem's own capacity, if any, is ignored: `capacity` is the fast memory's.
+///
+/// ```
+/// use memplan::spill::{plan_spill, check_spill, SpillInput, SpillOptions, SpillOutcome};
+/// use memplan::{Buffer, Problem, Size};
+///
+/// let problem = Problem::new(
+///     vec![Buffer::new("a", 0, 3, 4), Buffer::new("b", 0, 2, 4), Buffer::new("c", 1, 3, 4)],
+///     None,
+/// )?;
+/// let costs = [9, 3, 5];
+/// let input = SpillInput { costs: Some(&costs), memory: None };
+/// let report = plan_spill(&problem, Size(8), &input, &SpillOptions::default())?;
+/// let SpillOutcome::Optimal(plan) = &report.outcome else { panic!("{:?}", report.outcome) };
+/// assert_eq!(plan.spilled, [false, true, false]); // b is the cheapest way to fit
+/// assert_eq!(plan.cost, 3);
+/// check_spill(&problem, Size(8), &input, plan)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn plan_spill(
+    problem: &Problem,
+    capacity: Size,
+    input: &SpillInput<'_>,
+    options: &SpillOptions,
+) -> Result<SpillReport, SpillError> {
+    solve::run(problem, capacity, input, options)
+}

@@ -1,0 +1,188 @@
+//! The improvement phase: moves that lower the cost of a valid solution and keep it valid.
+//!
+//! - *insert*: put a spilled buffer into a free address window of the fast plan, live
+//!   buffers untouched (most expensive first);
+//! - *swap*: un-spill a buffer into the window whose kept occupants (none forced fast)
+//!   cost least in total, when that total is below its cost; the occupants are spilled
+//!   and then offered to *insert* elsewhere;
+//! - *re-plan* (seeded): un-spill a few spilled buffers that fit by load, drawn at random
+//!   with the most expensive first in expectation, and plan the kept set again from
+//!   scratch with memplan's planner; a plan that overflows is repaired as in the
+//!   heuristic. The new solution is kept when it costs less.
+//!
+//! Every move is deterministic given the seed; the time limit only cuts rounds short.
+
+use crate::types::Offset;
+
+use super::heuristic::{repair, LoadTree, Solution};
+use super::model::{Decision, SpillModel};
+use super::place::{cheapest_window, free_window, LifetimeIndex, Placement, Placer};
+
+/// Windows with more kept neighbours than this are not searched by *swap* (its cost is
+/// quadratic in them).
+const SWAP_MAX_NEIGHBOURS: usize = 512;
+
+/// Spilled free buffers, most expensive first (ties: smaller first, then index).
+fn spilled_by_cost(model: &SpillModel<'_>, sol: &Solution) -> Vec<usize> {
+    let bufs = model.problem.buffers();
+    let mut order: Vec<usize> = (0..model.len())
+        .filter(|&i| sol.spilled[i] && model.base[i] == Decision::Free)
+        .collect();
+    order.sort_by_key(|&i| (std::cmp::Reverse(model.costs[i]), bufs[i].size, i));
+    order
+}
+
+/// *Insert* for every spilled free buffer, most expensive first. True when one moved.
+pub(crate) fn insert_pass(
+    model: &SpillModel<'_>,
+    index: &LifetimeIndex,
+    sol: &mut Solution,
+) -> bool {
+    let mut moved = false;
+    for x in spilled_by_cost(model, sol) {
+        if model.costs[x] == 0 {
+            continue;
+        }
+        let neighbours = index.kept_neighbours(model, &sol.spilled, x);
+        if let Some(o) = free_window(model, &sol.offsets, &neighbours, x) {
+            sol.spilled[x] = false;
+            sol.offsets[x] = o;
+            sol.cost -= model.costs[x];
+            moved = true;
+        }
+    }
+    moved
+}
+
+/// *Swap* for every spilled free buffer, most expensive first. True when one moved.
+pub(crate) fn swap_pass(model: &SpillModel<'_>, index: &LifetimeIndex, sol: &mut Solution) -> bool {
+    let mut moved = false;
+    for x in spilled_by_cost(model, sol) {
+        if !sol.spilled[x] {
+            continue;
+        }
+        let neighbours = index.kept_neighbours(model, &sol.spilled, x);
+        if neighbours.len() > SWAP_MAX_NEIGHBOURS {
+            continue;
+        }
+        let Some((o, blockers, cost)) = cheapest_window(model, &sol.offsets, &neighbours, x) else {
+            continue;
+        };
+        if cost >= model.costs[x] {
+            continue;
+        }
+        for &j in &blockers {
+            sol.spilled[j] = true;
+        }
+        sol.spilled[x] = false;
+        sol.offsets[x] = o;
+        sol.cost = sol.cost - model.costs[x] + cost;
+        moved = true;
+    }
+    moved
+}
+
+/// Insert and swap until neither moves (at most `passes` times).
+pub(crate) fn local_search(
+    model: &SpillModel<'_>,
+    index: &LifetimeIndex,
+    sol: &mut Solution,
+    passes: usize,
+) {
+    for _ in 0..passes {
+        let a = insert_pass(model, index, sol);
+        let b = swap_pass(model, index, sol);
+        if !(a || b) {
+            break;
+        }
+    }
+}
+
+/// A SplitMix64 generator: small, seeded, the same on every platform.
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub(crate) fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// The whole phase: local search, then `rounds` of seeded re-planning, each followed by
+/// local search. `sol` only ever gets cheaper.
+pub(crate) fn run(
+    model: &SpillModel<'_>,
+    placer: &mut Placer<'_>,
+    index: &LifetimeIndex,
+    sol: &mut Solution,
+    rounds: u32,
+    seed: u64,
+) {
+    local_search(model, index, sol, 8);
+    let mut rng = Rng::new(seed);
+    for _ in 0..rounds {
+        if placer.exhausted() || sol.cost == 0 {
+            break;
+        }
+        let Some(candidate) = replan(model, placer, index, sol, &mut rng) else {
+            continue;
+        };
+        if candidate.cost < sol.cost {
+            *sol = candidate;
+        }
+    }
+}
+
+/// One *re-plan* move; `None` when no buffer could be un-spilled or the planner failed.
+fn replan(
+    model: &SpillModel<'_>,
+    placer: &mut Placer<'_>,
+    index: &LifetimeIndex,
+    sol: &Solution,
+    rng: &mut Rng,
+) -> Option<Solution> {
+    let mut spilled = sol.spilled.clone();
+    let mut tree = LoadTree::new(model, &spilled);
+    let wanted = 1 + (rng.next() % 4) as usize;
+    let mut taken = 0;
+    for x in spilled_by_cost(model, sol) {
+        // Each candidate is taken with chance 1/2 if it fits, so the most expensive ones
+        // come first in expectation and the draws differ from round to round.
+        if taken == wanted {
+            break;
+        }
+        if rng.next() & 1 == 0 && tree.fits(x) {
+            tree.add(x);
+            spilled[x] = false;
+            taken += 1;
+        }
+    }
+    if taken == 0 {
+        return None;
+    }
+    let kept: Vec<bool> = spilled.iter().map(|&s| !s).collect();
+    let offsets: Vec<Offset> = match placer.place(&kept) {
+        Placement::Fits(o) => o,
+        Placement::Unknown(Some(o)) => {
+            if !repair(model, index, &mut spilled, &o) {
+                return None;
+            }
+            o
+        }
+        Placement::Infeasible | Placement::Unknown(None) => return None,
+    };
+    let mut next = Solution {
+        cost: model.cost_of(&spilled),
+        spilled,
+        offsets,
+    };
+    local_search(model, index, &mut next, 8);
+    Some(next)
+}

@@ -1,0 +1,227 @@
+//! [`super::plan_spill`]: the stages in order, under one budget.
+//!
+//! ```text
+//!   validate the input                         model.rs
+//!   root bound; Infeasible when forced buffers alone overflow     bound.rs
+//!   heuristic: a first valid solution         heuristic.rs
+//!   improvement (if on, and above the bound)   improve.rs
+//!   exact search per time component (if on)    exact.rs
+//!   slow plan (memplan's planner, minimise), the two-level plan, check_spill
+//! ```
+//!
+//! Invariant: the solution carried from stage to stage is always valid (its kept
+//! buffers have a plan under the capacity), and a stage replaces it only with a cheaper
+//! one.
+
+use std::time::Instant;
+
+use crate::analysis::time_components;
+use crate::budget::Budget;
+use crate::options::{Options, Planner};
+use crate::types::{Problem, Size};
+
+use super::bound::{lower_bound, Bound, BoundOptions};
+use super::heuristic::{self, Solution, Start};
+use super::model::{sub_problem, Decision, SpillModel};
+use super::place::{LifetimeIndex, Placer};
+use super::{
+    check_spill, exact, improve, SpillError, SpillInput, SpillOptions, SpillOutcome, SpillReport,
+    SpillStats, TwoLevelPlan,
+};
+
+/// [`super::plan_spill`].
+pub(crate) fn run(
+    problem: &Problem,
+    capacity: Size,
+    input: &SpillInput<'_>,
+    options: &SpillOptions,
+) -> Result<SpillReport, SpillError> {
+    let started = Instant::now();
+    let model = SpillModel::new(problem, capacity, input)?;
+    let deadline = options.time_limit.and_then(|l| started.checked_add(l));
+    let budget = Budget::new(deadline, options.cancel.as_ref(), false);
+    let bound_options = BoundOptions {
+        rounding: options.rounding_bound,
+        chain: options.chain_bound,
+    };
+    let mut stats = SpillStats::default();
+    let report = |outcome, lower_bound, stats| SpillReport {
+        outcome,
+        lower_bound,
+        stats,
+        elapsed: started.elapsed(),
+    };
+    let root = match lower_bound(
+        problem,
+        capacity.0,
+        &model.costs,
+        &model.base,
+        bound_options,
+    ) {
+        Bound::Infeasible => return Ok(report(SpillOutcome::Infeasible, 0, stats)),
+        Bound::AtLeast(b) => b,
+    };
+    stats.root_bound = root;
+    let index = LifetimeIndex::new(&model);
+    let mut placer = Placer::new(&model, options, &budget);
+    let mut sol = match heuristic::run(&model, &mut placer, &index) {
+        Start::Found(s) => s,
+        Start::Infeasible => return Ok(report(SpillOutcome::Infeasible, root, stats)),
+        Start::Unknown => {
+            let outcome = SpillOutcome::Unknown { lower_bound: root };
+            return Ok(report(outcome, root, stats));
+        }
+    };
+    stats.heuristic_cost = Some(sol.cost);
+    if options.improve && sol.cost > root {
+        improve::run(
+            &model,
+            &mut placer,
+            &index,
+            &mut sol,
+            options.improve_rounds,
+            options.seed,
+        );
+        stats.improved_cost = Some(sol.cost);
+    }
+    stats.placements = placer.calls;
+    let mut bound = root;
+    if options.exact && sol.cost > root {
+        let by_components = exact_components(
+            &model,
+            options,
+            &budget,
+            bound_options,
+            &mut sol,
+            &mut stats,
+        );
+        bound = bound.max(by_components);
+    }
+    debug_assert!(
+        bound <= sol.cost,
+        "bound {bound} above a valid cost {}",
+        sol.cost
+    );
+    let bound = bound.min(sol.cost);
+    let plan = two_level(&model, options, sol)?;
+    if options.verify {
+        check_spill(problem, capacity, input, &plan)
+            .map_err(|v| SpillError::InvalidPlan(v.to_string()))?;
+    }
+    let outcome = if plan.cost == bound {
+        SpillOutcome::Optimal(plan)
+    } else {
+        SpillOutcome::Feasible {
+            plan,
+            lower_bound: bound,
+        }
+    };
+    Ok(report(outcome, bound, stats))
+}
+
+/// The exact search on every time component with few enough undecided buffers (the
+/// others keep their part of `sol` and their root bound). Updates `sol` with the cheaper
+/// parts and returns the sum of the components' bounds.
+fn exact_components(
+    model: &SpillModel<'_>,
+    options: &SpillOptions,
+    budget: &Budget,
+    bound_options: BoundOptions,
+    sol: &mut Solution,
+    stats: &mut SpillStats,
+) -> u64 {
+    let mut total = 0u64;
+    for component in time_components(model.problem) {
+        let members: Vec<usize> = component.buffers.iter().map(|b| b.index()).collect();
+        let sub = sub_problem(model.problem, &members, None);
+        let part = SpillModel {
+            problem: &sub,
+            capacity: model.capacity,
+            costs: members.iter().map(|&i| model.costs[i]).collect(),
+            base: members.iter().map(|&i| model.base[i]).collect(),
+        };
+        let spilled: Vec<bool> = members.iter().map(|&i| sol.spilled[i]).collect();
+        let start = Solution {
+            cost: part.cost_of(&spilled),
+            offsets: members.iter().map(|&i| sol.offsets[i]).collect(),
+            spilled,
+        };
+        let root = match lower_bound(&sub, part.capacity, &part.costs, &part.base, bound_options) {
+            Bound::AtLeast(b) => b.min(start.cost),
+            Bound::Infeasible => 0, // not reached: `sol` is valid
+        };
+        let free = part.base.iter().filter(|&&d| d == Decision::Free).count();
+        if root >= start.cost || free > options.exact_max_buffers || budget.exhausted() {
+            total = total.saturating_add(root);
+            continue;
+        }
+        stats.exact_components += 1;
+        let index = LifetimeIndex::new(&part);
+        let mut placer = Placer::new(&part, options, budget);
+        let result = exact::search(
+            &part,
+            &mut placer,
+            &index,
+            bound_options,
+            start,
+            options.exact_node_limit,
+        );
+        stats.placements += placer.calls;
+        stats.branch_nodes += result.nodes;
+        stats.exact_closed += usize::from(result.closed);
+        total = total.saturating_add(result.bound.max(root));
+        for (k, &i) in members.iter().enumerate() {
+            sol.spilled[i] = result.best.spilled[k];
+            sol.offsets[i] = result.best.offsets[k];
+        }
+    }
+    sol.cost = model.cost_of(&sol.spilled);
+    total
+}
+
+/// The slow plan of the spilled buffers, and the two-level plan.
+fn two_level(
+    model: &SpillModel<'_>,
+    options: &SpillOptions,
+    sol: Solution,
+) -> Result<TwoLevelPlan, SpillError> {
+    let problem = model.problem;
+    let bufs = problem.buffers();
+    let slow_members: Vec<usize> = (0..model.len()).filter(|&i| sol.spilled[i]).collect();
+    let mut offsets = sol.offsets;
+    let mut slow_height = Size(0);
+    if !slow_members.is_empty() {
+        let slow = sub_problem(problem, &slow_members, None);
+        let slow_options = Options {
+            // The greedy portfolio: a plan always, and one that depends on the input alone.
+            planner: Planner::GreedyPortfolio,
+            threads: options.threads,
+            time_limit: None,
+            cancel: None,
+            verify: false,
+            finish_first_plan: true,
+            ..Options::default()
+        };
+        let report = crate::plan(&slow, &slow_options)?;
+        let plan = report
+            .outcome
+            .plan()
+            .ok_or_else(|| SpillError::InvalidPlan("no plan of the slow level".into()))?;
+        for (&i, &o) in slow_members.iter().zip(plan.offsets()) {
+            offsets[i] = o;
+        }
+        slow_height = plan.height();
+    }
+    let fast_height = (0..model.len())
+        .filter(|&i| !sol.spilled[i])
+        .map(|i| offsets[i].0 + bufs[i].size.0)
+        .max()
+        .unwrap_or(0);
+    Ok(TwoLevelPlan {
+        spilled: sol.spilled,
+        offsets,
+        fast_height: Size(fast_height),
+        slow_height,
+        cost: sol.cost,
+    })
+}

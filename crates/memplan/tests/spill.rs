@@ -1,0 +1,427 @@
+//! The two-level (spill) planner through the public API: against brute force on small
+//! instances, the checker on random ones, determinism, input errors, and the fuzz body.
+
+use std::time::{Duration, Instant};
+
+use memplan::fuzzing::ByteSource;
+use memplan::spill::{
+    check_spill, plan_spill, Memory, SpillError, SpillInput, SpillOptions, SpillOutcome,
+    SpillReport, SpillViolation, TwoLevelPlan,
+};
+use memplan::{max_load, plan, Buffer, Options, Outcome, Planner, Problem, Size};
+use proptest::prelude::*;
+
+/// A random instance: buffers, capacity, costs (or none), memory preferences (or none).
+struct Instance {
+    problem: Problem,
+    capacity: Size,
+    costs: Option<Vec<u64>>,
+    memory: Option<Vec<Memory>>,
+}
+
+impl Instance {
+    fn input(&self) -> SpillInput<'_> {
+        SpillInput {
+            costs: self.costs.as_deref(),
+            memory: self.memory.as_deref(),
+        }
+    }
+
+    fn run(&self, options: &SpillOptions) -> SpillReport {
+        plan_spill(&self.problem, self.capacity, &self.input(), options).expect("plans")
+    }
+}
+
+/// Up to `max_n` buffers over 12 steps, sizes up to 16, some alignment, gaps, one fixed
+/// buffer at times; capacity 30–110 % of the max load.
+fn random_instance(src: &mut ByteSource, max_n: u64) -> Instance {
+    let mut r = |m: u64| src.next_u64() % m;
+    let n = 1 + r(max_n) as usize;
+    let mut bufs = Vec::new();
+    for i in 0..n {
+        let start = r(12);
+        let end = start + 1 + r(6);
+        let mut b = Buffer::new(format!("b{i}"), start, end, 1 + r(16));
+        if r(5) == 0 {
+            b = b.with_alignment(1 << r(3));
+        }
+        if end - start >= 3 && r(6) == 0 {
+            b = b.with_gap(start + 1, start + 2);
+        }
+        bufs.push(b);
+    }
+    if r(4) == 0 {
+        bufs[0] = bufs[0].clone().with_alignment(1).with_fixed_offset(r(8));
+    }
+    let problem = Problem::new(bufs, None).expect("valid");
+    let capacity = Size(max_load(&problem).0 * (30 + r(81)) / 100);
+    let costs = (r(3) != 0).then(|| (0..n).map(|_| r(21)).collect());
+    let memory = (r(2) == 0).then(|| {
+        (0..n)
+            .map(|i| match r(10) {
+                0 => Memory::Fast,
+                1 if i > 0 || problem.buffers()[0].fixed_offset.is_none() => Memory::Slow,
+                _ => Memory::Either,
+            })
+            .collect()
+    });
+    Instance {
+        problem,
+        capacity,
+        costs,
+        memory,
+    }
+}
+
+/// The exact planner under the capacity, without limits: does this set fit?
+fn fits(problem: &Problem, members: &[usize], capacity: Size) -> bool {
+    let bufs = members
+        .iter()
+        .map(|&i| problem.buffers()[i].clone())
+        .collect();
+    let sub = Problem::new(bufs, Some(capacity)).expect("subset");
+    let options = Options {
+        planner: Planner::Exact,
+        threads: 1,
+        time_limit: None,
+        ..Options::default()
+    };
+    match plan(&sub, &options).expect("plans").outcome {
+        Outcome::Optimal(_) | Outcome::Feasible { .. } => true,
+        Outcome::Infeasible => false,
+        Outcome::Unknown { .. } => panic!("the exact search without limits gave Unknown"),
+    }
+}
+
+/// The cheapest spill set by enumeration: every subset of the free buffers, cheapest
+/// first, until one whose kept set fits. `None` when none does.
+fn brute_force(inst: &Instance) -> Option<u64> {
+    let p = &inst.problem;
+    let n = p.len();
+    let cost = |i: usize| inst.costs.as_ref().map_or(p.buffers()[i].size.0, |c| c[i]);
+    let pref = |i: usize| inst.memory.as_ref().map_or(Memory::Either, |m| m[i]);
+    let fast = |i: usize| p.buffers()[i].fixed_offset.is_some() || pref(i) == Memory::Fast;
+    let free: Vec<usize> = (0..n)
+        .filter(|&i| !fast(i) && pref(i) != Memory::Slow)
+        .collect();
+    let base: u64 = (0..n).filter(|&i| pref(i) == Memory::Slow).map(cost).sum();
+    let mut sets: Vec<(u64, u32)> = (0..1u32 << free.len())
+        .map(|mask| {
+            let c: u64 = (0..free.len())
+                .filter(|&k| mask >> k & 1 == 1)
+                .map(|k| cost(free[k]))
+                .sum();
+            (base + c, mask)
+        })
+        .collect();
+    sets.sort_unstable();
+    for (c, mask) in sets {
+        let kept: Vec<usize> = (0..n)
+            .filter(|&i| {
+                fast(i)
+                    || free
+                        .iter()
+                        .position(|&f| f == i)
+                        .is_some_and(|k| mask >> k & 1 == 0)
+            })
+            .collect();
+        if fits(p, &kept, inst.capacity) {
+            return Some(c);
+        }
+    }
+    None
+}
+
+fn options(exact: bool, improve: bool) -> SpillOptions {
+    SpillOptions {
+        exact,
+        improve,
+        threads: 1,
+        ..SpillOptions::default()
+    }
+}
+
+fn assert_valid(inst: &Instance, report: &SpillReport) {
+    if let Some(plan) = report.plan() {
+        if let Err(v) = check_spill(&inst.problem, inst.capacity, &inst.input(), plan) {
+            panic!("invalid plan: {v}");
+        }
+        assert!(plan.fast_height <= inst.capacity);
+        assert!(report.lower_bound <= plan.cost);
+    }
+}
+
+#[test]
+fn exact_mode_equals_brute_force_and_bounds_and_heuristics_bracket_it() {
+    let mut src = ByteSource::new(2026);
+    let (mut optimal, mut infeasible, mut spilled_some, mut heuristic_above) = (0, 0, 0, 0);
+    for case in 0..60 {
+        let inst = random_instance(&mut src, 10);
+        let best = brute_force(&inst);
+        let exact = inst.run(&options(true, true));
+        assert_valid(&inst, &exact);
+        let Some(opt) = best else {
+            assert_eq!(exact.outcome, SpillOutcome::Infeasible, "case {case}");
+            infeasible += 1;
+            continue;
+        };
+        let SpillOutcome::Optimal(p) = &exact.outcome else {
+            panic!(
+                "case {case}: expected Optimal({opt}), got {:?}",
+                exact.outcome
+            );
+        };
+        assert_eq!(p.cost, opt, "case {case}: exact mode missed the optimum");
+        optimal += 1;
+        spilled_some += usize::from(opt > 0);
+        for (ex, imp, round, chain) in [
+            (false, false, true, true),
+            (false, true, true, true),
+            (false, false, false, false),
+            (true, false, false, true),
+        ] {
+            let o = SpillOptions {
+                rounding_bound: round,
+                chain_bound: chain,
+                ..options(ex, imp)
+            };
+            let r = inst.run(&o);
+            assert_valid(&inst, &r);
+            assert!(r.lower_bound <= opt, "case {case}: bound above the optimum");
+            assert!(
+                r.stats.root_bound <= opt,
+                "case {case}: root bound above the optimum"
+            );
+            let c = r.plan().expect("a plan exists").cost;
+            assert!(c >= opt, "case {case}: cost {c} below the optimum {opt}");
+            heuristic_above += usize::from(!ex && !imp && round && c > opt);
+            if ex {
+                assert_eq!(c, opt, "case {case}: exact mode without rounding");
+            }
+        }
+    }
+    // The generator must exercise both answers, real spilling, and cases where the
+    // heuristic alone misses the optimum (so that the exact search has work to do).
+    eprintln!("{optimal} optimal, {infeasible} infeasible, {spilled_some} spill, {heuristic_above} heuristic above");
+    assert!(optimal >= 30 && infeasible >= 1 && spilled_some >= 20 && heuristic_above >= 3);
+}
+
+fn spec() -> impl Strategy<Value = (u64, u64, u64, u8, u8)> {
+    (0u64..20, 1u64..8, 1u64..64, 0u8..10, 0u8..30)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_plan_passes_the_checker_and_respects_preferences(
+        specs in proptest::collection::vec(spec(), 1..40),
+        percent in 0u64..120,
+        seed in any::<u64>(),
+    ) {
+        let bufs: Vec<Buffer> = specs.iter().enumerate().map(|(i, &(s, len, size, _, _))| {
+            Buffer::new(i.to_string(), s, s + len, size)
+        }).collect();
+        let problem = Problem::new(bufs, None).unwrap();
+        let capacity = Size(max_load(&problem).0 * percent / 100);
+        let costs: Vec<u64> = specs.iter().map(|s| u64::from(s.4)).collect();
+        let memory: Vec<Memory> = specs.iter().map(|s| match s.3 {
+            0 => Memory::Fast,
+            1 => Memory::Slow,
+            _ => Memory::Either,
+        }).collect();
+        let inst = Instance { problem, capacity, costs: Some(costs), memory: Some(memory.clone()) };
+        let o = SpillOptions { seed, exact_node_limit: 500, placement_node_limit: 2_000, ..options(true, true) };
+        let report = inst.run(&o);
+        assert_valid(&inst, &report);
+        if let Some(p) = report.plan() {
+            for (i, m) in memory.iter().enumerate() {
+                prop_assert!(*m != Memory::Fast || !p.spilled[i]);
+                prop_assert!(*m != Memory::Slow || p.spilled[i]);
+            }
+            let levels = p.levels(&inst.problem, capacity).unwrap();
+            prop_assert_eq!(levels.fast.len() + levels.slow.len(), inst.problem.len());
+            memplan::check(&levels.fast, &levels.fast_plan).unwrap();
+            memplan::check(&levels.slow, &levels.slow_plan).unwrap();
+        } else {
+            // Only the forced-fast buffers can make it fail.
+            prop_assert!(memory.contains(&Memory::Fast));
+        }
+    }
+}
+
+#[test]
+fn the_same_input_options_and_seed_give_the_same_answer_on_any_thread_count() {
+    let mut src = ByteSource::new(99);
+    for _ in 0..4 {
+        let inst = random_instance(&mut src, 40);
+        for seed in [1, 2] {
+            let o = |threads| SpillOptions {
+                seed,
+                threads,
+                exact_node_limit: 300,
+                ..options(true, true)
+            };
+            let a = inst.run(&o(1));
+            let b = inst.run(&o(1));
+            let c = inst.run(&o(2));
+            assert_eq!(a.outcome, b.outcome);
+            assert_eq!(a.outcome, c.outcome, "threads 1 vs 2");
+            assert_eq!(a.lower_bound, c.lower_bound);
+        }
+    }
+}
+
+fn three() -> Problem {
+    Problem::new(
+        vec![
+            Buffer::new("a", 0, 3, 4),
+            Buffer::new("b", 0, 2, 4).with_fixed_offset(4),
+            Buffer::new("c", 1, 3, 4),
+        ],
+        None,
+    )
+    .unwrap()
+}
+
+#[test]
+fn bad_inputs_are_typed_errors() {
+    let p = three();
+    let run = |costs: Option<&[u64]>, memory: Option<&[Memory]>| {
+        plan_spill(
+            &p,
+            Size(8),
+            &SpillInput { costs, memory },
+            &SpillOptions::default(),
+        )
+    };
+    assert_eq!(
+        run(Some(&[1, 2]), None).unwrap_err(),
+        SpillError::CostCount {
+            expected: 3,
+            found: 2
+        }
+    );
+    assert!(matches!(
+        run(None, Some(&[Memory::Either])),
+        Err(SpillError::MemoryCount { found: 1, .. })
+    ));
+    let err = run(None, Some(&[Memory::Either, Memory::Slow, Memory::Either])).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "buffer 'b' (#1) has a fixed offset, so it cannot be slow"
+    );
+    assert_eq!(
+        run(Some(&[u64::MAX, 1, 0]), None).unwrap_err(),
+        SpillError::CostOverflow
+    );
+    assert!("fastest".parse::<Memory>().is_err());
+    assert_eq!("Slow".parse::<Memory>().unwrap(), Memory::Slow);
+}
+
+#[test]
+fn edge_capacities_and_empty_problems() {
+    let p = three();
+    let opts = SpillOptions::default();
+    let none = SpillInput::default();
+    // The fixed buffer ends at 8: under 7 nothing helps.
+    let r = plan_spill(&p, Size(7), &none, &opts).unwrap();
+    assert_eq!(r.outcome, SpillOutcome::Infeasible);
+    // Capacity 8: b is fixed at [4, 8), so a and c, both live with it, share [0, 4): one
+    // of them goes (cost = size 4).
+    let r = plan_spill(&p, Size(8), &none, &opts).unwrap();
+    let SpillOutcome::Optimal(plan) = &r.outcome else {
+        panic!("{:?}", r.outcome)
+    };
+    assert_eq!(plan.cost, 4);
+    // Capacity 0, no forced buffer: everything is spilled, optimally.
+    let free = Problem::new(
+        vec![Buffer::new("x", 0, 2, 3), Buffer::new("y", 1, 4, 5)],
+        None,
+    )
+    .unwrap();
+    let r = plan_spill(&free, Size(0), &none, &opts).unwrap();
+    let SpillOutcome::Optimal(plan) = &r.outcome else {
+        panic!("{:?}", r.outcome)
+    };
+    assert_eq!((plan.spilled.clone(), plan.cost), (vec![true, true], 8));
+    assert_eq!(plan.fast_height, Size(0));
+    // An empty problem.
+    let empty = Problem::new(Vec::new(), None).unwrap();
+    let r = plan_spill(&empty, Size(0), &none, &opts).unwrap();
+    assert_eq!(r.plan().map(|p| p.cost), Some(0));
+    assert!(matches!(r.outcome, SpillOutcome::Optimal(_)));
+}
+
+#[test]
+fn the_checker_rejects_broken_plans() {
+    let p = three();
+    let none = SpillInput::default();
+    let r = plan_spill(&p, Size(8), &none, &SpillOptions::default()).unwrap();
+    let good: TwoLevelPlan = r.plan().unwrap().clone();
+    check_spill(&p, Size(8), &none, &good).unwrap();
+    let kept = good.kept().find(|i| i.index() != 1).unwrap().index();
+
+    let mut wrong_cost = good.clone();
+    wrong_cost.cost += 1;
+    assert!(matches!(
+        check_spill(&p, Size(8), &none, &wrong_cost),
+        Err(SpillViolation::Cost { .. })
+    ));
+    let mut fixed_spilled = good.clone();
+    fixed_spilled.spilled[1] = true;
+    assert!(matches!(
+        check_spill(&p, Size(8), &none, &fixed_spilled),
+        Err(SpillViolation::Memory { index: 1, .. })
+    ));
+    let mut overlap = good.clone();
+    overlap.offsets[kept] = memplan::Offset(4); // onto the fixed buffer
+    overlap.fast_height = Size(8);
+    assert!(matches!(
+        check_spill(&p, Size(8), &none, &overlap),
+        Err(SpillViolation::Fast(_))
+    ));
+    let mut all_kept = good.clone();
+    all_kept.spilled = vec![false; 3];
+    all_kept.cost = 0;
+    assert!(check_spill(&p, Size(8), &none, &all_kept).is_err());
+    let mut short = good;
+    short.spilled.pop();
+    assert!(matches!(
+        check_spill(&p, Size(8), &none, &short),
+        Err(SpillViolation::Input(SpillError::PlanShape { .. }))
+    ));
+}
+
+#[test]
+fn a_time_limit_of_zero_still_answers_validly() {
+    let mut src = ByteSource::new(5);
+    for _ in 0..10 {
+        let inst = random_instance(&mut src, 30);
+        let o = SpillOptions {
+            time_limit: Some(Duration::ZERO),
+            ..SpillOptions::default()
+        };
+        let r = inst.run(&o);
+        assert_valid(&inst, &r);
+        if let Some(p) = r.plan() {
+            assert!(r.lower_bound <= p.cost);
+        }
+    }
+}
+
+#[test]
+fn fuzz_body_smoke() {
+    let mut src = ByteSource::new(17);
+    let started = Instant::now();
+    let mut cases = 0;
+    while cases < 300 && (cases < 30 || started.elapsed() < Duration::from_secs(10)) {
+        let bytes = src.bytes(512);
+        let outcome = std::panic::catch_unwind(|| memplan::spill::fuzz_spill(&bytes));
+        assert!(
+            outcome.is_ok(),
+            "fuzz_spill failed on case {cases}: {bytes:?}"
+        );
+        cases += 1;
+    }
+}
