@@ -425,3 +425,70 @@ fn fuzz_body_smoke() {
         cases += 1;
     }
 }
+
+/// Not a test: timings and gaps on benchmark and generated instances, for the record.
+/// `cargo test -p memplan --test spill measure -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn measure() {
+    use memplan::io::{read_problem_csv, CsvOptions};
+    use memplan::testing::{generate_model_like, GenOptions};
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../benchmarks/");
+    let mut cases: Vec<(String, Problem)> = Vec::new();
+    for name in [
+        "minimalloc-challenging/A.1048576.csv",
+        "idealloc/iopddl-G.csv",
+        "idealloc/somas-resnet50.csv",
+        "idealloc/iopddl-S.csv",
+    ] {
+        let bytes = std::fs::read(format!("{root}{name}")).expect("benchmark");
+        let p = read_problem_csv(&bytes, &CsvOptions::default()).expect("parses");
+        cases.push((name.to_string(), p.with_capacity(None)));
+    }
+    for buffers in [200, 10_000, 100_000] {
+        let p = generate_model_like(&GenOptions { buffers, seed: 1 });
+        cases.push((format!("model-like-{buffers}"), p));
+    }
+    let limit: u64 = std::env::var("SPILL_LIMIT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10);
+    let only = std::env::var("SPILL_ONLY").unwrap_or_default();
+    for (name, p) in cases.iter().filter(|(n, _)| n.contains(&only)) {
+        for percent in [90, 70] {
+            let capacity = Size(max_load(p).0 * percent / 100);
+            let mut src = ByteSource::new(3);
+            let costs: Vec<u64> = p
+                .buffers()
+                .iter()
+                .map(|b| b.size.0 * (1 + src.next_u64() % 8))
+                .collect();
+            for (label, input) in [
+                ("size", SpillInput::default()),
+                (
+                    "rand",
+                    SpillInput {
+                        costs: Some(&costs),
+                        memory: None,
+                    },
+                ),
+            ] {
+                let o = SpillOptions {
+                    time_limit: Some(Duration::from_secs(limit)),
+                    ..SpillOptions::default()
+                };
+                let r = plan_spill(p, capacity, &input, &o).expect("plans");
+                let cost = r.plan().map(|pl| pl.cost);
+                eprintln!(
+                    "{name:<40} n={:<6} C={percent}% {label}: {} cost={cost:?} bound={} gap={:?} {:.2}s stats={:?}",
+                    p.len(),
+                    match r.outcome { SpillOutcome::Optimal(_) => "optimal", SpillOutcome::Feasible{..} => "feasible", SpillOutcome::Infeasible => "infeasible", SpillOutcome::Unknown{..} => "unknown" },
+                    r.lower_bound,
+                    r.gap(),
+                    r.elapsed.as_secs_f64(),
+                    r.stats,
+                );
+            }
+        }
+    }
+}

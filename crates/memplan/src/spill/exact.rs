@@ -35,7 +35,7 @@ use crate::types::Offset;
 use super::bound::{lower_bound, Bound, BoundOptions};
 use super::heuristic::Solution;
 use super::model::{Decision, SpillModel};
-use super::place::{free_window, LifetimeIndex, Placement, Placer};
+use super::place::{free_window, Effort, LifetimeIndex, Placement, Placer};
 
 /// The result of searching one component.
 pub(crate) struct ComponentResult {
@@ -201,6 +201,6 @@ impl Search<'_, '_> {
             return Placement::Fits(child);
         }
         let kept: Vec<bool> = spilled.iter().map(|&s| !s).collect();
-        self.placer.place(&kept)
+        self.placer.place(&kept, Effort::Best)
     }
 }

@@ -16,11 +16,12 @@
 
 use std::collections::BTreeSet;
 
+use crate::budget::Budget;
 use crate::types::Offset;
 
 use super::improve::insert_pass;
 use super::model::{Decision, SpillModel};
-use super::place::{LifetimeIndex, Placement, Placer};
+use super::place::{Effort, LifetimeIndex, Placement, Placer};
 
 /// A valid choice: the spilled set and the fast offsets of the kept buffers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,16 +60,16 @@ pub(crate) fn run(model: &SpillModel<'_>, placer: &mut Placer<'_>, index: &Lifet
             continue;
         }
         let kept: Vec<bool> = spilled.iter().map(|&s| !s).collect();
-        match placer.place(&kept) {
+        match placer.place(&kept, Effort::Best) {
             Placement::Fits(offsets) => {
-                return Start::Found(finish(model, index, spilled, offsets))
+                return Start::Found(finish(model, index, spilled, offsets, placer.budget()))
             }
             Placement::Infeasible if only_forced => return Start::Infeasible,
             Placement::Unknown(_) if only_forced => return Start::Unknown,
             Placement::Infeasible | Placement::Unknown(None) => spill_all_free(model, &mut spilled),
             Placement::Unknown(Some(offsets)) => {
                 if repair(model, index, &mut spilled, &offsets) {
-                    return Start::Found(finish(model, index, spilled, offsets));
+                    return Start::Found(finish(model, index, spilled, offsets, placer.budget()));
                 }
             }
         }
@@ -114,13 +115,14 @@ fn finish(
     index: &LifetimeIndex,
     spilled: Vec<bool>,
     offsets: Vec<Offset>,
+    budget: &Budget,
 ) -> Solution {
     let mut sol = Solution {
         cost: model.cost_of(&spilled),
         spilled,
         offsets,
     };
-    insert_pass(model, index, &mut sol);
+    insert_pass(model, index, &mut sol, budget);
     sol
 }
 

@@ -12,11 +12,12 @@
 //!
 //! Every move is deterministic given the seed; the time limit only cuts rounds short.
 
+use crate::budget::Budget;
 use crate::types::Offset;
 
 use super::heuristic::{repair, LoadTree, Solution};
 use super::model::{Decision, SpillModel};
-use super::place::{cheapest_window, free_window, LifetimeIndex, Placement, Placer};
+use super::place::{cheapest_window, free_window, Effort, LifetimeIndex, Placement, Placer};
 
 /// Windows with more kept neighbours than this are not searched by *swap* (its cost is
 /// quadratic in them).
@@ -37,14 +38,21 @@ pub(crate) fn insert_pass(
     model: &SpillModel<'_>,
     index: &LifetimeIndex,
     sol: &mut Solution,
+    budget: &Budget,
 ) -> bool {
     let mut moved = false;
+    // The load filter: a buffer that would overload some time fits in no window.
+    let mut load = LoadTree::new(model, &sol.spilled);
     for x in spilled_by_cost(model, sol) {
-        if model.costs[x] == 0 {
+        if budget.exhausted() {
+            break;
+        }
+        if model.costs[x] == 0 || !load.fits(x) {
             continue;
         }
         let neighbours = index.kept_neighbours(model, &sol.spilled, x);
         if let Some(o) = free_window(model, &sol.offsets, &neighbours, x) {
+            load.add(x);
             sol.spilled[x] = false;
             sol.offsets[x] = o;
             sol.cost -= model.costs[x];
@@ -55,9 +63,17 @@ pub(crate) fn insert_pass(
 }
 
 /// *Swap* for every spilled free buffer, most expensive first. True when one moved.
-pub(crate) fn swap_pass(model: &SpillModel<'_>, index: &LifetimeIndex, sol: &mut Solution) -> bool {
+pub(crate) fn swap_pass(
+    model: &SpillModel<'_>,
+    index: &LifetimeIndex,
+    sol: &mut Solution,
+    budget: &Budget,
+) -> bool {
     let mut moved = false;
     for x in spilled_by_cost(model, sol) {
+        if budget.exhausted() {
+            break;
+        }
         if !sol.spilled[x] {
             continue;
         }
@@ -88,10 +104,11 @@ pub(crate) fn local_search(
     index: &LifetimeIndex,
     sol: &mut Solution,
     passes: usize,
+    budget: &Budget,
 ) {
     for _ in 0..passes {
-        let a = insert_pass(model, index, sol);
-        let b = swap_pass(model, index, sol);
+        let a = insert_pass(model, index, sol, budget);
+        let b = swap_pass(model, index, sol, budget);
         if !(a || b) {
             break;
         }
@@ -125,7 +142,7 @@ pub(crate) fn run(
     rounds: u32,
     seed: u64,
 ) {
-    local_search(model, index, sol, 8);
+    local_search(model, index, sol, 8, placer.budget());
     let mut rng = Rng::new(seed);
     for _ in 0..rounds {
         if placer.exhausted() || sol.cost == 0 {
@@ -168,7 +185,7 @@ fn replan(
         return None;
     }
     let kept: Vec<bool> = spilled.iter().map(|&s| !s).collect();
-    let offsets: Vec<Offset> = match placer.place(&kept) {
+    let offsets: Vec<Offset> = match placer.place(&kept, Effort::Quick) {
         Placement::Fits(o) => o,
         Placement::Unknown(Some(o)) => {
             if !repair(model, index, &mut spilled, &o) {
@@ -183,6 +200,6 @@ fn replan(
         spilled,
         offsets,
     };
-    local_search(model, index, &mut next, 8);
+    local_search(model, index, &mut next, 8, placer.budget());
     Some(next)
 }

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use crate::budget::Budget;
 use crate::exact::ExactOptions;
+use crate::greedy::{Fit, Order as GreedyOrder};
 use crate::options::{Options, Planner};
 use crate::outcome::Outcome;
 use crate::types::{Offset, Size};
@@ -14,8 +15,7 @@ use super::model::{sub_problem, SpillModel};
 use super::SpillOptions;
 
 /// Up to this many kept buffers, a placement runs memplan's exact search (after its
-/// greedy pass, under a node limit); above, the greedy portfolio alone, so that one
-/// placement never takes the whole time limit.
+/// greedy pass, under a node limit); above, see [`Effort`].
 const EXACT_PLACEMENT_MAX_BUFFERS: usize = 5_000;
 
 /// The answer of [`Placer::place`]. Offsets are indexed like the problem; only the kept
@@ -28,6 +28,18 @@ pub(crate) enum Placement {
     Infeasible,
     /// Neither; the lowest plan found, over the capacity, if any.
     Unknown(Option<Vec<Offset>>),
+}
+
+/// How hard a placement of more than 5,000 kept buffers tries (smaller sets always get
+/// memplan's exact search under the placement node limit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Effort {
+    /// The greedy portfolio, with at most half the time left (its first plan always
+    /// finishes): the heuristic's placement.
+    Best,
+    /// Start-best-fit alone, a sweep (O(n log n) without gaps or fixed buffers): the
+    /// improvement's re-planning, many times over.
+    Quick,
 }
 
 /// Runs memplan's planner on kept sets, under the call's budget.
@@ -53,13 +65,18 @@ impl<'a> Placer<'a> {
         }
     }
 
+    /// The call's budget.
+    pub(crate) fn budget(&self) -> &Budget {
+        self.budget
+    }
+
     /// True once the budget is spent.
     pub(crate) fn exhausted(&self) -> bool {
         self.budget.exhausted()
     }
 
     /// Plans the buffers with `kept[i]` under the capacity, keeping fixed offsets.
-    pub(crate) fn place(&mut self, kept: &[bool]) -> Placement {
+    pub(crate) fn place(&mut self, kept: &[bool], effort: Effort) -> Placement {
         let members: Vec<usize> = (0..kept.len()).filter(|&i| kept[i]).collect();
         let n = self.model.len();
         if members.is_empty() {
@@ -71,24 +88,28 @@ impl<'a> Placer<'a> {
         self.calls += 1;
         let problem = self.model.problem;
         let sub = sub_problem(problem, &members, Some(Size(self.model.capacity)));
+        let remaining = self
+            .budget
+            .deadline()
+            .map(|d| d.saturating_duration_since(Instant::now()));
+        let large = members.len() > EXACT_PLACEMENT_MAX_BUFFERS;
+        let (planner, time_limit) = match (large, effort) {
+            (false, _) => (Planner::Exact, remaining),
+            // At most half the time left, the first greedy plan at least.
+            (true, Effort::Best) => (Planner::GreedyPortfolio, remaining.map(|r| r / 2)),
+            (true, Effort::Quick) => (Planner::Greedy(GreedyOrder::Start, Fit::BestFit), remaining),
+        };
         let options = Options {
-            planner: if members.len() <= EXACT_PLACEMENT_MAX_BUFFERS {
-                Planner::Exact
-            } else {
-                Planner::GreedyPortfolio
-            },
+            planner,
             threads: self.options.threads,
-            time_limit: self
-                .budget
-                .deadline()
-                .map(|d| d.saturating_duration_since(Instant::now())),
+            time_limit,
             cancel: self.options.cancel.clone(),
             verify: false,
             exact: ExactOptions {
                 node_limit: Some(self.options.placement_node_limit),
                 ..ExactOptions::default()
             },
-            finish_first_plan: false,
+            finish_first_plan: large,
             ..Options::default()
         };
         let Ok(report) = crate::plan(&sub, &options) else {
@@ -113,41 +134,64 @@ impl<'a> Placer<'a> {
     }
 }
 
-/// Buffers sorted by lifetime start in blocks, each block with its latest end: the
-/// buffers whose lifetimes overlap a query interval are found by skipping the blocks
-/// that end before it. Gaps are ignored here (callers test `live_together`).
+/// An index of lifetimes for the question "which buffers overlap `[s, e)`?", answered in
+/// time proportional to the answer: those whose lifetime contains `s` (a segment tree
+/// over the event times, each lifetime stored in its O(log n) canonical nodes, walked
+/// from the root to the leaf of `s`), plus those that start inside `(s, e)` (a range of
+/// the buffers sorted by start). Gaps are ignored here; callers test `live_together`.
 pub(crate) struct LifetimeIndex {
-    /// Buffer indices by lifetime start.
-    order: Vec<u32>,
+    /// The distinct lifetime starts and ends, sorted: leaf `k` is `[times[k], times[k+1])`.
+    times: Vec<u64>,
+    /// For each tree node, the buffers whose lifetime covers the node's whole range.
+    covering: Vec<Vec<u32>>,
+    /// Buffer indices by lifetime start, and those starts.
+    by_start: Vec<u32>,
     starts: Vec<u64>,
-    block_end: Vec<u64>,
 }
-
-const BLOCK: usize = 32;
 
 impl LifetimeIndex {
     pub(crate) fn new(model: &SpillModel<'_>) -> LifetimeIndex {
         let bufs = model.problem.buffers();
-        let mut order: Vec<u32> = (0..bufs.len() as u32).collect();
-        order.sort_unstable_by_key(|&i| (bufs[i as usize].lifetime.start, i));
-        let starts = order
+        let mut times: Vec<u64> = bufs
+            .iter()
+            .flat_map(|b| [b.lifetime.start.0, b.lifetime.end.0])
+            .collect();
+        times.sort_unstable();
+        times.dedup();
+        let leaves = times.len().max(1);
+        let mut index = LifetimeIndex {
+            covering: vec![Vec::new(); 4 * leaves],
+            by_start: (0..bufs.len() as u32).collect(),
+            starts: Vec::new(),
+            times,
+        };
+        for (i, b) in bufs.iter().enumerate() {
+            let at = |t: u64| index.times.partition_point(|&x| x < t);
+            let range = (at(b.lifetime.start.0), at(b.lifetime.end.0));
+            index.insert(1, 0, leaves, range, i as u32);
+        }
+        index
+            .by_start
+            .sort_unstable_by_key(|&i| (bufs[i as usize].lifetime.start, i));
+        index.starts = index
+            .by_start
             .iter()
             .map(|&i| bufs[i as usize].lifetime.start.0)
             .collect();
-        let block_end = order
-            .chunks(BLOCK)
-            .map(|c| {
-                c.iter()
-                    .map(|&i| bufs[i as usize].lifetime.end.0)
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        LifetimeIndex {
-            order,
-            starts,
-            block_end,
+        index
+    }
+
+    fn insert(&mut self, node: usize, lo: usize, hi: usize, range: (usize, usize), i: u32) {
+        if range.1 <= lo || hi <= range.0 {
+            return;
         }
+        if range.0 <= lo && hi <= range.1 {
+            self.covering[node].push(i);
+            return;
+        }
+        let mid = (lo + hi) / 2;
+        self.insert(2 * node, lo, mid, range, i);
+        self.insert(2 * node + 1, mid, hi, range, i);
     }
 
     /// Every buffer other than `x` that is kept and live together with `x`.
@@ -159,26 +203,34 @@ impl LifetimeIndex {
     ) -> Vec<usize> {
         let bufs = model.problem.buffers();
         let lt = bufs[x].lifetime;
-        let upto = self.starts.partition_point(|&s| s < lt.end.0);
         let mut out = Vec::new();
-        for (b, &end) in self.block_end.iter().enumerate() {
-            let lo = b * BLOCK;
-            if lo >= upto {
+        let mut keep = |j: usize| {
+            if j != x && !spilled[j] && bufs[x].live_together(&bufs[j]) {
+                out.push(j);
+            }
+        };
+        // Lifetimes that contain the start of x.
+        let leaf = self.times.partition_point(|&t| t < lt.start.0);
+        let (mut node, mut lo, mut hi) = (1, 0, self.times.len().max(1));
+        loop {
+            for &j in &self.covering[node] {
+                keep(j as usize);
+            }
+            if hi - lo <= 1 {
                 break;
             }
-            if end <= lt.start.0 {
-                continue;
+            let mid = (lo + hi) / 2;
+            if leaf < mid {
+                (node, hi) = (2 * node, mid);
+            } else {
+                (node, lo) = (2 * node + 1, mid);
             }
-            for &j in &self.order[lo..upto.min(lo + BLOCK)] {
-                let j = j as usize;
-                if j != x
-                    && !spilled[j]
-                    && bufs[j].lifetime.end > lt.start
-                    && bufs[x].live_together(&bufs[j])
-                {
-                    out.push(j);
-                }
-            }
+        }
+        // Lifetimes that start inside (start, end).
+        let from = self.starts.partition_point(|&s| s <= lt.start.0);
+        let to = self.starts.partition_point(|&s| s < lt.end.0);
+        for &j in &self.by_start[from..to] {
+            keep(j as usize);
         }
         out
     }

@@ -29,6 +29,10 @@ use super::{
     SpillStats, TwoLevelPlan,
 };
 
+/// The share of the time limit the search may use; the slow plan and the final check
+/// get the rest.
+const SEARCH_SHARE: f64 = 0.9;
+
 /// [`super::plan_spill`].
 pub(crate) fn run(
     problem: &Problem,
@@ -38,8 +42,12 @@ pub(crate) fn run(
 ) -> Result<SpillReport, SpillError> {
     let started = Instant::now();
     let model = SpillModel::new(problem, capacity, input)?;
+    // The search stops at 90 % of the limit; the rest is for the slow plan and the check.
     let deadline = options.time_limit.and_then(|l| started.checked_add(l));
-    let budget = Budget::new(deadline, options.cancel.as_ref(), false);
+    let search_deadline = options
+        .time_limit
+        .and_then(|l| started.checked_add(l.mul_f64(SEARCH_SHARE)));
+    let budget = Budget::new(search_deadline, options.cancel.as_ref(), false);
     let bound_options = BoundOptions {
         rounding: options.rounding_bound,
         chain: options.chain_bound,
@@ -103,7 +111,7 @@ pub(crate) fn run(
         sol.cost
     );
     let bound = bound.min(sol.cost);
-    let plan = two_level(&model, options, sol)?;
+    let plan = two_level(&model, options, deadline, sol)?;
     if options.verify {
         check_spill(problem, capacity, input, &plan)
             .map_err(|v| SpillError::InvalidPlan(v.to_string()))?;
@@ -183,6 +191,7 @@ fn exact_components(
 fn two_level(
     model: &SpillModel<'_>,
     options: &SpillOptions,
+    deadline: Option<Instant>,
     sol: Solution,
 ) -> Result<TwoLevelPlan, SpillError> {
     let problem = model.problem;
@@ -193,10 +202,11 @@ fn two_level(
     if !slow_members.is_empty() {
         let slow = sub_problem(problem, &slow_members, None);
         let slow_options = Options {
-            // The greedy portfolio: a plan always, and one that depends on the input alone.
+            // The greedy portfolio: without a limit, a plan that depends on the input
+            // alone; with one, the first greedy plan at least (it may finish late).
             planner: Planner::GreedyPortfolio,
             threads: options.threads,
-            time_limit: None,
+            time_limit: deadline.map(|d| d.saturating_duration_since(Instant::now())),
             cancel: None,
             verify: false,
             finish_first_plan: true,
