@@ -7,8 +7,11 @@
 //!
 //! # The search
 //!
-//! The undecided buffers are decided in decreasing cost (keeping an expensive buffer
-//! saves the most), *keep* before *spill*. A node is a set of decisions plus a fast plan
+//! The undecided buffers live at an overloaded time come first, each group in
+//! decreasing cost (keeping an expensive buffer saves the most); *keep* before *spill*.
+//! When a node's bound equals its spilled cost (no time needs more spilling), keeping
+//! every undecided buffer is tried at once: if memplan's planner fits them, that is the
+//! subtree's best. A node is a set of decisions plus a fast plan
 //! of the buffers decided (or forced) fast, so that "spill every undecided buffer" is a
 //! valid solution at every node: the incumbent improves from the first dive.
 //!
@@ -33,7 +36,7 @@
 use crate::types::Offset;
 
 use super::bound::{lower_bound, Bound, BoundOptions};
-use super::heuristic::Solution;
+use super::heuristic::{events, overload_time, Solution};
 use super::model::{Decision, SpillModel};
 use super::place::{free_window, Effort, LifetimeIndex, Placement, Placer};
 
@@ -79,7 +82,14 @@ pub(crate) fn search<'m>(
     let mut order: Vec<usize> = (0..model.len())
         .filter(|&i| model.base[i] == Decision::Free)
         .collect();
-    order.sort_by_key(|&i| (std::cmp::Reverse(model.costs[i]), bufs[i].size, i));
+    // Buffers live at an overloaded time first (their decisions matter), each group by
+    // decreasing cost.
+    let slow: Vec<bool> = model.base.iter().map(|&d| d == Decision::Slow).collect();
+    let overload = overload_time(model, &slow, &events(model, &slow));
+    order.sort_by_key(|&i| {
+        let calm = overload[i] == 0;
+        (calm, std::cmp::Reverse(model.costs[i]), bufs[i].size, i)
+    });
     let mut suffix = vec![0u64; order.len() + 1];
     for d in (0..order.len()).rev() {
         suffix[d] = suffix[d + 1] + model.costs[order[d]];
@@ -165,6 +175,9 @@ impl Search<'_, '_> {
                 cost: all,
             };
         }
+        if depth < self.order.len() && lb == spilled && self.keep_the_rest(spilled) {
+            return;
+        }
         let Some(&x) = self.order.get(depth) else {
             return;
         };
@@ -184,6 +197,26 @@ impl Search<'_, '_> {
             self.dfs(depth + 1, cost, offsets, lb_spill);
         }
         self.decisions[x] = Decision::Free;
+    }
+
+    /// When the bound says nothing more needs spilling (`lb == spilled`), tries to keep
+    /// every undecided buffer: if memplan's planner fits them all, that completion costs
+    /// the bound, so it is the subtree's best; true then (the incumbent is updated).
+    fn keep_the_rest(&mut self, spilled: u64) -> bool {
+        let kept: Vec<bool> = self
+            .decisions
+            .iter()
+            .map(|&d| d != Decision::Slow)
+            .collect();
+        let Placement::Fits(offsets) = self.placer.place(&kept, Effort::Best) else {
+            return false;
+        };
+        self.best = Solution {
+            spilled: kept.iter().map(|&k| !k).collect(),
+            offsets,
+            cost: spilled,
+        };
+        true
     }
 
     /// A plan of the kept buffers (now including `x`): `x` in a free window of

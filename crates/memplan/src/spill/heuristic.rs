@@ -128,7 +128,7 @@ fn finish(
 
 /// Sweep events of the live segments of the kept buffers: `(time, kind, buffer)`, kind
 /// 0 for an end and 1 for a start, so that ends sort first (half-open lifetimes).
-fn events(model: &SpillModel<'_>, spilled: &[bool]) -> Vec<(u64, u8, u32)> {
+pub(crate) fn events(model: &SpillModel<'_>, spilled: &[bool]) -> Vec<(u64, u8, u32)> {
     let mut ev = Vec::new();
     for (i, b) in model.problem.buffers().iter().enumerate() {
         if !spilled[i] {
@@ -144,7 +144,11 @@ fn events(model: &SpillModel<'_>, spilled: &[bool]) -> Vec<(u64, u8, u32)> {
 
 /// For each buffer, the time during which it is live and the kept load exceeds the
 /// capacity (0 for spilled ones).
-fn overload_time(model: &SpillModel<'_>, spilled: &[bool], ev: &[(u64, u8, u32)]) -> Vec<u64> {
+pub(crate) fn overload_time(
+    model: &SpillModel<'_>,
+    spilled: &[bool],
+    ev: &[(u64, u8, u32)],
+) -> Vec<u64> {
     let bufs = model.problem.buffers();
     // (time, overloaded time from the first event to it)
     let mut marks: Vec<(u64, u64)> = Vec::new();
