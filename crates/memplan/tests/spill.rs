@@ -415,7 +415,12 @@ fn fuzz_body_smoke() {
     let mut src = ByteSource::new(17);
     let started = Instant::now();
     let mut cases = 0;
-    while cases < 300 && (cases < 30 || started.elapsed() < Duration::from_secs(10)) {
+    // SPILL_FUZZ_CASES=N runs N cases whatever the time (a longer local run).
+    let wanted: Option<usize> = std::env::var("SPILL_FUZZ_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok());
+    let (max, min) = wanted.map_or((300, 30), |n| (n, n));
+    while cases < max && (cases < min || started.elapsed() < Duration::from_secs(10)) {
         let bytes = src.bytes(512);
         let outcome = std::panic::catch_unwind(|| memplan::spill::fuzz_spill(&bytes));
         assert!(
