@@ -22,6 +22,17 @@ pub struct PlanArgs {
     /// Fit under this many bytes instead of minimising the height.
     #[arg(long)]
     pub capacity: Option<u64>,
+    /// Two memory levels: spill what does not fit under --capacity to slow memory, at
+    /// the least total cost.
+    ///
+    /// The input's optional `cost` (default: the size) and `memory` (fast, slow, or empty
+    /// for the planner's choice) columns are read; the plan gets `memory` (fast or slow)
+    /// and `offset` (in that level) columns. Exit 5 when the buffers that must stay fast
+    /// cannot fit, 6 when no plan was found in time.
+    #[arg(long, requires = "capacity")]
+    pub spill: bool,
+    #[command(flatten)]
+    pub spill_tuning: crate::spill::SpillTuning,
     #[command(flatten)]
     pub planning: PlannerArgs,
     /// Skip the independent checker (on by default; it is cheap).
@@ -79,9 +90,12 @@ pub struct PlannerArgs {
 pub struct CheckArgs {
     /// The problem CSV (`-` for stdin).
     pub problem: String,
-    /// The plan CSV: `id` and `offset` columns, e.g. the output of `memplan plan`.
+    /// The plan CSV: `id` and `offset` columns, e.g. the output of `memplan plan`. With a
+    /// `memory` column (`plan --spill`), both levels are checked: the fast buffers under
+    /// --capacity, the slow ones among themselves.
     pub plan: String,
-    /// Also require every buffer to end at or below this address.
+    /// Also require every buffer to end at or below this address (with a `memory`
+    /// column: the fast memory's size, required).
     #[arg(long)]
     pub capacity: Option<u64>,
     #[command(flatten)]
@@ -103,6 +117,9 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
     let bytes = read_bytes(&args.input)?;
     let (in_format, problem) =
         formats::read_problem(&args.input, &bytes, &args.input_args, args.capacity)?;
+    if args.spill {
+        return crate::spill::plan(&args, &bytes, in_format, &problem);
+    }
     let out_format = formats::output_format(&args.output, args.output_format, in_format);
     let cancel = interrupt_token();
     let options = plan_options(&args, cancel.clone())?;
@@ -414,9 +431,12 @@ impl Planned<'_> {
 }
 
 pub fn check(args: CheckArgs) -> Result<(), Failure> {
-    let (_, problem) = load_problem(&args.problem, &args.input_args, args.capacity)?;
+    let (problem_bytes, problem) = load_problem(&args.problem, &args.input_args, args.capacity)?;
     let bytes = read_bytes(&args.plan)?;
     let placements = formats::read_placements(&args.plan, &bytes)?;
+    if let Some(levels) = crate::spill::read_plan_levels(&args.plan, &bytes)? {
+        return crate::spill::check(&args, &problem_bytes, &problem, &placements, &levels);
+    }
     match check_placements(&problem, &placements) {
         Ok(summary) => {
             let max_load = memplan::max_load(&problem).get();

@@ -111,3 +111,41 @@ pub fn load_problem(
     let (_, problem) = read_problem(path, &bytes, args, capacity)?;
     Ok((bytes, problem))
 }
+
+/// Writes a two-level plan: the input's columns (CSV input) or memplan's canonical ones,
+/// plus `memory` and `offset` (replaced when the input has them); or JSON.
+pub fn write_spill_plan(
+    w: &mut dyn std::io::Write,
+    format: Format,
+    input: (Format, &[u8]),
+    run: &crate::spill::SpillRun<'_>,
+    plan: &memplan::spill::TwoLevelPlan,
+) -> std::io::Result<()> {
+    if format == Format::Json {
+        return crate::json_output::write_spill_plan_json(w, run, plan);
+    }
+    let canonical;
+    let source = if input.0 == Format::Csv {
+        input.1
+    } else {
+        let mut buf = Vec::new();
+        write_problem_csv(run.problem, &mut buf)?;
+        canonical = buf;
+        &canonical
+    };
+    let memory = crate::spill::memory_names(plan);
+    let offsets: Vec<String> = plan.offsets.iter().map(|o| o.get().to_string()).collect();
+    let costs: Vec<String> = (0..run.problem.len())
+        .map(|i| run.cost(i).to_string())
+        .collect();
+    let mut columns: Vec<(&str, &[String])> = Vec::new();
+    if input.0 == Format::Json && run.data.costs.is_some() {
+        columns.push(("cost", &costs));
+    }
+    columns.push(("memory", &memory));
+    columns.push(("offset", &offsets));
+    memplan::io::write_columns_csv(source, &columns, w).map_err(|e| match e.kind {
+        ReadErrorKind::Io(io) => io,
+        other => std::io::Error::other(other.to_string()),
+    })
+}

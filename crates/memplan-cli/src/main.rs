@@ -13,6 +13,7 @@ mod json_output;
 mod progress;
 mod render;
 mod share;
+mod spill;
 mod telamalloc;
 mod tiles;
 

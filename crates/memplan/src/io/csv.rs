@@ -350,6 +350,90 @@ pub fn read_rows_csv(input: &[u8]) -> Result<(Vec<String>, Vec<Vec<String>>), Re
     Ok((names, rows))
 }
 
+/// The values of the column named `name` (case-insensitive), trimmed, each with its line
+/// number, in the order [`read_problem_csv`] reads the buffers; `None` when the header has
+/// no such column. For columns memplan's problem does not hold (e.g. a spill `cost` or
+/// `memory`), so that their errors can name the line and the column.
+pub fn read_column_csv(input: &[u8], name: &str) -> Result<Option<Vec<(u64, String)>>, ReadError> {
+    let mut rdr = reader(input);
+    let headers = rdr.byte_headers().map_err(csv_error)?.clone();
+    let Some(k) = headers
+        .iter()
+        .position(|h| String::from_utf8_lossy(h).eq_ignore_ascii_case(name))
+    else {
+        return Ok(None);
+    };
+    let mut out = Vec::new();
+    let mut record = ::csv::ByteRecord::new();
+    while rdr.read_byte_record(&mut record).map_err(csv_error)? {
+        let line = record.position().map_or(0, |p| p.line());
+        let field = record.get(k).unwrap_or_default();
+        out.push((line, String::from_utf8_lossy(field).trim().to_string()));
+    }
+    Ok(Some(out))
+}
+
+/// Writes the input CSV back with the given columns: each `(name, values)` replaces the
+/// column of that name (case-insensitive) or is appended after the input's columns, with
+/// one value per data row. `offset` is matched like [`read_problem_csv`] matches it.
+pub fn write_columns_csv(
+    input: &[u8],
+    columns: &[(&str, &[String])],
+    out: impl Write,
+) -> Result<(), ReadError> {
+    let mut rdr = reader(input);
+    let headers = rdr.byte_headers().map_err(csv_error)?.clone();
+    let slot: Vec<Option<usize>> = columns
+        .iter()
+        .map(|(name, _)| {
+            headers
+                .iter()
+                .position(|h| String::from_utf8_lossy(h).trim().eq_ignore_ascii_case(name))
+        })
+        .collect();
+    let mut w = ::csv::WriterBuilder::new().from_writer(out);
+    let mut head = headers.clone();
+    for ((name, _), s) in columns.iter().zip(&slot) {
+        if s.is_none() {
+            head.push_field(name.as_bytes());
+        }
+    }
+    w.write_byte_record(&head).map_err(csv_error)?;
+    let mut record = ::csv::ByteRecord::new();
+    let mut i = 0usize;
+    let short = || {
+        err(
+            0,
+            None,
+            ReadErrorKind::Csv("the plan has fewer entries than the input has rows".into()),
+        )
+    };
+    while rdr.read_byte_record(&mut record).map_err(csv_error)? {
+        let mut out_rec = ::csv::ByteRecord::new();
+        for (k, f) in record.iter().enumerate() {
+            match slot.iter().position(|s| *s == Some(k)) {
+                Some(c) => out_rec.push_field(columns[c].1.get(i).ok_or_else(short)?.as_bytes()),
+                None => out_rec.push_field(f),
+            }
+        }
+        for ((_, values), s) in columns.iter().zip(&slot) {
+            if s.is_none() {
+                out_rec.push_field(values.get(i).ok_or_else(short)?.as_bytes());
+            }
+        }
+        w.write_byte_record(&out_rec).map_err(csv_error)?;
+        i += 1;
+    }
+    if columns.iter().any(|(_, v)| v.len() != i) {
+        return Err(err(
+            0,
+            None,
+            ReadErrorKind::Csv("the plan has more entries than the input has rows".into()),
+        ));
+    }
+    w.flush().map_err(|e| err(0, None, ReadErrorKind::Io(e)))
+}
+
 /// Writes the input CSV back with an `offset` column holding the plan's offsets.
 /// `input` must be the text the plan's problem was read from.
 pub fn write_plan_csv(input: &[u8], plan: &Plan, out: impl Write) -> Result<(), ReadError> {
@@ -632,6 +716,23 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "id,lower,upper,size,offset\na,0,2,4,4\nb,1,3,4,0\n"
         );
+    }
+
+    #[test]
+    fn extra_columns() {
+        let text = b"id,lower,upper,size,Memory\na,0,2,4,fast\n\nb,1,3,4,\n";
+        let got = read_column_csv(text, "memory").unwrap().unwrap();
+        assert_eq!(got, vec![(2, "fast".to_string()), (4, String::new())]);
+        assert_eq!(read_column_csv(text, "cost").unwrap(), None);
+        let mut out = Vec::new();
+        let mem = ["slow".to_string(), "fast".to_string()];
+        let off = ["0".to_string(), "4".to_string()];
+        write_columns_csv(text, &[("memory", &mem), ("offset", &off)], &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "id,lower,upper,size,Memory,offset\na,0,2,4,slow,0\nb,1,3,4,fast,4\n"
+        );
+        assert!(write_columns_csv(text, &[("offset", &off[..1])], Vec::new()).is_err());
     }
 
     #[test]

@@ -16,6 +16,8 @@
 //!
 //! - Lifetimes and gaps are half-open, `[start, end)`, as everywhere in memplan.
 //! - `alignment` (default 1), `fixed_offset` and `gaps` are optional; `null` means absent.
+//! - `cost` (a non-negative integer) and `memory` (`fast`, `slow`, `either`) are accepted
+//!   for the two-level planner (`memplan plan --spill`) and ignored here.
 //! - Unknown fields are rejected, so that a typo (`"sise"`) is not silently ignored.
 //!
 //! A plan is the problem with an `offset` on every buffer and the plan's figures:
@@ -56,6 +58,13 @@ struct BufferIn {
     fixed_offset: Option<u64>,
     #[serde(default)]
     gaps: Option<Vec<(u64, u64)>>,
+    /// The spill planner's inputs (`memplan plan --spill`), read by the caller.
+    #[serde(default)]
+    #[allow(dead_code)]
+    cost: Option<u64>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    memory: Option<String>,
 }
 
 #[derive(Serialize)]

@@ -6,8 +6,8 @@ pub(crate) mod csv;
 pub(crate) mod json;
 
 pub use csv::{
-    inferred_lifetimes_csv, read_placements_csv, read_problem_csv, read_rows_csv, write_plan_csv,
-    write_problem_csv, CsvOptions, LifetimeConvention,
+    inferred_lifetimes_csv, read_column_csv, read_placements_csv, read_problem_csv, read_rows_csv,
+    write_columns_csv, write_plan_csv, write_problem_csv, CsvOptions, LifetimeConvention,
 };
 #[cfg(feature = "json")]
 pub use json::{

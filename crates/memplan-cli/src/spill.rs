@@ -1,0 +1,504 @@
+//! `memplan plan --spill`: the two-level planner (`memplan::spill`) behind the CLI. The
+//! input's optional `cost` and `memory` columns (CSV) or fields (JSON) are its per-buffer
+//! data; the plan is the input plus `memory` (fast or slow) and `offset` (in that level).
+
+use memplan::spill::{
+    check_spill, plan_spill, Memory, SpillInput, SpillOptions, SpillOutcome, SpillReport,
+    TwoLevelPlan,
+};
+use memplan::{Problem, Size};
+
+use crate::commands::PlanArgs;
+use crate::files::{display_path, write_to};
+use crate::fmt::{millis, percent, thousands};
+use crate::formats::Format;
+use crate::json_output::SpillSummary;
+use crate::progress::{interrupt_token, Progress};
+use crate::{Failure, EXIT_CHECK, EXIT_INPUT, EXIT_NOT_FOUND, EXIT_PROVEN_INFEASIBLE};
+
+/// The spill planner's ablation and tuning switches (shown by `--help-all`).
+#[derive(clap::Args, Debug)]
+pub struct SpillTuning {
+    /// Ablation: skip the improvement phase after the heuristic.
+    #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
+    pub spill_no_improve: bool,
+    /// Ablation: skip the exact branch and bound over the spill decisions.
+    #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
+    pub spill_no_exact: bool,
+    /// Ablation: no integer rounding of the fractional cover bound.
+    #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
+    pub spill_no_rounding: bool,
+    /// Ablation: do not add up the covers of times that share no buffer.
+    #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
+    pub spill_no_chain: bool,
+    /// Seed of the improvement phase's random choices.
+    #[arg(
+        long,
+        hide = true,
+        default_value_t = 0,
+        help_heading = "Spill: ablations and tuning"
+    )]
+    pub spill_seed: u64,
+}
+
+/// The per-buffer spill data read from a problem file.
+#[derive(Default)]
+pub struct SpillData {
+    pub costs: Option<Vec<u64>>,
+    pub memory: Option<Vec<Memory>>,
+}
+
+impl SpillData {
+    pub fn input(&self) -> SpillInput<'_> {
+        SpillInput {
+            costs: self.costs.as_deref(),
+            memory: self.memory.as_deref(),
+        }
+    }
+
+    /// The cost of buffer `i`: its `cost`, else its size.
+    fn cost(&self, problem: &Problem, i: usize) -> u64 {
+        self.costs
+            .as_ref()
+            .map_or(problem.buffers()[i].size.get(), |c| c[i])
+    }
+}
+
+/// "FILE: line L, column 'C': WHAT", exit 3.
+fn bad_field(path: &str, line: u64, column: &str, what: String) -> Failure {
+    Failure::new(
+        EXIT_INPUT,
+        format!(
+            "{}: line {line}, column '{column}': {what}",
+            display_path(path)
+        ),
+    )
+}
+
+fn parse_cost(v: &str) -> Result<u64, String> {
+    if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("not a non-negative integer: '{v}'"));
+    }
+    v.parse()
+        .map_err(|_| format!("number too large for 64 bits: '{v}'"))
+}
+
+/// Reads the `cost` and `memory` columns (CSV) or fields (JSON) of a problem file. An
+/// empty cost is the buffer's size; an empty memory is the planner's choice.
+pub fn read_spill_data(
+    path: &str,
+    bytes: &[u8],
+    format: Format,
+    problem: &Problem,
+) -> Result<SpillData, Failure> {
+    let (costs, memory) = match format {
+        Format::Csv => read_csv_fields(path, bytes)?,
+        Format::Json => read_json_fields(path, bytes)?,
+    };
+    let sizes = problem.buffers().iter().map(|b| b.size.get());
+    let costs = costs.map(|c| {
+        c.into_iter()
+            .zip(sizes)
+            .map(|(c, s)| c.unwrap_or(s))
+            .collect()
+    });
+    let data = SpillData { costs, memory };
+    for (what, n) in [
+        ("cost", data.costs.as_ref().map(Vec::len)),
+        ("memory", data.memory.as_ref().map(Vec::len)),
+    ] {
+        if n.is_some_and(|n| n != problem.len()) {
+            return Err(Failure::new(
+                EXIT_INPUT,
+                format!(
+                    "{}: the {what} column does not match the buffers",
+                    display_path(path)
+                ),
+            ));
+        }
+    }
+    Ok(data)
+}
+
+type Fields = (Option<Vec<Option<u64>>>, Option<Vec<Memory>>);
+
+fn read_csv_fields(path: &str, bytes: &[u8]) -> Result<Fields, Failure> {
+    let column = |name: &str| {
+        memplan::io::read_column_csv(bytes, name).map_err(|e| crate::files::read_failure(path, e))
+    };
+    let costs = column("cost")?
+        .map(|rows| {
+            rows.into_iter()
+                .map(|(line, v)| match v.as_str() {
+                    "" => Ok(None),
+                    v => parse_cost(v)
+                        .map(Some)
+                        .map_err(|w| bad_field(path, line, "cost", w)),
+                })
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .transpose()?;
+    let memory = column("memory")?
+        .map(|rows| {
+            rows.into_iter()
+                .map(|(line, v)| {
+                    v.parse::<Memory>()
+                        .map_err(|e| bad_field(path, line, "memory", e.to_string()))
+                })
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .transpose()?;
+    Ok((costs, memory))
+}
+
+fn read_json_fields(path: &str, bytes: &[u8]) -> Result<Fields, Failure> {
+    let bad = |what: String| Failure::new(EXIT_INPUT, format!("{}: {what}", display_path(path)));
+    let value: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| bad(format!("malformed json: {e}")))?;
+    let bufs = value["buffers"].as_array().cloned().unwrap_or_default();
+    let has = |f: &str| bufs.iter().any(|b| !b[f].is_null());
+    let costs = has("cost").then(|| bufs.iter().map(|b| b["cost"].as_u64()).collect());
+    let memory = if has("memory") {
+        let parse = |(i, b): (usize, &serde_json::Value)| match &b["memory"] {
+            serde_json::Value::Null => Ok(Memory::Either),
+            serde_json::Value::String(s) => s
+                .parse::<Memory>()
+                .map_err(|e| bad(format!("buffers[{i}], field 'memory': {e}"))),
+            other => Err(bad(format!(
+                "buffers[{i}], field 'memory': expected fast, slow or either, found {other}"
+            ))),
+        };
+        Some(
+            bufs.iter()
+                .enumerate()
+                .map(parse)
+                .collect::<Result<_, _>>()?,
+        )
+    } else {
+        None
+    };
+    Ok((costs, memory))
+}
+
+impl SpillTuning {
+    /// The library's options: `time_limit` and `threads` as for `plan`.
+    pub fn options(&self, args: &PlanArgs) -> Result<SpillOptions, Failure> {
+        let base = args.planning.options()?;
+        Ok(SpillOptions {
+            time_limit: base.time_limit,
+            threads: base.threads,
+            seed: self.spill_seed,
+            improve: !self.spill_no_improve,
+            exact: !self.spill_no_exact,
+            rounding_bound: !self.spill_no_rounding,
+            chain_bound: !self.spill_no_chain,
+            verify: !args.no_check,
+            ..SpillOptions::default()
+        })
+    }
+}
+
+/// `plan --spill`: plans both levels, writes the plan, prints the summary.
+pub fn plan(
+    args: &PlanArgs,
+    bytes: &[u8],
+    in_format: Format,
+    problem: &Problem,
+) -> Result<(), Failure> {
+    let Some(capacity) = args.capacity else {
+        return Err(Failure::new(
+            2,
+            "--spill needs --capacity (the fast memory's size)",
+        ));
+    };
+    let out_format = crate::formats::output_format(&args.output, args.output_format, in_format);
+    let data = read_spill_data(&args.input, bytes, in_format, problem)?;
+    let cancel = interrupt_token();
+    let mut options = args.spill_tuning.options(args)?;
+    options.cancel = Some(cancel.clone());
+    let progress = Progress::start(
+        args.quiet || args.json,
+        format!(
+            "planning {} buffers on two levels under {}",
+            thousands(problem.len() as u64),
+            thousands(capacity)
+        ),
+        options.time_limit,
+    );
+    let report = plan_spill(problem, Size(capacity), &data.input(), &options);
+    progress.finish();
+    let report = report.map_err(|e| match e {
+        memplan::spill::SpillError::InvalidPlan(_) => Failure::new(EXIT_CHECK, e.to_string()),
+        e => Failure::new(EXIT_INPUT, format!("{}: {e}", display_path(&args.input))),
+    })?;
+    let done = SpillRun {
+        problem,
+        data: &data,
+        capacity,
+        report: &report,
+    };
+    if let Some(p) = report.plan() {
+        // Whatever the options, nothing unchecked is written.
+        if !args.no_check {
+            check_spill(problem, Size(capacity), &data.input(), p).map_err(|v| {
+                Failure::new(EXIT_CHECK, format!("the spill plan fails the checker: {v}"))
+            })?;
+        }
+        write_to(&args.output, |w| {
+            crate::formats::write_spill_plan(w, out_format, (in_format, bytes), &done, p)
+        })?;
+    }
+    if args.json {
+        eprintln!("{}", done.summary().to_json());
+    } else if !args.quiet && report.plan().is_some() {
+        eprintln!("{}", done.summary_line());
+    }
+    if cancel.is_cancelled() && !args.quiet && !args.json {
+        eprintln!("memplan: interrupted: kept the best plan found so far");
+    }
+    let input = display_path(&args.input);
+    match &report.outcome {
+        SpillOutcome::Optimal(_) | SpillOutcome::Feasible { .. } => Ok(()),
+        SpillOutcome::Infeasible => Err(Failure::new(
+            EXIT_PROVEN_INFEASIBLE,
+            format!(
+                "{input}: the buffers that must stay fast (fixed offsets, memory=fast) do not fit under {}: proved in {}",
+                thousands(capacity),
+                millis(report.elapsed)
+            ),
+        )),
+        SpillOutcome::Unknown { lower_bound } => Err(Failure::new(
+            EXIT_NOT_FOUND,
+            format!(
+                "{input}: no two-level plan found under {} in {} (the buffers that must stay fast could not be placed, nor proven not to fit); proven cost ≥ {}",
+                thousands(capacity),
+                millis(report.elapsed),
+                thousands(*lower_bound)
+            ),
+        )),
+    }
+}
+
+/// A finished `plan --spill` run, for its summary and output.
+pub struct SpillRun<'a> {
+    pub problem: &'a Problem,
+    pub data: &'a SpillData,
+    pub capacity: u64,
+    pub report: &'a SpillReport,
+}
+
+impl SpillRun<'_> {
+    /// The spilled buffers' count and bytes.
+    pub fn spilled(&self) -> (usize, u64) {
+        self.report.plan().map_or((0, 0), |p| {
+            p.spilled
+                .iter()
+                .zip(self.problem.buffers())
+                .filter(|(s, _)| **s)
+                .fold((0, 0), |(n, b), (_, buf)| (n + 1, b + buf.size.get()))
+        })
+    }
+
+    /// The cost of buffer `i` (its `cost`, else its size).
+    pub fn cost(&self, i: usize) -> u64 {
+        self.data.cost(self.problem, i)
+    }
+
+    fn outcome(&self) -> &'static str {
+        match self.report.outcome {
+            SpillOutcome::Optimal(_) => "optimal",
+            SpillOutcome::Feasible { .. } => "feasible",
+            SpillOutcome::Infeasible => "infeasible",
+            SpillOutcome::Unknown { .. } => "unknown",
+        }
+    }
+
+    pub fn summary(&self) -> SpillSummary {
+        let plan = self.report.plan();
+        let (spilled, spilled_bytes) = self.spilled();
+        SpillSummary {
+            outcome: self.outcome(),
+            buffers: self.problem.len(),
+            fast_capacity: self.capacity,
+            spilled_buffers: plan.map(|_| spilled),
+            spilled_bytes: plan.map(|_| spilled_bytes),
+            cost: plan.map(|p| p.cost),
+            lower_bound: self.report.lower_bound,
+            fast_height: plan.map(|p| p.fast_height.get()),
+            slow_height: plan.map(|p| p.slow_height.get()),
+            elapsed: self.report.elapsed,
+        }
+    }
+
+    /// The text summary of a run with a plan.
+    pub fn summary_line(&self) -> String {
+        let Some(p) = self.report.plan() else {
+            return String::new();
+        };
+        let (n, bytes) = self.spilled();
+        let bound = self.report.lower_bound;
+        let gap = p.cost.saturating_sub(bound);
+        let mut line = format!(
+            "memplan: {} buffers; fast capacity {}; spilled {} buffers, {} bytes; cost {}; proven ≥ {}; gap {}; fast height {}; slow height {}; {}",
+            thousands(self.problem.len() as u64),
+            thousands(self.capacity),
+            thousands(n as u64),
+            thousands(bytes),
+            thousands(p.cost),
+            thousands(bound),
+            gap_text(gap, bound),
+            thousands(p.fast_height.get()),
+            thousands(p.slow_height.get()),
+            millis(self.report.elapsed)
+        );
+        if gap == 0 {
+            line += "; optimal";
+        }
+        line
+    }
+}
+
+/// The `memory` column's values of a plan: `fast` or `slow` per buffer.
+pub fn memory_names(plan: &TwoLevelPlan) -> Vec<String> {
+    plan.spilled
+        .iter()
+        .map(|&s| if s { "slow" } else { "fast" }.to_string())
+        .collect()
+}
+
+/// The gap as a percentage of the bound (`n/a` when the bound is 0 and the plan is not).
+pub fn gap_text(gap: u64, bound: u64) -> String {
+    match (gap, bound) {
+        (0, _) => "0.00%".to_string(),
+        (_, 0) => "n/a (bound 0)".to_string(),
+        _ => percent(gap, bound),
+    }
+}
+
+/// The `memory` column (CSV) or fields (JSON) of a plan file, `true` for slow, in the
+/// file's order; `None` when the plan has none (a one-level plan).
+pub fn read_plan_levels(path: &str, bytes: &[u8]) -> Result<Option<Vec<bool>>, Failure> {
+    let level = |v: &str| match v.trim().to_ascii_lowercase().as_str() {
+        "fast" => Ok(false),
+        "slow" => Ok(true),
+        _ => Err(format!(
+            "a plan's memory must be fast or slow, found '{}'",
+            v.escape_debug()
+        )),
+    };
+    match crate::formats::input_format(path, bytes, None) {
+        Format::Csv => memplan::io::read_column_csv(bytes, "memory")
+            .map_err(|e| crate::files::read_failure(path, e))?
+            .map(|rows| {
+                rows.into_iter()
+                    .map(|(line, v)| level(&v).map_err(|w| bad_field(path, line, "memory", w)))
+                    .collect()
+            })
+            .transpose(),
+        Format::Json => {
+            let bad = |w: String| Failure::new(EXIT_INPUT, format!("{}: {w}", display_path(path)));
+            let value: serde_json::Value =
+                serde_json::from_slice(bytes).map_err(|e| bad(format!("malformed json: {e}")))?;
+            let bufs = value["buffers"].as_array().cloned().unwrap_or_default();
+            if bufs.iter().all(|b| b["memory"].is_null()) {
+                return Ok(None);
+            }
+            bufs.iter()
+                .enumerate()
+                .map(|(i, b)| {
+                    level(b["memory"].as_str().unwrap_or("(none)"))
+                        .map_err(|w| bad(format!("buffers[{i}], field 'memory': {w}")))
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some)
+        }
+    }
+}
+
+/// `check` of a two-level plan: matches the plan's rows to the buffers by id, then
+/// [`check_spill`] (fast buffers under the capacity, slow ones among themselves, the
+/// problem's `memory` preferences).
+pub fn check(
+    args: &crate::commands::CheckArgs,
+    problem_bytes: &[u8],
+    problem: &Problem,
+    placements: &[(String, memplan::Offset)],
+    levels: &[bool],
+) -> Result<(), Failure> {
+    let Some(capacity) = args.capacity else {
+        return Err(Failure::new(
+            2,
+            format!(
+                "{}: a plan with a memory column needs --capacity (the fast memory's size)",
+                display_path(&args.plan)
+            ),
+        ));
+    };
+    let format = crate::formats::input_format(&args.problem, problem_bytes, args.input_args.format);
+    let data = read_spill_data(&args.problem, problem_bytes, format, problem)?;
+    let plan_file = display_path(&args.plan);
+    let n = problem.len();
+    let index: std::collections::HashMap<&str, usize> = problem
+        .buffers()
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.id.as_str(), i))
+        .collect();
+    let mut slots: Vec<Option<(bool, memplan::Offset)>> = vec![None; n];
+    let mut wrong = Vec::new();
+    for ((id, off), &slow) in placements.iter().zip(levels) {
+        match index.get(id.as_str()) {
+            None => wrong.push(format!("unknown buffer '{}'", id.escape_debug())),
+            Some(&i) if slots[i].is_some() => {
+                wrong.push(format!("buffer '{}' is placed twice", id.escape_debug()))
+            }
+            Some(&i) => slots[i] = Some((slow, *off)),
+        }
+    }
+    for (i, s) in slots.iter().enumerate() {
+        if s.is_none() {
+            let id = problem.buffers()[i].id.escape_debug();
+            wrong.push(format!("buffer '{id}' has no offset"));
+        }
+    }
+    if !wrong.is_empty() {
+        return Err(Failure::invalid(plan_file, "plan", &wrong, 0));
+    }
+    let (spilled, offsets): (Vec<bool>, Vec<memplan::Offset>) = slots.into_iter().flatten().unzip();
+    let height = |slow: bool| {
+        problem
+            .buffers()
+            .iter()
+            .zip(spilled.iter().zip(&offsets))
+            .filter(|(_, (s, _))| **s == slow)
+            .map(|(b, (_, o))| o.get().saturating_add(b.size.get()))
+            .max()
+            .unwrap_or(0)
+    };
+    let cost = (0..n)
+        .filter(|&i| spilled[i])
+        .map(|i| data.cost(problem, i));
+    let cost = cost.fold(0u64, u64::saturating_add);
+    let plan = TwoLevelPlan {
+        fast_height: Size(height(false)),
+        slow_height: Size(height(true)),
+        cost,
+        spilled,
+        offsets,
+    };
+    if let Err(v) = check_spill(problem, Size(capacity), &data.input(), &plan) {
+        return Err(Failure::invalid(plan_file, "two-level plan", &[v], 0));
+    }
+    let slow = plan.spilled.iter().filter(|&&s| s).count();
+    println!(
+        "ok: {} buffers; fast: {} buffers, height {} under capacity {}; slow: {} buffers, height {}; cost {}",
+        thousands(n as u64),
+        thousands((n - slow) as u64),
+        thousands(plan.fast_height.get()),
+        thousands(capacity),
+        thousands(slow as u64),
+        thousands(plan.slow_height.get()),
+        thousands(plan.cost)
+    );
+    Ok(())
+}
