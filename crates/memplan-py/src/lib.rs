@@ -11,6 +11,7 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 
 mod arrays;
 mod convert;
+mod spill;
 
 use convert::{
     buffer_from, convention, csv_options, id_from, input_error, py_id, read_file, to_half_open,
@@ -648,6 +649,8 @@ fn planners() -> Vec<String> {
 fn _memplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Problem>()?;
     m.add_class::<Plan>()?;
+    m.add_class::<spill::SpillPlan>()?;
+    m.add_function(wrap_pyfunction!(spill::plan_spill, m)?)?;
     m.add_function(wrap_pyfunction!(plan, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(planners, m)?)?;

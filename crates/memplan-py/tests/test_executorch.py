@@ -199,6 +199,80 @@ def test_reserved_space_padding_aliases_and_empty_tensors():
     assert result.bufsizes == [0, 112 + 80 + 8, 16 + 8]
 
 
+def _arena_check(result, specs, mem_id):
+    """memplan's checker on one arena of a result: the specs in it, at their offsets."""
+    d = result.spec_dict
+    inside = [s for s in specs if d[s].mem_id == mem_id]
+    problem = memplan.Problem(
+        [(str(k), s.lifetime[0], s.lifetime[1] + 1, s.allocated_memory) for k, s in enumerate(inside)]
+    )
+    offsets = [d[s].mem_offset for s in inside]
+    height = memplan.check(problem, offsets)
+    assert height <= result.bufsizes[mem_id]
+    return inside
+
+
+def test_fast_capacity_spills_to_a_second_arena():
+    # Three 32-byte tensors, at most two live together... and 64 bytes of SRAM minus 16
+    # reserved: one of the two live at times 1-2 must go.
+    a, b, c = _spec(0, 3, (8,)), _spec(0, 1, (8,)), _spec(1, 3, (8,))
+    d_ = _spec(4, 5, (20,))  # alone at its times, 80 bytes: over 80 - 16, spilled
+    specs = [a, b, c, d_]
+    gm = types.SimpleNamespace(input_mem_buffer_sizes=[0, 16])
+    algo = memplan.executorch.Algorithm(time_limit=None, fast_capacity=80)
+    result = algo(16, specs, gm, None, 0)
+    d = result.spec_dict
+    assert {d[s].mem_id for s in specs} == {1, 2}
+    assert d[d_].mem_id == 2
+    fast = _arena_check(result, specs, 1)
+    slow = _arena_check(result, specs, 2)
+    assert len(fast) + len(slow) == 4
+    assert result.bufsizes[1] <= 80 and len(result.bufsizes) == 3
+    assert all(d[s].mem_offset >= 16 for s in fast)  # above the reserved bytes
+    r1, r2 = algo.reports
+    assert (r1.mem_id, r1.slow, r2.mem_id, r2.slow) == (1, False, 2, True)
+    assert r1.spill_cost == r2.spill_cost == sum(s.allocated_memory for s in slow)
+    assert r1.spill_lower_bound <= r1.spill_cost
+    assert result.bufsizes[2] == r2.size == r2.height
+    # Without the limit, everything stays in arena 1.
+    plain = memplan.executorch.Algorithm(time_limit=None)(16, specs, gm, None, 0)
+    assert {plain.spec_dict[s].mem_id for s in specs} == {1}
+
+
+def test_fast_capacity_keeps_other_arenas_and_checks_the_spill(monkeypatch):
+    a, b = _spec(0, 2, (8,)), _spec(0, 2, (8,))
+    other = _spec(0, 1, (4,), mem_id=2)
+    gm = types.SimpleNamespace(input_mem_buffer_sizes=None)
+    algo = memplan.executorch.Algorithm(time_limit=None, fast_capacity=32)
+    result = algo(16, [a, b, other], gm, None, 0)
+    d = result.spec_dict
+    # Arena 2 is the program's own; the spilled tensor goes to a new arena 3.
+    assert d[other].mem_id == 2 and {d[a].mem_id, d[b].mem_id} == {1, 3}
+    assert len(result.bufsizes) == 4
+    with pytest.raises(memplan.InfeasibleError, match="reserved"):
+        memplan.executorch.Algorithm(fast_capacity=8)(
+            16, [a], types.SimpleNamespace(input_mem_buffer_sizes=[0, 16]), None, 0
+        )
+    with pytest.raises(ValueError, match="fast_capacity"):
+        memplan.executorch.Algorithm(fast_capacity=-1)
+
+    real = memplan.executorch.Algorithm._solve_spill
+
+    def everything_at_zero(self, problem, capacity, time_limit):
+        plan = real(self, problem, capacity, time_limit)
+        fake = types.SimpleNamespace(**{k: getattr(plan, k) for k in (
+            "spilled", "cost", "lower_bound", "elapsed")})
+        fake.offsets = [0] * len(plan.offsets)  # a and b, both live, both fast at 0
+        fake.spilled = [False] * len(plan.spilled)
+        return fake
+
+    monkeypatch.setattr(memplan.executorch.Algorithm, "_solve_spill", everything_at_zero)
+    with pytest.raises(memplan.CheckError, match="overlap"):
+        memplan.executorch.Algorithm(time_limit=None, fast_capacity=64)(
+            16, [a, b], types.SimpleNamespace(input_mem_buffer_sizes=None), None, 0
+        )
+
+
 @pytest.mark.parametrize(
     "bad, message",
     [

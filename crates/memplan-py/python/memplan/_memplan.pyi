@@ -85,6 +85,49 @@ def plan(
     threads: int = 0,
     verify: bool = True,
 ) -> Plan: ...
+class SpillPlan:
+    """A two-level plan (see ``plan_spill``), indexed like the problem's buffers."""
+    @property
+    def spilled(self) -> List[bool]: ...
+    @property
+    def memory(self) -> List[str]: ...  # "fast" or "slow"
+    @property
+    def offsets(self) -> List[int]: ...  # in each buffer's own level
+    @property
+    def ids(self) -> List[Id]: ...
+    @property
+    def cost(self) -> int: ...
+    @property
+    def lower_bound(self) -> int: ...
+    @property
+    def gap(self) -> int: ...
+    @property
+    def optimal(self) -> bool: ...
+    @property
+    def fast_capacity(self) -> int: ...
+    @property
+    def fast_height(self) -> int: ...
+    @property
+    def slow_height(self) -> int: ...
+    @property
+    def elapsed(self) -> float: ...
+    def to_dict(self) -> Dict[Id, Tuple[str, int]]: ...
+    def __len__(self) -> int: ...
+
+def plan_spill(
+    problem: Problem,
+    capacity: int,
+    costs: Optional[Sequence[int]] = None,
+    memory: Optional[Sequence[Optional[str]]] = None,  # "fast", "slow", "either"/None
+    time_limit: Optional[float] = 1.0,
+    threads: int = 0,
+    seed: int = 0,
+    verify: bool = True,
+) -> SpillPlan:
+    """Two memory levels: spill the cheapest buffers to slow memory so the rest fit
+    under ``capacity``, and plan both levels. Raises InfeasibleError, NoPlanFoundError,
+    InputError."""
+    ...
 def check(
     problem: Problem,
     plan: Union[Plan, Sequence[int], Mapping[Id, int]],

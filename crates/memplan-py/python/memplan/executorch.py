@@ -52,6 +52,13 @@ The model, and how each of ExecuTorch's rules maps onto memplan's:
   connected run of addresses in an arena) and distinct otherwise, which is what
   ExecuTorch's ``Verifier`` requires.
 
+- **Small fast memory.** With ``Algorithm(fast_capacity=C)``, arena 1 (the default
+  ``mem_id``) must fit in ``C`` bytes, its reserved space and ``extra_padding``
+  included. ``memplan.plan_spill`` chooses the tensors to *spill* at the least total
+  size, and the spilled ones get an arena of their own, the slow one: ``mem_id`` one
+  above the largest in use (2 when the program has only arena 1). Aliases follow their
+  root; the report of the slow arena has ``slow=True``.
+
 Every plan is checked before ExecuTorch sees it: memplan's independent checker verifies
 the arena's tensors (with the reserved space as a fixed buffer), and each alias is checked
 to lie inside its base in bytes and in time. A failure raises ``memplan.CheckError``; bad
@@ -115,6 +122,12 @@ class ArenaReport:
     elapsed: float
     #: ``reserved`` (rounded up) ``+ height + extra_padding``: the arena's ``bufsizes`` entry.
     size: int
+    #: With ``fast_capacity``: the spill's cost (bytes of the spilled tensors) and its
+    #: proven lower bound, on both arenas' reports.
+    spill_cost: Optional[int] = None
+    spill_lower_bound: Optional[int] = None
+    #: True for the arena that holds the spilled tensors.
+    slow: bool = False
 
 
 @dataclass
@@ -240,6 +253,12 @@ class Algorithm:
     ``time_limit``, ``planner``, ``threads`` and ``seed`` go to ``memplan.plan``; the time
     limit is shared by all arenas of one call. After each call, ``reports`` lists an
     ``ArenaReport`` per arena.
+
+    ``fast_capacity`` (bytes): arena 1 must fit in it; the tensors that do not fit are
+    moved to a new, slow arena, chosen by ``memplan.plan_spill`` at the least spilled
+    bytes (see the module's docs). Raises ``memplan.InfeasibleError`` when even the
+    reserved space does not fit, ``memplan.NoPlanFoundError`` when no plan was found in
+    time.
     """
 
     def __init__(
@@ -248,13 +267,19 @@ class Algorithm:
         planner: str = "auto",
         threads: int = 0,
         seed: Optional[int] = None,
+        fast_capacity: Optional[int] = None,
     ) -> None:
+        if fast_capacity is not None and (
+            isinstance(fast_capacity, bool) or not isinstance(fast_capacity, int) or fast_capacity < 0
+        ):
+            raise ValueError(f"fast_capacity must be an int >= 0, got {fast_capacity!r}")
         if planner not in memplan.planners():
             raise ValueError(f"unknown planner {planner!r}: expected one of {memplan.planners()}")
         self.time_limit = time_limit
         self.planner = planner
         self.threads = threads
         self.seed = seed
+        self.fast_capacity = fast_capacity
         self.reports: List[ArenaReport] = []
         # ExecuTorch names algorithms by `__name__` (the suite's result table).
         self.__name__ = "memplan"
@@ -262,7 +287,8 @@ class Algorithm:
     def __repr__(self) -> str:
         return (
             f"memplan.executorch.Algorithm(time_limit={self.time_limit}, "
-            f"planner={self.planner!r}, threads={self.threads}, seed={self.seed})"
+            f"planner={self.planner!r}, threads={self.threads}, seed={self.seed}, "
+            f"fast_capacity={self.fast_capacity})"
         )
 
     def _solve(self, problem: memplan.Problem, time_limit: Optional[float]) -> memplan.Plan:
@@ -273,6 +299,18 @@ class Algorithm:
             time_limit=time_limit,
             seed=self.seed,
             threads=self.threads,
+        )
+
+    def _solve_spill(
+        self, problem: memplan.Problem, capacity: int, time_limit: Optional[float]
+    ) -> memplan.SpillPlan:
+        """Arena 1 under ``fast_capacity`` (the tests replace this to corrupt a plan)."""
+        return memplan.plan_spill(
+            problem,
+            capacity,
+            time_limit=time_limit,
+            threads=self.threads,
+            seed=self.seed or 0,
         )
 
     def __call__(
@@ -295,10 +333,17 @@ class Algorithm:
         self.reports = []
         next_obj = 0
         sizes: Dict[int, int] = {}
+        if self.fast_capacity is not None:
+            slow_id = max([1, len(reserved) - 1] + list(arenas)) + 1
+            arenas.setdefault(1, ([], []))
+            fast, slow = self._spill_arena(arenas, reserved, extra_padding, started, slow_id)
         for mem_id in sorted(arenas):
             base = reserved[mem_id] if mem_id < len(reserved) else 0
             roots, empty = arenas[mem_id]
-            offsets, report = self._plan_arena(mem_id, roots, base, extra_padding, started)
+            if self.fast_capacity is not None and mem_id in (1, slow_id):
+                offsets, report = fast if mem_id == 1 else slow
+            else:
+                offsets, report = self._plan_arena(mem_id, roots, base, extra_padding, started)
             report = ArenaReport(specs=len(empty) + sum(1 + len(r.aliases) for r in roots), **report)
             self.reports.append(report)
             sizes[mem_id] = report.size
@@ -380,6 +425,69 @@ class Algorithm:
         )
         return offsets, figures
 
+    def _spill_arena(
+        self,
+        arenas: Dict[int, Tuple[List[_Buffer], List[Any]]],
+        reserved: List[int],
+        extra_padding: int,
+        started: float,
+        slow_id: int,
+    ) -> Tuple[Tuple[List[int], Dict[str, Any]], Tuple[List[int], Dict[str, Any]]]:
+        """Splits arena 1 under ``fast_capacity`` with ``memplan.plan_spill``: the kept
+        roots stay in arena 1, the spilled ones move to a new arena ``slow_id`` (added to
+        ``arenas``). Both levels go through memplan's checker. Returns each arena's
+        offsets (absolute) and report figures."""
+        roots, empty = arenas[1]
+        base = reserved[1] if len(reserved) > 1 else 0
+        step = math.lcm(1, *(b.alignment for b in roots))
+        bottom = -(-base // step) * step
+        capacity = self.fast_capacity - bottom - extra_padding
+        if capacity < 0 or (roots and capacity == 0):
+            raise memplan.InfeasibleError(
+                f"fast_capacity {self.fast_capacity} cannot hold the arena's reserved "
+                f"{base} bytes (rounded up to {bottom}) and extra_padding {extra_padding}"
+            )
+        if not roots:
+            arenas[slow_id] = ([], [])
+            fast = self._plan_arena(1, roots, base, extra_padding, started)
+            return fast, self._plan_arena(slow_id, [], 0, extra_padding, started)
+        problem = memplan.Problem(
+            [(str(k), b.start, b.end, b.size, b.alignment) for k, b in enumerate(roots)]
+        )
+        limit = self.time_limit
+        if limit is not None:
+            limit = max(0.0, limit - (time.monotonic() - started))
+        plan = self._solve_spill(problem, capacity, limit)
+        kept = [k for k, s in enumerate(plan.spilled) if not s]
+        gone = [k for k, s in enumerate(plan.spilled) if s]
+        fast_roots = [roots[k] for k in kept]
+        slow_roots = [roots[k] for k in gone]
+        fast_offsets = [bottom + plan.offsets[k] for k in kept]
+        slow_offsets = [plan.offsets[k] for k in gone]
+        if fast_roots:
+            _check(fast_roots, fast_offsets, base)
+        if slow_roots:
+            _check(slow_roots, slow_offsets, 0)
+        arenas[1] = (fast_roots, empty)
+        arenas[slow_id] = (slow_roots, [])
+        figures = []
+        for mem_id, rs, offs, lo in ((1, fast_roots, fast_offsets, bottom), (slow_id, slow_roots, slow_offsets, 0)):
+            height = max((o + r.size for r, o in zip(rs, offs)), default=lo) - lo
+            load = memplan.Problem(
+                [(str(k), r.start, r.end, r.size) for k, r in enumerate(rs)]
+            ).max_load() if rs else 0
+            figures.append((offs, dict(
+                mem_id=mem_id, buffers=len(rs), reserved=base if mem_id == 1 else 0,
+                max_load=load, height=height, lower_bound=load, optimal=height == load,
+                planner="spill", elapsed=plan.elapsed, size=lo + height + extra_padding,
+                spill_cost=plan.cost, spill_lower_bound=plan.lower_bound, slow=mem_id != 1,
+            )))
+        if figures[0][1]["size"] > self.fast_capacity:
+            raise memplan.CheckError(
+                f"arena 1 needs {figures[0][1]['size']} bytes, over fast_capacity {self.fast_capacity}"
+            )
+        return figures[0], figures[1]
+
     @staticmethod
     def _write(
         result: MemoryAlgoResult,
@@ -454,20 +562,24 @@ def memory_planning_pass(
     threads: int = 0,
     seed: Optional[int] = None,
     verify: bool = False,
+    fast_capacity: Optional[int] = None,
     **pass_options: Any,
 ) -> MemoryPlanningPass:
     """A ready ``MemoryPlanningPass`` that plans with memplan, for
     ``ExecutorchBackendConfig(memory_planning_pass=...)``.
 
     ``time_limit`` (seconds per program; ``None`` runs the greedy portfolio alone),
-    ``planner``, ``threads`` and ``seed`` go to ``memplan.plan``. ``verify=True`` also runs
+    ``planner``, ``threads`` and ``seed`` go to ``memplan.plan``; ``fast_capacity`` to
+    ``Algorithm`` (arena 1 under it, the rest spilled to a new arena). ``verify=True`` also runs
     ExecuTorch's ``Verifier`` on the result. Other keyword arguments go to
     ``MemoryPlanningPass`` (``alignment``, ``alloc_graph_input``, ``alloc_graph_output``,
     ``alloc_mutable_buffers``, ``share_mutable_buffers``,
     ``allow_lifetime_and_storage_overlap``). The pass's ``memory_planning_algo.algo_list[0]``
     is the ``Algorithm``, whose ``reports`` describe the last plan.
     """
-    algo = Algorithm(time_limit=time_limit, planner=planner, threads=threads, seed=seed)
+    algo = Algorithm(
+        time_limit=time_limit, planner=planner, threads=threads, seed=seed, fast_capacity=fast_capacity
+    )
     suite = MemoryPlanningAlgorithmSuite(algo_list=[algo])
     cls = _VerifiedMemoryPlanningPass if verify else MemoryPlanningPass
     return cls(memory_planning_algo=suite, **pass_options)
