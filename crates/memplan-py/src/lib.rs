@@ -508,16 +508,16 @@ fn with_capacity(
     }
 }
 
+/// The library's default time limit in seconds ([`Options::DEFAULT_TIME_LIMIT`]).
+pub(crate) fn default_time_limit() -> f64 {
+    Options::DEFAULT_TIME_LIMIT.as_secs_f64()
+}
+
 /// ``check(problem, plan, capacity=None) -> int``: runs the independent checker, which
 /// shares no code with the planners. ``plan`` is a ``Plan``, a list of offsets (indexed
 /// like the problem's buffers) or a dict ``{id: offset}``. Returns the height; raises
 /// ``CheckError`` naming the buffers, times and addresses of the violation (overlap,
 /// alignment, fixed offset, capacity).
-/// The library's default time limit in seconds ([`Options::DEFAULT_TIME_LIMIT`]).
-fn default_time_limit() -> f64 {
-    Options::DEFAULT_TIME_LIMIT.as_secs_f64()
-}
-
 #[pyfunction]
 #[pyo3(signature = (problem, plan, capacity=None))]
 fn check(
