@@ -86,6 +86,30 @@ int32_t memplan_result_is_optimal(const memplan_result *plan);
 /* The planner whose plan this is; owned by the plan. */
 const char *memplan_result_planner(const memplan_result *plan);
 
+/* Two memory levels: the buffers that do not fit under `capacity` bytes of fast memory
+ * are spilled to slow memory, at the least total cost, and both levels are planned (the
+ * problem's own capacity is ignored). `costs` (NULL: each buffer's size) and `memory`
+ * (0 either, 1 fast, 2 slow; NULL: all either) hold memplan_problem_len(problem) entries.
+ * `options` may be NULL; its planner is not used. MEMPLAN_ERR_INFEASIBLE when the buffers
+ * that must stay fast (fixed, or memory 1) do not fit, MEMPLAN_ERR_NOT_FOUND when they
+ * could not be placed in time. The plan returned has passed the two-level checker. */
+typedef struct memplan_spill_result memplan_spill_result;
+memplan_status memplan_plan_spill(const memplan_problem *problem, uint64_t capacity,
+                                  const uint64_t *costs, const int32_t *memory,
+                                  const memplan_options *options, memplan_spill_result **out);
+void memplan_spill_result_free(memplan_spill_result *plan);
+size_t memplan_spill_result_len(const memplan_spill_result *plan);
+/* Each buffer's offset in its own level; owned by the plan. */
+const uint64_t *memplan_spill_result_offsets(const memplan_spill_result *plan);
+/* 1 for a buffer spilled to slow memory, 0 for one kept fast; owned by the plan. */
+const uint8_t *memplan_spill_result_spilled(const memplan_spill_result *plan);
+uint64_t memplan_spill_result_cost(const memplan_spill_result *plan);
+/* No valid plan costs less; memplan_spill_result_is_optimal: cost == lower bound. */
+uint64_t memplan_spill_result_lower_bound(const memplan_spill_result *plan);
+int32_t memplan_spill_result_is_optimal(const memplan_spill_result *plan);
+uint64_t memplan_spill_result_fast_height(const memplan_spill_result *plan);
+uint64_t memplan_spill_result_slow_height(const memplan_spill_result *plan);
+
 /* Checks `count` offsets against the problem (and its capacity) with the independent
  * checker: MEMPLAN_OK, or MEMPLAN_ERR_INVALID_PLAN naming the first violation. */
 memplan_status memplan_check(const memplan_problem *problem, const uint64_t *offsets,

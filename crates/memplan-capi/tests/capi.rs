@@ -152,3 +152,74 @@ fn reads_a_benchmark_csv() {
         memplan_problem_free(p);
     }
 }
+
+#[test]
+fn plans_two_levels_with_costs_and_preferences() {
+    unsafe {
+        // The spill module's example: b is the cheapest way to fit under 8.
+        let p = problem(&[("a", 0, 3, 4), ("b", 0, 2, 4), ("c", 1, 3, 4)]);
+        let costs = [9u64, 3, 5];
+        let mut plan = ptr::null_mut();
+        let status = memplan_plan_spill(p, 8, costs.as_ptr(), ptr::null(), ptr::null(), &mut plan);
+        assert_eq!(status, MEMPLAN_OK, "{}", last_error());
+        let n = memplan_spill_result_len(plan);
+        assert_eq!(n, 3);
+        let spilled = std::slice::from_raw_parts(memplan_spill_result_spilled(plan), n);
+        let offsets = std::slice::from_raw_parts(memplan_spill_result_offsets(plan), n).to_vec();
+        assert_eq!(spilled, [0, 1, 0]);
+        assert_eq!(memplan_spill_result_cost(plan), 3);
+        assert_eq!(memplan_spill_result_lower_bound(plan), 3);
+        assert_eq!(memplan_spill_result_is_optimal(plan), 1);
+        assert_eq!(memplan_spill_result_fast_height(plan), 8);
+        assert_eq!(memplan_spill_result_slow_height(plan), 4);
+        // The kept buffers, a and c, pass the one-level checker under the capacity.
+        let kept = problem(&[("a", 0, 3, 4), ("c", 1, 3, 4)]);
+        assert_eq!(memplan_problem_set_capacity(kept, 8), MEMPLAN_OK);
+        assert_eq!(
+            memplan_check(kept, [offsets[0], offsets[2]].as_ptr(), 2),
+            MEMPLAN_OK
+        );
+        memplan_spill_result_free(plan);
+        memplan_problem_free(kept);
+
+        // Preferences: c must be slow and a fast; then b fits beside a.
+        let memory = [1i32, 0, 2];
+        let mut plan = ptr::null_mut();
+        let status = memplan_plan_spill(
+            p,
+            8,
+            costs.as_ptr(),
+            memory.as_ptr(),
+            ptr::null(),
+            &mut plan,
+        );
+        assert_eq!(status, MEMPLAN_OK, "{}", last_error());
+        let spilled = std::slice::from_raw_parts(memplan_spill_result_spilled(plan), 3);
+        assert_eq!(spilled, [0, 0, 1]);
+        assert_eq!(memplan_spill_result_cost(plan), 5);
+        memplan_spill_result_free(plan);
+
+        // Errors: a bad memory code, forced-fast buffers that cannot fit, NULL out.
+        let mut plan = ptr::null_mut();
+        let bad = [0i32, 7, 0];
+        let status = memplan_plan_spill(p, 8, ptr::null(), bad.as_ptr(), ptr::null(), &mut plan);
+        assert_eq!(status, MEMPLAN_ERR_ARGUMENT);
+        assert!(last_error().contains("memory[1] is 7"), "{}", last_error());
+        let fast = [1i32, 1, 1];
+        let status = memplan_plan_spill(p, 8, ptr::null(), fast.as_ptr(), ptr::null(), &mut plan);
+        assert_eq!(status, MEMPLAN_ERR_INFEASIBLE);
+        assert!(plan.is_null());
+        let status =
+            memplan_plan_spill(p, 8, ptr::null(), ptr::null(), ptr::null(), ptr::null_mut());
+        assert_eq!(status, MEMPLAN_ERR_ARGUMENT);
+        // Default costs are the sizes; NULL accessors give 0 / NULL.
+        let status = memplan_plan_spill(p, 8, ptr::null(), ptr::null(), ptr::null(), &mut plan);
+        assert_eq!(status, MEMPLAN_OK);
+        assert_eq!(memplan_spill_result_cost(plan), 4);
+        memplan_spill_result_free(plan);
+        memplan_spill_result_free(ptr::null_mut());
+        assert_eq!(memplan_spill_result_len(ptr::null()), 0);
+        assert!(memplan_spill_result_spilled(ptr::null()).is_null());
+        memplan_problem_free(p);
+    }
+}

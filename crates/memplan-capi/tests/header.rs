@@ -26,6 +26,7 @@ fn c_type(rust: &str) -> String {
     }
     match rust {
         "u64" => "uint64_t",
+        "u8" => "uint8_t",
         "u32" => "uint32_t",
         "i32" => "int32_t",
         "usize" => "size_t",
