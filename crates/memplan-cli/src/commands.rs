@@ -434,8 +434,8 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
     let (problem_bytes, problem) = load_problem(&args.problem, &args.input_args, args.capacity)?;
     let bytes = read_bytes(&args.plan)?;
     let placements = formats::read_placements(&args.plan, &bytes)?;
-    if let Some(levels) = crate::spill::read_plan_levels(&args.plan, &bytes)? {
-        return crate::spill::check(&args, &problem_bytes, &problem, &placements, &levels);
+    if let Some(levels) = crate::two_level::read_plan_levels(&args.plan, &bytes)? {
+        return crate::two_level::check(&args, &problem_bytes, &problem, &placements, &levels);
     }
     match check_placements(&problem, &placements) {
         Ok(summary) => {

@@ -16,6 +16,7 @@ mod share;
 mod spill;
 mod telamalloc;
 mod tiles;
+mod two_level;
 
 use std::process::ExitCode;
 

@@ -60,6 +60,11 @@ pub fn render(args: RenderArgs) -> Result<(), Failure> {
     }
     let plan_bytes = read_bytes(&args.plan)?;
     let placements = formats::read_placements(&args.plan, &plan_bytes)?;
+    if let Some(levels) = crate::two_level::read_plan_levels(&args.plan, &plan_bytes)? {
+        let input = (format, bytes.as_slice());
+        let svg = two_levels(&args, input, &problem, &placements, &levels, window)?;
+        return write_to(&args.output, |w| w.write_all(svg.as_bytes()));
+    }
     // The checker also matches placements to buffers by id; a bad plan is still drawn
     // when every buffer has exactly one offset, so that overlaps can be seen.
     let checked = check_placements(&problem, &placements);
@@ -70,10 +75,7 @@ pub fn render(args: RenderArgs) -> Result<(), Failure> {
             .map_or(String::new(), |f| f.to_string());
         Failure::new(EXIT_CHECK, format!("{}: cannot draw: {why}", args.plan))
     })?;
-    let name = std::path::Path::new(&args.problem)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("<stdin>");
+    let name = file_name(&args.problem);
     let mut picture = Picture::new(args.width, args.height, name, checked.is_ok());
     picture.window = window;
     picture.highlight = args.buffers.clone();
@@ -82,6 +84,95 @@ pub fn render(args: RenderArgs) -> Result<(), Failure> {
     }
     let svg = draw(&problem, &offsets, &picture);
     write_to(&args.output, |w| w.write_all(svg.as_bytes()))
+}
+
+fn file_name(path: &str) -> &str {
+    std::path::Path::new(path)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("<stdin>")
+}
+
+/// A two-level plan (a `memory` column): fast memory in one panel, with the capacity,
+/// and the spilled buffers below it in a second panel, on the same time axis. Both
+/// levels are checked with `check_spill`; an invalid plan is drawn with a warning.
+fn two_levels(
+    args: &RenderArgs,
+    (format, bytes): (formats::Format, &[u8]),
+    problem: &Problem,
+    placements: &[(String, Offset)],
+    levels: &[bool],
+    window: Option<(u64, u64)>,
+) -> Result<String, Failure> {
+    let Some(capacity) = args.capacity else {
+        return Err(Failure::new(
+            2,
+            format!(
+                "{}: a plan with a memory column needs --capacity (the fast memory's size)",
+                args.plan
+            ),
+        ));
+    };
+    let data = crate::spill::read_spill_data(&args.problem, bytes, format, problem)?;
+    let plan =
+        crate::two_level::two_level_plan(problem, &data, placements, levels).map_err(|wrong| {
+            Failure::new(
+                EXIT_CHECK,
+                format!("{}: cannot draw: {}", args.plan, wrong.join("; ")),
+            )
+        })?;
+    let c = memplan::Size(capacity);
+    let valid = memplan::spill::check_spill(problem, c, &data.input(), &plan).is_ok();
+    let split = plan
+        .levels(problem, c)
+        .map_err(|e| Failure::new(EXIT_CHECK, format!("{}: cannot draw: {e}", args.plan)))?;
+    let bufs = problem.buffers();
+    let span = (
+        bufs.iter()
+            .map(|b| b.lifetime.start.get())
+            .min()
+            .unwrap_or(0),
+        bufs.iter().map(|b| b.lifetime.end.get()).max().unwrap_or(1),
+    );
+    let notes = (format == formats::Format::Csv)
+        .then(|| column_notes(bytes, problem.len()))
+        .flatten();
+    let titles = [
+        format!(
+            "fast memory (capacity {} B)",
+            crate::fmt::thousands(capacity)
+        ),
+        "slow memory (spilled)".to_string(),
+    ];
+    let levels = [
+        (&split.fast, &split.fast_plan, &split.fast_buffers),
+        (&split.slow, &split.slow_plan, &split.slow_buffers),
+    ];
+    let mut panels = Vec::new();
+    for (k, (sub, sub_plan, members)) in levels.into_iter().enumerate() {
+        if sub.is_empty() {
+            continue; // nothing spilled (or nothing kept): one panel
+        }
+        let height = if k == 0 {
+            args.height
+        } else {
+            (args.height / 2).max(300)
+        };
+        let mut picture = Picture::new(args.width, height, &titles[k], valid);
+        picture.window = window;
+        picture.span = Some(span);
+        picture.highlight = args.buffers.clone();
+        picture.notes = notes
+            .as_ref()
+            .map(|n| members.iter().map(|b| n[b.0 as usize].clone()).collect());
+        let offsets: Vec<u64> = sub_plan.offsets().iter().map(|o| o.get()).collect();
+        panels.push((sub, offsets, picture));
+    }
+    let refs: Vec<(&Problem, &[u64], &Picture)> = panels
+        .iter()
+        .map(|(p, o, pic)| (*p, o.as_slice(), pic))
+        .collect();
+    Ok(memplan_render::draw_stacked(&refs))
 }
 
 /// `--from` and `--to` as a window `[from, to)`, each defaulting to the problem's span.

@@ -254,3 +254,22 @@ fn forced_fast_buffers_that_cannot_fit_exit_5() {
     assert_eq!(got[1].1, "slow");
     assert!(stdout(&out).starts_with("id,lower,upper,size,cost,memory,offset\n"));
 }
+
+#[test]
+fn render_draws_the_spilled_buffers_in_a_second_panel() {
+    let problem = temp("r.csv", PROBLEM);
+    let p = problem.to_str().unwrap();
+    let out = memplan(&["plan", p, "--capacity", "8", "--spill"], None);
+    let plan = temp("rplan.csv", &stdout(&out));
+    let q = plan.to_str().unwrap();
+    let svg = memplan(&["render", p, q, "--capacity", "8"], None);
+    assert_eq!(svg.status.code(), Some(0), "{}", stderr(&svg));
+    let text = stdout(&svg);
+    assert!(
+        text.contains("fast memory (capacity 8 B): 2 buffers"),
+        "{text}"
+    );
+    assert!(text.contains("slow memory (spilled): 2 buffers"));
+    assert!(!text.contains("INVALID"));
+    assert_eq!(memplan(&["render", p, q], None).status.code(), Some(2));
+}

@@ -63,6 +63,9 @@ pub struct Picture<'a> {
     /// Extra tooltip lines per buffer, indexed like the problem's buffers (e.g. the
     /// input's columns).
     pub notes: Option<Vec<String>>,
+    /// The time axis's span when there is no [`Picture::window`] (default: the problem's
+    /// own); panels stacked by [`draw_stacked`] share one. Not shown in the heading.
+    pub span: Option<(u64, u64)>,
 }
 
 impl<'a> Picture<'a> {
@@ -76,6 +79,7 @@ impl<'a> Picture<'a> {
             window: None,
             highlight: Vec::new(),
             notes: None,
+            span: None,
         }
     }
 }
@@ -237,7 +241,7 @@ pub fn draw(problem: &Problem, offsets: &[u64], pic: &Picture) -> String {
     let (w, h) = (pic.width as f64, pic.height as f64);
     let plot_w = w - LEFT - RIGHT;
     let plot_h = (h - TOP - BOTTOM - LOAD_H - GAP).max(20.0);
-    let (t0, t1) = pic.window.unwrap_or_else(|| {
+    let (t0, t1) = pic.window.or(pic.span).unwrap_or_else(|| {
         let t0 = bufs
             .iter()
             .map(|b| b.lifetime.start.get())
@@ -294,6 +298,28 @@ pub fn draw(problem: &Problem, offsets: &[u64], pic: &Picture) -> String {
         !pic.highlight.is_empty(),
         capacity.is_some(),
     );
+    svg.push_str("</svg>\n");
+    svg
+}
+
+/// Several plans drawn one below the other in one SVG, each a full picture of its own
+/// (heading, address axis, load panel, time axis): e.g. the two levels of a two-level
+/// plan, fast memory above slow memory. Give the panels the same [`Picture::span`] (or
+/// window) and width so that their time axes line up.
+pub fn draw_stacked(panels: &[(&Problem, &[u64], &Picture)]) -> String {
+    let width = panels.iter().map(|p| p.2.width).max().unwrap_or(0);
+    let height: u32 = panels.iter().map(|p| p.2.height).sum();
+    let mut svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">"#
+    );
+    svg.push('\n');
+    let mut y = 0u32;
+    for (problem, offsets, pic) in panels {
+        let one = draw(problem, offsets, pic);
+        // The panel as a nested <svg>, moved down by the panels above it.
+        svg += &one.replacen("<svg ", &format!(r#"<svg x="0" y="{y}" "#), 1);
+        y += pic.height;
+    }
     svg.push_str("</svg>\n");
     svg
 }
@@ -695,6 +721,29 @@ fn legend(svg: &mut String, h: f64, merged: bool, highlight: bool, capacity: boo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stacked_panels_share_one_svg() {
+        let p = Problem::new(
+            vec![Buffer::new("a", 0, 4, 8), Buffer::new("b", 2, 6, 4)],
+            None,
+        )
+        .unwrap();
+        let q = Problem::new(vec![Buffer::new("c", 1, 3, 16)], None).unwrap();
+        let mut top = Picture::new(600, 400, "fast memory", true);
+        top.span = Some((0, 6));
+        let mut bottom = Picture::new(600, 300, "slow memory (spilled)", true);
+        bottom.span = Some((0, 6));
+        let svg = draw_stacked(&[(&p, &[0, 8], &top), (&q, &[0], &bottom)]);
+        assert!(
+            svg.starts_with(r#"<svg xmlns="http://www.w3.org/2000/svg" width="600" height="700""#)
+        );
+        assert!(svg.contains(r#"<svg x="0" y="400" "#));
+        assert!(svg.contains("slow memory (spilled): 1 buffers"));
+        assert!(!svg.contains("time [0, 6)"), "the span is not a window");
+        assert_eq!(svg.matches("<svg ").count(), 3);
+        assert_eq!(svg.matches("</svg>").count(), 3);
+    }
 
     #[test]
     fn labels() {
