@@ -2,7 +2,10 @@
 //! tiled networks) from the library's `testing` generators.
 
 use memplan::io::{write_problem_csv, write_problem_json};
-use memplan::testing::{generate_model_like, generate_tiled, GenOptions, Layout, TiledGenOptions};
+use memplan::testing::{
+    generate_dense_trace, generate_model_like, generate_tiled, DenseGenOptions, GenOptions, Layout,
+    TiledGenOptions,
+};
 use memplan::tiles::write_tiled_json;
 
 use crate::files::write_to;
@@ -32,9 +35,23 @@ pub struct GenArgs {
     /// With --tiled: on-chip memory in bytes; tiles are at most a quarter of it.
     #[arg(long, default_value_t = 262144)]
     pub on_chip: u64,
-    /// What to generate: a model-like trace, or a TelaMalloc microbenchmark (§7.1).
+    /// What to generate: a model-like trace, a dense training trace, or a TelaMalloc
+    /// microbenchmark (§7.1).
     #[arg(long, value_enum, default_value_t)]
     pub kind: crate::telamalloc::GenKind,
+    /// With --kind dense: time steps (0: 1.5 per buffer).
+    #[arg(long, default_value_t = 0)]
+    pub steps: u64,
+    /// With --kind dense: buffers live at the peak, saved for the backward pass (0: one
+    /// in seven).
+    #[arg(long, default_value_t = 0)]
+    pub live: usize,
+    /// With --kind dense: the smallest size in bytes.
+    #[arg(long, default_value_t = DenseGenOptions::default().min_size)]
+    pub min_size: u64,
+    /// With --kind dense: the largest size in bytes.
+    #[arg(long, default_value_t = DenseGenOptions::default().max_size)]
+    pub max_size: u64,
 }
 
 pub fn gen(args: GenArgs) -> Result<(), Failure> {
@@ -46,6 +63,16 @@ pub fn gen(args: GenArgs) -> Result<(), Failure> {
     }
     let problem = match crate::telamalloc::microbenchmark(args.kind, args.buffers, args.seed) {
         Some(p) => p,
+        None if args.kind == crate::telamalloc::GenKind::Dense => {
+            generate_dense_trace(&DenseGenOptions {
+                buffers: args.buffers,
+                seed: args.seed,
+                steps: args.steps,
+                live: args.live,
+                min_size: args.min_size,
+                max_size: args.max_size,
+            })
+        }
         None => generate_model_like(&GenOptions {
             buffers: args.buffers,
             seed: args.seed,

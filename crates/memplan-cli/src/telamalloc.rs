@@ -138,6 +138,9 @@ pub enum GenKind {
     /// A model-like training trace.
     #[default]
     Model,
+    /// A dense training trace: `--live` buffers all live at once among `--buffers`, 10⁸+
+    /// overlapping pairs at 60,000 buffers, sizes from `--min-size` to `--max-size`.
+    Dense,
     /// TelaMalloc §7.1: buffers that never overlap in time (capacity: the largest size).
     NonOverlapping,
     /// TelaMalloc §7.1: buffers all live together (capacity: the sum of the sizes).
@@ -147,7 +150,7 @@ pub enum GenKind {
 /// The microbenchmark for `kind`, or `None` for the model-like generator.
 pub fn microbenchmark(kind: GenKind, buffers: usize, seed: u64) -> Option<Problem> {
     let k = match kind {
-        GenKind::Model => return None,
+        GenKind::Model | GenKind::Dense => return None,
         GenKind::NonOverlapping => MicrobenchKind::NonOverlapping,
         GenKind::FullOverlap => MicrobenchKind::FullOverlap,
     };

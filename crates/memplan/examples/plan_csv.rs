@@ -27,6 +27,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for o in plan.offsets() {
         out += &format!("{}\n", o.get());
     }
-    print!("{out}{status}\n");
+    println!("{out}{status}");
     Ok(())
 }

@@ -53,6 +53,7 @@ mod exact;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod generate;
+mod generate_dense;
 mod greedy;
 mod index;
 pub mod io;

@@ -179,7 +179,10 @@ proptest! {
         o.boxing.inherit_critical_times = mask & 64 != 0;
         o.boxing.polish_moves = if mask & 128 != 0 { 50 } else { 0 };
         run(&p, &o);
+        // The default planner with boxing in its refinement; no clock, so the exact
+        // search gets a node limit.
         o.planner = Planner::Auto;
+        o.exact.node_limit = Some(2_000);
         run(&p, &o);
     }
 }

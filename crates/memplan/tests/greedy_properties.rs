@@ -57,13 +57,16 @@ proptest! {
         let problem = build(specs, fixed_share);
         let lower = max_load(&problem);
         for planner in Planner::all() {
-            let searcher = matches!(planner, Planner::Exact | Planner::Boxing | Planner::Telamalloc);
-            let options = Options {
+            // The searchers are bounded by counts, not by the clock.
+            let mut options = Options {
                 planner,
                 verify: false,
-                time_limit: searcher.then(|| std::time::Duration::from_millis(200)),
+                time_limit: None,
                 ..Options::default()
             };
+            options.exact.node_limit = Some(2_000);
+            options.boxing.iterations = 5;
+            options.telamalloc.step_limit = 20_000;
             let report = plan(&problem, &options).unwrap();
             // A proven bound may exceed the max load (alignment, fixed offsets, or the exact
             // search's proofs), never the plan's height.
@@ -96,7 +99,13 @@ proptest! {
                 prop_assert!(p.height().get() <= cap);
                 prop_assert!(check(&problem, p).is_ok());
             }
-            Outcome::Infeasible => prop_assert!(lower > cap),
+            // A proof: the max load, or the exact search, which agrees without a clock.
+            Outcome::Infeasible if lower <= cap => {
+                prop_assert!(report.exact.is_some());
+                let o = Options { planner: Planner::Exact, time_limit: None, ..Options::default() };
+                prop_assert_eq!(plan(&problem, &o).unwrap().outcome, Outcome::Infeasible);
+            }
+            Outcome::Infeasible => {}
             Outcome::Unknown { best_so_far, .. } => {
                 prop_assert!(lower <= cap);
                 let best = best_so_far.as_ref().expect("greedy always has a plan");
@@ -147,9 +156,13 @@ proptest! {
     #[test]
     fn result_does_not_depend_on_threads(specs in proptest::collection::vec(buffer_strategy(), 1..40)) {
         let problem = build(specs, 1);
-        // No clock, so that the result depends on the input alone.
-        let one = plan(&problem, &Options { threads: 1, time_limit: None, ..Options::default() }).unwrap();
-        let four = plan(&problem, &Options { threads: 4, time_limit: None, ..Options::default() }).unwrap();
+        // No clock, so that the result depends on the input alone; the exact search is
+        // bounded by nodes instead.
+        let mut o = Options { threads: 1, time_limit: None, ..Options::default() };
+        o.exact.node_limit = Some(1_000);
+        o.boxing.iterations = 3;
+        let one = plan(&problem, &o).unwrap();
+        let four = plan(&problem, &Options { threads: 4, ..o.clone() }).unwrap();
         prop_assert_eq!(one.outcome, four.outcome);
         prop_assert_eq!(one.planner, four.planner);
     }

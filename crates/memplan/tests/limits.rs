@@ -20,13 +20,15 @@ fn a_spent_budget_returns_at_once() {
         let bytes = src.bytes(1024);
         let p = arbitrary_problem(&mut Unstructured::new(&bytes), &knobs).unwrap();
         let run = |planner, cancel: Option<CancelToken>| {
-            let o = Options {
+            let mut o = Options {
                 planner,
                 threads: 1,
                 cancel,
                 time_limit: None,
                 ..Options::default()
             };
+            o.exact.node_limit = Some(5_000);
+            o.boxing.iterations = 3;
             plan(&p, &o).unwrap().outcome.plan().unwrap().clone()
         };
         let expected = run(first, None);

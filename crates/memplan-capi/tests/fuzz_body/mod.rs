@@ -123,7 +123,9 @@ unsafe fn session(problem: &Problem, sabotage: u8, u: &mut Unstructured<'_>) {
     if u.arbitrary::<bool>().unwrap_or(true) {
         options.planner = cname.as_ptr();
     }
-    options.time_limit_seconds = [0.02, 0.05, -1.0, f64::NAN][u.choose_index(4).unwrap_or(0)];
+    // INFINITY is no limit; negative and NaN are argument errors.
+    options.time_limit_seconds =
+        [0.02, 0.05, f64::INFINITY, -1.0, f64::NAN][u.choose_index(5).unwrap_or(0)];
     options.threads = u.int_in_range(0..=2).unwrap_or(1);
     let slow = matches!(name.as_str(), "exact" | "telamalloc" | "boxing" | "auto");
     if options.planner.is_null() || slow {
@@ -133,6 +135,12 @@ unsafe fn session(problem: &Problem, sabotage: u8, u: &mut Unstructured<'_>) {
     let mut result = ptr::null_mut();
     let status = memplan_plan(p, &options, &mut result);
     let unknown_planner = !options.planner.is_null() && name == "no-such-planner";
+    let t = options.time_limit_seconds;
+    if !unknown_planner && !broken_problem && (t.is_nan() || t < 0.0) {
+        assert_eq!(status, MEMPLAN_ERR_ARGUMENT, "{}", last_error());
+        assert!(last_error().contains("time_limit_seconds"));
+        return;
+    }
     check_status(
         problem,
         capacity,

@@ -47,7 +47,8 @@ pub(super) fn run(
             Some(c) => best.height > c,
             None => best.height > best.proven,
         };
-        if !unfinished || best.proved_infeasible {
+        // A spent budget (deadline passed, or cancelled) starts no step.
+        if !unfinished || best.proved_infeasible || budget.strict().exhausted() {
             break;
         }
         if step == Planner::Exact && run_exact {

@@ -176,7 +176,7 @@ pub fn plan_greedy(data: &[u8]) {
             threads: 1,
             verify: false, // the checker runs below, on every plan
             time_limit: None,
-        ..Options::default()
+            ..Options::default()
         };
         run(&p, &options);
     }
