@@ -77,7 +77,7 @@ pub fn generate_dense_trace(options: &DenseGenOptions) -> Problem {
     let max = options.max_size.max(min);
     let (lo, hi) = ((min as f64).ln(), (max as f64).ln());
     let mut rng = Rng::new(options.seed);
-    let mut size = |rng: &mut Rng| {
+    let size = |rng: &mut Rng| {
         let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
         let (a, b) = match rng.range(0, 99) {
             0..=69 => (0.0, 0.6),

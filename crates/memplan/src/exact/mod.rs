@@ -139,7 +139,7 @@ pub struct ExactStats {
 }
 
 impl ExactStats {
-    fn add(&mut self, other: ExactStats) {
+    pub(crate) fn add(&mut self, other: ExactStats) {
         self.nodes += other.nodes;
         self.backtracks += other.backtracks;
         self.probes += other.probes;
