@@ -20,6 +20,7 @@ Integrations with PyTorch live in submodules that need the optional extras:
 """
 
 from ._memplan import (  # noqa: F401
+    DEFAULT_TIME_LIMIT,
     CheckError,
     InfeasibleError,
     InputError,
@@ -38,6 +39,7 @@ from ._memplan import (  # noqa: F401
 )
 
 __all__ = [
+    "DEFAULT_TIME_LIMIT",
     "CheckError",
     "InfeasibleError",
     "InputError",
