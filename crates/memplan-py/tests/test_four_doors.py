@@ -1,8 +1,8 @@
 """One planner behind every door: the library, the command line, Python and C plan the
 same instance with their default options and give the same plan.
 
-The doors are the release builds of `cargo build --release -p memplan --example plan_csv
--p memplan-cli -p memplan-capi` (the library's door is `crates/memplan/examples/plan_csv.rs`,
+The doors are the release builds of `cargo build --release -p memplan-cli -p memplan-capi`
+and `cargo build --release -p memplan --example plan_csv` (the library's door is `crates/memplan/examples/plan_csv.rs`,
 which calls `memplan::plan(&problem, &Options::default())`; C is `libmemplan_capi.so` through
 ctypes, with `memplan_options_default()`), and the installed `memplan` package. They are
 looked for in `$MEMPLAN_RELEASE_DIR` (default `target/release`); the test skips when they
@@ -39,8 +39,8 @@ def release_dir():
     if missing:
         if os.environ.get("MEMPLAN_REQUIRE_DOORS") == "1":
             pytest.fail(f"doors not built: {missing}")
-        pytest.skip("release doors not built: cargo build --release -p memplan --example "
-                    "plan_csv -p memplan-cli -p memplan-capi")
+        pytest.skip("release doors not built: cargo build --release -p memplan-cli "
+                    "-p memplan-capi && cargo build --release -p memplan --example plan_csv")
     return d
 
 
