@@ -217,13 +217,18 @@ fn column_notes(bytes: &[u8], buffers: usize) -> Option<Vec<String>> {
     })
 }
 
-fn offsets_by_index(problem: &Problem, placements: &[(String, Offset)]) -> Option<Vec<u64>> {
-    let index: HashMap<&str, usize> = problem
+/// Each buffer's index, by id.
+pub(crate) fn index_by_id(problem: &Problem) -> HashMap<&str, usize> {
+    problem
         .buffers()
         .iter()
         .enumerate()
         .map(|(i, b)| (b.id.as_str(), i))
-        .collect();
+        .collect()
+}
+
+fn offsets_by_index(problem: &Problem, placements: &[(String, Offset)]) -> Option<Vec<u64>> {
+    let index = index_by_id(problem);
     let mut out: Vec<Option<u64>> = vec![None; problem.len()];
     for (id, off) in placements {
         let slot = &mut out[*index.get(id.as_str())?];

@@ -1,8 +1,6 @@
 //! Two-level plan files (the output of `plan --spill`): reading their `memory` column,
 //! matching their rows to a problem's buffers, and `check` of both levels.
 
-use std::collections::HashMap;
-
 use memplan::spill::{check_spill, TwoLevelPlan};
 use memplan::{Offset, Problem, Size};
 
@@ -104,12 +102,7 @@ pub fn two_level_plan(
     levels: &[bool],
 ) -> Result<TwoLevelPlan, Vec<String>> {
     let n = problem.len();
-    let index: HashMap<&str, usize> = problem
-        .buffers()
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (b.id.as_str(), i))
-        .collect();
+    let index = crate::render::index_by_id(problem);
     let mut slots: Vec<Option<(bool, Offset)>> = vec![None; n];
     let mut wrong = Vec::new();
     for ((id, off), &slow) in placements.iter().zip(levels) {

@@ -152,12 +152,7 @@ pub(crate) struct LifetimeIndex {
 impl LifetimeIndex {
     pub(crate) fn new(model: &SpillModel<'_>) -> LifetimeIndex {
         let bufs = model.problem.buffers();
-        let mut times: Vec<u64> = bufs
-            .iter()
-            .flat_map(|b| [b.lifetime.start.0, b.lifetime.end.0])
-            .collect();
-        times.sort_unstable();
-        times.dedup();
+        let times = crate::analysis::lifetime_boundaries(model.problem);
         let leaves = times.len().max(1);
         let mut index = LifetimeIndex {
             covering: vec![Vec::new(); 4 * leaves],

@@ -49,12 +49,7 @@ impl Cuts {
     /// `None` when `stop()` said so during the setup (O(boundaries crossed) in all).
     pub(super) fn new(problem: &Problem, stop: &dyn Fn() -> bool) -> Option<Cuts> {
         let bufs = problem.buffers();
-        let mut times: Vec<u64> = bufs
-            .iter()
-            .flat_map(|b| [b.lifetime.start.0, b.lifetime.end.0])
-            .collect();
-        times.sort_unstable();
-        times.dedup();
+        let times = crate::analysis::lifetime_boundaries(problem);
         let at = |t: u64| times.partition_point(|&x| x < t) as u32;
         let interior: Vec<(u32, u32)> = bufs
             .iter()
