@@ -25,6 +25,9 @@ pub struct SpillTuning {
     /// Ablation: skip the exact branch and bound over the spill decisions.
     #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
     pub spill_no_exact: bool,
+    /// Ablation: no Lagrangian relaxation (its bound and its cover).
+    #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
+    pub spill_no_lagrangian: bool,
     /// Ablation: no integer rounding of the fractional cover bound.
     #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
     pub spill_no_rounding: bool,
@@ -190,6 +193,7 @@ impl SpillTuning {
             seed: self.spill_seed,
             improve: !self.spill_no_improve,
             exact: !self.spill_no_exact,
+            lagrangian: !self.spill_no_lagrangian,
             rounding_bound: !self.spill_no_rounding,
             chain_bound: !self.spill_no_chain,
             verify: !args.no_check,

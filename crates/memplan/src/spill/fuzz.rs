@@ -53,6 +53,7 @@ pub fn fuzz_spill(data: &[u8]) {
         exact: u.arbitrary().unwrap_or(true),
         exact_node_limit: 2_000,
         placement_node_limit: 2_000,
+        lagrangian: u.arbitrary().unwrap_or(true),
         rounding_bound: u.arbitrary().unwrap_or(true),
         chain_bound: u.arbitrary().unwrap_or(true),
         ..SpillOptions::default()

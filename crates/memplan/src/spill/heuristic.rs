@@ -47,12 +47,88 @@ pub(crate) enum Start {
 /// Placement rounds before keeping only the forced-fast buffers.
 const REPAIR_ROUNDS: usize = 4;
 
-/// Runs the heuristic (see the module docs).
-pub(crate) fn run(model: &SpillModel<'_>, placer: &mut Placer<'_>, index: &LifetimeIndex) -> Start {
-    let n = model.len();
+/// The heuristic's own cover: steps 1 and 2 under the model's capacity.
+pub(crate) fn default_cover(model: &SpillModel<'_>) -> Vec<bool> {
     let mut spilled: Vec<bool> = model.base.iter().map(|&d| d == Decision::Slow).collect();
     cover_overloads(model, &mut spilled);
     unspill_by_load(model, &mut spilled);
+    spilled
+}
+
+/// Placements with a shaved capacity before falling back to repairs.
+const SHAVE_ROUNDS: usize = 4;
+
+/// Runs the heuristic (see the module docs) from the covers that `cover` builds for a
+/// capacity. A cover whose load reaches the capacity rarely has a plan under it (that
+/// takes a plan without fragmentation), so when the placement overflows by `h − C`, the
+/// cover is built again for a capacity shaved by that much and a quarter more, up to
+/// [`SHAVE_ROUNDS`] times; the insertion step then gives back what the shave took where
+/// the plan has room. The cheapest valid solution wins; the overflowing placements are
+/// repaired into valid fallbacks.
+pub(crate) fn run(
+    model: &SpillModel<'_>,
+    placer: &mut Placer<'_>,
+    index: &LifetimeIndex,
+    cover: &dyn Fn(&SpillModel<'_>) -> Vec<bool>,
+) -> Start {
+    let bufs = model.problem.buffers();
+    let mut best: Option<Solution> = None;
+    let mut shave = 0u64;
+    for _ in 0..SHAVE_ROUNDS {
+        let target = SpillModel {
+            capacity: model.capacity.saturating_sub(shave),
+            ..model.clone()
+        };
+        let spilled = cover(&target);
+        let kept: Vec<bool> = spilled.iter().map(|&s| !s).collect();
+        let offsets = match placer.place(&kept, Effort::Best) {
+            Placement::Fits(offsets) => {
+                let sol = finish(model, index, spilled, offsets, placer.budget());
+                return Start::Found(cheaper(best, sol));
+            }
+            Placement::Unknown(Some(offsets)) => offsets,
+            Placement::Infeasible | Placement::Unknown(None) => break,
+        };
+        let height = (0..model.len())
+            .filter(|&i| kept[i])
+            .map(|i| offsets[i].0 + bufs[i].size.0)
+            .max()
+            .unwrap_or(0);
+        let mut repaired = spilled;
+        if repair(model, index, &mut repaired, &offsets) {
+            let sol = finish(model, index, repaired, offsets, placer.budget());
+            best = Some(match best {
+                Some(b) => cheaper(Some(b), sol),
+                None => sol,
+            });
+        }
+        if placer.exhausted() {
+            break;
+        }
+        let over = height.saturating_sub(model.capacity);
+        shave = shave.saturating_add(over + over / 4 + 1);
+    }
+    match best {
+        Some(b) => Start::Found(b),
+        None => place_cover(model, placer, index, cover(model)),
+    }
+}
+
+fn cheaper(a: Option<Solution>, b: Solution) -> Solution {
+    match a {
+        Some(a) if a.cost <= b.cost => a,
+        _ => b,
+    }
+}
+
+/// Steps 3 to 5 from a spill set that covers the overloads (forced-slow buffers spilled).
+fn place_cover(
+    model: &SpillModel<'_>,
+    placer: &mut Placer<'_>,
+    index: &LifetimeIndex,
+    mut spilled: Vec<bool>,
+) -> Start {
+    let n = model.len();
     for round in 0.. {
         let only_forced = (0..n).all(|i| spilled[i] || model.forced_fast(i));
         if round >= REPAIR_ROUNDS && !only_forced {
@@ -196,6 +272,27 @@ fn cover_overloads(model: &SpillModel<'_>, spilled: &mut [bool]) {
         let per = bufs[i].size.0 as f64 * overload[i].max(1) as f64;
         ((model.costs[i] as f64 / per).to_bits(), i as u32)
     };
+    sweep_cover(model, spilled, &ev, key);
+}
+
+/// Wherever the kept load exceeds the capacity, spills live free buffers, lowest `key`
+/// first, until it does not.
+pub(crate) fn cover_overloads_by(
+    model: &SpillModel<'_>,
+    spilled: &mut [bool],
+    key: impl Fn(usize) -> (u64, u32),
+) {
+    let ev = events(model, spilled);
+    sweep_cover(model, spilled, &ev, key);
+}
+
+fn sweep_cover(
+    model: &SpillModel<'_>,
+    spilled: &mut [bool],
+    ev: &[(u64, u8, u32)],
+    key: impl Fn(usize) -> (u64, u32),
+) {
+    let bufs = model.problem.buffers();
     let mut live: BTreeSet<(u64, u32)> = BTreeSet::new();
     let mut load = 0u64;
     let mut k = 0;
@@ -233,7 +330,7 @@ fn cover_overloads(model: &SpillModel<'_>, spilled: &mut [bool]) {
 
 /// Step 2: un-spill free buffers, most expensive first, whenever the load stays at most
 /// the capacity over all their live segments.
-fn unspill_by_load(model: &SpillModel<'_>, spilled: &mut [bool]) {
+pub(crate) fn unspill_by_load(model: &SpillModel<'_>, spilled: &mut [bool]) {
     let mut tree = LoadTree::new(model, spilled);
     let mut order: Vec<usize> = (0..model.len())
         .filter(|&i| spilled[i] && model.base[i] == Decision::Free)

@@ -56,6 +56,10 @@
 //!   fits, place the kept buffers under `C` with [`crate::plan`], and repair a placement
 //!   that overflows by spilling the overflowing buffers and inserting spilled ones back
 //!   into free address windows;
+//! - the **Lagrangian relaxation** (`cover.rs`, [`SpillOptions::lagrangian`]) of the
+//!   covering problem (every time's need covered by spilled buffers): subgradient ascent
+//!   on its multipliers gives a certified bound as strong as the linear relaxation, and
+//!   the covers built from its reduced costs are placed like the heuristic's;
 //! - the **improvement** (`improve.rs`, [`SpillOptions::improve`]): insertions, swaps
 //!   (un-spill one buffer by spilling cheaper blockers) and seeded re-planning of the kept
 //!   set with more buffers un-spilled;
@@ -70,6 +74,7 @@
 
 mod bound;
 mod check;
+mod cover;
 mod exact;
 #[cfg(feature = "fuzzing")]
 mod fuzz;
@@ -173,6 +178,9 @@ pub struct SpillOptions {
     /// Nodes of memplan's exact search per placement of a kept set; beyond it a kept set
     /// is "unknown" (treated as not fitting, and its bound kept open).
     pub placement_node_limit: u64,
+    /// The Lagrangian relaxation of the covering problem (see `cover.rs`): a bound as
+    /// strong as the linear programme's, and a cheap cover placed beside the heuristic's.
+    pub lagrangian: bool,
     /// Integer rounding of the fractional cover (see `bound.rs`).
     pub rounding_bound: bool,
     /// Sum the covers of times that share no buffer (see `bound.rs`).
@@ -195,6 +203,7 @@ impl Default for SpillOptions {
             exact_max_buffers: 400,
             exact_node_limit: 20_000,
             placement_node_limit: 20_000,
+            lagrangian: true,
             rounding_bound: true,
             chain_bound: true,
             verify: true,

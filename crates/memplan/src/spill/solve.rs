@@ -3,7 +3,8 @@
 //! ```text
 //!   validate the input                         model.rs
 //!   root bound; Infeasible when forced buffers alone overflow     bound.rs
-//!   heuristic: a first valid solution         heuristic.rs
+//!   Lagrangian relaxation: a stronger bound, a cheap cover      cover.rs
+//!   heuristic: a first valid solution, and the cover placed   heuristic.rs
 //!   improvement (if on, and above the bound)   improve.rs
 //!   exact search per time component (if on)    exact.rs
 //!   slow plan (memplan's planner, minimise), the two-level plan, check_spill
@@ -21,6 +22,7 @@ use crate::options::{Options, Planner};
 use crate::types::{Problem, Size};
 
 use super::bound::{lower_bound, Bound, BoundOptions};
+use super::cover;
 use super::heuristic::{self, Solution, Start};
 use super::model::{sub_problem, Decision, SpillModel};
 use super::place::{LifetimeIndex, Placer};
@@ -32,6 +34,9 @@ use super::{
 /// The share of the time limit the search may use; the slow plan and the final check
 /// get the rest.
 const SEARCH_SHARE: f64 = 0.9;
+
+/// The share of the time limit the Lagrangian ascent may use at most.
+const RELAXATION_SHARE: f64 = 0.25;
 
 /// [`super::plan_spill`].
 pub(crate) fn run(
@@ -69,10 +74,22 @@ pub(crate) fn run(
         Bound::Infeasible => return Ok(report(SpillOutcome::Infeasible, 0, stats)),
         Bound::AtLeast(b) => b,
     };
+    let relaxation = if options.lagrangian {
+        let until = options
+            .time_limit
+            .and_then(|l| started.checked_add(l.mul_f64(RELAXATION_SHARE)));
+        let budget = until.map_or_else(|| budget.clone(), |d| budget.until(d));
+        cover::solve(&model, &budget)
+    } else {
+        cover::Relaxation {
+            bound: 0,
+            keys: None,
+        }
+    };
+    let root = root.max(relaxation.bound);
     stats.root_bound = root;
     let index = LifetimeIndex::new(&model);
-    let mut placer = Placer::new(&model, options, &budget);
-    let mut sol = match heuristic::run(&model, &mut placer, &index) {
+    let mut sol = match first_solution(&model, options, &budget, &index, &relaxation, &mut stats) {
         Start::Found(s) => s,
         Start::Infeasible => return Ok(report(SpillOutcome::Infeasible, root, stats)),
         Start::Unknown => {
@@ -80,6 +97,7 @@ pub(crate) fn run(
             return Ok(report(outcome, root, stats));
         }
     };
+    let mut placer = Placer::new(&model, options, &budget);
     stats.heuristic_cost = Some(sol.cost);
     if options.improve && sol.cost > root {
         improve::run(
@@ -92,7 +110,7 @@ pub(crate) fn run(
         );
         stats.improved_cost = Some(sol.cost);
     }
-    stats.placements = placer.calls;
+    stats.placements += placer.calls;
     let mut bound = root;
     if options.exact && sol.cost > root {
         let by_components = exact_components(
@@ -125,6 +143,54 @@ pub(crate) fn run(
         }
     };
     Ok(report(outcome, bound, stats))
+}
+
+/// Builds a cover of the overloads for a model's capacity.
+type CoverFn<'a> = dyn Fn(&SpillModel<'_>) -> Vec<bool> + 'a;
+
+/// The heuristic from the relaxation's cover when it is cheaper than the heuristic's own
+/// (with half the time left), then from its own; the cheaper solution.
+fn first_solution(
+    model: &SpillModel<'_>,
+    options: &SpillOptions,
+    budget: &Budget,
+    index: &LifetimeIndex,
+    relaxation: &cover::Relaxation,
+    stats: &mut SpillStats,
+) -> Start {
+    let own = model.cost_of(&heuristic::default_cover(model));
+    let relaxed = |m: &SpillModel<'_>| {
+        relaxation
+            .cover(m)
+            .unwrap_or_else(|| heuristic::default_cover(m))
+    };
+    let mut covers: Vec<&CoverFn<'_>> = Vec::new();
+    if relaxation.keys.as_ref().is_some_and(|(_, c)| *c < own) {
+        covers.push(&relaxed);
+    }
+    covers.push(&heuristic::default_cover);
+    let mut best: Option<Solution> = None;
+    for (k, cover) in covers.iter().enumerate() {
+        let last = k + 1 == covers.len();
+        let share = match budget.deadline() {
+            Some(d) if !last => {
+                let now = Instant::now();
+                budget.until(now + d.saturating_duration_since(now) / 2)
+            }
+            _ => budget.clone(),
+        };
+        let mut placer = Placer::new(model, options, &share);
+        let start = heuristic::run(model, &mut placer, index, *cover);
+        stats.placements += placer.calls;
+        match start {
+            Start::Found(s) if best.as_ref().is_none_or(|b| s.cost < b.cost) => best = Some(s),
+            Start::Found(_) => {}
+            Start::Infeasible => return Start::Infeasible,
+            Start::Unknown if last && best.is_none() => return Start::Unknown,
+            Start::Unknown => {}
+        }
+    }
+    best.map_or(Start::Unknown, Start::Found)
 }
 
 /// The exact search on every time component with few enough undecided buffers (the
