@@ -3,8 +3,8 @@
 //! data; the plan is the input plus `memory` (fast or slow) and `offset` (in that level).
 
 use memplan::spill::{
-    check_spill, plan_spill, Memory, SpillInput, SpillOptions, SpillOutcome, SpillReport,
-    TwoLevelPlan,
+    check_spill, plan_spill, Memory, SpillBaseline, SpillInput, SpillOptions, SpillOutcome,
+    SpillReport, TwoLevelPlan,
 };
 use memplan::{Problem, Size};
 
@@ -16,6 +16,15 @@ use crate::json_output::SpillSummary;
 use crate::progress::{interrupt_token, Progress};
 use crate::{Failure, EXIT_CHECK, EXIT_INPUT, EXIT_NOT_FOUND, EXIT_PROVEN_INFEASIBLE};
 
+/// The naive strategies of `--spill-baseline`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum Baseline {
+    /// The largest live buffer first.
+    LargestFirst,
+    /// The lowest cost per byte first.
+    CostPerByte,
+}
+
 /// The spill planner's ablation and tuning switches (shown by `--help-all`).
 #[derive(clap::Args, Debug)]
 pub struct SpillTuning {
@@ -25,6 +34,15 @@ pub struct SpillTuning {
     /// Ablation: skip the exact branch and bound over the spill decisions.
     #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
     pub spill_no_exact: bool,
+    /// Comparison: a naive strategy in place of the planner (spill in this order where the
+    /// load exceeds the capacity, plan, spill what overflows).
+    #[arg(
+        long,
+        hide = true,
+        value_enum,
+        help_heading = "Spill: ablations and tuning"
+    )]
+    pub spill_baseline: Option<Baseline>,
     /// Ablation: no Lagrangian relaxation (its bound and its cover).
     #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
     pub spill_no_lagrangian: bool,
@@ -194,6 +212,10 @@ impl SpillTuning {
             improve: !self.spill_no_improve,
             exact: !self.spill_no_exact,
             lagrangian: !self.spill_no_lagrangian,
+            baseline: self.spill_baseline.map(|b| match b {
+                Baseline::LargestFirst => SpillBaseline::LargestFirst,
+                Baseline::CostPerByte => SpillBaseline::CostPerByte,
+            }),
             rounding_bound: !self.spill_no_rounding,
             chain_bound: !self.spill_no_chain,
             verify: !args.no_check,

@@ -72,6 +72,7 @@
 //! result depends only on the input and the options (the seed included), whatever the
 //! thread count; every search is bounded by node limits.
 
+mod baseline;
 mod bound;
 mod check;
 mod cover;
@@ -185,6 +186,9 @@ pub struct SpillOptions {
     pub rounding_bound: bool,
     /// Sum the covers of times that share no buffer (see `bound.rs`).
     pub chain_bound: bool,
+    /// Run a naive strategy in place of the planner, for comparison (see
+    /// [`SpillBaseline`]); the techniques above are then unused. `None` by default.
+    pub baseline: Option<SpillBaseline>,
     /// Run [`check_spill`] on the result and fail with [`SpillError::InvalidPlan`] if it
     /// disagrees. Cheap; on by default.
     pub verify: bool,
@@ -206,9 +210,22 @@ impl Default for SpillOptions {
             lagrangian: true,
             rounding_bound: true,
             chain_bound: true,
+            baseline: None,
             verify: true,
         }
     }
+}
+
+/// A naive spill strategy, the first a compiler would write: spill in a fixed order
+/// wherever the load exceeds the capacity, plan the rest, and spill what the plan puts
+/// above the capacity. Nothing is un-spilled. Kept for benchmarks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SpillBaseline {
+    /// The largest live buffer first (ties: input order).
+    LargestFirst,
+    /// The lowest cost per byte first (ties: input order); with the default costs (the
+    /// sizes), input order.
+    CostPerByte,
 }
 
 /// A plan on two levels: per buffer, whether it is spilled and its offset in its level.

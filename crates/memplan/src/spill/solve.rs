@@ -21,6 +21,7 @@ use crate::budget::Budget;
 use crate::options::{Options, Planner};
 use crate::types::{Problem, Size};
 
+use super::baseline;
 use super::bound::{lower_bound, Bound, BoundOptions};
 use super::cover;
 use super::heuristic::{self, Solution, Start};
@@ -74,7 +75,7 @@ pub(crate) fn run(
         Bound::Infeasible => return Ok(report(SpillOutcome::Infeasible, 0, stats)),
         Bound::AtLeast(b) => b,
     };
-    let relaxation = if options.lagrangian {
+    let relaxation = if options.lagrangian && options.baseline.is_none() {
         let until = options
             .time_limit
             .and_then(|l| started.checked_add(l.mul_f64(RELAXATION_SHARE)));
@@ -89,7 +90,16 @@ pub(crate) fn run(
     let root = root.max(relaxation.bound);
     stats.root_bound = root;
     let index = LifetimeIndex::new(&model);
-    let mut sol = match first_solution(&model, options, &budget, &index, &relaxation, &mut stats) {
+    let start = match options.baseline {
+        Some(b) => {
+            let mut placer = Placer::new(&model, options, &budget);
+            let start = baseline::run(&model, &mut placer, &index, b);
+            stats.placements += placer.calls;
+            start
+        }
+        None => first_solution(&model, options, &budget, &index, &relaxation, &mut stats),
+    };
+    let mut sol = match start {
         Start::Found(s) => s,
         Start::Infeasible => return Ok(report(SpillOutcome::Infeasible, root, stats)),
         Start::Unknown => {
@@ -99,7 +109,7 @@ pub(crate) fn run(
     };
     let mut placer = Placer::new(&model, options, &budget);
     stats.heuristic_cost = Some(sol.cost);
-    if options.improve && sol.cost > root {
+    if options.improve && options.baseline.is_none() && sol.cost > root {
         improve::run(
             &model,
             &mut placer,
@@ -112,7 +122,7 @@ pub(crate) fn run(
     }
     stats.placements += placer.calls;
     let mut bound = root;
-    if options.exact && sol.cost > root {
+    if options.exact && options.baseline.is_none() && sol.cost > root {
         let by_components = exact_components(
             &model,
             options,
