@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 
 use memplan::fuzzing::ByteSource;
 use memplan::spill::{
-    check_spill, plan_spill, Memory, SpillError, SpillInput, SpillOptions, SpillOutcome,
-    SpillReport, SpillViolation, TwoLevelPlan,
+    check_spill, plan_spill, Memory, SpillBaseline, SpillError, SpillInput, SpillOptions,
+    SpillOutcome, SpillReport, SpillViolation, TwoLevelPlan,
 };
 use memplan::{max_load, plan, Buffer, Options, Outcome, Planner, Problem, Size};
 use proptest::prelude::*;
@@ -155,6 +155,7 @@ fn assert_valid(inst: &Instance, report: &SpillReport) {
 fn exact_mode_equals_brute_force_and_bounds_and_heuristics_bracket_it() {
     let mut src = ByteSource::new(2026);
     let (mut optimal, mut infeasible, mut spilled_some, mut heuristic_above) = (0, 0, 0, 0);
+    let mut baseline_above = 0;
     for case in 0..60 {
         let inst = random_instance(&mut src, 10);
         let best = brute_force(&inst);
@@ -165,6 +166,28 @@ fn exact_mode_equals_brute_force_and_bounds_and_heuristics_bracket_it() {
             infeasible += 1;
             continue;
         };
+        for baseline in [SpillBaseline::LargestFirst, SpillBaseline::CostPerByte] {
+            let o = SpillOptions {
+                baseline: Some(baseline),
+                ..options(true, true)
+            };
+            let r = inst.run(&o);
+            assert_valid(&inst, &r);
+            match (&r.outcome, best) {
+                (SpillOutcome::Infeasible, None) => {}
+                (_, Some(opt)) => {
+                    let c = r.plan().expect("the baseline finds a plan").cost;
+                    assert!(
+                        c >= opt,
+                        "case {case}: baseline {baseline:?} below the optimum"
+                    );
+                    baseline_above += usize::from(c > opt);
+                }
+                (o, None) => {
+                    panic!("case {case}: baseline {baseline:?}: {o:?}, expected Infeasible")
+                }
+            }
+        }
         let SpillOutcome::Optimal(p) = &exact.outcome else {
             panic!(
                 "case {case}: expected Optimal({opt}), got {:?}",
@@ -206,6 +229,9 @@ fn exact_mode_equals_brute_force_and_bounds_and_heuristics_bracket_it() {
     // heuristic alone misses the optimum (so that the exact search has work to do).
     eprintln!("{optimal} optimal, {infeasible} infeasible, {spilled_some} spill, {heuristic_above} heuristic above");
     assert!(optimal >= 30 && infeasible >= 1 && spilled_some >= 20 && heuristic_above >= 3);
+    // The baselines are valid, never below the optimum, and above it somewhere.
+    eprintln!("{baseline_above} baseline runs above the optimum");
+    assert!(baseline_above >= 3);
 }
 
 fn spec() -> impl Strategy<Value = (u64, u64, u64, u8, u8)> {
