@@ -310,3 +310,28 @@ def test_the_readme_snippet_runs_as_written(tmp_path, monkeypatch):
     exec(compile(blocks[0], "README.md (Use with ExecuTorch)", "exec"), scope)
     reports = scope["config"].memory_planning_pass.memory_planning_algo.algo_list[0].reports
     assert reports and reports[0].height >= reports[0].max_load > 0
+
+
+def test_a_model_with_a_small_fast_memory_runs_on_two_arenas():
+    # MobileNetV2 with a fast memory of half the arena that memplan plans for it alone:
+    # the spilled tensors go to a second arena, the fast one fits, and the program still
+    # computes what eager PyTorch does.
+    expected, x, _, ours, _, exported = _compiled("mobilenet_v2")
+    full = _arena(ours)[1]
+    fast_capacity = full // 2
+    pass_ = memplan.executorch.memory_planning_pass(
+        time_limit=5.0, verify=True, fast_capacity=fast_capacity
+    )
+    program = to_edge(exported).to_executorch(
+        ExecutorchBackendConfig(memory_planning_pass=pass_)
+    )
+    sizes = _arena(program)
+    assert len(sizes) == 3, sizes
+    assert 0 < sizes[1] <= fast_capacity < full
+    assert sizes[2] > 0
+    fast, slow = pass_.memory_planning_algo.algo_list[0].reports
+    assert (fast.mem_id, fast.slow, slow.mem_id, slow.slow) == (1, False, 2, True)
+    assert fast.spill_lower_bound <= fast.spill_cost <= slow.size
+    got = _run(program, x)
+    err = ((got - expected).abs().max() / expected.abs().max()).item()
+    assert err < 1e-5, err
