@@ -5,16 +5,18 @@
 //!   1. cover        sweep time; wherever the kept load exceeds C, spill live buffers in
 //!                   the baseline's order until it does not
 //!   2. place        memplan's planner on the kept buffers, under C
-//!   3. repair       if the plan overflows: spill the buffers that end above C, and plan
-//!                   again when a forced-fast one overflows
+//!   3. repair       a plan over C: spill the buffers that end above it (and, when a
+//!                   forced-fast one does, its free neighbours, and place again);
+//!                   no plan at all: spill the first buffer in order live at the kept
+//!                   load's peak, and place again
 //! ```
 //!
 //! No un-spilling, no insertion into free windows, no improvement: those are the
 //! planner's techniques, and what the comparison measures.
 
-use super::heuristic::{cover_overloads_by, place_cover, Start};
+use super::heuristic::{cover_overloads_by, events, repair, Solution, Start};
 use super::model::{Decision, SpillModel};
-use super::place::{LifetimeIndex, Placer};
+use super::place::{Effort, LifetimeIndex, Placement, Placer};
 use super::SpillBaseline;
 
 /// Runs `baseline` (see the module docs).
@@ -25,16 +27,84 @@ pub(crate) fn run(
     baseline: SpillBaseline,
 ) -> Start {
     let bufs = model.problem.buffers();
+    let key = |i: usize| match baseline {
+        SpillBaseline::LargestFirst => (u64::MAX - bufs[i].size.0, i as u32),
+        // Non-negative floats order like their bits.
+        SpillBaseline::CostPerByte => (
+            (model.costs[i] as f64 / bufs[i].size.0.max(1) as f64).to_bits(),
+            i as u32,
+        ),
+    };
     let mut spilled: Vec<bool> = model.base.iter().map(|&d| d == Decision::Slow).collect();
-    match baseline {
-        SpillBaseline::LargestFirst => cover_overloads_by(model, &mut spilled, |i| {
-            (u64::MAX - bufs[i].size.0, i as u32)
-        }),
-        SpillBaseline::CostPerByte => cover_overloads_by(model, &mut spilled, |i| {
-            // Non-negative floats order like their bits.
-            let per = model.costs[i] as f64 / bufs[i].size.0.max(1) as f64;
-            (per.to_bits(), i as u32)
-        }),
+    cover_overloads_by(model, &mut spilled, key);
+    loop {
+        let kept: Vec<bool> = spilled.iter().map(|&s| !s).collect();
+        let only_forced = (0..model.len()).all(|i| spilled[i] || model.forced_fast(i));
+        match placer.place(&kept, Effort::Best) {
+            Placement::Fits(offsets) => return found(model, spilled, offsets),
+            Placement::Unknown(Some(offsets)) if !only_forced => {
+                if repair(model, index, &mut spilled, &offsets) {
+                    return found(model, spilled, offsets);
+                }
+            }
+            Placement::Infeasible if only_forced => return Start::Infeasible,
+            Placement::Infeasible | Placement::Unknown(_) if only_forced => return Start::Unknown,
+            Placement::Infeasible | Placement::Unknown(_) => {
+                let at_peak = live_at_peak(model, &spilled);
+                let next = at_peak
+                    .into_iter()
+                    .filter(|&i| !model.forced_fast(i))
+                    .min_by_key(|&i| key(i));
+                match next {
+                    Some(i) if !placer.exhausted() => spilled[i] = true,
+                    // Out of time, or only forced-fast buffers at the peak: spill every
+                    // free buffer, as the last resort.
+                    _ => {
+                        for (i, s) in spilled.iter_mut().enumerate() {
+                            *s |= model.base[i] == Decision::Free;
+                        }
+                    }
+                }
+            }
+        }
     }
-    place_cover(model, placer, index, spilled, false)
+}
+
+fn found(model: &SpillModel<'_>, spilled: Vec<bool>, offsets: Vec<crate::types::Offset>) -> Start {
+    Start::Found(Solution {
+        cost: model.cost_of(&spilled),
+        spilled,
+        offsets,
+    })
+}
+
+/// The kept buffers live when the kept load is highest (the first such time).
+fn live_at_peak(model: &SpillModel<'_>, spilled: &[bool]) -> Vec<usize> {
+    let bufs = model.problem.buffers();
+    let ev = events(model, spilled);
+    let (mut load, mut best, mut at) = (0u64, 0u64, 0u64);
+    let mut k = 0;
+    while k < ev.len() {
+        let t = ev[k].0;
+        while k < ev.len() && ev[k].0 == t {
+            let size = bufs[ev[k].2 as usize].size.0;
+            if ev[k].1 == 1 {
+                load += size;
+            } else {
+                load -= size;
+            }
+            k += 1;
+        }
+        if load > best {
+            (best, at) = (load, t);
+        }
+    }
+    (0..model.len())
+        .filter(|&i| !spilled[i])
+        .filter(|&i| {
+            bufs[i]
+                .live_segments()
+                .any(|s| s.start.0 <= at && at < s.end.0)
+        })
+        .collect()
 }

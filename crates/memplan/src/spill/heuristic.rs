@@ -110,7 +110,7 @@ pub(crate) fn run(
     }
     match best {
         Some(b) => Start::Found(b),
-        None => place_cover(model, placer, index, cover(model), true),
+        None => place_cover(model, placer, index, cover(model)),
     }
 }
 
@@ -121,26 +121,13 @@ fn cheaper(a: Option<Solution>, b: Solution) -> Solution {
     }
 }
 
-/// Steps 3 to 5 from a spill set that covers the overloads (forced-slow buffers spilled);
-/// step 5 only with `insert`.
-pub(crate) fn place_cover(
+/// Steps 3 to 5 from a spill set that covers the overloads (forced-slow buffers spilled).
+fn place_cover(
     model: &SpillModel<'_>,
     placer: &mut Placer<'_>,
     index: &LifetimeIndex,
     mut spilled: Vec<bool>,
-    insert: bool,
 ) -> Start {
-    let done = |spilled: Vec<bool>, offsets, budget: &Budget| {
-        if insert {
-            finish(model, index, spilled, offsets, budget)
-        } else {
-            Solution {
-                cost: model.cost_of(&spilled),
-                spilled,
-                offsets,
-            }
-        }
-    };
     let n = model.len();
     for round in 0.. {
         let only_forced = (0..n).all(|i| spilled[i] || model.forced_fast(i));
@@ -151,14 +138,14 @@ pub(crate) fn place_cover(
         let kept: Vec<bool> = spilled.iter().map(|&s| !s).collect();
         match placer.place(&kept, Effort::Best) {
             Placement::Fits(offsets) => {
-                return Start::Found(done(spilled, offsets, placer.budget()))
+                return Start::Found(finish(model, index, spilled, offsets, placer.budget()))
             }
             Placement::Infeasible if only_forced => return Start::Infeasible,
             Placement::Unknown(_) if only_forced => return Start::Unknown,
             Placement::Infeasible | Placement::Unknown(None) => spill_all_free(model, &mut spilled),
             Placement::Unknown(Some(offsets)) => {
                 if repair(model, index, &mut spilled, &offsets) {
-                    return Start::Found(done(spilled, offsets, placer.budget()));
+                    return Start::Found(finish(model, index, spilled, offsets, placer.budget()));
                 }
             }
         }
