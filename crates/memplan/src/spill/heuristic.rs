@@ -56,12 +56,13 @@ pub(crate) fn default_cover(model: &SpillModel<'_>) -> Vec<bool> {
 }
 
 /// Placements with a shaved capacity before falling back to repairs.
-const SHAVE_ROUNDS: usize = 4;
+const SHAVE_ROUNDS: usize = 6;
 
 /// Runs the heuristic (see the module docs) from the covers that `cover` builds for a
 /// capacity. A cover whose load reaches the capacity rarely has a plan under it (that
 /// takes a plan without fragmentation), so when the placement overflows by `h − C`, the
-/// cover is built again for a capacity shaved by that much and a quarter more, up to
+/// cover is built again for a capacity shaved by half of that (by 1/64 of the
+/// capacity when the placement found no plan at all), twice as much each round, up to
 /// [`SHAVE_ROUNDS`] times; the insertion step then gives back what the shave took where
 /// the plan has room. The cheapest valid solution wins; the overflowing placements are
 /// repaired into valid fallbacks.
@@ -87,7 +88,13 @@ pub(crate) fn run(
                 return Start::Found(cheaper(best, sol));
             }
             Placement::Unknown(Some(offsets)) => offsets,
-            Placement::Infeasible | Placement::Unknown(None) => break,
+            Placement::Infeasible | Placement::Unknown(None) => {
+                if placer.exhausted() {
+                    break;
+                }
+                shave = next_shave(shave, model.capacity / 64);
+                continue;
+            }
         };
         let height = (0..model.len())
             .filter(|&i| kept[i])
@@ -106,11 +113,20 @@ pub(crate) fn run(
             break;
         }
         let over = height.saturating_sub(model.capacity);
-        shave = shave.saturating_add(over + over / 4 + 1);
+        shave = next_shave(shave, over / 2);
     }
     match best {
         Some(b) => Start::Found(b),
         None => place_cover(model, placer, index, cover(model)),
+    }
+}
+
+/// The first shave is `first` (at least 1 byte), each later one twice the last.
+fn next_shave(shave: u64, first: u64) -> u64 {
+    if shave == 0 {
+        first.max(1)
+    } else {
+        shave.saturating_mul(2)
     }
 }
 
