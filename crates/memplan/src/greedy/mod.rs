@@ -51,16 +51,36 @@ pub(crate) fn planners() -> Vec<(Order, Fit)> {
     v
 }
 
-/// [`planners`] in the driver's portfolio order: start order with best fit goes first,
-/// the fastest pass (a sweep over free address ranges, O(n log n) when no buffer is fixed
-/// or gapped) and often the lowest on long traces; a budget too short for the others
-/// still gets its plan.
+/// [`planners`] in the driver's portfolio order, which matters when the budget stops
+/// the later ones, and for which plan wins a tie in height:
+///
+/// 1. start-best-fit, the fastest pass (a sweep over free address ranges, O(n log n)
+///    when no buffer is fixed or gapped) and often the lowest on long traces, so that a
+///    budget too short for the others still gets its plan (0.76% over the max load on a
+///    generated dense trace of 60,000 buffers, 0.71% on iopddl-S);
+/// 2. breadth-best-fit, TFLite's Greedy by Breadth ("Efficient Memory Management for
+///    Deep Neural Net Inference", §5.3): the one planner that reached the max load on a
+///    real dense training trace (62,185 buffers, 1.8·10⁸ overlapping pairs);
+/// 3. then the others, lowest first on those dense traces: size-first-fit (0.78% and
+///    2.93%), size-best-fit (2.39%, 2.49%), lifetime-best-fit (0.94%, 2.98%),
+///    start-first-fit, lifetime-first-fit, and last the orders that were far above the
+///    max load on both (area, contention, breadth with first fit).
 pub(crate) fn planners_for_capacity() -> Vec<(Order, Fit)> {
-    let first = (Order::Start, Fit::BestFit);
-    let mut v = planners();
-    v.retain(|&p| p != first);
-    v.insert(0, first);
-    v
+    use Fit::{BestFit, FirstFit};
+    vec![
+        (Order::Start, BestFit),
+        (Order::Breadth, BestFit),
+        (Order::Size, FirstFit),
+        (Order::Size, BestFit),
+        (Order::Lifetime, BestFit),
+        (Order::Start, FirstFit),
+        (Order::Lifetime, FirstFit),
+        (Order::Contention, BestFit),
+        (Order::Area, FirstFit),
+        (Order::Area, BestFit),
+        (Order::Contention, FirstFit),
+        (Order::Breadth, FirstFit),
+    ]
 }
 
 /// How a greedy planner picks a free address for a buffer.
@@ -427,6 +447,16 @@ pub(crate) fn naive(problem: &Problem) -> Vec<Offset> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_portfolio_order_lists_every_planner_once() {
+        let mut portfolio = planners_for_capacity();
+        let mut all = planners();
+        let key = |&(o, f): &(Order, Fit)| (o.name(), f.name());
+        portfolio.sort_by_key(key);
+        all.sort_by_key(key);
+        assert_eq!(portfolio, all);
+    }
 
     #[test]
     fn first_and_best_fit_on_the_module_picture() {
