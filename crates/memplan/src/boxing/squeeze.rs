@@ -6,7 +6,8 @@
 //! The placement itself is greedy's kernel ([`crate::greedy::place_sequence`]): conflicts
 //! come from an interval index of the placed buffers (the stand-in for idealloc's
 //! interference graph, §5.7), so a squeeze costs O(n log n + pairs · log n) and never
-//! O(n²). Here gaps *are* honoured: a gapped buffer only conflicts with the
+//! O(n²); on dense problems, from unions of their address ranges over time instead, with
+//! the same placements. Here gaps *are* honoured: a gapped buffer only conflicts with the
 //! buffers it is really live with, even though boxing treated it as live throughout.
 //!
 //! Bootstrapping (§5.5): as soon as one buffer would end above `bound`, the best height

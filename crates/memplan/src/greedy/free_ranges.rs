@@ -21,7 +21,7 @@
 //! hole whose room above the aligned offset is smallest among those that fit, the lowest
 //! such offset on ties, and the top when no hole fits: the same offset as
 //! [`super::choose_offset`] given the live spans sorted by address, so a sweep with it
-//! gives the same plan as one with [`super::LiveSpans`], in O(log n) per placement
+//! gives the same plan as one with [`super::place::LiveSpans`], in O(log n) per placement
 //! instead of O(live). With alignment 1 the best hole is the first of the length index at
 //! or above the size; with alignment `a`, holes are read in length order until their
 //! length exceeds the best room found by `a - 1`.
