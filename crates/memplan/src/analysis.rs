@@ -332,7 +332,7 @@ mod tests {
                     let s = base + rng.next_u64() % span;
                     let len = 1 + rng.next_u64() % 8;
                     let mut b = Buffer::new(format!("b{i}"), s, s + len, 1 + rng.next_u64() % 100);
-                    if len >= 3 && rng.next_u64() % 3 == 0 {
+                    if len >= 3 && rng.next_u64().is_multiple_of(3) {
                         b.gaps = vec![Lifetime::new(s + 1, s + 2)];
                     }
                     b

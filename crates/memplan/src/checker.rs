@@ -542,7 +542,7 @@ mod tests {
                     let s = rng.next_u64() % span;
                     let len = 1 + rng.next_u64() % 6;
                     let mut b = Buffer::new(format!("b{i}"), s, s + len, 1);
-                    if len >= 4 && rng.next_u64() % 2 == 0 {
+                    if len >= 4 && rng.next_u64().is_multiple_of(2) {
                         b.gaps = vec![Lifetime::new(s + 1, s + 2)];
                     }
                     b
