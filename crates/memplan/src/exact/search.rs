@@ -94,6 +94,31 @@ struct Cand {
     b: u32,
 }
 
+/// A trail entry: an index (buffer or section) and the value it had. Packed to 12
+/// bytes: the trails hold every change along the current path, up to one per
+/// overlapping pair on a deep dive, so they are the search's largest state.
+#[derive(Clone, Copy)]
+#[repr(C, packed(4))]
+struct Saved {
+    index: u32,
+    value: u64,
+}
+
+impl Saved {
+    #[inline]
+    fn new(index: usize, value: u64) -> Saved {
+        Saved {
+            index: index as u32,
+            value,
+        }
+    }
+
+    #[inline]
+    fn get(self) -> (usize, u64) {
+        (self.index as usize, self.value)
+    }
+}
+
 /// One run of the search for one capacity and one preorder.
 pub(crate) struct Search<'a> {
     m: &'a Model,
@@ -109,8 +134,8 @@ pub(crate) struct Search<'a> {
     total_tree: Vec<u64>,
     leaves: usize,
     cuts: Vec<u32>,
-    floor_trail: Vec<(u32, u64)>,
-    sec_trail: Vec<(u32, u64)>,
+    floor_trail: Vec<Saved>,
+    sec_trail: Vec<Saved>,
     stamp: Vec<u32>,
     generation: u32,
     affected: Vec<u32>,
@@ -510,7 +535,7 @@ impl<'a> Search<'a> {
                 // Only changes go on the trail: it holds O(changes on the path), not
                 // O(sections of every buffer placed).
                 if top > self.sec_floor[s] {
-                    self.sec_trail.push((s as u32, self.sec_floor[s]));
+                    self.sec_trail.push(Saved::new(s, self.sec_floor[s]));
                     self.sec_floor[s] = top;
                 }
                 self.sec_total[s] -= size;
@@ -535,7 +560,7 @@ impl<'a> Search<'a> {
                     low > level // Else the level cannot rise.
                 });
                 if low != NONE && low > self.sec_floor[s] {
-                    self.sec_trail.push((s as u32, self.sec_floor[s]));
+                    self.sec_trail.push(Saved::new(s, self.sec_floor[s]));
                     self.sec_floor[s] = low;
                 }
             }
@@ -552,7 +577,7 @@ impl<'a> Search<'a> {
             return;
         }
         let old = self.floor[u];
-        self.floor_trail.push((u as u32, old));
+        self.floor_trail.push(Saved::new(u, old));
         self.floor[u] = m.fit(u, top, self.cap).unwrap_or(NONE);
         if self.opt.unallocated_floor {
             for &(slo, shi) in m.runs.get(u) {
@@ -577,8 +602,8 @@ impl<'a> Search<'a> {
         let m = self.m;
         let size = m.size[b];
         while self.sec_trail.len() > sec_mark {
-            let (s, v) = self.sec_trail.pop().expect("non-empty");
-            self.sec_floor[s as usize] = v;
+            let (s, v) = self.sec_trail.pop().expect("non-empty").get();
+            self.sec_floor[s] = v;
         }
         for &(slo, shi) in m.runs.get(b) {
             for s in slo as usize..shi as usize {
@@ -587,8 +612,8 @@ impl<'a> Search<'a> {
             }
         }
         while self.floor_trail.len() > floor_mark {
-            let (u, v) = self.floor_trail.pop().expect("non-empty");
-            self.floor[u as usize] = v;
+            let (u, v) = self.floor_trail.pop().expect("non-empty").get();
+            self.floor[u] = v;
         }
     }
 
