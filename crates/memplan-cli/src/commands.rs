@@ -117,6 +117,9 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
     let bytes = read_bytes(&args.input)?;
     let (in_format, problem) =
         formats::read_problem(&args.input, &bytes, &args.input_args, args.capacity)?;
+    // The process ends after this command: freeing a million buffers one by one (tens
+    // of milliseconds) buys nothing.
+    let problem = std::mem::ManuallyDrop::new(problem);
     if args.spill {
         return crate::spill::plan(&args, &bytes, in_format, &problem);
     }
@@ -185,7 +188,7 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
             // The best plan breaks the capacity and nothing else: the checker confirms
             // that without the capacity, and it is written for the user to inspect.
             if let Some(p) = best_so_far {
-                let uncapped = problem.clone().with_capacity(None);
+                let uncapped = (*problem).clone().with_capacity(None);
                 memplan::check(&uncapped, p).map_err(|f| {
                     Failure::new(EXIT_CHECK, format!("the best plan fails the checker: {f}"))
                 })?;

@@ -413,17 +413,7 @@ fn finish(
         range[i] = Some((off.0, end));
     }
     // Rule 5: the sweep. Events are (time, 0 = end / 1 = start, buffer, segment).
-    let mut events: Vec<(Time, u8, u32, Time)> = Vec::with_capacity(bufs.len() * 2);
-    for (i, b) in bufs.iter().enumerate() {
-        if range[i].is_none() {
-            continue;
-        }
-        for seg in segments_of(b) {
-            events.push((seg.start, 1, i as u32, seg.end));
-            events.push((seg.end, 0, i as u32, seg.start));
-        }
-    }
-    events.sort_unstable();
+    let events = sorted_events(bufs, &range);
     // Live, mutually disjoint segments keyed by (low address, buffer): (high address, segment).
     let mut live: BTreeMap<(u64, u32), (u64, Lifetime)> = BTreeMap::new();
     for (t, kind, i, other_end) in events {
@@ -478,6 +468,56 @@ fn finish(
     }
 }
 
+/// The sweep's events `(time, 0 = end / 1 = start, buffer, other end)` of the placed
+/// buffers, sorted. No two events share (time, kind, buffer) (a buffer's segments are
+/// disjoint), so ordering by (time, kind) with ties in buffer order is the sorted
+/// order: when the time span is short (at most 2n + 1024 steps) the events are placed
+/// by counting, in O(n + span), else sorted.
+fn sorted_events(bufs: &[Buffer], range: &[Option<(u64, u64)>]) -> Vec<(Time, u8, u32, Time)> {
+    let each = || {
+        bufs.iter()
+            .enumerate()
+            .filter(|&(i, _)| range[i].is_some())
+            .flat_map(|(i, b)| {
+                // No allocation for a buffer without gaps.
+                let (whole, segments) = if b.gaps.is_empty() {
+                    (Some(b.lifetime), Vec::new())
+                } else {
+                    (None, segments_of(b))
+                };
+                whole.into_iter().chain(segments).flat_map(move |seg| {
+                    [
+                        (seg.start, 1u8, i as u32, seg.end),
+                        (seg.end, 0u8, i as u32, seg.start),
+                    ]
+                })
+            })
+    };
+    let first = bufs.iter().map(|b| b.lifetime.start.0).min().unwrap_or(0);
+    let last = bufs.iter().map(|b| b.lifetime.end.0).max().unwrap_or(0);
+    if last - first > 2 * bufs.len() as u64 + 1024 {
+        let mut events: Vec<_> = each().collect();
+        events.sort_unstable();
+        return events;
+    }
+    let key = |t: Time, kind: u8| 2 * (t.0 - first) as usize + kind as usize;
+    let mut at = vec![0u32; 2 * (last - first) as usize + 3];
+    for (t, kind, _, _) in each() {
+        at[key(t, kind) + 1] += 1;
+    }
+    for k in 1..at.len() {
+        at[k] += at[k - 1];
+    }
+    let total = at[at.len() - 1] as usize;
+    let mut events = vec![(Time(0), 0u8, 0u32, Time(0)); total];
+    for e in each() {
+        let k = key(e.0, e.1);
+        events[at[k] as usize] = e;
+        at[k] += 1;
+    }
+    events
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -489,6 +529,39 @@ mod tests {
 
     fn offs(v: &[u64]) -> Vec<Offset> {
         v.iter().map(|&o| Offset(o)).collect()
+    }
+
+    #[test]
+    fn events_placed_by_counting_are_the_sorted_events() {
+        let mut rng = crate::generate::Rng::new(11);
+        for case in 0..100u64 {
+            let n = 1 + (rng.next_u64() % 30) as usize;
+            let span = if case % 2 == 0 { 1 + n as u64 } else { 1 << 40 };
+            let bufs: Vec<Buffer> = (0..n)
+                .map(|i| {
+                    let s = rng.next_u64() % span;
+                    let len = 1 + rng.next_u64() % 6;
+                    let mut b = Buffer::new(format!("b{i}"), s, s + len, 1);
+                    if len >= 4 && rng.next_u64().is_multiple_of(2) {
+                        b.gaps = vec![Lifetime::new(s + 1, s + 2)];
+                    }
+                    b
+                })
+                .collect();
+            let problem = p(bufs, None);
+            let bufs = problem.buffers();
+            let range: Vec<Option<(u64, u64)>> =
+                (0..n).map(|i| (i % 5 != 4).then_some((0, 1))).collect();
+            let mut sorted: Vec<(Time, u8, u32, Time)> = Vec::new();
+            for (i, b) in bufs.iter().enumerate().filter(|&(i, _)| range[i].is_some()) {
+                for seg in segments_of(b) {
+                    sorted.push((seg.start, 1, i as u32, seg.end));
+                    sorted.push((seg.end, 0, i as u32, seg.start));
+                }
+            }
+            sorted.sort_unstable();
+            assert_eq!(sorted_events(bufs, &range), sorted, "case {case}");
+        }
     }
 
     /// The O(n²) reference: every pair, every segment pair.

@@ -19,7 +19,19 @@
 //!
 //! Invariants: two free buffers are live together (gaps honoured) iff they share a
 //! section; each live segment covers a non-empty, contiguous run of sections; sections
-//! are numbered in time order. A buffer's *span* is the run from its first section to
+//! are numbered in time order.
+//!
+//! # Memory
+//!
+//! Neither the overlapping pairs (43 million on a 28,526-buffer trace) nor each
+//! section's members (24 million there) are listed: both grow with the density, and a
+//! model built late in a long budget would make the memory grow with the budget. The
+//! members of a section are found in a segment tree over the sections that holds each
+//! run at O(log sections) nodes ([`Model::for_each_member`]); the buffers live with `b`
+//! are, for each run `[lo, hi)` of `b`, the members of section `lo` and the buffers with
+//! a run starting in `lo + 1..hi` ([`Model::for_each_overlap`]). The model takes
+//! O(n log sections) memory, and the search visits the same buffers as with lists, in
+//! another order that no result depends on (see `search.rs`). A buffer's *span* is the run from its first section to
 //! its last, gaps included: the search may only split the problem at a section boundary
 //! that no unallocated span crosses (§7, dynamic temporal decomposition).
 //!
@@ -40,7 +52,7 @@ pub(crate) struct Lists<T> {
 impl<T: Copy> Lists<T> {
     fn from_vecs(vecs: Vec<Vec<T>>) -> Lists<T> {
         let mut starts = Vec::with_capacity(vecs.len() + 1);
-        let mut items = Vec::new();
+        let mut items = Vec::with_capacity(vecs.iter().map(Vec::len).sum());
         starts.push(0);
         for v in vecs {
             items.extend_from_slice(&v);
@@ -49,9 +61,37 @@ impl<T: Copy> Lists<T> {
         Lists { starts, items }
     }
 
+    /// The lists of `pairs` `(list, item)`, each list's items in the order given;
+    /// `lists` lists, built in place (counted, then filled).
+    fn from_pairs(lists: usize, pairs: impl Iterator<Item = (usize, T)> + Clone) -> Lists<T>
+    where
+        T: Default,
+    {
+        let mut starts = vec![0u32; lists + 1];
+        for (l, _) in pairs.clone() {
+            starts[l + 1] += 1;
+        }
+        for l in 0..lists {
+            starts[l + 1] += starts[l];
+        }
+        let mut items = vec![T::default(); starts[lists] as usize];
+        let mut next: Vec<u32> = starts[..lists].to_vec();
+        for (l, x) in pairs {
+            items[next[l] as usize] = x;
+            next[l] += 1;
+        }
+        Lists { starts, items }
+    }
+
     #[inline]
     pub(crate) fn get(&self, i: usize) -> &[T] {
-        &self.items[self.starts[i] as usize..self.starts[i + 1] as usize]
+        self.range(i, i + 1)
+    }
+
+    /// The items of lists `lo..hi`, one after another.
+    #[inline]
+    pub(crate) fn range(&self, lo: usize, hi: usize) -> &[T] {
+        &self.items[self.starts[lo] as usize..self.starts[hi] as usize]
     }
 }
 
@@ -68,10 +108,14 @@ pub(crate) struct Model {
     pub(crate) area: Vec<u64>,
     /// Per buffer: half-open runs of sections, one per live segment, in time order.
     pub(crate) runs: Lists<(u32, u32)>,
-    /// Per buffer: the free buffers live together with it.
-    pub(crate) overlaps: Lists<u32>,
-    /// Per section: its free buffers.
-    pub(crate) members: Lists<u32>,
+    /// Per node of a segment tree over the sections (leaves at `leaves..2 * leaves`,
+    /// node `i`'s children at `2i` and `2i + 1`): the free buffers with a run covering
+    /// the node's whole range and not its parent's.
+    cover: Lists<u32>,
+    /// The number of leaves of the segment tree: a power of two, at least `sections`.
+    leaves: usize,
+    /// Per section: the free buffers with a run starting at it, by index.
+    starts: Lists<u32>,
     /// Per buffer: `(offset, end)` of the fixed buffers live together with it, by offset.
     pub(crate) fixed_conflicts: Lists<(u64, u64)>,
     /// Per section: `(offset, end)` of the fixed buffers live during it.
@@ -85,12 +129,11 @@ pub(crate) struct Model {
 }
 
 impl Model {
-    /// Builds the model. The budget is polled now and then (the overlap lists are
-    /// quadratic in the worst case); `None` when it ran out.
+    /// Builds the model; `None` when the budget runs out first (it is polled between
+    /// the steps, each O(n log n) or O(n log sections)).
     pub(crate) fn new(problem: &Problem, budget: &Budget) -> Option<Model> {
-        let abort = || budget.exhausted();
         // Building the sections takes ~0.2 s on 100k buffers: not when the budget is spent.
-        if abort() {
+        if budget.exhausted() {
             return None;
         }
         let bufs = problem.buffers();
@@ -112,12 +155,24 @@ impl Model {
             .collect();
         let sec_bounds = section_bounds(&segments);
         let sections = sec_bounds.len();
-        if abort() {
+        if budget.exhausted() {
             return None;
         }
-        let (runs, members) = section_runs(&segments, &sec_bounds);
-        // Overlaps: buffers sharing a section.
-        let overlaps = overlaps(&runs, &members, &abort)?;
+        let runs = section_runs(&segments, &sec_bounds);
+        drop(segments);
+        let run_list =
+            || (0..free.len()).flat_map(|b| runs.get(b).iter().map(move |&r| (b as u32, r)));
+        let leaves = sections.next_power_of_two().max(1);
+        let cover = Lists::from_pairs(
+            2 * leaves,
+            run_list().flat_map(|(b, (lo, hi))| {
+                cover_nodes(leaves, lo as usize, hi as usize).map(move |i| (i, b))
+            }),
+        );
+        let starts = Lists::from_pairs(sections, run_list().map(|(b, (lo, _))| (lo as usize, b)));
+        if budget.exhausted() {
+            return None;
+        }
         let (fixed_conflicts, section_fixed, fixed_top) =
             fixed_obstacles(problem, &free, &sec_bounds);
         let has_fixed = fixed_conflicts.iter().any(|v| !v.is_empty());
@@ -140,9 +195,10 @@ impl Model {
             size,
             length,
             area,
-            runs: Lists::from_vecs(runs),
-            overlaps: Lists::from_vecs(overlaps),
-            members: Lists::from_vecs(members),
+            runs,
+            cover,
+            leaves,
+            starts,
             fixed_conflicts: Lists::from_vecs(fixed_conflicts),
             section_fixed: Lists::from_vecs(section_fixed),
             has_fixed,
@@ -161,6 +217,37 @@ impl Model {
     pub(crate) fn span(&self, b: usize) -> (u32, u32) {
         let r = self.runs.get(b);
         (r[0].0, r[r.len() - 1].1)
+    }
+
+    /// Calls `f` on every free buffer live during section `s`, each once, until it
+    /// returns false.
+    #[inline]
+    pub(crate) fn for_each_member(&self, s: usize, mut f: impl FnMut(u32) -> bool) {
+        let mut i = self.leaves + s;
+        while i >= 1 {
+            for &u in self.cover.get(i) {
+                if !f(u) {
+                    return;
+                }
+            }
+            i /= 2;
+        }
+    }
+
+    /// Calls `f` on every free buffer live together with `b` (and on `b` itself), some
+    /// twice when `b` has gaps.
+    #[inline]
+    pub(crate) fn for_each_overlap(&self, b: usize, mut f: impl FnMut(u32)) {
+        for &(lo, hi) in self.runs.get(b) {
+            self.for_each_member(lo as usize, |u| {
+                f(u);
+                true
+            });
+            self.starts
+                .range(lo as usize + 1, hi as usize)
+                .iter()
+                .for_each(|&u| f(u));
+        }
     }
 
     /// The lowest offset `≥ at` where `b` is aligned and clear of every fixed buffer it
@@ -190,6 +277,26 @@ impl Model {
         }
         (y.checked_add(size)? <= capacity).then_some(y)
     }
+}
+
+/// The nodes of a segment tree with `leaves` leaves that cover `[lo, hi)` exactly, each
+/// leaf of the range under one of them.
+fn cover_nodes(leaves: usize, lo: usize, hi: usize) -> impl Iterator<Item = usize> + Clone {
+    let (mut l, mut r) = (lo + leaves, hi + leaves);
+    let mut out: Vec<usize> = Vec::new();
+    while l < r {
+        if l & 1 == 1 {
+            out.push(l);
+            l += 1;
+        }
+        if r & 1 == 1 {
+            r -= 1;
+            out.push(r);
+        }
+        l /= 2;
+        r /= 2;
+    }
+    out.into_iter()
 }
 
 /// A buffer whose gaps cover its whole lifetime: it conflicts with nothing.
@@ -225,62 +332,22 @@ fn section_bounds(segments: &[Vec<(u64, u64)>]) -> Vec<(u64, u64)> {
     sec_bounds
 }
 
-/// Each buffer's runs of consecutive sections (one per live segment, as half-open
-/// section ranges), and each section's member buffers.
-#[allow(clippy::type_complexity)]
-fn section_runs(
-    segments: &[Vec<(u64, u64)>],
-    sec_bounds: &[(u64, u64)],
-) -> (Vec<Vec<(u32, u32)>>, Vec<Vec<u32>>) {
-    let n = segments.len();
-    let sections = sec_bounds.len();
-    let mut runs = Vec::with_capacity(n);
-    let mut members: Vec<Vec<u32>> = vec![Vec::new(); sections];
-    for (b, segs) in segments.iter().enumerate() {
-        let mut r = Vec::with_capacity(segs.len());
+/// Each buffer's runs of consecutive sections, one per live segment, as half-open
+/// section ranges.
+fn section_runs(segments: &[Vec<(u64, u64)>], sec_bounds: &[(u64, u64)]) -> Lists<(u32, u32)> {
+    let mut starts = Vec::with_capacity(segments.len() + 1);
+    let mut items = Vec::with_capacity(segments.iter().map(Vec::len).sum());
+    starts.push(0);
+    for segs in segments {
         for &(s, e) in segs {
             let lo = sec_bounds.partition_point(|&(a, _)| a < s);
             let hi = sec_bounds.partition_point(|&(_, z)| z <= e);
             debug_assert!(lo < hi, "every segment covers a section");
-            for m in &mut members[lo..hi] {
-                m.push(b as u32);
-            }
-            r.push((lo as u32, hi as u32));
+            items.push((lo as u32, hi as u32));
         }
-        runs.push(r);
+        starts.push(items.len() as u32);
     }
-    (runs, members)
-}
-
-/// For each buffer, the buffers it shares a section with, in order of first meeting;
-/// `None` when `abort()` said stop (the lists are quadratic in the worst case).
-fn overlaps(
-    runs: &[Vec<(u32, u32)>],
-    members: &[Vec<u32>],
-    abort: &dyn Fn() -> bool,
-) -> Option<Vec<Vec<u32>>> {
-    let n = runs.len();
-    let mut stamp = vec![u32::MAX; n];
-    let mut overlaps = Vec::with_capacity(n);
-    for (b, r) in runs.iter().enumerate() {
-        if b % 256 == 0 && abort() {
-            return None;
-        }
-        let mut v = Vec::new();
-        stamp[b] = b as u32;
-        for &(lo, hi) in r {
-            for m in &members[lo as usize..hi as usize] {
-                for &o in m {
-                    if stamp[o as usize] != b as u32 {
-                        stamp[o as usize] = b as u32;
-                        v.push(o);
-                    }
-                }
-            }
-        }
-        overlaps.push(v);
-    }
-    Some(overlaps)
+    Lists { starts, items }
 }
 
 /// The fixed buffers as obstacles: for each free buffer the address ranges of the fixed

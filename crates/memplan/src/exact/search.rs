@@ -43,7 +43,13 @@
 //!
 //! Incremental, undone on backtrack (never copied): floors (with a trail), per-section
 //! placed top / effective height (with a trail) and unallocated total, and per-boundary
-//! counts of unallocated spans crossing it. Candidate lists live in one arena stack.
+//! counts of unallocated spans crossing it. Candidate lists live in one arena stack:
+//! O(size of the part) entries per part being solved, however deep the search goes
+//! (see [`Search::search`]), not O(depth × part).
+//!
+//! No result depends on the order in which the model yields a section's members or a
+//! buffer's overlaps: a placement lifts each overlapping floor independently, and a
+//! section's level is a minimum over its members.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -69,6 +75,9 @@ pub(crate) enum Status {
 /// 0.05 s limit by 0.3 s); a clock read costs tens of nanoseconds.
 const POLL_EVERY: u64 = 16;
 
+/// How many children after the first a node selects at a time (see [`Search::search`]).
+const REST_BATCH: usize = 64;
+
 /// Where a search must stop.
 pub(crate) struct Limits<'a> {
     pub(crate) nodes: u64,
@@ -83,6 +92,31 @@ struct Cand {
     off: u64,
     rank: u32,
     b: u32,
+}
+
+/// A trail entry: an index (buffer or section) and the value it had. Packed to 12
+/// bytes: the trails hold every change along the current path, up to one per
+/// overlapping pair on a deep dive, so they are the search's largest state.
+#[derive(Clone, Copy)]
+#[repr(C, packed(4))]
+struct Saved {
+    index: u32,
+    value: u64,
+}
+
+impl Saved {
+    #[inline]
+    fn new(index: usize, value: u64) -> Saved {
+        Saved {
+            index: index as u32,
+            value,
+        }
+    }
+
+    #[inline]
+    fn get(self) -> (usize, u64) {
+        (self.index as usize, self.value)
+    }
 }
 
 /// One run of the search for one capacity and one preorder.
@@ -100,8 +134,8 @@ pub(crate) struct Search<'a> {
     total_tree: Vec<u64>,
     leaves: usize,
     cuts: Vec<u32>,
-    floor_trail: Vec<(u32, u64)>,
-    sec_trail: Vec<(u32, u64)>,
+    floor_trail: Vec<Saved>,
+    sec_trail: Vec<Saved>,
     stamp: Vec<u32>,
     generation: u32,
     affected: Vec<u32>,
@@ -129,10 +163,11 @@ impl<'a> Search<'a> {
         let mut sec_floor = vec![0u64; s];
         for (sec, (total, fl)) in sec_total.iter_mut().zip(&mut sec_floor).enumerate() {
             let mut low = NONE;
-            for &b in m.members.get(sec) {
+            m.for_each_member(sec, |b| {
                 *total += m.size[b as usize];
                 low = low.min(floor[b as usize]);
-            }
+                true
+            });
             if opt.unallocated_floor && low != NONE {
                 *fl = low;
             }
@@ -193,7 +228,6 @@ impl<'a> Search<'a> {
         if !self.consistent_scan(0, sections, 0) {
             return Status::NotFound;
         }
-        let all: Vec<u32> = (0..n as u32).collect();
         let cuts: Vec<u32> = if self.opt.decomposition {
             (0..self.cuts.len() as u32)
                 .filter(|&k| self.cuts[k as usize] == 0)
@@ -201,7 +235,13 @@ impl<'a> Search<'a> {
         } else {
             Vec::new()
         };
-        self.solve_parts(&all, 0, self.m.sections as u32, &cuts, 0)
+        // The root list: every buffer, in input order.
+        self.arena.clear();
+        self.arena
+            .extend((0..n as u32).map(|b| Cand { off: 0, rank: 0, b }));
+        let status = self.solve_parts(0, n, 0, self.m.sections as u32, &cuts, 0);
+        self.arena.clear();
+        status
     }
 
     fn should_stop(&self) -> bool {
@@ -230,23 +270,33 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// Solves the unallocated buffers of `list` (all inside sections `[lo, hi)`), split at
-    /// the boundaries `cuts` (sorted) into independent parts, each re-ranked by the
-    /// static preorder and searched with every offset at or above `base`.
-    fn solve_parts(&mut self, list: &[u32], lo: u32, hi: u32, cuts: &[u32], base: u64) -> Status {
+    /// Solves the unallocated buffers of the list `arena[l0..l1]` (all inside sections
+    /// `[lo, hi)`), split at the boundaries `cuts` (sorted) into independent parts, each
+    /// re-ranked by the static preorder and searched with every offset at or above `base`.
+    /// Each part's list is a fresh copy above the arena's top.
+    fn solve_parts(
+        &mut self,
+        l0: usize,
+        l1: usize,
+        lo: u32,
+        hi: u32,
+        cuts: &[u32],
+        base: u64,
+    ) -> Status {
         let mut bounds = Vec::with_capacity(cuts.len() + 2);
         bounds.push(lo);
         bounds.extend(cuts.iter().map(|&k| k + 1));
         bounds.push(hi);
         for w in bounds.windows(2) {
             let (plo, phi) = (w[0], w[1]);
-            let mut part: Vec<(std::cmp::Reverse<[u64; 3]>, u32)> = list
+            let mut part: Vec<(std::cmp::Reverse<[u64; 3]>, u32)> = self.arena[l0..l1]
                 .iter()
-                .filter(|&&b| {
+                .map(|c| c.b)
+                .filter(|&b| {
                     let (slo, shi) = self.m.span(b as usize);
                     self.offset[b as usize] == NONE && slo >= plo && shi <= phi
                 })
-                .map(|&b| (std::cmp::Reverse(self.preorder_key(b as usize)), b))
+                .map(|b| (std::cmp::Reverse(self.preorder_key(b as usize)), b))
                 .collect();
             if part.is_empty() {
                 continue;
@@ -263,6 +313,7 @@ impl<'a> Search<'a> {
                 });
             }
             let a1 = self.arena.len();
+            drop(part);
             let status = self.search(a0, a1, plo, phi, (base, 0));
             self.arena.truncate(a0);
             if status != Status::Found {
@@ -272,8 +323,17 @@ impl<'a> Search<'a> {
         Status::Found
     }
 
-    /// A node: the unallocated buffers are those of `arena[a0..a1]` not yet placed; the
-    /// next placement must have a (offset, rank) key at or above `min_key`.
+    /// A node: the unallocated buffers are those of the list `arena[a0..a1]` not yet
+    /// placed; the next placement must have a (offset, rank) key at or above `min_key`.
+    ///
+    /// The lists on a path take at most twice the part's size, whatever the depth: a
+    /// node passes its own list on to its children unless more than half of it is
+    /// placed, and only then copies the unplaced rest above the arena's top (so the
+    /// copies on a path shrink geometrically); it tries the children after the first in
+    /// batches of
+    /// [`REST_BATCH`], selected afresh from the list (the floors are as they were at
+    /// entry once a child is undone). The order of the children is (offset, rank), as
+    /// if all were sorted at once.
     fn search(&mut self, a0: usize, a1: usize, lo: u32, hi: u32, min_key: (u64, u32)) -> Status {
         self.nodes += 1;
         if self.nodes > self.limits.nodes
@@ -285,8 +345,11 @@ impl<'a> Search<'a> {
         {
             return Status::Stopped;
         }
-        let start = self.arena.len();
+        // The first candidate in (offset, rank) order by selection (most nodes try one).
+        let floor_key = if self.opt.canonical { min_key } else { (0, 0) };
+        let mut unplaced = 0usize;
         let mut min_height = NONE;
+        let mut first: Option<Cand> = None;
         for i in a0..a1 {
             let c = self.arena[i];
             let b = c.b as usize;
@@ -296,73 +359,105 @@ impl<'a> Search<'a> {
             let f = self.floor[b];
             if f == NONE {
                 // It can never fit: floors only rise.
-                self.arena.truncate(start);
                 self.backtracks += 1;
                 return Status::NotFound;
             }
+            unplaced += 1;
             min_height = min_height.min(f + self.m.size[b]);
-            self.arena.push(Cand {
-                off: f,
-                rank: c.rank,
-                b: c.b,
-            });
-        }
-        let end = self.arena.len();
-        if start == end {
-            return Status::Found;
-        }
-        // Candidates in (offset, rank) order: the first by selection (most nodes try
-        // one), the rest by sorting once.
-        let floor_key = if self.opt.canonical { min_key } else { (0, 0) };
-        let mut first: Option<Cand> = None;
-        for c in &self.arena[start..end] {
-            let k = (c.off, c.rank);
+            let k = (f, c.rank);
             if k >= floor_key && first.is_none_or(|x| k < (x.off, x.rank)) {
-                first = Some(*c);
+                first = Some(Cand { off: f, ..c });
             }
+        }
+        if unplaced == 0 {
+            return Status::Found;
         }
         let Some(first) = first else {
             self.backtracks += 1;
-            self.arena.truncate(start);
             return Status::NotFound;
         };
         if self.opt.dominance && first.off >= min_height {
             self.backtracks += 1;
-            self.arena.truncate(start);
             return Status::NotFound;
         }
-        match self.place_and_recurse(first, start, end, lo, hi) {
-            Status::NotFound => {}
-            s => {
-                self.arena.truncate(start);
-                return s;
-            }
-        }
-        // The other candidates: after the first, below the dominance bound; copied
-        // above the frame (children push theirs above these) and sorted.
-        let after = (first.off, first.rank);
-        let bound = if self.opt.dominance { min_height } else { NONE };
-        for i in start..end {
-            let c = self.arena[i];
-            if (c.off, c.rank) > after && c.off < bound {
-                self.arena.push(c);
-            }
-        }
-        let rest = self.arena.len();
-        self.arena[end..rest].sort_unstable_by_key(|c| (c.off, c.rank));
-        for i in end..rest {
-            let c = self.arena[i];
-            match self.place_and_recurse(c, start, end, lo, hi) {
-                Status::NotFound => {}
-                s => {
-                    self.arena.truncate(start);
-                    return s;
+        let start = self.arena.len();
+        let (l0, l1) = if 2 * unplaced < a1 - a0 {
+            for i in a0..a1 {
+                let c = self.arena[i];
+                if self.offset[c.b as usize] == NONE {
+                    self.arena.push(c);
                 }
             }
-        }
-        self.backtracks += 1;
+            (start, self.arena.len())
+        } else {
+            (a0, a1)
+        };
+        let status = self.children(first, min_height, l0, l1, lo, hi);
         self.arena.truncate(start);
-        Status::NotFound
+        if status == Status::NotFound {
+            self.backtracks += 1;
+        }
+        status
+    }
+
+    /// Tries the children of a node whose list is `arena[l0..l1]`: `first`, then every
+    /// other candidate above it in (offset, rank) order, below the dominance bound
+    /// `min_height`, until one does not fail.
+    fn children(
+        &mut self,
+        first: Cand,
+        min_height: u64,
+        l0: usize,
+        l1: usize,
+        lo: u32,
+        hi: u32,
+    ) -> Status {
+        match self.place_and_recurse(first, l0, l1, lo, hi) {
+            Status::NotFound => {}
+            s => return s,
+        }
+        let key = |c: &Cand| (c.off, c.rank);
+        let bound = if self.opt.dominance { min_height } else { NONE };
+        let mut after = key(&first);
+        loop {
+            let batch = self.arena.len();
+            for i in l0..l1 {
+                let c = self.arena[i];
+                let b = c.b as usize;
+                if self.offset[b] != NONE {
+                    continue;
+                }
+                let off = self.floor[b];
+                if (off, c.rank) > after && off < bound {
+                    self.arena.push(Cand { off, ..c });
+                }
+            }
+            let found = self.arena.len() - batch;
+            if found == 0 {
+                return Status::NotFound;
+            }
+            if found > REST_BATCH {
+                self.arena[batch..].select_nth_unstable_by_key(REST_BATCH - 1, key);
+                self.arena.truncate(batch + REST_BATCH);
+            }
+            self.arena[batch..].sort_unstable_by_key(key);
+            let taken = self.arena.len();
+            for i in batch..taken {
+                let c = self.arena[i];
+                match self.place_and_recurse(c, l0, l1, lo, hi) {
+                    Status::NotFound => {}
+                    s => {
+                        self.arena.truncate(batch);
+                        return s;
+                    }
+                }
+            }
+            after = key(&self.arena[taken - 1]);
+            self.arena.truncate(batch);
+            if found <= REST_BATCH {
+                return Status::NotFound;
+            }
+        }
     }
 
     fn place_and_recurse(&mut self, c: Cand, start: usize, end: usize, lo: u32, hi: u32) -> Status {
@@ -399,9 +494,8 @@ impl<'a> Search<'a> {
         let status = if !self.consistent(lo, hi, c.off, b) {
             Status::NotFound
         } else if !cut_points.is_empty() {
-            let list: Vec<u32> = self.arena[start..end].iter().map(|x| x.b).collect();
             let base = if self.opt.canonical { c.off } else { 0 };
-            self.solve_parts(&list, lo, hi, &cut_points, base)
+            self.solve_parts(start, end, lo, hi, &cut_points, base)
         } else {
             self.search(start, end, lo, hi, (c.off, c.rank + 1))
         };
@@ -438,8 +532,12 @@ impl<'a> Search<'a> {
         // members, which may raise their lowest floor: rescan them.
         for &(slo, shi) in m.runs.get(b) {
             for s in slo as usize..shi as usize {
-                self.sec_trail.push((s as u32, self.sec_floor[s]));
-                self.sec_floor[s] = self.sec_floor[s].max(top);
+                // Only changes go on the trail: it holds O(changes on the path), not
+                // O(sections of every buffer placed).
+                if top > self.sec_floor[s] {
+                    self.sec_trail.push(Saved::new(s, self.sec_floor[s]));
+                    self.sec_floor[s] = top;
+                }
                 self.sec_total[s] -= size;
                 self.set_tree(s);
                 if self.opt.unallocated_floor {
@@ -448,46 +546,51 @@ impl<'a> Search<'a> {
                 }
             }
         }
-        for &u in m.overlaps.get(b) {
-            let u = u as usize;
-            if self.offset[u] != NONE || self.floor[u] >= top {
-                continue;
-            }
-            let old = self.floor[u];
-            self.floor_trail.push((u as u32, old));
-            self.floor[u] = m.fit(u, top, self.cap).unwrap_or(NONE);
-            if self.opt.unallocated_floor {
-                for &(slo, shi) in m.runs.get(u) {
-                    for s in slo..shi {
-                        // Invariant: a section's level is max(placed top, lowest
-                        // unallocated floor) exactly. When `u` was above the level it
-                        // was not the lowest, and the level stays.
-                        if old <= self.sec_floor[s as usize]
-                            && self.stamp[s as usize] != self.generation
-                        {
-                            self.stamp[s as usize] = self.generation;
-                            self.affected.push(s);
-                        }
-                    }
-                }
-            }
-        }
+        m.for_each_overlap(b, |u| self.lift(u as usize, top));
         if self.opt.unallocated_floor {
             for i in 0..self.affected.len() {
                 let s = self.affected[i] as usize;
                 let level = self.sec_floor[s];
                 let mut low = NONE;
-                for &u in m.members.get(s) {
-                    if self.offset[u as usize] == NONE {
-                        low = low.min(self.floor[u as usize]);
-                        if low <= level {
-                            break; // The level cannot rise.
-                        }
+                let (offset, floor) = (&self.offset, &self.floor);
+                m.for_each_member(s, |u| {
+                    if offset[u as usize] == NONE {
+                        low = low.min(floor[u as usize]);
                     }
-                }
+                    low > level // Else the level cannot rise.
+                });
                 if low != NONE && low > self.sec_floor[s] {
-                    self.sec_trail.push((s as u32, self.sec_floor[s]));
+                    self.sec_trail.push(Saved::new(s, self.sec_floor[s]));
                     self.sec_floor[s] = low;
+                }
+            }
+        }
+    }
+
+    /// Lifts the floor of the unplaced buffer `u`, live with a buffer just placed whose
+    /// top is at `top` (nothing when `u` is placed, or its floor already clears `top`),
+    /// and marks the sections whose level may rise for [`Search::propagate`].
+    #[inline]
+    fn lift(&mut self, u: usize, top: u64) {
+        let m = self.m;
+        if self.offset[u] != NONE || self.floor[u] >= top {
+            return;
+        }
+        let old = self.floor[u];
+        self.floor_trail.push(Saved::new(u, old));
+        self.floor[u] = m.fit(u, top, self.cap).unwrap_or(NONE);
+        if self.opt.unallocated_floor {
+            for &(slo, shi) in m.runs.get(u) {
+                for s in slo..shi {
+                    // Invariant: a section's level is max(placed top, lowest
+                    // unallocated floor) exactly. When `u` was above the level it
+                    // was not the lowest, and the level stays.
+                    if old <= self.sec_floor[s as usize]
+                        && self.stamp[s as usize] != self.generation
+                    {
+                        self.stamp[s as usize] = self.generation;
+                        self.affected.push(s);
+                    }
                 }
             }
         }
@@ -499,8 +602,8 @@ impl<'a> Search<'a> {
         let m = self.m;
         let size = m.size[b];
         while self.sec_trail.len() > sec_mark {
-            let (s, v) = self.sec_trail.pop().expect("non-empty");
-            self.sec_floor[s as usize] = v;
+            let (s, v) = self.sec_trail.pop().expect("non-empty").get();
+            self.sec_floor[s] = v;
         }
         for &(slo, shi) in m.runs.get(b) {
             for s in slo as usize..shi as usize {
@@ -509,8 +612,8 @@ impl<'a> Search<'a> {
             }
         }
         while self.floor_trail.len() > floor_mark {
-            let (u, v) = self.floor_trail.pop().expect("non-empty");
-            self.floor[u as usize] = v;
+            let (u, v) = self.floor_trail.pop().expect("non-empty").get();
+            self.floor[u] = v;
         }
     }
 
