@@ -9,9 +9,16 @@ use memplan::fuzzing::{targets, ByteSource};
 
 /// Runs `body` on random byte strings (up to `max_len` long) until `budget` is spent or
 /// `max_cases` have run; returns how many ran.
+///
+/// `FUZZ_SMOKE_SECONDS=S` (a longer local stress run) gives each body S seconds and no
+/// case cap; `FUZZ_SMOKE_SEED=K` shifts the seeds, so that a new run sees new bytes.
 fn smoke(name: &str, seed: u64, max_len: usize, body: fn(&[u8])) -> usize {
-    let budget = Duration::from_secs(2);
-    let max_cases = 20_000;
+    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+    let (budget, max_cases) = match env("FUZZ_SMOKE_SECONDS") {
+        Some(s) => (Duration::from_secs(s), usize::MAX),
+        None => (Duration::from_secs(2), 20_000),
+    };
+    let seed = seed.wrapping_add(env("FUZZ_SMOKE_SEED").unwrap_or(0));
     let started = Instant::now();
     let mut src = ByteSource::new(seed);
     let mut cases = 0;
@@ -23,6 +30,12 @@ fn smoke(name: &str, seed: u64, max_len: usize, body: fn(&[u8])) -> usize {
             "{name} failed on case {cases} (seed {seed}); bytes: {bytes:?}"
         );
         cases += 1;
+    }
+    if std::env::var_os("FUZZ_SMOKE_SECONDS").is_some() {
+        eprintln!(
+            "{name}: {cases} cases in {:.0?} (seed {seed})",
+            started.elapsed()
+        );
     }
     cases
 }

@@ -51,6 +51,9 @@ pub(super) fn run(
         if !unfinished || best.proved_infeasible || budget.strict().exhausted() {
             break;
         }
+        if budget.too_short_for_setup(problem.len()) {
+            break;
+        }
         if step == Planner::Exact && run_exact {
             exact_step(problem, options, lower_bound, budget, threads, best);
         }

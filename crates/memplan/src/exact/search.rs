@@ -75,6 +75,16 @@ pub(crate) enum Status {
 /// 0.05 s limit by 0.3 s); a clock read costs tens of nanoseconds.
 const POLL_EVERY: u64 = 16;
 
+/// Trail entries (both trails together) a search may hold beyond [`TRAIL_PER_BUFFER`]
+/// per buffer: 2^21 entries, 24 MiB. A dive that needs more stops, as at the node limit
+/// (the probe is unknown), so that the search's memory is bounded by the instance and not
+/// by the budget: on iopddl-S (43M overlapping pairs) a 60 s search otherwise held
+/// hundreds of megabytes of trail per thread. The trails' length depends only on the
+/// search path, so the stop is deterministic.
+const TRAIL_BASE: usize = 1 << 21;
+/// See [`TRAIL_BASE`].
+const TRAIL_PER_BUFFER: usize = 8;
+
 /// How many children after the first a node selects at a time (see [`Search::search`]).
 const REST_BATCH: usize = 64;
 
@@ -136,6 +146,8 @@ pub(crate) struct Search<'a> {
     cuts: Vec<u32>,
     floor_trail: Vec<Saved>,
     sec_trail: Vec<Saved>,
+    /// The most trail entries a dive may hold ([`TRAIL_BASE`]).
+    trail_cap: usize,
     stamp: Vec<u32>,
     generation: u32,
     affected: Vec<u32>,
@@ -208,6 +220,7 @@ impl<'a> Search<'a> {
             cuts,
             floor_trail: Vec::new(),
             sec_trail: Vec::new(),
+            trail_cap: TRAIL_BASE.saturating_add(TRAIL_PER_BUFFER.saturating_mul(n)),
             stamp: vec![0; s],
             generation: 0,
             affected: Vec::new(),
@@ -342,6 +355,7 @@ impl<'a> Search<'a> {
                 .race
                 .is_some_and(|r| self.nodes > r.load(Ordering::Relaxed))
             || (self.nodes.is_multiple_of(POLL_EVERY) && self.should_stop())
+            || self.floor_trail.len() + self.sec_trail.len() > self.trail_cap
         {
             return Status::Stopped;
         }

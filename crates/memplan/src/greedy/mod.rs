@@ -272,7 +272,7 @@ fn race(
         }
         let own = if k == 0 { &first } else { budget };
         let stop = || done_at.load(Ordering::Relaxed) < k || own.exhausted();
-        if stop() {
+        if stop() || (k > 0 && budget.too_short_for_setup(problem.len())) {
             continue;
         }
         let (order, fit) = planners[k];
