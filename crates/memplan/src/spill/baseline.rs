@@ -14,7 +14,7 @@
 //! No un-spilling, no insertion into free windows, no improvement: those are the
 //! planner's techniques, and what the comparison measures.
 
-use super::heuristic::{cover_overloads_by, events, repair, Solution, Start};
+use super::heuristic::{cover_overloads_by, events, load_steps, repair, Solution, Start};
 use super::model::{Decision, SpillModel};
 use super::place::{Effort, LifetimeIndex, Placement, Placer};
 use super::SpillBaseline;
@@ -82,19 +82,8 @@ fn found(model: &SpillModel<'_>, spilled: Vec<bool>, offsets: Vec<crate::types::
 fn live_at_peak(model: &SpillModel<'_>, spilled: &[bool]) -> Vec<usize> {
     let bufs = model.problem.buffers();
     let ev = events(model, spilled);
-    let (mut load, mut best, mut at) = (0u64, 0u64, 0u64);
-    let mut k = 0;
-    while k < ev.len() {
-        let t = ev[k].0;
-        while k < ev.len() && ev[k].0 == t {
-            let size = bufs[ev[k].2 as usize].size.0;
-            if ev[k].1 == 1 {
-                load += size;
-            } else {
-                load -= size;
-            }
-            k += 1;
-        }
+    let (mut best, mut at) = (0u64, 0u64);
+    for (t, load) in load_steps(model, &ev) {
         if load > best {
             (best, at) = (load, t);
         }

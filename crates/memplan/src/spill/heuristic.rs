@@ -234,6 +234,27 @@ pub(crate) fn events(model: &SpillModel<'_>, spilled: &[bool]) -> Vec<(u64, u8, 
     ev
 }
 
+/// The kept load from each event time of `ev` (see [`events`]) to the next.
+pub(crate) fn load_steps(model: &SpillModel<'_>, ev: &[(u64, u8, u32)]) -> Vec<(u64, u64)> {
+    let bufs = model.problem.buffers();
+    let mut steps = Vec::new();
+    let (mut load, mut k) = (0u64, 0);
+    while k < ev.len() {
+        let t = ev[k].0;
+        while k < ev.len() && ev[k].0 == t {
+            let size = bufs[ev[k].2 as usize].size.0;
+            if ev[k].1 == 1 {
+                load += size;
+            } else {
+                load -= size;
+            }
+            k += 1;
+        }
+        steps.push((t, load));
+    }
+    steps
+}
+
 /// For each buffer, the time during which it is live and the kept load exceeds the
 /// capacity (0 for spilled ones).
 pub(crate) fn overload_time(
@@ -244,21 +265,10 @@ pub(crate) fn overload_time(
     let bufs = model.problem.buffers();
     // (time, overloaded time from the first event to it)
     let mut marks: Vec<(u64, u64)> = Vec::new();
-    let (mut load, mut acc, mut prev) = (0u64, 0u64, None::<(u64, bool)>);
-    let mut k = 0;
-    while k < ev.len() {
-        let t = ev[k].0;
+    let (mut acc, mut prev) = (0u64, None::<(u64, bool)>);
+    for (t, load) in load_steps(model, ev) {
         if let Some((pt, over)) = prev {
             acc += if over { t - pt } else { 0 };
-        }
-        while k < ev.len() && ev[k].0 == t {
-            let size = bufs[ev[k].2 as usize].size.0;
-            if ev[k].1 == 1 {
-                load += size;
-            } else {
-                load -= size;
-            }
-            k += 1;
         }
         marks.push((t, acc));
         prev = Some((t, load > model.capacity));
