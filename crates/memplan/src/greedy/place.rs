@@ -137,19 +137,37 @@ fn mean_conflicts(problem: &Problem, sequence: &[u32]) -> u64 {
     total / chosen.len().max(1) as u64
 }
 
-/// [`place_sequence`] for a sweepable sequence ([`sweepable`]).
-fn place_by_sweep(
+/// What a kernel keeps of the placed buffers: where the next one goes, and the record
+/// of each placement. [`place_with`] runs the loop every kernel shares.
+trait Placed {
+    /// The offset `fit` picks for buffer `i` (not fixed, not placed yet).
+    fn choose(&mut self, i: usize, fit: Fit) -> u64;
+    /// Records buffer `i` at `[offset, top)`: the fixed buffers first, then each chosen.
+    fn record(&mut self, i: usize, offset: u64, top: u64);
+}
+
+/// The loop of [`place_sequence`] over a kernel: fixed buffers at their offsets, then
+/// each buffer of `sequence` where the kernel chooses, polling `stop` and re-reading
+/// `bound` every `poll_every` placements.
+fn place_with(
     problem: &Problem,
     sequence: &[u32],
     fit: Fit,
     poll_every: usize,
     stop: &dyn Fn() -> bool,
     bound: Option<&dyn Fn() -> u64>,
+    kernel: &mut impl Placed,
 ) -> Result<(Vec<u64>, u64), Halted> {
     let bufs = problem.buffers();
     let mut offset = vec![UNPLACED; bufs.len()];
     let mut height = 0u64;
-    let mut live = Sweep::new(fit);
+    for (i, b) in bufs.iter().enumerate() {
+        if let Some(o) = b.fixed_offset {
+            offset[i] = o.0;
+            height = height.max(o.0 + b.size.0);
+            kernel.record(i, o.0, o.0 + b.size.0);
+        }
+    }
     let mut limit = u64::MAX;
     for (k, &i) in sequence.iter().enumerate() {
         if k % poll_every == 0 {
@@ -160,18 +178,50 @@ fn place_by_sweep(
                 limit = bound();
             }
         }
-        let b = &bufs[i as usize];
-        live.expire(b.lifetime.start.0);
-        let o = live.choose(b.size.0, b.alignment.0);
-        let top = o + b.size.0;
+        let i = i as usize;
+        debug_assert!(bufs[i].fixed_offset.is_none());
+        let o = kernel.choose(i, fit);
+        let top = o + bufs[i].size.0;
         if top > limit {
             return Err(Halted::OverBound);
         }
         height = height.max(top);
-        offset[i as usize] = o;
-        live.insert((o, top), b.lifetime.end.0);
+        offset[i] = o;
+        kernel.record(i, o, top);
     }
     Ok((offset, height))
+}
+
+/// [`place_sequence`] for a sweepable sequence ([`sweepable`]): no buffer is fixed, and
+/// the buffers that conflict with the next one are those live at its start.
+fn place_by_sweep(
+    problem: &Problem,
+    sequence: &[u32],
+    fit: Fit,
+    poll_every: usize,
+    stop: &dyn Fn() -> bool,
+    bound: Option<&dyn Fn() -> u64>,
+) -> Result<(Vec<u64>, u64), Halted> {
+    struct Swept<'p> {
+        problem: &'p Problem,
+        live: Sweep,
+    }
+    impl Placed for Swept<'_> {
+        fn choose(&mut self, i: usize, _fit: Fit) -> u64 {
+            let b = &self.problem.buffers()[i];
+            self.live.expire(b.lifetime.start.0);
+            self.live.choose(b.size.0, b.alignment.0)
+        }
+        fn record(&mut self, i: usize, offset: u64, top: u64) {
+            let end = self.problem.buffers()[i].lifetime.end.0;
+            self.live.insert((offset, top), end);
+        }
+    }
+    let mut kernel = Swept {
+        problem,
+        live: Sweep::new(fit),
+    };
+    place_with(problem, sequence, fit, poll_every, stop, bound, &mut kernel)
 }
 
 /// [`place_sequence`] with the union of the occupied addresses over each buffer's live
@@ -185,10 +235,31 @@ fn place_by_occupancy(
     stop: &dyn Fn() -> bool,
     bound: Option<&dyn Fn() -> u64>,
 ) -> Result<(Vec<u64>, u64), Halted> {
+    struct Occupied<'p> {
+        problem: &'p Problem,
+        occupancy: occupancy::Occupancy,
+        scratch: occupancy::UnionScratch,
+        taken: Vec<(u64, u64)>,
+    }
+    impl Placed for Occupied<'_> {
+        fn choose(&mut self, i: usize, fit: Fit) -> u64 {
+            let b = &self.problem.buffers()[i];
+            let mut runs = Vec::new();
+            for s in b.live_segments() {
+                self.occupancy.runs(s.start.0, s.end.0, &mut runs);
+            }
+            occupancy::union_of_runs(&runs, &mut self.scratch, &mut self.taken);
+            choose_offset(&self.taken, b.size.0, b.alignment.0, fit)
+        }
+        fn record(&mut self, i: usize, offset: u64, top: u64) {
+            for s in self.problem.buffers()[i].live_segments() {
+                self.occupancy.insert(s.start.0, s.end.0, offset, top);
+            }
+        }
+    }
     let bufs = problem.buffers();
-    let mut offset = vec![UNPLACED; bufs.len()];
     let fixed = || bufs.iter().filter(|b| b.fixed_offset.is_some());
-    let mut occupancy = occupancy::Occupancy::new(
+    let occupancy = occupancy::Occupancy::new(
         sequence
             .iter()
             .map(|&i| &bufs[i as usize])
@@ -196,47 +267,13 @@ fn place_by_occupancy(
             .flat_map(|b| b.live_segments().map(|s| s.start.0))
             .collect(),
     );
-    let mut height = 0u64;
-    for (i, b) in bufs.iter().enumerate() {
-        if let Some(o) = b.fixed_offset {
-            offset[i] = o.0;
-            height = height.max(o.0 + b.size.0);
-            for s in b.live_segments() {
-                occupancy.insert(s.start.0, s.end.0, o.0, o.0 + b.size.0);
-            }
-        }
-    }
-    let mut limit = u64::MAX;
-    let mut taken: Vec<(u64, u64)> = Vec::new();
-    let mut scratch = occupancy::UnionScratch::default();
-    for (k, &i) in sequence.iter().enumerate() {
-        if k % poll_every == 0 {
-            if stop() {
-                return Err(Halted::Stopped);
-            }
-            if let Some(bound) = bound {
-                limit = bound();
-            }
-        }
-        let b = &bufs[i as usize];
-        debug_assert!(b.fixed_offset.is_none());
-        let mut runs = Vec::new();
-        for s in b.live_segments() {
-            occupancy.runs(s.start.0, s.end.0, &mut runs);
-        }
-        occupancy::union_of_runs(&runs, &mut scratch, &mut taken);
-        let o = choose_offset(&taken, b.size.0, b.alignment.0, fit);
-        let top = o + b.size.0;
-        if top > limit {
-            return Err(Halted::OverBound);
-        }
-        height = height.max(top);
-        offset[i as usize] = o;
-        for s in b.live_segments() {
-            occupancy.insert(s.start.0, s.end.0, o, top);
-        }
-    }
-    Ok((offset, height))
+    let mut kernel = Occupied {
+        problem,
+        occupancy,
+        scratch: occupancy::UnionScratch::default(),
+        taken: Vec::new(),
+    };
+    place_with(problem, sequence, fit, poll_every, stop, bound, &mut kernel)
 }
 
 /// [`place_sequence`] with the conflicting placed buffers from a [`TimeIndex`]: the
@@ -249,60 +286,56 @@ fn place_by_index(
     stop: &dyn Fn() -> bool,
     bound: Option<&dyn Fn() -> u64>,
 ) -> Result<(Vec<u64>, u64), Halted> {
+    struct Indexed<'p> {
+        problem: &'p Problem,
+        /// Hot data, in one array: (offset, end address) of placed buffers.
+        span: Vec<(u64, u64)>,
+        /// The placed buffers only.
+        index: TimeIndex,
+        any_gaps: bool,
+        /// The highest address used so far: while it is below 2^32, spans sort as u64s.
+        height: u64,
+        taken: Vec<(u64, u64)>,
+        scratch: SpanScratch,
+    }
+    impl Placed for Indexed<'_> {
+        fn choose(&mut self, i: usize, fit: Fit) -> u64 {
+            let bufs = self.problem.buffers();
+            let b = &bufs[i];
+            let (span, taken) = (&self.span, &mut self.taken);
+            taken.clear();
+            if self.any_gaps {
+                self.index.for_each_overlapping(b.lifetime, |j| {
+                    let other = &bufs[j as usize];
+                    if (b.gaps.is_empty() && other.gaps.is_empty()) || b.live_together(other) {
+                        taken.push(span[j as usize]);
+                    }
+                });
+            } else {
+                self.index
+                    .for_each_overlapping(b.lifetime, |j| taken.push(span[j as usize]));
+            }
+            sort_spans(taken, &mut self.scratch, self.height <= u32::MAX as u64);
+            choose_offset(taken, b.size.0, b.alignment.0, fit)
+        }
+        fn record(&mut self, i: usize, offset: u64, top: u64) {
+            self.span[i] = (offset, top);
+            self.height = self.height.max(top);
+            let end = self.problem.buffers()[i].lifetime.end.0;
+            self.index.insert(i as u32, end);
+        }
+    }
     let bufs = problem.buffers();
-    let mut offset = vec![UNPLACED; bufs.len()];
-    // Hot data, in one array: (offset, end address) of placed buffers.
-    let mut span = vec![(0u64, 0u64); bufs.len()];
-    // The index holds placed buffers only.
-    let mut index = TimeIndex::new_empty(problem);
-    // The highest address used so far: while it is below 2^32, spans sort as u64s.
-    let mut height = 0u64;
-    for (i, b) in bufs.iter().enumerate() {
-        if let Some(o) = b.fixed_offset {
-            offset[i] = o.0;
-            span[i] = (o.0, o.0 + b.size.0);
-            height = height.max(o.0 + b.size.0);
-            index.insert(i as u32, b.lifetime.end.0);
-        }
-    }
-    let any_gaps = bufs.iter().any(|b| !b.gaps.is_empty());
-    let mut limit = u64::MAX;
-    let mut taken: Vec<(u64, u64)> = Vec::new();
-    let mut scratch = SpanScratch::default();
-    for (k, &i) in sequence.iter().enumerate() {
-        if k % poll_every == 0 {
-            if stop() {
-                return Err(Halted::Stopped);
-            }
-            if let Some(bound) = bound {
-                limit = bound();
-            }
-        }
-        let b = &bufs[i as usize];
-        debug_assert!(b.fixed_offset.is_none());
-        taken.clear();
-        if any_gaps {
-            index.for_each_overlapping(b.lifetime, |j| {
-                let other = &bufs[j as usize];
-                if (b.gaps.is_empty() && other.gaps.is_empty()) || b.live_together(other) {
-                    taken.push(span[j as usize]);
-                }
-            });
-        } else {
-            index.for_each_overlapping(b.lifetime, |j| taken.push(span[j as usize]));
-        }
-        sort_spans(&mut taken, &mut scratch, height <= u32::MAX as u64);
-        let o = choose_offset(&taken, b.size.0, b.alignment.0, fit);
-        let top = o + b.size.0;
-        if top > limit {
-            return Err(Halted::OverBound);
-        }
-        height = height.max(top);
-        offset[i as usize] = o;
-        span[i as usize] = (o, top);
-        index.insert(i, b.lifetime.end.0);
-    }
-    Ok((offset, height))
+    let mut kernel = Indexed {
+        problem,
+        span: vec![(0, 0); bufs.len()],
+        index: TimeIndex::new_empty(problem),
+        any_gaps: bufs.iter().any(|b| !b.gaps.is_empty()),
+        height: 0,
+        taken: Vec::new(),
+        scratch: SpanScratch::default(),
+    };
+    place_with(problem, sequence, fit, poll_every, stop, bound, &mut kernel)
 }
 
 /// Whether [`place_sequence`] can sweep: `sequence` is in start order and no buffer is
