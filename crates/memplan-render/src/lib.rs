@@ -418,6 +418,24 @@ struct Rect {
     h: f64,
 }
 
+/// Buffer `b` at `offset`: its live segments in the window `[t0, t1)` as pixel
+/// rectangles.
+fn rects(sc: &Scale, (t0, t1): (u64, u64), b: &Buffer, offset: u64) -> Vec<Rect> {
+    let y_top = sc.y(offset + b.size.get());
+    let h = b.size.get() as f64 * sc.sy;
+    b.live_segments()
+        .filter_map(|s| {
+            let (lo, hi) = (s.start.get().max(t0), s.end.get().min(t1));
+            (lo < hi).then(|| Rect {
+                x: sc.x(lo),
+                y: y_top,
+                w: (hi - lo) as f64 * sc.sx,
+                h,
+            })
+        })
+        .collect()
+}
+
 /// Draws the buffers live in the window `[t0, t1)`, clipped to it; true when some were
 /// merged. Highlighted buffers are drawn one by one, last, outlined; the others fade.
 fn buffers(
@@ -428,23 +446,6 @@ fn buffers(
     offsets: &[u64],
     pic: &Picture,
 ) -> bool {
-    // Each buffer's live segments in the window as pixel rectangles.
-    let rects = |i: usize| -> Vec<Rect> {
-        let b = &bufs[i];
-        let y_top = sc.y(offsets[i] + b.size.get());
-        let h = b.size.get() as f64 * sc.sy;
-        b.live_segments()
-            .filter_map(|s| {
-                let (lo, hi) = (s.start.get().max(t0), s.end.get().min(t1));
-                (lo < hi).then(|| Rect {
-                    x: sc.x(lo),
-                    y: y_top,
-                    w: (hi - lo) as f64 * sc.sx,
-                    h,
-                })
-            })
-            .collect()
-    };
     let visible = |b: &Buffer| b.lifetime.start.get() < t1 && b.lifetime.end.get() > t0;
     let area = |i: usize| {
         let b = &bufs[i];
@@ -469,43 +470,82 @@ fn buffers(
     } else {
         r#" opacity="0.35""#
     };
-
-    // Small buffers: painted into a pixel grid, merged into rectangles.
     if !merged.is_empty() {
-        let gw = sc.plot_w.ceil() as usize;
-        let gh = sc.plot_h.ceil() as usize;
-        let mut grid = vec![false; gw * gh];
+        let mut grid = Grid::new(sc);
         for &i in merged {
-            for r in rects(i) {
-                let cx0 = ((r.x - LEFT).floor().max(0.0) as usize).min(gw - 1);
-                let cx1 = ((r.x + r.w - LEFT).ceil() as usize).clamp(cx0 + 1, gw);
-                let cy0 = ((r.y - TOP).floor().max(0.0) as usize).min(gh - 1);
-                let cy1 = ((r.y + r.h - TOP).ceil() as usize).clamp(cy0 + 1, gh);
-                for row in cy0..cy1 {
-                    grid[row * gw + cx0..row * gw + cx1].fill(true);
-                }
+            for r in rects(sc, (t0, t1), &bufs[i], offsets[i]) {
+                grid.paint(&r);
             }
         }
+        let (path, pieces) = grid.to_path();
+        let _ = writeln!(
+            svg,
+            r##"<path d="{path}" fill="#7f8c9b"{fade}><title>{} smaller buffers, merged ({} shapes): each is too small to draw alone</title></path>"##,
+            thousands(merged.len() as u64),
+            thousands(pieces as u64)
+        );
+    }
+    // Large buffers: one rectangle each. Then the highlighted ones, on top.
+    let mut sorted: Vec<usize> = detailed.to_vec();
+    sorted.sort_unstable();
+    let lit_ones = (0..bufs.len()).filter(|&i| lit(i) && visible(&bufs[i]));
+    for (i, on) in sorted
+        .into_iter()
+        .map(|i| (i, false))
+        .chain(lit_ones.map(|i| (i, true)))
+    {
+        let rs = rects(sc, (t0, t1), &bufs[i], offsets[i]);
+        let note = pic
+            .notes
+            .as_ref()
+            .and_then(|n| n.get(i))
+            .map(String::as_str);
+        let dim = if on { "" } else { fade };
+        one_buffer(svg, i, &bufs[i], offsets[i], note, &rs, on, dim);
+    }
+    !merged.is_empty()
+}
+
+/// Small buffers, painted into a pixel grid over the plot.
+struct Grid {
+    cells: Vec<bool>,
+    w: usize,
+    h: usize,
+}
+
+impl Grid {
+    fn new(sc: &Scale) -> Grid {
+        let (w, h) = (sc.plot_w.ceil() as usize, sc.plot_h.ceil() as usize);
+        Grid {
+            cells: vec![false; w * h],
+            w,
+            h,
+        }
+    }
+
+    /// Marks every cell the rectangle touches.
+    fn paint(&mut self, r: &Rect) {
+        let (gw, gh) = (self.w, self.h);
+        let cx0 = ((r.x - LEFT).floor().max(0.0) as usize).min(gw - 1);
+        let cx1 = ((r.x + r.w - LEFT).ceil() as usize).clamp(cx0 + 1, gw);
+        let cy0 = ((r.y - TOP).floor().max(0.0) as usize).min(gh - 1);
+        let cy1 = ((r.y + r.h - TOP).ceil() as usize).clamp(cy0 + 1, gh);
+        for row in cy0..cy1 {
+            self.cells[row * gw + cx0..row * gw + cx1].fill(true);
+        }
+    }
+
+    /// The marked cells as one SVG path of rectangles (runs of a row stacked while the
+    /// rows below repeat them), and the number of rectangles.
+    fn to_path(&self) -> (String, usize) {
+        let (gw, gh) = (self.w, self.h);
         let mut path = String::new();
         let mut open: HashMap<(usize, usize), (usize, usize)> = HashMap::new(); // run -> (row0, rows)
         let mut pieces = 0usize;
-        let mut flush =
-            |path: &mut String, (x, len): (usize, usize), (row0, rows): (usize, usize)| {
-                let _ = write!(
-                    path,
-                    "M{} {}h{}v{}h-{}z",
-                    LEFT + x as f64,
-                    TOP + row0 as f64,
-                    len,
-                    rows,
-                    len
-                );
-                pieces += 1;
-            };
         for row in 0..=gh {
             let mut runs: Vec<(usize, usize)> = Vec::new();
             if row < gh {
-                let cells = &grid[row * gw..(row + 1) * gw];
+                let cells = &self.cells[row * gw..(row + 1) * gw];
                 let mut x = 0;
                 while x < gw {
                     if cells[x] {
@@ -526,81 +566,78 @@ fn buffers(
             }
             let mut closed: Vec<_> = open.drain().collect();
             closed.sort_unstable();
-            for (run, span) in closed {
-                flush(&mut path, run, span);
+            for ((x, len), (row0, rows)) in closed {
+                let _ = write!(
+                    path,
+                    "M{} {}h{}v{}h-{}z",
+                    LEFT + x as f64,
+                    TOP + row0 as f64,
+                    len,
+                    rows,
+                    len
+                );
+                pieces += 1;
             }
             open = next;
         }
-        let _ = writeln!(
-            svg,
-            r##"<path d="{path}" fill="#7f8c9b"{fade}><title>{} smaller buffers, merged ({} shapes): each is too small to draw alone</title></path>"##,
-            thousands(merged.len() as u64),
-            thousands(pieces as u64)
-        );
+        (path, pieces)
     }
+}
 
-    // Large buffers: one rectangle each, with a tooltip; their id when it fits. Then the
-    // highlighted ones, on top.
-    let mut sorted: Vec<usize> = detailed.to_vec();
-    sorted.sort_unstable();
-    let lit_ones: Vec<usize> = (0..bufs.len())
-        .filter(|&i| lit(i) && visible(&bufs[i]))
-        .collect();
-    for (i, on) in sorted
-        .into_iter()
-        .map(|i| (i, false))
-        .chain(lit_ones.into_iter().map(|i| (i, true)))
-    {
-        let rs = rects(i);
-        let note = pic
-            .notes
-            .as_ref()
-            .and_then(|n| n.get(i))
-            .map(String::as_str);
-        let title = tooltip(&bufs[i], offsets[i], note);
-        let stroke = if on {
-            r##" stroke="#000" stroke-width="2.5""##
-        } else if rs.iter().all(|r| r.w >= 4.0 && r.h >= 4.0) {
-            r##" stroke="#333" stroke-width="0.6""##
-        } else {
-            ""
-        };
-        let fill = colour(i);
-        let dim = if on { "" } else { fade };
+/// One large buffer `b` (index `i`, at `offset`): its rectangles `rs` with a tooltip,
+/// outlined when highlighted (`on`), its id when it fits; `dim` fades it.
+#[allow(clippy::too_many_arguments)]
+fn one_buffer(
+    svg: &mut String,
+    i: usize,
+    b: &Buffer,
+    offset: u64,
+    note: Option<&str>,
+    rs: &[Rect],
+    on: bool,
+    dim: &str,
+) {
+    let title = tooltip(b, offset, note);
+    let stroke = if on {
+        r##" stroke="#000" stroke-width="2.5""##
+    } else if rs.iter().all(|r| r.w >= 4.0 && r.h >= 4.0) {
+        r##" stroke="#333" stroke-width="0.6""##
+    } else {
+        ""
+    };
+    let fill = colour(i);
+    let _ = write!(
+        svg,
+        r#"<g fill="{fill}"{stroke}{dim}><title>{title}</title>"#
+    );
+    for r in rs {
         let _ = write!(
             svg,
-            r#"<g fill="{fill}"{stroke}{dim}><title>{title}</title>"#
+            r#"<rect x="{:.2}" y="{:.2}" width="{:.2}" height="{:.2}"/>"#,
+            r.x,
+            r.y,
+            r.w.max(0.5),
+            r.h.max(0.5)
         );
-        for r in &rs {
+    }
+    let widest = rs.iter().copied().fold(None::<Rect>, |best, r| match best {
+        Some(b) if b.w >= r.w => Some(b),
+        _ => Some(r),
+    });
+    if let Some(r) = widest {
+        let id = &b.id;
+        let fits = r.w >= 7.0 * id.chars().count() as f64 + 6.0 && r.h >= 14.0;
+        if fits {
             let _ = write!(
                 svg,
-                r#"<rect x="{:.2}" y="{:.2}" width="{:.2}" height="{:.2}"/>"#,
-                r.x,
-                r.y,
-                r.w.max(0.5),
-                r.h.max(0.5)
+                r##"<text x="{:.1}" y="{:.1}" fill="#111" stroke="none" font-size="11" text-anchor="middle" dominant-baseline="central">{}</text>"##,
+                r.x + r.w / 2.0,
+                r.y + r.h / 2.0,
+                escape(id)
             );
         }
-        let widest = rs.iter().copied().fold(None::<Rect>, |best, r| match best {
-            Some(b) if b.w >= r.w => Some(b),
-            _ => Some(r),
-        });
-        if let Some(r) = widest {
-            let id = &bufs[i].id;
-            let fits = r.w >= 7.0 * id.chars().count() as f64 + 6.0 && r.h >= 14.0;
-            if fits {
-                let _ = write!(
-                    svg,
-                    r##"<text x="{:.1}" y="{:.1}" fill="#111" stroke="none" font-size="11" text-anchor="middle" dominant-baseline="central">{}</text>"##,
-                    r.x + r.w / 2.0,
-                    r.y + r.h / 2.0,
-                    escape(id)
-                );
-            }
-        }
-        svg.push_str("</g>\n");
     }
-    !merged.is_empty()
+    svg.push_str("</g>\n");
 }
 
 /// The load panel: bytes live at each time as a filled area, reduced to the largest load

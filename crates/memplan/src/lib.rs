@@ -60,6 +60,7 @@ pub mod io;
 mod options;
 mod outcome;
 mod report;
+mod sections;
 pub mod shared_objects;
 pub mod spill;
 pub mod telamalloc;

@@ -1,4 +1,26 @@
 pub use crate::generate::{generate_model_like, GenOptions};
 pub use crate::generate_dense::{generate_dense_trace, DenseGenOptions};
+pub use crate::greedy::repair::RepairStats;
+pub use crate::telamalloc::measure::{rounds_alone as telamalloc_rounds_alone, RoundRun};
 pub use crate::telamalloc::microbench::{generate_microbenchmark, MicrobenchKind};
 pub use crate::tiles::generate::{generate_tiled, Layout, TiledGenOptions};
+
+/// Lowers the height of the valid plan `offsets` (one per buffer, in problem order) with
+/// at most `moves` moves of the peak repair that polishes boxing's plans, stopping at
+/// `floor`; seeded, unbounded in time. For `benches/polish.rs`.
+pub fn polish(
+    problem: &crate::Problem,
+    offsets: &mut [u64],
+    moves: u64,
+    seed: u64,
+    floor: u64,
+) -> RepairStats {
+    crate::greedy::repair::lower_peak(
+        problem,
+        offsets,
+        moves,
+        seed,
+        floor,
+        &crate::budget::Budget::unlimited(),
+    )
+}

@@ -56,6 +56,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::model::Model;
 use super::{ExactOptions, Preorder};
 use crate::budget::Budget;
+use crate::sections::Crossings;
 
 const NONE: u64 = u64::MAX;
 
@@ -143,7 +144,7 @@ pub(crate) struct Search<'a> {
     /// Max-tree over `sec_total` (leaves at `leaves..2 * leaves`), for the monotonic floor.
     total_tree: Vec<u64>,
     leaves: usize,
-    cuts: Vec<u32>,
+    cuts: Crossings,
     floor_trail: Vec<Saved>,
     sec_trail: Vec<Saved>,
     /// The most trail entries a dive may hold ([`TRAIL_BASE`]).
@@ -169,13 +170,13 @@ impl<'a> Search<'a> {
         limits: Limits<'a>,
     ) -> Search<'a> {
         let n = m.len();
-        let s = m.sections;
+        let s = m.sections.len();
         let floor: Vec<u64> = (0..n).map(|b| m.fit(b, 0, cap).unwrap_or(NONE)).collect();
         let mut sec_total = vec![0u64; s];
         let mut sec_floor = vec![0u64; s];
         for (sec, (total, fl)) in sec_total.iter_mut().zip(&mut sec_floor).enumerate() {
             let mut low = NONE;
-            m.for_each_member(sec, |b| {
+            m.sections.for_each_member(sec, |b| {
                 *total += m.size[b as usize];
                 low = low.min(floor[b as usize]);
                 true
@@ -190,21 +191,16 @@ impl<'a> Search<'a> {
         for i in (1..leaves).rev() {
             total_tree[i] = total_tree[2 * i].max(total_tree[2 * i + 1]);
         }
-        let mut cuts = vec![0u32; s.saturating_sub(1)];
-        // Difference array: a span [lo, hi) crosses boundaries lo..hi-1.
-        let mut diff = vec![0i64; s + 1];
-        for b in 0..n {
-            let (lo, hi) = m.span(b);
-            if hi > lo + 1 {
-                diff[lo as usize] += 1;
-                diff[hi as usize - 1] -= 1;
-            }
-        }
-        let mut run = 0i64;
-        for (k, c) in cuts.iter_mut().enumerate() {
-            run += diff[k];
-            *c = run as u32;
-        }
+        // Boundary k lies between sections k and k + 1; a span [lo, hi) crosses lo..hi-1.
+        let cuts = Crossings::new(
+            (0..n)
+                .map(|b| {
+                    let (lo, hi) = m.sections.span(b);
+                    (lo, hi.saturating_sub(1).max(lo))
+                })
+                .collect(),
+            s.saturating_sub(1),
+        );
         Search {
             m,
             opt,
@@ -237,13 +233,13 @@ impl<'a> Search<'a> {
         if n == 0 {
             return Status::Found;
         }
-        let sections = self.m.sections as u32;
+        let sections = self.m.sections.len() as u32;
         if !self.consistent_scan(0, sections, 0) {
             return Status::NotFound;
         }
         let cuts: Vec<u32> = if self.opt.decomposition {
             (0..self.cuts.len() as u32)
-                .filter(|&k| self.cuts[k as usize] == 0)
+                .filter(|&k| self.cuts.count(k) == 0)
                 .collect()
         } else {
             Vec::new()
@@ -252,7 +248,7 @@ impl<'a> Search<'a> {
         self.arena.clear();
         self.arena
             .extend((0..n as u32).map(|b| Cand { off: 0, rank: 0, b }));
-        let status = self.solve_parts(0, n, 0, self.m.sections as u32, &cuts, 0);
+        let status = self.solve_parts(0, n, 0, self.m.sections.len() as u32, &cuts, 0);
         self.arena.clear();
         status
     }
@@ -265,8 +261,8 @@ impl<'a> Search<'a> {
     fn preorder_key(&self, b: usize) -> [u64; 3] {
         let total = || {
             self.m
-                .runs
-                .get(b)
+                .sections
+                .runs(b)
                 .iter()
                 .flat_map(|&(lo, hi)| lo..hi)
                 .map(|s| self.sec_total[s as usize])
@@ -306,7 +302,7 @@ impl<'a> Search<'a> {
                 .iter()
                 .map(|c| c.b)
                 .filter(|&b| {
-                    let (slo, shi) = self.m.span(b as usize);
+                    let (slo, shi) = self.m.sections.span(b as usize);
                     self.offset[b as usize] == NONE && slo >= plo && shi <= phi
                 })
                 .map(|b| (std::cmp::Reverse(self.preorder_key(b as usize)), b))
@@ -482,7 +478,7 @@ impl<'a> Search<'a> {
         if self.opt.canonical && self.opt.monotonic_floor && self.opt.section_inference {
             // Cheap pre-check of the monotonic floor on the sections `b` does not span
             // (their totals do not change): fail without placing.
-            let (slo, shi) = m.span(b);
+            let (slo, shi) = m.sections.span(b);
             let outside = self
                 .max_total(lo as usize, (slo.max(lo)) as usize)
                 .max(self.max_total((shi.min(hi)) as usize, hi as usize));
@@ -494,15 +490,13 @@ impl<'a> Search<'a> {
         let floor_mark = self.floor_trail.len();
         let sec_mark = self.sec_trail.len();
         self.propagate(b, top);
-        let (span_lo, span_hi) = m.span(b);
         let mut cut_points: Vec<u32> = Vec::new();
         if self.opt.decomposition {
-            for k in span_lo..span_hi.saturating_sub(1) {
-                self.cuts[k as usize] -= 1;
-                if self.cuts[k as usize] == 0 && k >= lo && k + 1 < hi {
+            self.cuts.remove(b as u32, |k| {
+                if k >= lo && k + 1 < hi {
                     cut_points.push(k);
                 }
-            }
+            });
         }
 
         let status = if !self.consistent(lo, hi, c.off, b) {
@@ -518,9 +512,7 @@ impl<'a> Search<'a> {
         }
 
         if self.opt.decomposition {
-            for k in span_lo..span_hi.saturating_sub(1) {
-                self.cuts[k as usize] += 1;
-            }
+            self.cuts.restore(b as u32);
         }
         self.undo(b, sec_mark, floor_mark);
         self.offset[b] = NONE;
@@ -544,7 +536,7 @@ impl<'a> Search<'a> {
         self.affected.clear();
         // The sections of `b`: raise their placed top. `b` leaves their unallocated
         // members, which may raise their lowest floor: rescan them.
-        for &(slo, shi) in m.runs.get(b) {
+        for &(slo, shi) in m.sections.runs(b) {
             for s in slo as usize..shi as usize {
                 // Only changes go on the trail: it holds O(changes on the path), not
                 // O(sections of every buffer placed).
@@ -560,14 +552,15 @@ impl<'a> Search<'a> {
                 }
             }
         }
-        m.for_each_overlap(b, |u| self.lift(u as usize, top));
+        m.sections
+            .for_each_overlap(b, |u| self.lift(u as usize, top));
         if self.opt.unallocated_floor {
             for i in 0..self.affected.len() {
                 let s = self.affected[i] as usize;
                 let level = self.sec_floor[s];
                 let mut low = NONE;
                 let (offset, floor) = (&self.offset, &self.floor);
-                m.for_each_member(s, |u| {
+                m.sections.for_each_member(s, |u| {
                     if offset[u as usize] == NONE {
                         low = low.min(floor[u as usize]);
                     }
@@ -594,7 +587,7 @@ impl<'a> Search<'a> {
         self.floor_trail.push(Saved::new(u, old));
         self.floor[u] = m.fit(u, top, self.cap).unwrap_or(NONE);
         if self.opt.unallocated_floor {
-            for &(slo, shi) in m.runs.get(u) {
+            for &(slo, shi) in m.sections.runs(u) {
                 for s in slo..shi {
                     // Invariant: a section's level is max(placed top, lowest
                     // unallocated floor) exactly. When `u` was above the level it
@@ -619,7 +612,7 @@ impl<'a> Search<'a> {
             let (s, v) = self.sec_trail.pop().expect("non-empty").get();
             self.sec_floor[s] = v;
         }
-        for &(slo, shi) in m.runs.get(b) {
+        for &(slo, shi) in m.sections.runs(b) {
             for s in slo as usize..shi as usize {
                 self.sec_total[s] += size;
                 self.set_tree(s);
@@ -683,7 +676,7 @@ impl<'a> Search<'a> {
             }
             level <= self.cap
         };
-        for &(slo, shi) in self.m.runs.get(b) {
+        for &(slo, shi) in self.m.sections.runs(b) {
             if !(slo as usize..shi as usize).all(ok) {
                 return false;
             }

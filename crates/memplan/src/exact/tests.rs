@@ -261,7 +261,7 @@ fn paper_example_fits_at_max_load_only() {
     )
     .expect("valid");
     let m = model(&p);
-    assert_eq!(m.sections, 3);
+    assert_eq!(m.sections.len(), 3);
     let opt = ExactOptions::default();
     let (v, _) = solve_capacity(&m, &p, 12, 12, &opt, &Budget::unlimited(), 1);
     let Verdict::Feasible(offs) = v else {

@@ -66,13 +66,14 @@ const MAX_PROMOTIONS: usize = 2;
 
 /// What a repair did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct RepairStats {
+pub struct RepairStats {
     /// Moves tried.
     pub moves: u64,
     /// Moves kept (including sideways ones).
     pub kept: u64,
-    /// The height before and after.
+    /// The height before.
     pub height_before: u64,
+    /// The height after.
     pub height_after: u64,
 }
 
@@ -468,33 +469,5 @@ mod tests {
         lower_peak(&p, &mut a, 200, 5, 0, &Budget::unlimited());
         lower_peak(&p, &mut b, 200, 5, 0, &Budget::unlimited());
         assert_eq!(a, b);
-    }
-}
-
-#[cfg(test)]
-mod experiments {
-    use super::*;
-
-    /// `P=problem.csv PLAN=plan.csv MOVES=n cargo test --release -p memplan polish_a_plan -- --ignored --nocapture`
-    #[test]
-    #[ignore]
-    fn polish_a_plan() {
-        let bytes = std::fs::read(std::env::var("P").unwrap()).unwrap();
-        let p = crate::io::csv::read_problem_csv(&bytes, &Default::default()).unwrap();
-        let plan = std::fs::read(std::env::var("PLAN").unwrap()).unwrap();
-        let placed = crate::io::csv::read_placements_csv(&plan).unwrap();
-        let mut offsets: Vec<u64> = placed.iter().map(|(_, o)| o.0).collect();
-        let moves: u64 = std::env::var("MOVES").map_or(1000, |m| m.parse().unwrap());
-        let ml = crate::analysis::max_load(&p).0;
-        let t = std::time::Instant::now();
-        let s = lower_peak(&p, &mut offsets, moves, 1, ml, &Budget::unlimited());
-        println!(
-            "frag {} -> {} ({} moves, {} kept) in {:?}",
-            s.height_before - ml,
-            s.height_after - ml,
-            s.moves,
-            s.kept,
-            t.elapsed()
-        );
     }
 }

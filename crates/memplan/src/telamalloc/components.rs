@@ -28,16 +28,15 @@
 //! `crossing` and `left` always describe the unplaced buffers: every `place` is matched
 //! by an `unplace` when the search undoes it.
 
-use super::domains::SETUP_POLL;
+use crate::sections::Crossings;
 use crate::types::Problem;
 
 /// Crossing counts per boundary and where the unplaced buffers start.
 pub(super) struct Cuts {
-    /// `interior[i]`: the boundaries strictly inside buffer `i`'s lifetime, `[first, last)`.
-    interior: Vec<(u32, u32)>,
+    /// Per buffer, the boundaries strictly inside its lifetime, `[first, last)`.
+    crossing: Crossings,
     /// `start_at[i]`: the boundary where buffer `i` starts.
     start_at: Vec<u32>,
-    crossing: Vec<u32>,
     /// Fenwick tree over boundaries: unplaced buffers starting at each.
     starts: Vec<u32>,
     unplaced: usize,
@@ -46,8 +45,8 @@ pub(super) struct Cuts {
 }
 
 impl Cuts {
-    /// `None` when `stop()` said so during the setup (O(boundaries crossed) in all).
-    pub(super) fn new(problem: &Problem, stop: &dyn Fn() -> bool) -> Option<Cuts> {
+    /// Every buffer unplaced. O(n log n + boundaries).
+    pub(super) fn new(problem: &Problem) -> Cuts {
         let bufs = problem.buffers();
         let times = crate::analysis::lifetime_boundaries(problem);
         let at = |t: u64| times.partition_point(|&x| x < t) as u32;
@@ -56,19 +55,9 @@ impl Cuts {
             .map(|b| (at(b.lifetime.start.0) + 1, at(b.lifetime.end.0)))
             .collect();
         let start_at: Vec<u32> = bufs.iter().map(|b| at(b.lifetime.start.0)).collect();
-        let mut crossing = vec![0u32; times.len()];
-        for (i, &(first, last)) in interior.iter().enumerate() {
-            if i % SETUP_POLL == SETUP_POLL - 1 && stop() {
-                return None;
-            }
-            for c in &mut crossing[first as usize..last as usize] {
-                *c += 1;
-            }
-        }
         let mut cuts = Cuts {
-            interior,
+            crossing: Crossings::new(interior, times.len()),
             start_at,
-            crossing,
             starts: vec![0; times.len() + 1],
             unplaced: 0,
             split: false,
@@ -77,7 +66,7 @@ impl Cuts {
             cuts.add_start(cuts.start_at[i], 1);
         }
         cuts.unplaced = bufs.len();
-        Some(cuts)
+        cuts
     }
 
     fn add_start(&mut self, k: u32, delta: i32) {
@@ -101,7 +90,7 @@ impl Cuts {
 
     /// True when no unplaced buffer crosses boundary `k` and some lie on each side.
     fn separates(&self, k: u32) -> bool {
-        if self.crossing[k as usize] != 0 {
+        if self.crossing.count(k) != 0 {
             return false;
         }
         let left = self.starting_before(k) as usize;
@@ -110,12 +99,10 @@ impl Cuts {
 
     /// Buffer `i` is placed. Remembers whether that opened a cut (see [`Cuts::take_split`]).
     pub(super) fn place(&mut self, i: u32) {
-        let (first, last) = self.interior[i as usize];
         self.add_start(self.start_at[i as usize], -1);
         self.unplaced -= 1;
-        for k in first..last {
-            self.crossing[k as usize] -= 1;
-        }
+        self.crossing.remove(i, |_| {});
+        let (first, last) = self.crossing.range(i);
         // Every boundary inside `i` was crossed by `i` until now, so only those can
         // have just opened.
         if !self.split {
@@ -125,12 +112,9 @@ impl Cuts {
 
     /// Buffer `i` is unplaced again.
     pub(super) fn unplace(&mut self, i: u32) {
-        let (first, last) = self.interior[i as usize];
         self.add_start(self.start_at[i as usize], 1);
         self.unplaced += 1;
-        for k in first..last {
-            self.crossing[k as usize] += 1;
-        }
+        self.crossing.restore(i);
     }
 
     /// Whether the placements since the last call opened a cut; clears the flag.
@@ -185,7 +169,7 @@ mod tests {
                 })
                 .collect();
             let p = Problem::new(bufs, None).unwrap();
-            let mut cuts = Cuts::new(&p, &|| false).expect("not stopped");
+            let mut cuts = Cuts::new(&p);
             let mut placed = vec![false; n];
             let count = |placed: &[bool]| {
                 components(&p, (0..n as u32).filter(|&i| !placed[i as usize])).len()

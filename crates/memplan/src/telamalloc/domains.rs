@@ -37,7 +37,8 @@
 
 use super::maxtree::MaxTree;
 use crate::index::TimeIndex;
-use crate::types::{Buffer, Problem};
+use crate::sections;
+use crate::types::{Buffer, Lifetime, Problem, Time};
 
 pub(super) const UNPLACED: u64 = u64::MAX;
 
@@ -74,19 +75,18 @@ pub(super) enum Failure {
 }
 
 /// Cross-section inference (MiniMalloc eq. (3), sound for skyline placement): the time
-/// axis is cut into the steps of the load profile; in each, every unplaced buffer will
-/// sit above the highest placed one, so `top + unplaced load <= capacity`.
+/// axis is cut into the steps of the load profile ([`sections::steps`]); in each, every
+/// unplaced buffer will sit above the highest placed one, so `top + unplaced load <=
+/// capacity`.
 struct Sections {
-    /// `ranges[i]`: the sections where buffer `i` is live, as `[first, last)` runs.
-    ranges: Vec<Vec<(u32, u32)>>,
+    /// The steps, each buffer's runs of them and (with `floors`) their members.
+    model: sections::Sections,
     unplaced_load: Vec<u64>,
     top: Vec<u64>,
-    /// `span[k]`: the time interval of section `k`.
-    span: Vec<crate::types::Lifetime>,
     /// The largest unplaced load of any section.
     max_unplaced: MaxTree,
-    /// `members[k]`: the buffers live in section `k` (with `section_floors`).
-    members: Vec<Vec<u32>>,
+    /// Whether section floors are kept (`floor` then has one entry per section).
+    floors: bool,
     /// `floor[k]`: the lowest domain among the unplaced members of section `k` (a lower
     /// bound that only rises; exact after every placement).
     floor: Vec<u64>,
@@ -97,68 +97,47 @@ struct Sections {
 }
 
 impl Sections {
-    /// `None` when `stop()` said so: on long-lived buffers (iopddl-S) the member lists
-    /// take most of a second, so the setup polls too.
+    /// `None` when `stop()` said so between the steps of the setup.
     fn new(problem: &Problem, floors: bool, stop: &dyn Fn() -> bool) -> Option<Sections> {
         let steps = crate::analysis::load_profile(problem);
-        let ranges: Vec<Vec<(u32, u32)>> = problem
+        let times: Vec<u64> = steps.iter().map(|s| s.time.0).collect();
+        let segments: Vec<Vec<(u64, u64)>> = problem
             .buffers()
             .iter()
-            .map(|b| {
-                b.live_segments()
-                    .map(|seg| {
-                        let first = steps.partition_point(|s| s.time < seg.start) as u32;
-                        let last = steps.partition_point(|s| s.time < seg.end) as u32;
-                        (first, last)
-                    })
-                    .collect()
-            })
+            .map(|b| b.live_segments().map(|g| (g.start.0, g.end.0)).collect())
             .collect();
         if stop() {
             return None;
         }
-        let unplaced_load: Vec<u64> = steps.iter().map(|s| s.load.0).collect();
-        let span = steps
-            .iter()
-            .enumerate()
-            .map(|(k, s)| crate::types::Lifetime {
-                start: s.time,
-                end: steps
-                    .get(k + 1)
-                    .map_or(crate::types::Time(s.time.0 + 1), |n| n.time),
-            })
-            .collect();
-        let mut members: Vec<Vec<u32>> = Vec::new();
-        if floors {
-            members = vec![Vec::new(); steps.len()];
-            for (i, runs) in ranges.iter().enumerate() {
-                if i % SETUP_POLL == SETUP_POLL - 1 && stop() {
-                    return None;
-                }
-                for &(first, last) in runs {
-                    for m in &mut members[first as usize..last as usize] {
-                        m.push(i as u32);
-                    }
-                }
-            }
+        let model = sections::Sections::new(sections::steps(&times), &segments, floors);
+        drop(segments);
+        if stop() {
+            return None;
         }
+        let unplaced_load: Vec<u64> = steps.iter().map(|s| s.load.0).collect();
+        let kept = if floors { steps.len() } else { 0 };
         Some(Sections {
-            floor: vec![0; members.len()],
-            stamp: vec![0; members.len()],
+            floor: vec![0; kept],
+            stamp: vec![0; kept],
             generation: 0,
             affected: Vec::new(),
-            members,
-            ranges,
+            floors,
+            model,
             max_unplaced: MaxTree::new(&unplaced_load),
             unplaced_load,
-            span,
             top: vec![0; steps.len()],
         })
     }
-}
 
-/// How many buffers the setup handles between two polls of `stop`.
-pub(super) const SETUP_POLL: usize = 256;
+    /// The time interval of section `k`.
+    fn span(&self, k: u32) -> Lifetime {
+        let (a, z) = self.model.bounds(k as usize);
+        Lifetime {
+            start: Time(a),
+            end: Time(z),
+        }
+    }
+}
 
 /// The placed offsets, the domains of unplaced buffers, and the trail to undo them.
 pub(super) struct Domains<'p> {
@@ -288,13 +267,15 @@ impl<'p> Domains<'p> {
                 domains.set_lowest_key(i as u32, lo);
             }
             // Section floors start exact (the lowest domain of each section's members).
-            if let Some(sec) = &mut domains.sections {
-                for (k, members) in sec.members.iter().enumerate() {
-                    sec.floor[k] = members
-                        .iter()
-                        .map(|&z| domains.lowest[z as usize])
-                        .min()
-                        .unwrap_or(0);
+            if let Some(sec) = domains.sections.as_mut().filter(|s| s.floors) {
+                for k in 0..sec.floor.len() {
+                    let mut low = None::<u64>;
+                    sec.model.for_each_member(k, |z| {
+                        let l = domains.lowest[z as usize];
+                        low = Some(low.map_or(l, |m| m.min(l)));
+                        true
+                    });
+                    sec.floor[k] = low.unwrap_or(0);
                 }
             }
         }
@@ -360,7 +341,7 @@ impl<'p> Domains<'p> {
         let end = at + bx.size.0;
         if let Some(sec) = &mut self.sections {
             let mut failed = None;
-            for &(first, last) in &sec.ranges[x as usize] {
+            for &(first, last) in sec.model.runs(x as usize) {
                 sec.max_unplaced
                     .range_add(first as usize, last as usize, -(bx.size.0 as i64));
                 for k in first..last {
@@ -436,9 +417,7 @@ impl<'p> Domains<'p> {
 
     #[inline]
     fn has_floors(&self) -> bool {
-        self.sections
-            .as_ref()
-            .is_some_and(|s| !s.members.is_empty())
+        self.sections.as_ref().is_some_and(|s| s.floors)
     }
 
     /// Section floors (MiniMalloc §6.2, strengthening 2, sound for skyline placement):
@@ -461,8 +440,7 @@ impl<'p> Domains<'p> {
         let generation = sec.generation;
         sec.affected.clear();
         let mark = |sec: &mut Sections, i: u32, old: u64| {
-            for r in 0..sec.ranges[i as usize].len() {
-                let (first, last) = sec.ranges[i as usize][r];
+            for &(first, last) in sec.model.runs(i as usize) {
                 for k in first..last {
                     if sec.floor[k as usize] >= old && sec.stamp[k as usize] != generation {
                         sec.stamp[k as usize] = generation;
@@ -479,15 +457,15 @@ impl<'p> Domains<'p> {
         for a in 0..sec.affected.len() {
             let k = sec.affected[a] as usize;
             let old = sec.floor[k];
+            // Members come in no particular order: the floor is a lower bound on their
+            // domains, so a member at or below it ends the scan with the same result.
             let mut low = UNPLACED;
-            for &z in &sec.members[k] {
+            sec.model.for_each_member(k, |z| {
                 if self.offset[z as usize] == UNPLACED {
                     low = low.min(self.lowest[z as usize]);
-                    if low <= old {
-                        break;
-                    }
                 }
-            }
+                low > old
+            });
             if low != UNPLACED && low > old {
                 self.trail.push(Undo::Floor(k as u32, old));
                 sec.floor[k] = low;
@@ -571,7 +549,7 @@ impl<'p> Domains<'p> {
                 Undo::Placed(x) => {
                     if let Some(sec) = &mut self.sections {
                         let size = self.bufs[x as usize].size.0;
-                        for &(first, last) in &sec.ranges[x as usize] {
+                        for &(first, last) in sec.model.runs(x as usize) {
                             sec.max_unplaced
                                 .range_add(first as usize, last as usize, size as i64);
                             for k in first..last {
@@ -658,11 +636,12 @@ impl<'p> Domains<'p> {
                     .expect("section failures need sections");
                 let limit = self.capacity.saturating_sub(sec.unplaced_load[k as usize]);
                 let mut out = Vec::new();
-                for &y in &sec.members[k as usize] {
+                sec.model.for_each_member(k as usize, |y| {
                     if self.offset[y as usize] == UNPLACED {
                         out.extend(self.explain_skyline(y, limit));
                     }
-                }
+                    true
+                });
                 out.sort_unstable();
                 out.dedup();
                 out
@@ -676,10 +655,14 @@ impl<'p> Domains<'p> {
                     .expect("section failures need sections");
                 let limit = self.capacity.saturating_sub(sec.unplaced_load[k as usize]);
                 let mut out = Vec::new();
-                self.placed.for_each_overlapping(sec.span[k as usize], |z| {
+                self.placed.for_each_overlapping(sec.span(k), |z| {
                     let o = self.offset[z as usize];
                     if o + self.bufs[z as usize].size.0 > limit
-                        && sec.ranges[z as usize].iter().any(|&(f, l)| f <= k && k < l)
+                        && sec
+                            .model
+                            .runs(z as usize)
+                            .iter()
+                            .any(|&(f, l)| f <= k && k < l)
                     {
                         out.push(z);
                     }

@@ -148,10 +148,10 @@ pub(crate) fn search(
         return stopped;
     };
     let cuts = if canonical && options.decomposition.dynamic {
-        let Some(cuts) = Cuts::new(problem, stop) else {
+        if stop() {
             return stopped;
-        };
-        Some(cuts)
+        }
+        Some(Cuts::new(problem))
     } else {
         None
     };

@@ -64,6 +64,8 @@ mod components;
 mod domains;
 mod engine;
 mod maxtree;
+#[cfg(feature = "testing")]
+pub(crate) mod measure;
 pub(crate) mod microbench;
 mod options;
 mod phases;

@@ -221,62 +221,6 @@ fn complete_configuration_agrees_with_the_exact_solver() {
     }
 }
 
-/// Measurement, not a check: each round of the restart cycle alone, with a step limit,
-/// on the CSV files in `FILES` (comma-separated, absolute paths) under capacity `CAP`:
-/// `FILES=... CAP=1101004 cargo test --release -p memplan --lib each_round_alone --
-/// --ignored --nocapture`. Prints per round `F` (found), `X` (exhausted), `I`
-/// (infeasible) or `-` (step limit), the steps taken and the milliseconds.
-#[test]
-#[ignore]
-fn each_round_alone() {
-    let (Ok(files), Ok(cap)) = (std::env::var("FILES"), std::env::var("CAP")) else {
-        return;
-    };
-    let cap: u64 = cap.parse().expect("CAP is a number");
-    let options = TelamallocOptions {
-        step_limit: 400_000,
-        ..TelamallocOptions::default()
-    };
-    let systematic = super::rounds::systematic(&options);
-    let as_given = {
-        let mut opts = options.clone();
-        opts.decomposition.dynamic = false;
-        opts
-    };
-    let paper = {
-        let mut opts = options.clone();
-        opts.pruning.canonical = false;
-        opts
-    };
-    for f in files.split(',') {
-        let bytes = std::fs::read(f).expect("readable");
-        let p = crate::io::csv::read_problem_csv(&bytes, &Default::default()).expect("valid");
-        let load = max_load(&p).0;
-        let mut line = f.rsplit('/').next().unwrap_or(f).to_string();
-        for (c, at) in [("capacity", cap), ("max load", load)] {
-            for (name, o, rank) in [
-                ("as-given", &as_given, 0),
-                ("paper", &paper, 3),
-                ("systematic 3", &systematic, 3),
-                ("systematic 4", &systematic, 4),
-                ("systematic 0", &systematic, 0),
-            ] {
-                let t = std::time::Instant::now();
-                let (end, stats) = search_ranked(&p, at, rank, o, &never);
-                let e = match end {
-                    SearchEnd::Found(_) => "F",
-                    SearchEnd::Exhausted => "X",
-                    SearchEnd::Infeasible => "I",
-                    SearchEnd::Stopped => "-",
-                };
-                let ms = t.elapsed().as_millis();
-                line += &format!(" | {name} @ {c}: {e} {} {ms} ms", stats.steps);
-            }
-        }
-        println!("{line}");
-    }
-}
-
 /// A problem of `parts` random problems one after the other in time, some of them a
 /// single buffer, so that no buffer links two of them.
 fn problem_in_parts(rng: &mut Rng, parts: usize) -> Problem {
