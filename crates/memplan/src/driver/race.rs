@@ -27,7 +27,7 @@ use crate::budget::Budget;
 use crate::exact;
 use crate::options::{Options, Planner};
 use crate::outcome::Outcome;
-use crate::types::{Problem, Size};
+use crate::types::{Offset, Problem, Size};
 
 /// The longest head start of the exact search alone before TelaMalloc joins the race.
 const HEAD_START: Duration = Duration::from_secs(1);
@@ -36,7 +36,7 @@ const HEAD_START: Duration = Duration::from_secs(1);
 pub(crate) enum RaceAnswer {
     /// A plan under the capacity (offsets in problem order), and who found it
     /// ([`Planner::Exact`] or [`Planner::Telamalloc`]).
-    Plan(Vec<u64>, Planner),
+    Plan(Vec<Offset>, Planner),
     /// No plan exists (proved by either racer).
     Infeasible,
     /// Neither answered in time.
@@ -75,10 +75,9 @@ pub(crate) fn race_capacity(
         )
     };
     let tela_answer = |o: Outcome| match o {
-        Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => Some(RaceAnswer::Plan(
-            p.offsets().iter().map(|o| o.0).collect(),
-            Planner::Telamalloc,
-        )),
+        Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => {
+            Some(RaceAnswer::Plan(p.into_offsets(), Planner::Telamalloc))
+        }
         Outcome::Infeasible => Some(RaceAnswer::Infeasible),
         Outcome::Unknown { .. } => None,
     };

@@ -21,7 +21,7 @@ use crate::budget::Budget;
 use crate::exact;
 use crate::options::{Options, Planner};
 use crate::report::CandidateResult;
-use crate::types::{Offset, Problem, Size};
+use crate::types::{Problem, Size};
 
 /// Up to this many buffers, `Auto` tries the exact search before boxing.
 const EXACT_FIRST_MAX_BUFFERS: usize = 5_000;
@@ -126,11 +126,10 @@ fn exact_step(
             }
         }
         None => {
-            let start: Vec<u64> = best.offsets.iter().map(|o| o.0).collect();
             let m = exact::minimise(
                 &model,
                 problem,
-                start,
+                best.offsets.clone(),
                 lower_bound.0,
                 &options.exact,
                 budget,
@@ -142,7 +141,6 @@ fn exact_step(
         }
     };
     if let Some(o) = found {
-        let o: Vec<Offset> = o.into_iter().map(Offset).collect();
         let h = height_of(problem, &o);
         best.summary.push(CandidateResult {
             planner: by,

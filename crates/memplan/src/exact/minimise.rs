@@ -18,12 +18,13 @@
 use super::{solve_capacity, ExactOptions, ExactStats, Model, Verdict};
 use crate::analysis::height_of;
 use crate::budget::Budget;
+use crate::types::Offset;
 use crate::Problem;
 
 /// What minimise mode returns.
 pub(crate) struct Minimised {
     /// The lowest plan found (problem order).
-    pub(crate) offsets: Vec<u64>,
+    pub(crate) offsets: Vec<Offset>,
     /// Its height.
     pub(crate) height: u64,
     /// No plan is lower than this.
@@ -38,7 +39,7 @@ pub(crate) struct Minimised {
 pub(crate) fn minimise(
     model: &Model,
     problem: &Problem,
-    start: Vec<u64>,
+    start: Vec<Offset>,
     lower: u64,
     opt: &ExactOptions,
     budget: &Budget,

@@ -35,6 +35,7 @@ pub(crate) use model::Model;
 use search::{Limits, Search, Status};
 
 use crate::budget::Budget;
+use crate::types::Offset;
 
 /// A static preorder of the buffers (MiniMalloc §7): the order in which buffers at the
 /// same offset are tried, and the order index monotonicity refers to. Every key sorts
@@ -150,7 +151,7 @@ impl ExactStats {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Verdict {
     /// Offsets of every buffer (problem order) with height ≤ the capacity.
-    Feasible(Vec<u64>),
+    Feasible(Vec<Offset>),
     /// Proven: no plan fits.
     Infeasible,
     /// Stopped first.
@@ -339,14 +340,14 @@ fn run_preorders(
 type RunResult = (Status, Vec<u64>);
 
 /// Problem-order offsets from the free buffers' offsets.
-fn to_offsets(model: &Model, problem: &crate::Problem, free: &[u64]) -> Vec<u64> {
-    let mut out: Vec<u64> = problem
+fn to_offsets(model: &Model, problem: &crate::Problem, free: &[u64]) -> Vec<Offset> {
+    let mut out: Vec<Offset> = problem
         .buffers()
         .iter()
-        .map(|b| b.fixed_offset.map_or(0, |o| o.0))
+        .map(|b| b.fixed_offset.unwrap_or(Offset(0)))
         .collect();
-    for (k, &i) in model.free.iter().enumerate() {
-        out[i as usize] = free[k];
+    for (&i, &o) in model.free.iter().zip(free) {
+        out[i.index()] = Offset(o);
     }
     out
 }

@@ -12,13 +12,13 @@
 
 use crate::budget::Budget;
 use crate::sections::{self, Lists, Sections};
-use crate::types::{align_up, Problem};
+use crate::types::{align_up, BufferIdx, Problem};
 
 /// The preprocessed problem, indexed by *free* buffer (`0..free.len()`).
 #[derive(Clone, Debug)]
 pub(crate) struct Model {
-    /// Problem index of each free buffer.
-    pub(crate) free: Vec<u32>,
+    /// Problem index of each free buffer (the search's own indices are `0..free.len()`).
+    pub(crate) free: Vec<BufferIdx>,
     pub(crate) size: Vec<u64>,
     pub(crate) align: Vec<u64>,
     /// Lifetime length, for the preorderings.
@@ -49,14 +49,15 @@ impl Model {
         // A buffer whose gaps cover its whole lifetime conflicts with nothing: it stays
         // at offset 0 (see `to_offsets`), like a fixed buffer, and counts in `fixed_top`
         // (found by fuzzing: it has no section, which the search assumes every buffer has).
-        let free: Vec<u32> = (0..bufs.len() as u32)
-            .filter(|&i| bufs[i as usize].fixed_offset.is_none() && !never_live(&bufs[i as usize]))
+        let free: Vec<BufferIdx> = (0..bufs.len() as u32)
+            .map(BufferIdx)
+            .filter(|&i| bufs[i.index()].fixed_offset.is_none() && !never_live(&bufs[i.index()]))
             .collect();
         // Segments of free buffers.
         let segments: Vec<Vec<(u64, u64)>> = free
             .iter()
             .map(|&i| {
-                bufs[i as usize]
+                bufs[i.index()]
                     .live_segments()
                     .map(|s| (s.start.0, s.end.0))
                     .collect()
@@ -74,21 +75,21 @@ impl Model {
         let (fixed_conflicts, section_fixed, fixed_top) =
             fixed_obstacles(problem, &free, &sections);
         let has_fixed = fixed_conflicts.iter().any(|v| !v.is_empty());
-        let size: Vec<u64> = free.iter().map(|&i| bufs[i as usize].size.0).collect();
+        let size: Vec<u64> = free.iter().map(|&i| bufs[i.index()].size.0).collect();
         let length: Vec<u64> = free
             .iter()
-            .map(|&i| bufs[i as usize].lifetime.len())
+            .map(|&i| bufs[i.index()].lifetime.len())
             .collect();
         let area = free
             .iter()
             .zip(&size)
             .map(|(&i, &z)| {
-                let live: u64 = bufs[i as usize].live_segments().map(|s| s.len()).sum();
+                let live: u64 = bufs[i.index()].live_segments().map(|s| s.len()).sum();
                 z.saturating_mul(live)
             })
             .collect();
         Some(Model {
-            align: free.iter().map(|&i| bufs[i as usize].alignment.0).collect(),
+            align: free.iter().map(|&i| bufs[i.index()].alignment.0).collect(),
             free,
             size,
             length,
@@ -146,7 +147,7 @@ fn never_live(b: &crate::Buffer) -> bool {
 #[allow(clippy::type_complexity)]
 fn fixed_obstacles(
     problem: &Problem,
-    free: &[u32],
+    free: &[BufferIdx],
     sections: &Sections,
 ) -> (Vec<Vec<(u64, u64)>>, Vec<Vec<(u64, u64)>>, u64) {
     let bufs = problem.buffers();
@@ -168,7 +169,7 @@ fn fixed_obstacles(
         let range = (off, off + fb.size.0);
         fixed_top = fixed_top.max(range.1);
         for (b, &i) in free.iter().enumerate() {
-            if bufs[i as usize].live_together(fb) {
+            if bufs[i.index()].live_together(fb) {
                 fixed_conflicts[b].push(range);
             }
         }

@@ -105,9 +105,8 @@ fn all_switches() -> Vec<ExactOptions> {
         .collect()
 }
 
-fn assert_valid(p: &Problem, offs: &[u64], cap: u64) {
-    let offs: Vec<Offset> = offs.iter().map(|&o| Offset(o)).collect();
-    let s = check_offsets(p, &offs).expect("the checker accepts every plan");
+fn assert_valid(p: &Problem, offs: &[Offset], cap: u64) {
+    let s = check_offsets(p, offs).expect("the checker accepts every plan");
     assert!(
         s.height.0 <= cap,
         "height {} above capacity {cap}",
@@ -234,7 +233,7 @@ fn minimise_reaches_the_brute_force_minimum() {
         let best = (lb..)
             .find(|&c| brute_force_fits(&p, c))
             .expect("some height fits");
-        let naive: Vec<u64> = crate::greedy::naive(&p).iter().map(|o| o.0).collect();
+        let naive: Vec<Offset> = crate::greedy::naive(&p);
         let opt = ExactOptions {
             node_limit: Some(1 << 20),
             ..ExactOptions::default()
