@@ -38,7 +38,8 @@ pub fn capi(data: &[u8]) {
     unsafe { session(&problem, sabotage, &mut u) }
 }
 
-unsafe fn session(problem: &Problem, sabotage: u8, u: &mut Unstructured<'_>) {
+/// The problem built through the C API, and the capacity it was given.
+unsafe fn build(problem: &Problem) -> (*mut memplan_problem, Option<Size>) {
     let mut p = ptr::null_mut();
     assert_eq!(memplan_problem_new(&mut p), MEMPLAN_OK);
     assert_eq!(memplan_problem_new(ptr::null_mut()), MEMPLAN_ERR_ARGUMENT);
@@ -69,8 +70,12 @@ unsafe fn session(problem: &Problem, sabotage: u8, u: &mut Unstructured<'_>) {
         MEMPLAN_OK
     );
     assert_eq!(memplan_problem_len(p), problem.len());
+    (p, capacity)
+}
 
-    // One broken call, or a broken problem, some of the time.
+/// One broken call, or a broken problem, some of the time: true when the problem itself
+/// is now invalid (planning it must fail).
+unsafe fn break_something(p: *mut memplan_problem, problem: &Problem, sabotage: u8) -> bool {
     let n = problem.len();
     let mut broken_problem = false;
     match sabotage {
@@ -114,7 +119,13 @@ unsafe fn session(problem: &Problem, sabotage: u8, u: &mut Unstructured<'_>) {
         }
         _ => {}
     }
+    broken_problem
+}
 
+unsafe fn session(problem: &Problem, sabotage: u8, u: &mut Unstructured<'_>) {
+    let (p, capacity) = build(problem);
+    let n = problem.len();
+    let broken_problem = break_something(p, problem, sabotage);
     let mut names: Vec<String> = Planner::all().iter().map(|p| p.name()).collect();
     names.push("no-such-planner".into());
     let name = &names[u.choose_index(names.len()).unwrap_or(names.len() - 1)];
