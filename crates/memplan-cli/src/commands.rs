@@ -59,7 +59,8 @@ pub struct PlanArgs {
 #[derive(clap::Args, Debug)]
 pub struct PlannerArgs {
     /// The planner: `auto` (greedy, then exact search and boxing within the time limit),
-    /// `greedy` (every greedy planner, nothing else: fast, and independent of the clock),
+    /// `greedy` (every greedy planner, nothing else, within the time limit; with
+    /// `--time-limit inf` the result depends on the input alone),
     /// `naive`, `telamalloc`, `boxing`, `exact`, or ORDER-FIT with ORDER one of size,
     /// area, contention, breadth, lifetime, start and FIT one of best-fit, first-fit.
     #[arg(long, default_value = "auto")]

@@ -414,7 +414,8 @@ impl Plan {
 /// problem gives the same plan through every door. ``planner`` is one of
 /// ``planners()``: ``"auto"`` runs every greedy planner and then, within ``time_limit``,
 /// the exact search and boxing (and TelaMalloc in capacity mode); ``"greedy"`` runs the
-/// greedy planners alone (milliseconds, and independent of the clock); another name
+/// greedy planners alone (milliseconds on most models; with no time limit the result
+/// depends on the input alone); another name
 /// runs that planner alone.
 ///
 /// ``time_limit`` is in seconds, default ``DEFAULT_TIME_LIMIT`` (1.0), and covers the

@@ -36,8 +36,9 @@ pub enum Planner {
     /// One greedy planner.
     Greedy(GreedyOrder, Fit),
     /// Every greedy planner, start-best-fit first, keeping the lowest plan (ties to the
-    /// earlier one), and nothing else: milliseconds on most models, and a result that
-    /// depends only on the input, whatever the clock. The first stage of [`Planner::Auto`].
+    /// earlier one), and nothing else: milliseconds on most models. The time limit stops
+    /// it after the plan in progress (the first always finishes); with no limit the
+    /// result depends only on the input. The first stage of [`Planner::Auto`].
     GreedyPortfolio,
     /// Every buffer at its own addresses: the sum of the sizes. A baseline.
     Naive,
