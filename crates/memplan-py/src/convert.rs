@@ -20,6 +20,11 @@ pub(crate) fn py_id(py: Python<'_>, id: &str, int_ids: bool) -> PyResult<Py<PyAn
     Ok(id.into_pyobject(py)?.into_any().unbind())
 }
 
+/// Every id of `ids` as Python gave it (see [`py_id`]), in order.
+pub(crate) fn py_ids(py: Python<'_>, ids: &[String], int_ids: bool) -> PyResult<Vec<Py<PyAny>>> {
+    ids.iter().map(|id| py_id(py, id, int_ids)).collect()
+}
+
 /// An id given as a str or an int; `Some(true)` for an int.
 pub(crate) fn id_from(obj: &Bound<'_, PyAny>, k: usize) -> PyResult<(String, bool)> {
     if let Ok(s) = obj.extract::<String>() {

@@ -14,7 +14,8 @@ mod convert;
 mod spill;
 
 use convert::{
-    buffer_from, convention, csv_options, id_from, input_error, py_id, read_file, to_half_open,
+    buffer_from, convention, csv_options, id_from, input_error, py_id, py_ids, read_file,
+    to_half_open,
 };
 
 use memplan::{Buffer, Offset, Options, Outcome, Planner, Size};
@@ -374,10 +375,7 @@ impl Plan {
     /// The buffers' ids, in the same order as ``offsets`` (ints when given as ints).
     #[getter]
     fn ids(&self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
-        self.ids
-            .iter()
-            .map(|id| py_id(py, id, self.int_ids))
-            .collect()
+        py_ids(py, &self.ids, self.int_ids)
     }
 
     /// ``{id: offset}``.

@@ -8,7 +8,7 @@ use pyo3::types::PyDict;
 use memplan::spill::{check_spill, Memory, SpillError, SpillInput, SpillOptions, SpillOutcome};
 use memplan::Size;
 
-use crate::convert::py_id;
+use crate::convert::{py_id, py_ids};
 use crate::{
     default_time_limit, CheckError, InfeasibleError, InputError, MemplanError, NoPlanFoundError,
     Problem,
@@ -77,10 +77,7 @@ impl SpillPlan {
     /// The buffers' ids, in the same order (ints when given as ints).
     #[getter]
     fn ids(&self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
-        self.ids
-            .iter()
-            .map(|id| py_id(py, id, self.int_ids))
-            .collect()
+        py_ids(py, &self.ids, self.int_ids)
     }
 
     /// ``{id: (memory, offset)}``.
