@@ -30,6 +30,7 @@ mod occupancy;
 mod order;
 mod place;
 pub(crate) mod repair;
+mod unions;
 
 pub(crate) use order::contention;
 pub use order::Order;
@@ -402,7 +403,21 @@ fn radix_sort_by_high_half(
 /// start address (see [`sort_spans`] on equal starts).
 #[inline]
 pub(crate) fn choose_offset(taken: &[(u64, u64)], size: u64, alignment: u64, fit: Fit) -> u64 {
-    let mut candidate = 0u64;
+    choose_offset_from(taken, size, alignment, fit, 0)
+}
+
+/// [`choose_offset`] with the first candidate at `start` (aligned) rather than 0: what
+/// `choose_offset` gives over `taken` and ranges below `start` that leave no candidate
+/// below it that fits (as [`unions`] knows of the ranges it leaves out).
+#[inline]
+pub(crate) fn choose_offset_from(
+    taken: &[(u64, u64)],
+    size: u64,
+    alignment: u64,
+    fit: Fit,
+    start: u64,
+) -> u64 {
+    let mut candidate = start;
     let mut best: Option<(u64, u64)> = None; // (gap length, offset)
     for &(lo, hi) in taken {
         if lo >= candidate + size {

@@ -13,7 +13,9 @@
 //!   the live spans sorted by address for first-fit, O(live));
 //! - an *occupancy*, on dense problems in any order: a segment tree over time whose
 //!   nodes keep unions of address ranges ([`super::occupancy`]), O(log n) unions read
-//!   and merged per placement instead of one span per conflicting buffer;
+//!   per placement instead of one span per conflicting buffer, and the offset chosen
+//!   from them directly ([`super::unions`]: a leapfrog over their fronts for first-fit;
+//!   for best-fit, that leapfrog, then a merge of what is left above it);
 //! - a *time index* of the placed buffers otherwise, one span per conflicting buffer,
 //!   sorted: O(n log n + pairs · log d) for `d` conflicts per placement, the cheapest
 //!   in time and memory when few buffers are live together.
@@ -22,7 +24,9 @@
 //! Management for Deep Neural Net Inference", §5.2): the smallest gap that fits, the
 //! lowest on ties, the top when none fits; first-fit the lowest address that fits.
 
-use super::{choose_offset, free_ranges, occupancy, sort_spans, Fit, SpanScratch, UNPLACED};
+use super::{
+    choose_offset, free_ranges, occupancy, sort_spans, unions, Fit, SpanScratch, UNPLACED,
+};
 use crate::index::TimeIndex;
 use crate::types::Problem;
 
@@ -238,8 +242,7 @@ fn place_by_occupancy(
     struct Occupied<'p> {
         problem: &'p Problem,
         occupancy: occupancy::Occupancy,
-        scratch: occupancy::UnionScratch,
-        taken: Vec<(u64, u64)>,
+        scratch: unions::ChooseScratch,
     }
     impl Placed for Occupied<'_> {
         fn choose(&mut self, i: usize, fit: Fit) -> u64 {
@@ -248,8 +251,13 @@ fn place_by_occupancy(
             for s in b.live_segments() {
                 self.occupancy.runs(s.start.0, s.end.0, &mut runs);
             }
-            occupancy::union_of_runs(&runs, &mut self.scratch, &mut self.taken);
-            choose_offset(&self.taken, b.size.0, b.alignment.0, fit)
+            unions::choose_offset_in_runs(
+                &mut runs,
+                b.size.0,
+                b.alignment.0,
+                fit,
+                &mut self.scratch,
+            )
         }
         fn record(&mut self, i: usize, offset: u64, top: u64) {
             for s in self.problem.buffers()[i].live_segments() {
@@ -270,8 +278,7 @@ fn place_by_occupancy(
     let mut kernel = Occupied {
         problem,
         occupancy,
-        scratch: occupancy::UnionScratch::default(),
-        taken: Vec::new(),
+        scratch: unions::ChooseScratch::default(),
     };
     place_with(problem, sequence, fit, poll_every, stop, bound, &mut kernel)
 }
