@@ -180,6 +180,26 @@ pub fn plan_greedy(data: &[u8]) {
         };
         run(&p, &options);
     }
+    // Every kernel of every greedy planner gives the same offsets, and they pass the
+    // checker (the capacity aside: greedy ignores it).
+    for (order, fit) in crate::greedy::planners() {
+        let sequence = order.sequence(&p);
+        let plans = crate::greedy::offsets_by_each_kernel(&p, &sequence, fit);
+        let (first, offsets) = &plans[0];
+        let placed: Vec<Offset> = offsets.iter().map(|&o| Offset(o)).collect();
+        if let Err(e) = crate::checker::check_with_capacity(&p, &placed, None) {
+            panic!("{}-{} by the {first} kernel: {e}", order.name(), fit.name());
+        }
+        for (name, other) in &plans[1..] {
+            assert_eq!(
+                other,
+                offsets,
+                "{}-{}: the {name} and {first} kernels disagree",
+                order.name(),
+                fit.name()
+            );
+        }
+    }
 }
 
 /// The exact search under a node limit: consistent outcomes, sound proofs, never

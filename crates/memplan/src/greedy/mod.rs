@@ -34,6 +34,8 @@ mod unions;
 
 pub(crate) use order::contention;
 pub use order::Order;
+#[cfg(feature = "fuzzing")]
+pub(crate) use place::offsets_by_each_kernel;
 pub(crate) use place::{place_sequence, Halted};
 
 use crate::analysis::{component_ids, split_at_components};

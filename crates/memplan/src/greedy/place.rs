@@ -425,6 +425,30 @@ impl LiveSpans {
     }
 }
 
+/// The offsets each kernel gives `sequence` (the sweep only where the sequence allows
+/// it), named: the `plan_greedy` fuzz target checks that they agree, since the automatic
+/// choice rarely picks the occupancy on the small problems a fuzzer makes.
+#[cfg(feature = "fuzzing")]
+pub(crate) fn offsets_by_each_kernel(
+    problem: &Problem,
+    sequence: &[u32],
+    fit: Fit,
+) -> Vec<(&'static str, Vec<u64>)> {
+    let mut kernels = vec![("occupancy", Kernel::Occupancy), ("index", Kernel::Index)];
+    if sweepable(problem, sequence) {
+        kernels.push(("sweep", Kernel::Sweep));
+    }
+    kernels
+        .into_iter()
+        .map(|(name, kernel)| {
+            let (offsets, _) =
+                place_sequence_by(problem, sequence, fit, 64, &|| false, None, kernel)
+                    .expect("no stop and no bound: the pass finishes");
+            (name, offsets)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
