@@ -133,8 +133,10 @@ dense() {
     for p in start-best-fit breadth-best-fit size-first-fit size-best-fit area-best-fit \
         area-first-fit contention-best-fit contention-first-fit breadth-first-fit \
         lifetime-best-fit lifetime-first-fit start-first-fit; do
-        echo "### $p"
-        timed $M plan "$d60" --planner $p --time-limit inf -o /dev/null
+        for bin in "${bins[@]}"; do
+            echo "### $p: $bin"
+            timed "$bin" plan "$d60" --planner $p --time-limit inf -o /dev/null
+        done
     done
     ROUNDS=2 scripts/race.sh "${OLD:-$M}" "$M"
 }
