@@ -173,10 +173,12 @@ impl Occupancy {
 }
 
 #[cfg(test)]
-mod tests {
+pub(in crate::greedy) mod tests {
     use super::*;
 
-    fn union(mut spans: Vec<(u64, u64)>) -> Ranges {
+    /// The union of `spans` (any order, any overlap), as sorted, disjoint, non-touching
+    /// ranges: the reference the kernels' tests compare with.
+    pub(in crate::greedy) fn union(mut spans: Vec<(u64, u64)>) -> Ranges {
         spans.sort_unstable();
         let mut out: Ranges = Vec::new();
         for (lo, hi) in spans {

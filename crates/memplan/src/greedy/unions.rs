@@ -123,11 +123,11 @@ struct UnionScratch {
 /// non-touching ranges, in which (from two runs on) the gaps shorter than `min_gap` (at
 /// least 1; 1 gives the exact union) are filled. A gap in a merged list contains the
 /// gaps of the final union inside it, so those filled are only gaps of the union that
-/// are shorter than `min_gap` too. The two shortest lists are merged first, as in a Huffman code,
-/// so that the long lists (on dense traces, the nodes near the top of the query) are
-/// read once or twice: O(total · log runs) at worst, and every merge coalesces what
-/// overlaps or touches, so merged lists shrink toward the union. A list is named by
-/// `k`: `runs[k]` below `runs.len()`, else `pool[k - runs.len()]`.
+/// are shorter than `min_gap` too. The two shortest lists are merged first, as in a
+/// Huffman code, so that the long lists (on dense traces, the nodes near the top of the
+/// query) are read once or twice: O(total · log runs) at worst, and every merge
+/// coalesces what overlaps or touches, so merged lists shrink toward the union. A list
+/// is named by `k`: `runs[k]` below `runs.len()`, else `pool[k - runs.len()]`.
 fn union_of_runs(
     runs: &[&[(u64, u64)]],
     min_gap: u64,
@@ -177,9 +177,9 @@ fn union_of_runs(
 }
 
 /// Appends to `out` the union of `a` and `b` (each sorted, disjoint), coalescing
-/// overlapping and touching ranges, and those less than `min_gap` apart (at least 1). Written without data-dependent branches in the
-/// loop (which side comes next, whether to coalesce): on interleaved lists those are
-/// coin flips.
+/// overlapping and touching ranges, and those less than `min_gap` apart (at least 1).
+/// Written without data-dependent branches in the loop (which side comes next, whether
+/// to coalesce): on interleaved lists those are coin flips.
 #[inline]
 fn merge_union(a: &[(u64, u64)], b: &[(u64, u64)], min_gap: u64, out: &mut Vec<(u64, u64)>) {
     const PAST: (u64, u64) = (u64::MAX, u64::MAX);
@@ -225,23 +225,11 @@ mod tests {
     use crate::greedy::choose_offset;
     use proptest::prelude::*;
 
-    /// The union of `runs`, as sorted, disjoint, non-touching ranges.
-    fn union(runs: &[Vec<(u64, u64)>]) -> Vec<(u64, u64)> {
-        let mut spans: Vec<(u64, u64)> = runs.iter().flatten().copied().collect();
-        spans.sort_unstable();
-        let mut out: Vec<(u64, u64)> = Vec::new();
-        for (lo, hi) in spans {
-            match out.last_mut() {
-                Some(last) if lo <= last.1 => last.1 = last.1.max(hi),
-                _ => out.push((lo, hi)),
-            }
-        }
-        out
-    }
+    use crate::greedy::occupancy::tests::union;
 
     /// A run from random spans: their union (sorted, disjoint, non-touching).
     fn run_of(spans: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
-        union(&[spans.into_iter().map(|(lo, len)| (lo, lo + len)).collect()])
+        union(spans.into_iter().map(|(lo, len)| (lo, lo + len)).collect())
     }
 
     /// What [`choose_offset_in_runs`] picks over fresh slices of `runs`.
@@ -257,7 +245,7 @@ mod tests {
     }
 
     fn check(runs: &[Vec<(u64, u64)>], size: u64, alignment: u64) -> Result<(), TestCaseError> {
-        let taken = union(runs);
+        let taken = union(runs.concat());
         for fit in Fit::ALL {
             prop_assert_eq!(
                 pick(runs, size, alignment, fit),
