@@ -15,6 +15,8 @@ mod render;
 mod share;
 mod spill;
 mod telamalloc;
+#[cfg(feature = "tflite")]
+mod tflite;
 mod tiles;
 mod two_level;
 
@@ -98,6 +100,11 @@ enum Command {
     /// Check a tile plan (the output of `tiles`) with the chunk-level checker.
     #[command(after_help = EXIT_CODES)]
     CheckTiles(tiles::CheckTilesArgs),
+    /// Plan a TensorFlow Lite Micro model's arena and write the plan into a copy of the
+    /// model (its `OfflineMemoryAllocation` metadata).
+    #[cfg(feature = "tflite")]
+    #[command(after_help = EXIT_CODES)]
+    Tflite(tflite::TfliteArgs),
 }
 
 /// An error with the exit code it maps to.
@@ -184,6 +191,8 @@ fn main() -> ExitCode {
         Command::CheckShared(a) => share::check_shared(a),
         Command::Tiles(a) => tiles::tiles(a),
         Command::CheckTiles(a) => tiles::check_tiles(a),
+        #[cfg(feature = "tflite")]
+        Command::Tflite(a) => tflite::tflite(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

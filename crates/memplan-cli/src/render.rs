@@ -11,10 +11,12 @@ use crate::{formats, Failure, InputArgs, EXIT_CHECK};
 
 #[derive(clap::Args, Debug)]
 pub struct RenderArgs {
-    /// The problem (CSV or JSON; `-` for stdin).
+    /// The problem (CSV or JSON; `-` for stdin), or a `.tflite` model that carries an
+    /// offline plan (the output of `memplan tflite`), drawn with its tensors' names.
     pub problem: String,
     /// The plan: any CSV or JSON with `id` and `offset`, e.g. the output of `memplan plan`.
-    pub plan: String,
+    /// Not given for a `.tflite` model.
+    pub plan: Option<String>,
     /// Where to write the SVG (`-` for stdout).
     #[arg(short, long, default_value = "-")]
     pub output: String,
@@ -45,6 +47,26 @@ pub fn render(args: RenderArgs) -> Result<(), Failure> {
         return Err(Failure::new(2, "--width must be ≥ 200 and --height ≥ 150"));
     }
     let bytes = read_bytes(&args.problem)?;
+    #[cfg(feature = "tflite")]
+    {
+        let picture = Picture::new(args.width, args.height, file_name(&args.problem), true);
+        if let Some(svg) = crate::tflite::render_model(&args.problem, &bytes, picture) {
+            if let Some(plan) = &args.plan {
+                return Err(Failure::new(
+                    2,
+                    format!("{plan}: a .tflite model carries its own plan; give the model alone"),
+                ));
+            }
+            let svg = svg?;
+            return write_to(&args.output, |w| w.write_all(svg.as_bytes()));
+        }
+    }
+    let Some(plan_path) = args.plan.clone() else {
+        return Err(Failure::new(
+            2,
+            "the plan file is missing (required unless the problem is a .tflite model)",
+        ));
+    };
     let (format, problem) =
         formats::read_problem(&args.problem, &bytes, &args.input_args, args.capacity)?;
     let window = window(&args, &problem)?;
@@ -58,11 +80,19 @@ pub fn render(args: RenderArgs) -> Result<(), Failure> {
             format!("--buffers: no buffer '{unknown}' in {}", args.problem),
         ));
     }
-    let plan_bytes = read_bytes(&args.plan)?;
-    let placements = formats::read_placements(&args.plan, &plan_bytes)?;
-    if let Some(levels) = crate::two_level::read_plan_levels(&args.plan, &plan_bytes)? {
+    let plan_bytes = read_bytes(&plan_path)?;
+    let placements = formats::read_placements(&plan_path, &plan_bytes)?;
+    if let Some(levels) = crate::two_level::read_plan_levels(&plan_path, &plan_bytes)? {
         let input = (format, bytes.as_slice());
-        let svg = two_levels(&args, input, &problem, &placements, &levels, window)?;
+        let svg = two_levels(
+            &args,
+            &plan_path,
+            input,
+            &problem,
+            &placements,
+            &levels,
+            window,
+        )?;
         return write_to(&args.output, |w| w.write_all(svg.as_bytes()));
     }
     // The checker also matches placements to buffers by id; a bad plan is still drawn
@@ -73,7 +103,7 @@ pub fn render(args: RenderArgs) -> Result<(), Failure> {
             .as_ref()
             .err()
             .map_or(String::new(), |f| f.to_string());
-        Failure::new(EXIT_CHECK, format!("{}: cannot draw: {why}", args.plan))
+        Failure::new(EXIT_CHECK, format!("{plan_path}: cannot draw: {why}"))
     })?;
     let name = file_name(&args.problem);
     let mut picture = Picture::new(args.width, args.height, name, checked.is_ok());
@@ -98,6 +128,7 @@ fn file_name(path: &str) -> &str {
 /// levels are checked with `check_spill`; an invalid plan is drawn with a warning.
 fn two_levels(
     args: &RenderArgs,
+    plan_path: &str,
     (format, bytes): (formats::Format, &[u8]),
     problem: &Problem,
     placements: &[(String, Offset)],
@@ -109,7 +140,7 @@ fn two_levels(
             2,
             format!(
                 "{}: a plan with a memory column needs --capacity (the fast memory's size)",
-                args.plan
+                plan_path
             ),
         ));
     };
@@ -118,14 +149,14 @@ fn two_levels(
         crate::two_level::two_level_plan(problem, &data, placements, levels).map_err(|wrong| {
             Failure::new(
                 EXIT_CHECK,
-                format!("{}: cannot draw: {}", args.plan, wrong.join("; ")),
+                format!("{plan_path}: cannot draw: {}", wrong.join("; ")),
             )
         })?;
     let c = memplan::Size(capacity);
     let valid = memplan::spill::check_spill(problem, c, &data.input(), &plan).is_ok();
     let split = plan
         .levels(problem, c)
-        .map_err(|e| Failure::new(EXIT_CHECK, format!("{}: cannot draw: {e}", args.plan)))?;
+        .map_err(|e| Failure::new(EXIT_CHECK, format!("{plan_path}: cannot draw: {e}")))?;
     let bufs = problem.buffers();
     let span = (
         bufs.iter()

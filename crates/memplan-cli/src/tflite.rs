@@ -1,0 +1,207 @@
+//! `memplan tflite`: plans a TensorFlow Lite Micro model's arena and writes the plan
+//! into a copy of the model (`memplan_tflite` does the work and states TFLM's rules),
+//! and `memplan render MODEL.tflite`, which draws the plan a model carries.
+
+use memplan_tflite::{PlanOptions, PlannedModel, TensorKind, TfliteError};
+use serde_json::json;
+
+use crate::commands::PlannerArgs;
+use crate::files::{display_path, read_bytes, write_to};
+use crate::fmt::{millis, thousands};
+use crate::progress::interrupt_token;
+use crate::{Failure, EXIT_CHECK, EXIT_INPUT, EXIT_NOT_FOUND, EXIT_PROVEN_INFEASIBLE};
+
+#[derive(clap::Args, Debug)]
+pub struct TfliteArgs {
+    /// The model (`.tflite`; `-` for stdin).
+    pub model: String,
+    /// Where to write the planned model (`-` for stdout). Required unless --report.
+    #[arg(short, long, required_unless_present = "report")]
+    pub output: Option<String>,
+    /// Print a table of the planned tensors (tensor, name, subgraph, lifetime in TFLM's
+    /// steps, bytes, offset) on stdout; without -o nothing is written.
+    #[arg(long)]
+    pub report: bool,
+    /// Replace the offline plan the model already has.
+    #[arg(long)]
+    pub force: bool,
+    /// Fit the planned tensors under this many bytes instead of minimising them.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=i32::MAX as u64))]
+    pub capacity: Option<u64>,
+    #[command(flatten)]
+    pub planning: PlannerArgs,
+    /// Print no summary (errors are still printed).
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Print the summary as one JSON object on stderr instead of text.
+    #[arg(long, conflicts_with = "quiet")]
+    pub summary_json: bool,
+}
+
+/// A library error as a one-line failure naming the file, with its exit code.
+fn failure(path: &str, e: TfliteError) -> Failure {
+    let code = match &e {
+        TfliteError::NoFit { proven: true, .. } => EXIT_PROVEN_INFEASIBLE,
+        TfliteError::NoFit { proven: false, .. } => EXIT_NOT_FOUND,
+        TfliteError::Check(_) | TfliteError::Internal(_) | TfliteError::Plan(_) => EXIT_CHECK,
+        _ => EXIT_INPUT,
+    };
+    let hint = if matches!(e, TfliteError::HasPlan { .. }) {
+        "; --force replaces it"
+    } else {
+        ""
+    };
+    Failure::new(code, format!("{}: {e}{hint}", display_path(path)))
+}
+
+pub fn tflite(args: TfliteArgs) -> Result<(), Failure> {
+    let bytes = read_bytes(&args.model)?;
+    let mut options = args.planning.options()?;
+    options.cancel = Some(interrupt_token());
+    let options = PlanOptions {
+        plan: options,
+        capacity: args.capacity,
+        replace_existing: args.force || args.output.is_none(),
+    };
+    let planned =
+        memplan_tflite::plan_model(&bytes, &options).map_err(|e| failure(&args.model, e))?;
+    if let Some(out) = &args.output {
+        write_to(out, |w| w.write_all(&planned.bytes))?;
+    }
+    if args.report {
+        write_to("-", |w| report(w, &planned))?;
+    }
+    if args.summary_json {
+        eprintln!("{}", summary_json(&args, &planned));
+    } else if !args.quiet {
+        eprintln!("{}", summary_text(&args, &planned));
+    }
+    Ok(())
+}
+
+fn summary_json(args: &TfliteArgs, p: &PlannedModel) -> String {
+    let a = &p.analysis;
+    json!({
+        "model": display_path(&args.model),
+        "output": args.output.as_deref().map(display_path),
+        "subgraphs": a.tensors.iter().map(|t| t.subgraph + 1).max().unwrap_or(0),
+        "tensors": a.tensors.len(),
+        "tensors_planned": a.problem.len(),
+        "max_load": p.report.max_load.get(),
+        "height": p.height,
+        "arena_bytes": p.height,
+        "optimal": p.optimal,
+        "planner": p.report.planner.name(),
+        "elapsed_ms": (p.report.elapsed.as_secs_f64() * 1e6).round() / 1e3,
+        "replaced_plan": p.replaced,
+    })
+    .to_string()
+}
+
+fn summary_text(args: &TfliteArgs, p: &PlannedModel) -> String {
+    let a = &p.analysis;
+    let optimal = if p.optimal {
+        "optimal"
+    } else {
+        "not proven optimal"
+    };
+    let mut text = format!(
+        "{}: {} of {} tensors planned; max load {}; height {} ({optimal}, {}) in {}\n",
+        display_path(&args.model),
+        thousands(a.problem.len() as u64),
+        thousands(a.tensors.len() as u64),
+        thousands(p.report.max_load.get()),
+        thousands(p.height),
+        p.report.planner.name(),
+        millis(p.report.elapsed),
+    );
+    text += &format!(
+        "tensor_arena: reserve {} B for these tensors; TFLM adds its persistent allocations \
+         and kernel scratch buffers on top (print_allocations() shows them)",
+        thousands(p.height)
+    );
+    match &args.output {
+        Some(out) => {
+            let what = if p.replaced { "replaced" } else { "written" };
+            text += &format!(
+                "\nwrote {}: offline plan {what} (metadata 'OfflineMemoryAllocation')",
+                display_path(out)
+            );
+        }
+        None => text += "\nnothing written (--report without -o)",
+    }
+    text
+}
+
+/// The per-tensor table: every planned tensor, in the model's order.
+fn report(w: &mut dyn std::io::Write, p: &PlannedModel) -> std::io::Result<()> {
+    let a = &p.analysis;
+    writeln!(
+        w,
+        "{:>7} {:>8} {:>11} {:>11} {:>12}  name",
+        "tensor", "subgraph", "lifetime", "bytes", "offset"
+    )?;
+    for (b, &t) in a.tensor_of.iter().enumerate() {
+        let life = &a.tensors[t];
+        writeln!(
+            w,
+            "{:>7} {:>8} {:>11} {:>11} {:>12}  {}",
+            life.index,
+            life.subgraph,
+            format!("{}..{}", life.first, life.last),
+            life.aligned_bytes(),
+            p.offsets[life.index],
+            a.problem.buffers()[b].id,
+        )?;
+    }
+    let count = |k| a.tensors.iter().filter(|t| t.kind == k).count();
+    writeln!(
+        w,
+        "# {} planned; not planned: {} constant, {} variable, {} empty. lifetime: TFLM's \
+         allocation steps, both ends included; bytes: rounded up to 16",
+        a.problem.len(),
+        count(TensorKind::Constant),
+        count(TensorKind::Variable),
+        count(TensorKind::Empty)
+    )
+}
+
+/// `memplan render MODEL.tflite`: the plan the model carries, over its tensors'
+/// lifetimes; tooltips name each tensor. `None` when `bytes` is not a TFLite model.
+pub fn render_model(
+    path: &str,
+    bytes: &[u8],
+    mut picture: memplan_render::Picture<'_>,
+) -> Option<Result<String, Failure>> {
+    if bytes.get(4..8) != Some(b"TFL3".as_slice()) {
+        return None;
+    }
+    Some((|| {
+        let a = memplan_tflite::analyze(bytes).map_err(|e| failure(path, e))?;
+        let Some((_, offsets)) = &a.existing_plan else {
+            return Err(Failure::new(
+                EXIT_INPUT,
+                format!(
+                    "{}: no offline plan to draw (metadata 'OfflineMemoryAllocation'); \
+                     `memplan tflite {0} -o PLANNED.tflite` writes one",
+                    display_path(path)
+                ),
+            ));
+        };
+        let valid = memplan_tflite::check_offsets(&a.tensors, offsets).is_ok();
+        let mut drawn = Vec::with_capacity(a.tensor_of.len());
+        let mut notes = Vec::with_capacity(a.tensor_of.len());
+        for &t in &a.tensor_of {
+            let life = &a.tensors[t];
+            // A plan that leaves a tensor to TFLM (-1) is drawn at 0 and fails the check.
+            drawn.push(offsets.get(t).map_or(0, |&o| o.max(0) as u64));
+            notes.push(format!(
+                "tensor {} (subgraph {}, index {}), TFLM steps {}..{}, {} B",
+                life.index, life.subgraph, life.local, life.first, life.last, life.bytes
+            ));
+        }
+        picture.valid = valid;
+        picture.notes = Some(notes);
+        Ok(memplan_render::draw(&a.problem, &drawn, &picture))
+    })())
+}

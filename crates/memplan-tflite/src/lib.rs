@@ -1,0 +1,349 @@
+//! memplan for TensorFlow Lite for Microcontrollers (TFLM): reads a `.tflite` model,
+//! derives each tensor's lifetime as TFLM's allocator does, plans the arena with
+//! memplan, and writes a copy of the model whose `OfflineMemoryAllocation` metadata
+//! tells TFLM where each tensor goes.
+//!
+//! # TFLM's model of the arena
+//!
+//! TFLM runs a model out of one `tensor_arena`. Its *head* holds the tensors that are
+//! neither constants nor variables, planned once at start-up; its *tail* holds persistent
+//! allocations (TFLM's own structures, variable tensors, kernel data). memplan plans the
+//! head. The rules below are those of TFLM's `micro_allocation_info.cc`,
+//! `micro_allocator.cc` and `memory_helpers.cc`, as of the sources read for this crate:
+//!
+//! - **Which tensors.** A tensor is planned when its buffer has no data (a buffer with
+//!   bytes makes it a constant, read from the model), it is not a variable (variables
+//!   live in the tail), and its size is not zero. Its size is the product of its `shape`
+//!   (1 for a scalar) times its element size (1 for INT8, UINT8, BOOL and INT4, which
+//!   TFLM keeps one per byte; 2, 4, 8 or 16 for the others; STRING, VARIANT and the
+//!   sub-byte or 8-bit float types cannot be allocated).
+//! - **Alignment.** The head starts at a multiple of 16, and every size is rounded up to
+//!   16 (`MicroArenaBufferAlignment()`); memplan plans the rounded sizes at offsets that
+//!   are multiples of 16.
+//! - **Lifetimes.** One counter of *allocation scopes* runs over the whole model,
+//!   starting at 0 in subgraph 0:
+//!   - a subgraph's inputs are created and used at the scope in which it is entered;
+//!   - each operator opens a new scope; its outputs are created in it; then the
+//!     subgraphs it calls are marked (each call opens a scope of its own first); then its
+//!     inputs (except -1, an omitted optional input) and its outputs are used at the
+//!     current scope, which is past the called subgraphs;
+//!   - a subgraph's outputs are created (if not yet) and used at the scope after its
+//!     last operator.
+//!
+//!   A tensor lives from the first scope that creates it to the last that uses it,
+//!   **both included**. memplan's half-open lifetime is `[first + 1, last + 2)`: TFLM's
+//!   "never reached" (-1) becomes time 0, so that such tensors overlap only each other,
+//!   as in TFLM's planner.
+//! - **Several subgraphs.** Only subgraph 0 is entered directly. `IF` calls its then and
+//!   else subgraphs, `WHILE` its cond and body, `CALL_ONCE` its init subgraph, each one
+//!   marked once per calling operator, in that order. The offline plan lists the tensors
+//!   of every subgraph, concatenated in subgraph order. A subgraph that calls itself,
+//!   directly or not, is refused (TFLM would recurse without end).
+//!
+//! ```text
+//!   scope:      0        1          2            3
+//!   subgraph 0: in ──── CONV ──► a ─ ADD ──► b ─ (outputs)
+//!               in: [0,1]   a: [1,2]     b: [2,3]   → memplan: [1,3) [2,4) [3,5)
+//! ```
+//!
+//! # The offline plan
+//!
+//! A metadata entry named `OfflineMemoryAllocation` points at a buffer of int32 words:
+//! `[version = 1, number of subgraphs, n, offset of tensor 0, …, offset of tensor n−1]`,
+//! with `n` the number of tensors over all subgraphs and -1 for "planned by TFLM". TFLM
+//! places every tensor that has an offset there, relative to the head's start, without
+//! checking the plan, and plans the rest (kernel scratch buffers, requested at run time)
+//! around them. memplan gives an offset to every planned tensor and -1 to the others,
+//! checks the plan with memplan's independent checker before writing it, and checks the
+//! written file again by reading it back.
+//!
+//! The arena a user must reserve is at least the head (the plan's height) plus TFLM's
+//! persistent allocations and any scratch buffers, which this crate cannot see.
+
+#![deny(missing_docs)]
+
+mod error;
+mod lifetimes;
+pub mod model;
+mod schema;
+mod write;
+
+pub use error::TfliteError;
+pub use lifetimes::{element_size, TensorKind, TensorLife, ARENA_ALIGNMENT};
+
+use memplan::{Buffer, Offset, Outcome, Problem, Report, Size};
+
+/// The offline plan's format version (the first word).
+pub const OFFLINE_PLAN_VERSION: i32 = 1;
+
+/// A model's tensors as memplan's problem.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    /// Every tensor of the model, in offline-plan order.
+    pub tensors: Vec<TensorLife>,
+    /// The planned tensors as buffers: ids are tensor names (made unique), sizes are
+    /// rounded up to 16 and offsets must be multiples of 16.
+    pub problem: Problem,
+    /// For each buffer of `problem`, the index of its tensor in `tensors`.
+    pub tensor_of: Vec<usize>,
+    /// The offline plan the model already carries, if any: its buffer and offsets.
+    pub existing_plan: Option<(u32, Vec<i32>)>,
+}
+
+/// Reads a model and derives the problem TFLM's planner solves.
+pub fn analyze(bytes: &[u8]) -> Result<Analysis, TfliteError> {
+    let model = model::read(bytes)?;
+    let tensors = lifetimes::derive(&model)?;
+    let existing_plan = model.offline_plan().transpose()?;
+    let (problem, tensor_of) = problem(&tensors)?;
+    Ok(Analysis {
+        tensors,
+        problem,
+        tensor_of,
+        existing_plan,
+    })
+}
+
+/// Unique buffer ids from tensor names: the name itself, or `name#index` when the name
+/// is empty or repeats (the index is the tensor's place in the offline plan).
+fn ids(tensors: &[&TensorLife]) -> Vec<String> {
+    let mut count = std::collections::HashMap::new();
+    for t in tensors {
+        *count.entry(t.name.as_str()).or_insert(0usize) += 1;
+    }
+    let mut taken = std::collections::HashSet::new();
+    tensors
+        .iter()
+        .map(|t| {
+            let id = if t.name.is_empty() || count[t.name.as_str()] > 1 {
+                format!("{}#{}", t.name, t.index)
+            } else {
+                t.name.clone()
+            };
+            // `name#index` could itself be another tensor's name.
+            let mut id = id;
+            while !taken.insert(id.clone()) {
+                id.push('\'');
+            }
+            id
+        })
+        .collect()
+}
+
+fn problem(tensors: &[TensorLife]) -> Result<(Problem, Vec<usize>), TfliteError> {
+    let planned: Vec<&TensorLife> = tensors
+        .iter()
+        .filter(|t| t.kind == TensorKind::Planned)
+        .collect();
+    let buffers = ids(&planned)
+        .into_iter()
+        .zip(&planned)
+        .map(|(id, t)| {
+            Buffer::new(
+                id,
+                (t.first + 1) as u64,
+                (t.last + 2) as u64,
+                t.aligned_bytes(),
+            )
+            .with_alignment(ARENA_ALIGNMENT)
+        })
+        .collect();
+    let problem = Problem::new(buffers, None).map_err(|e| TfliteError::Internal(e.to_string()))?;
+    Ok((problem, planned.iter().map(|t| t.index).collect()))
+}
+
+/// What [`plan_model`] does.
+#[derive(Clone, Debug, Default)]
+pub struct PlanOptions {
+    /// The planner, its time limit and the rest, as for [`memplan::plan`].
+    pub plan: memplan::Options,
+    /// Fit the head under this many bytes instead of minimising it.
+    pub capacity: Option<u64>,
+    /// Replace an offline plan the model already has (otherwise it is an error).
+    pub replace_existing: bool,
+}
+
+/// A planned model.
+#[derive(Debug)]
+pub struct PlannedModel {
+    /// The new file: the model with its offline plan.
+    pub bytes: Vec<u8>,
+    /// The model's tensors and problem.
+    pub analysis: Analysis,
+    /// The planner's report; its outcome holds the plan.
+    pub report: Report,
+    /// The offline plan's offsets, one per tensor (-1: not planned).
+    pub offsets: Vec<i32>,
+    /// The plan's height: the head bytes TFLM reserves for these tensors.
+    pub height: u64,
+    /// The plan is proven minimal (its height is the max load).
+    pub optimal: bool,
+    /// The model already had an offline plan, which this one replaces.
+    pub replaced: bool,
+}
+
+/// Plans a model and writes its offline plan. The plan passes memplan's checker before
+/// it is written, and the written file is read back and checked again: same tensors,
+/// operators, buffers and metadata, and the plan it carries valid for its lifetimes.
+pub fn plan_model(bytes: &[u8], options: &PlanOptions) -> Result<PlannedModel, TfliteError> {
+    let analysis = analyze(bytes)?;
+    if let (Some((buffer, _)), false) = (&analysis.existing_plan, options.replace_existing) {
+        return Err(TfliteError::HasPlan { buffer: *buffer });
+    }
+    let target = analysis
+        .problem
+        .clone()
+        .with_capacity(options.capacity.map(Size));
+    let report = memplan::plan(&target, &options.plan)?;
+    let (plan, optimal) = match &report.outcome {
+        Outcome::Optimal(p) => (p.clone(), true),
+        Outcome::Feasible { plan, .. } => (plan.clone(), false),
+        Outcome::Infeasible | Outcome::Unknown { .. } => {
+            return Err(TfliteError::NoFit {
+                capacity: options.capacity.unwrap_or(0),
+                max_load: report.max_load.get(),
+                proven: matches!(report.outcome, Outcome::Infeasible),
+            })
+        }
+    };
+    memplan::check(&target, &plan).map_err(|f| TfliteError::Check(f.to_string()))?;
+    let height = plan.height().get();
+    if height > i32::MAX as u64 {
+        return Err(TfliteError::Unsupported {
+            at: "the plan".into(),
+            what: format!("height {height} does not fit TFLM's 32-bit offsets"),
+        });
+    }
+    let mut offsets = vec![-1i32; analysis.tensors.len()];
+    for (b, &t) in analysis.tensor_of.iter().enumerate() {
+        offsets[t] = plan.offsets()[b].get() as i32;
+    }
+    let out = write_plan(bytes, &offsets, options.replace_existing)?;
+    Ok(PlannedModel {
+        bytes: out,
+        replaced: analysis.existing_plan.is_some(),
+        analysis,
+        report,
+        offsets,
+        height,
+        optimal,
+    })
+}
+
+/// Writes `offsets` (one per tensor, -1 for TFLM's choice) as the model's offline plan
+/// after checking them against the model's lifetimes, then reads the new file back and
+/// checks it: the same model, and the same plan, valid. `replace` allows replacing an
+/// existing plan. This is the only way this crate writes a plan.
+pub fn write_plan(bytes: &[u8], offsets: &[i32], replace: bool) -> Result<Vec<u8>, TfliteError> {
+    let model = model::read(bytes)?;
+    let tensors = lifetimes::derive(&model)?;
+    check_offsets(&tensors, offsets)?;
+    let entries = model.offline_plan_entries();
+    if !entries.is_empty() && !replace {
+        let buffer = model.metadata[entries[entries.len() - 1]].buffer;
+        return Err(TfliteError::HasPlan { buffer });
+    }
+    let mut words = vec![
+        OFFLINE_PLAN_VERSION,
+        model.subgraphs.len() as i32,
+        offsets.len() as i32,
+    ];
+    words.extend_from_slice(offsets);
+    let reuse_buffer = reusable_buffer(&model, &entries);
+    let root = model::verified(bytes)?;
+    let edit = write::Edit {
+        words: &words,
+        reuse_buffer,
+        drop_metadata: &entries,
+    };
+    let out = write::with_plan(bytes, &root, &edit)?;
+    let plan_buffer = reuse_buffer.unwrap_or(model.buffers.len() as u32);
+    verify_written(&model, &out, plan_buffer, &entries, offsets)?;
+    Ok(out)
+}
+
+/// The buffer of the plan being replaced, when nothing else refers to it (then the new
+/// plan takes its slot instead of growing the buffers).
+fn reusable_buffer(model: &model::Model<'_>, entries: &[usize]) -> Option<u32> {
+    let &last = entries.last()?;
+    let b = model.metadata[last].buffer;
+    let used_by_tensor = model
+        .subgraphs
+        .iter()
+        .any(|g| g.tensors.iter().any(|t| t.buffer == b));
+    let used_by_other = model
+        .metadata
+        .iter()
+        .enumerate()
+        .any(|(i, m)| m.buffer == b && m.name != model::OFFLINE_PLAN_NAME && i != last);
+    (b != 0 && !used_by_tensor && !used_by_other).then_some(b)
+}
+
+/// The tensors' placements as a memplan problem and plan, checked by memplan's
+/// independent checker: every planned tensor has an offset (a multiple of 16), and no
+/// two tensors live at the same time overlap.
+pub fn check_offsets(tensors: &[TensorLife], offsets: &[i32]) -> Result<u64, TfliteError> {
+    if offsets.len() != tensors.len() {
+        return Err(TfliteError::Check(format!(
+            "{} offsets for {} tensors",
+            offsets.len(),
+            tensors.len()
+        )));
+    }
+    let (problem, tensor_of) = problem(tensors)?;
+    let mut placed = Vec::with_capacity(tensor_of.len());
+    for (b, &t) in tensor_of.iter().enumerate() {
+        let o = offsets[t];
+        if o < 0 {
+            return Err(TfliteError::Check(format!(
+                "tensor {t} ('{}') is planned by TFLM but has offset {o}",
+                problem.buffers()[b].id
+            )));
+        }
+        placed.push(Offset(o as u64));
+    }
+    let plan = memplan::Plan::new(&problem, placed)
+        .ok_or_else(|| TfliteError::Check("the plan does not match the tensors".into()))?;
+    memplan::check(&problem, &plan).map_err(|f| TfliteError::Check(f.to_string()))?;
+    Ok(plan.height().get())
+}
+
+/// Reads `out` back: the same model except for the plan's buffer and metadata, and the
+/// plan it carries is `offsets`, valid for its own lifetimes.
+fn verify_written(
+    before: &model::Model<'_>,
+    out: &[u8],
+    plan_buffer: u32,
+    dropped: &[usize],
+    offsets: &[i32],
+) -> Result<(), TfliteError> {
+    let after = model::read(out).map_err(|e| TfliteError::Internal(format!("re-read: {e}")))?;
+    let fail = |what: &str| Err(TfliteError::Internal(format!("the written model {what}")));
+    if after.version != before.version
+        || after.operator_codes != before.operator_codes
+        || after.subgraphs != before.subgraphs
+    {
+        return fail("differs from the original in its subgraphs or operator codes");
+    }
+    let kept_buffers = (0..before.buffers.len()).filter(|&i| i != plan_buffer as usize);
+    if kept_buffers
+        .clone()
+        .any(|i| after.buffers[i] != before.buffers[i])
+        || after.buffers.len() < before.buffers.len()
+    {
+        return fail("differs from the original in its buffers");
+    }
+    let kept: Vec<_> = (0..before.metadata.len())
+        .filter(|i| !dropped.contains(i))
+        .map(|i| &before.metadata[i])
+        .collect();
+    let n = after.metadata.len();
+    if n != kept.len() + 1 || after.metadata[..n - 1].iter().ne(kept.iter().copied()) {
+        return fail("differs from the original in its metadata");
+    }
+    match after.offline_plan() {
+        Some(Ok((b, written))) if b == plan_buffer && written == offsets => {}
+        _ => return fail("does not carry the plan"),
+    }
+    check_offsets(&lifetimes::derive(&after)?, offsets).map(|_| ())
+}
