@@ -290,6 +290,17 @@ pub fn check_offsets(tensors: &[TensorLife], offsets: &[i32]) -> Result<u64, Tfl
             tensors.len()
         )));
     }
+    // TFLM moves a variable with an offset into the head, where it loses its state
+    // between invocations; constants and empty tensors ignore theirs. Only -1 is written.
+    if let Some(t) = tensors
+        .iter()
+        .find(|t| t.kind != TensorKind::Planned && offsets[t.index] != -1)
+    {
+        return Err(TfliteError::Check(format!(
+            "tensor {} ('{}') is {:?}, not planned, but has offset {}",
+            t.index, t.name, t.kind, offsets[t.index]
+        )));
+    }
     let (problem, tensor_of) = problem(tensors)?;
     let mut placed = Vec::with_capacity(tensor_of.len());
     for (b, &t) in tensor_of.iter().enumerate() {
