@@ -198,7 +198,8 @@ fn unsupported_models_are_refused_with_the_place() {
 
 #[test]
 fn broken_indices_are_named() {
-    let cases: Vec<(Box<dyn Fn(&mut M)>, &str)> = vec![
+    type Break = Box<dyn Fn(&mut M)>;
+    let cases: Vec<(Break, &str)> = vec![
         (
             Box::new(|m| m.graphs[0].ops[1].inputs[0] = 99),
             "invalid model: subgraph 0 operator 1 input 0: tensor index 99 out of range (8 tensors)",
