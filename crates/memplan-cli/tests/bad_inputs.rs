@@ -6,8 +6,12 @@ use std::path::Path;
 use std::process::Command;
 
 fn run(root: &Path, input: &str, extra: &[&str]) -> (i32, String, usize) {
+    run_command(root, "plan", input, extra)
+}
+
+fn run_command(root: &Path, command: &str, input: &str, extra: &[&str]) -> (i32, String, usize) {
     let out = Command::new(env!("CARGO_BIN_EXE_memplan"))
-        .arg("plan")
+        .arg(command)
         .arg(input)
         .args(extra)
         .current_dir(root)
@@ -53,6 +57,46 @@ fn every_bad_input_gets_its_expected_one_line_error() {
         assert_eq!(got_code, code, "{name}: {stderr}");
         assert_eq!(stderr, format!("{message}\n"), "{name}");
         assert_eq!(stdout_len, 0, "{name}: nothing written");
+    }
+}
+
+/// The flatbuffer cases (`tests/bad_inputs/tflite_*.tflite`, written by
+/// `cargo test -p memplan-tflite --test corpus -- --ignored`): `memplan tflite` gives the
+/// expected one-line error and writes nothing.
+#[test]
+fn every_bad_tflite_model_gets_its_expected_one_line_error() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap();
+    let dir = root.join("tests/bad_inputs");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.unwrap().file_name().into_string().ok())
+        .filter_map(|n| n.strip_suffix(".tflite").map(str::to_string))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 10, "the flatbuffer cases are present");
+    let out = std::env::temp_dir().join(format!("memplan-bad-tflite-{}", std::process::id()));
+    for name in names {
+        let expected = std::fs::read_to_string(dir.join(format!("{name}.expected")))
+            .unwrap_or_else(|_| panic!("{name}.expected is missing"));
+        let mut lines = expected.lines();
+        let code: i32 = lines
+            .next()
+            .unwrap()
+            .strip_prefix("exit ")
+            .unwrap()
+            .parse()
+            .unwrap();
+        let message = lines.next().unwrap();
+        let input = format!("tests/bad_inputs/{name}.tflite");
+        let (got_code, stderr, stdout_len) =
+            run_command(&root, "tflite", &input, &["-o", out.to_str().unwrap()]);
+        assert_eq!(got_code, code, "{name}: {stderr}");
+        assert_eq!(stderr, format!("{message}\n"), "{name}");
+        assert_eq!(stdout_len, 0, "{name}");
+        assert!(!out.exists(), "{name}: nothing written");
     }
 }
 

@@ -12,6 +12,7 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 mod arrays;
 mod convert;
 mod spill;
+mod tflite;
 
 use convert::{
     buffer_from, convention, csv_options, id_from, input_error, py_id, py_ids, read_file,
@@ -370,6 +371,33 @@ pub struct Plan {
     elapsed: f64,
 }
 
+impl Plan {
+    /// A plan with string ids.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        offsets: Vec<u64>,
+        ids: Vec<String>,
+        height: u64,
+        max_load: u64,
+        lower_bound: u64,
+        optimal: bool,
+        planner: String,
+        elapsed: f64,
+    ) -> Plan {
+        Plan {
+            offsets,
+            ids,
+            int_ids: false,
+            height,
+            max_load,
+            lower_bound,
+            optimal,
+            planner,
+            elapsed,
+        }
+    }
+}
+
 #[pymethods]
 impl Plan {
     /// The buffers' ids, in the same order as ``offsets`` (ints when given as ints).
@@ -655,6 +683,7 @@ fn _memplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(planners, m)?)?;
     m.add_function(wrap_pyfunction!(share, m)?)?;
     m.add_function(wrap_pyfunction!(render, m)?)?;
+    m.add_function(wrap_pyfunction!(tflite::_plan_tflite, m)?)?;
     let py = m.py();
     m.add("MemplanError", py.get_type::<MemplanError>())?;
     m.add("InputError", py.get_type::<InputError>())?;

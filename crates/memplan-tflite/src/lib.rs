@@ -63,6 +63,9 @@
 #![deny(missing_docs)]
 
 mod error;
+/// The fuzz target's body (feature `fuzzing`).
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 mod lifetimes;
 pub mod model;
 mod schema;

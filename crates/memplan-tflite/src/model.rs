@@ -113,7 +113,11 @@ pub(crate) fn verified(bytes: &[u8]) -> Result<schema::Model<'_>, TfliteError> {
     if bytes.len() < 8 || &bytes[4..8] != b"TFL3" {
         return Err(TfliteError::NotTflite);
     }
-    schema::verified_model(bytes).map_err(|e| TfliteError::Flatbuffer(e.to_string()))
+    schema::verified_model(bytes).map_err(|e| {
+        // The verifier's message ends with a trace on tab-indented lines: one line here.
+        let text = e.to_string();
+        TfliteError::Flatbuffer(text.split_whitespace().collect::<Vec<_>>().join(" "))
+    })
 }
 
 /// Reads and checks a model. Refuses the parts of the format TFLM cannot run and that

@@ -13,7 +13,8 @@ live at one time) is a lower bound: ``plan.height == plan.max_load`` proves opti
 >>> memplan.check(problem, p)
 8
 
-Integrations with PyTorch live in submodules that need the optional extras:
+``memplan.tflite`` plans TensorFlow Lite Micro models (no extra needed). Integrations
+with PyTorch live in submodules that need the optional extras:
 ``memplan.torch`` (an exported program's activations as a ``Problem``; ``pip install
 "memplan[torch]"``) and ``memplan.executorch`` (memplan as ExecuTorch's memory planner;
 ``pip install "memplan[executorch]"``).

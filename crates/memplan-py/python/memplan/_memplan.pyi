@@ -146,3 +146,14 @@ def render(
 def share(problem: Problem, strategy: str = "auto") -> Dict[str, Any]:
     """Shared objects (TFLite §4): keys objects, object_sizes, total, lower_bound, naive, strategy."""
     ...
+def _plan_tflite(
+    src: str,
+    dst: Optional[str],
+    planner: str,
+    time_limit: Optional[float],
+    capacity: Optional[int],
+    force: bool,
+    threads: int,
+) -> Plan:
+    """The body of ``memplan.tflite.plan_model``."""
+    ...

@@ -1,0 +1,60 @@
+"""memplan for TensorFlow Lite for Microcontrollers (TFLM).
+
+``plan_model`` reads a ``.tflite`` model, derives each tensor's lifetime as TFLM's
+allocator does, plans the arena's head with memplan, checks the plan, and writes a copy
+of the model whose ``OfflineMemoryAllocation`` metadata tells TFLM where each tensor
+goes. Nothing here imports TensorFlow.
+
+>>> import memplan.tflite
+>>> plan = memplan.tflite.plan_model("model.tflite", "planned.tflite")  # doctest: +SKIP
+>>> plan.height  # the head bytes to reserve in tensor_arena for these tensors  # doctest: +SKIP
+"""
+
+import os
+from typing import Optional, Union
+
+from ._memplan import DEFAULT_TIME_LIMIT, Plan, _plan_tflite
+
+__all__ = ["plan_model"]
+
+_Path = Union[str, "os.PathLike[str]"]
+
+
+def plan_model(
+    src: _Path,
+    dst: Optional[_Path],
+    time_limit: Optional[float] = DEFAULT_TIME_LIMIT,
+    *,
+    planner: str = "auto",
+    capacity: Optional[int] = None,
+    force: bool = False,
+    threads: int = 0,
+) -> Plan:
+    """Plans the TFLM arena of the model at ``src`` and writes the planned model to
+    ``dst`` (``None``: plan without writing).
+
+    Returns a ``memplan.Plan`` over the tensors TFLM plans in the arena's head: ``ids``
+    are the tensors' names (``name#index`` when a name repeats or is empty), ``offsets``
+    their offsets from the head's start, and ``height`` the head bytes to reserve in
+    ``tensor_arena`` for them. TFLM adds its persistent allocations and kernel scratch
+    buffers on top.
+
+    ``time_limit`` (seconds, ``None`` for none), ``planner`` and ``threads`` are those of
+    ``memplan.plan``. ``capacity`` fits the head under that many bytes. A model that
+    already carries an offline plan raises ``InputError`` unless ``force=True``, which
+    replaces it.
+
+    Raises ``InputError`` for a file that is not a valid TFLite model or that TFLM cannot
+    run (the message names the subgraph, operator, tensor or buffer),
+    ``InfeasibleError``/``NoPlanFoundError`` when nothing fits under ``capacity``, and
+    ``CheckError`` if a plan failed the checker (nothing is written then).
+    """
+    return _plan_tflite(
+        os.fspath(src),
+        None if dst is None else os.fspath(dst),
+        planner,
+        time_limit,
+        capacity,
+        force,
+        threads,
+    )
