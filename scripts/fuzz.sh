@@ -32,6 +32,18 @@ if [ -x target/debug/memplan ]; then
     target/debug/memplan gen --tiled --blocks 1 -o fuzz/corpus/parse_json/tiled1.json || true
 fi
 
+# tflite_read: the flatbuffer cases of the corpus, and the test models under 64 KiB (its
+# max_len), planned and not (the planned ones carry an offline plan).
+mkdir -p fuzz/corpus/tflite_read
+cp tests/bad_inputs/*.tflite fuzz/corpus/tflite_read/ 2>/dev/null || true
+for m in tests/tflite/models/*.tflite; do
+    [ -f "$m" ] && [ "$(stat -c %s "$m")" -le 65536 ] || continue
+    cp "$m" fuzz/corpus/tflite_read/
+    if [ -x target/debug/memplan ]; then
+        target/debug/memplan tflite "$m" -q --force -o "fuzz/corpus/tflite_read/planned-$(basename "$m")" || true
+    fi
+done
+
 tick=$(getconf CLK_TCK)
 # Runs one target until it has used `secs` of CPU, then interrupts it (libFuzzer prints its
 # final stats on SIGINT). Appends "CPU <seconds> WALL <seconds> START <utc> END <utc>".
@@ -40,7 +52,9 @@ run_one() {
     mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t"
     start=$(date -u +%FT%TZ)
     t0=$(date +%s)
-    nice -n 19 "$bin/$t" "fuzz/corpus/$t" \
+    local extra=()
+    if [ "$t" = tflite_read ]; then extra=(-max_len=65536); fi
+    nice -n 19 "$bin/$t" "fuzz/corpus/$t" "${extra[@]}" \
         -artifact_prefix="fuzz/artifacts/$t/" -max_total_time="$((4 * secs))" \
         -timeout=120 -print_final_stats=1 >"$log" 2>&1 &
     pid=$!

@@ -1,6 +1,7 @@
-//! Keeps the README's command-line examples working: every line starting with `memplan `
-//! inside a ```sh block runs, from a scratch directory that sees the benchmarks, and must
-//! succeed. (The Rust example is a doctest of the library.)
+//! Keeps the README's and the guides' (`docs/*.md`) command-line examples working: every
+//! line starting with `memplan ` inside a ```sh block runs, in order, from a scratch
+//! directory that sees `benchmarks/` and `tests/`, and must succeed. (The Rust example is
+//! a doctest of the library.)
 
 use std::path::Path;
 use std::process::Command;
@@ -11,16 +12,35 @@ fn readme_commands_succeed() {
         .join("../..")
         .canonicalize()
         .unwrap();
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let mut pages = vec![root.join("README.md")];
+    let mut docs: Vec<_> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    docs.sort();
+    pages.extend(docs);
     let scratch = std::env::temp_dir().join(format!("memplan-readme-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
-    let link = scratch.join("benchmarks");
-    if !link.exists() {
-        std::os::unix::fs::symlink(root.join("benchmarks"), &link).unwrap();
+    for dir in ["benchmarks", "tests"] {
+        let link = scratch.join(dir);
+        if !link.exists() {
+            std::os::unix::fs::symlink(root.join(dir), &link).unwrap();
+        }
     }
+    let mut ran = 0;
+    for page in &pages {
+        ran += run_sh_blocks(page, &scratch);
+    }
+    assert!(ran >= 7, "the README and the guides show the CLI");
+}
+
+/// Runs the `memplan ` lines of a page's sh blocks; returns how many ran.
+fn run_sh_blocks(page: &Path, scratch: &Path) -> usize {
+    let text = std::fs::read_to_string(page).unwrap();
     let mut in_sh = false;
     let mut ran = 0;
-    for line in readme.lines() {
+    for line in text.lines() {
         if line.starts_with("```") {
             in_sh = line == "```sh";
             continue;
@@ -30,15 +50,16 @@ fn readme_commands_succeed() {
         };
         let out = Command::new(env!("CARGO_BIN_EXE_memplan"))
             .args(args.split_whitespace())
-            .current_dir(&scratch)
+            .current_dir(scratch)
             .output()
             .unwrap();
         assert!(
             out.status.success(),
-            "`{line}` failed: {}",
+            "{}: `{line}` failed: {}",
+            page.display(),
             String::from_utf8_lossy(&out.stderr)
         );
         ran += 1;
     }
-    assert!(ran >= 5, "the README shows the CLI");
+    ran
 }

@@ -1,0 +1,85 @@
+"""memplan.tflite without TensorFlow: plans the committed test models and checks what the
+door returns and writes. The runs on TFLM's interpreter are in test_tflite_micro.py."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import memplan
+import memplan.tflite
+
+ROOT = Path(__file__).resolve().parents[3]
+MODELS = ROOT / "tests" / "tflite" / "models"
+BAD = ROOT / "tests" / "bad_inputs"
+
+
+def models():
+    found = sorted(MODELS.glob("*.tflite"))
+    assert len(found) >= 8, f"the test models are committed under {MODELS}"
+    return found
+
+
+def test_plan_model_writes_a_planned_copy_and_names_tensors(tmp_path):
+    for src in models():
+        dst = tmp_path / src.name
+        plan = memplan.tflite.plan_model(src, dst, time_limit=1.0)
+        assert isinstance(plan, memplan.Plan)
+        assert len(plan.ids) == len(plan.offsets) > 0
+        assert len(set(plan.ids)) == len(plan.ids)
+        assert all(o % 16 == 0 for o in plan.offsets)
+        assert plan.height >= plan.max_load > 0
+        assert plan.optimal == (plan.height == plan.lower_bound)
+        # The original bytes are the planned file's tail, after a 16-byte-aligned head.
+        original, planned = src.read_bytes(), dst.read_bytes()
+        assert planned.endswith(original)
+        assert (len(planned) - len(original)) % 16 == 0
+        assert b"OfflineMemoryAllocation" in planned[: len(planned) - len(original)]
+
+
+def test_ids_are_the_tensor_names_the_cli_reports(tmp_path):
+    src = models()[0]
+    plan = memplan.tflite.plan_model(src, None)
+    table = subprocess.run(
+        [str(ROOT / "target" / "debug" / "memplan"), "tflite", str(src), "--report", "-q"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    rows = [line.split(None, 5) for line in table[1:] if not line.startswith("#")]
+    assert [r[5] for r in rows] == plan.ids
+    assert [int(r[4]) for r in rows] == plan.offsets
+
+
+def test_an_existing_plan_needs_force(tmp_path):
+    src = models()[0]
+    once = tmp_path / "once.tflite"
+    memplan.tflite.plan_model(src, once)
+    with pytest.raises(memplan.InputError, match="already has an offline plan"):
+        memplan.tflite.plan_model(once, tmp_path / "twice.tflite")
+    again = memplan.tflite.plan_model(once, tmp_path / "twice.tflite", force=True)
+    assert again.height == memplan.tflite.plan_model(src, None).height
+
+
+def test_bad_models_raise_the_package_errors(tmp_path):
+    with pytest.raises(memplan.InputError, match="not a TFLite model"):
+        memplan.tflite.plan_model(BAD / "tflite_not_a_model.tflite", None)
+    with pytest.raises(memplan.InputError, match="tensor index 99 out of range"):
+        memplan.tflite.plan_model(BAD / "tflite_tensor_index_past_end.tflite", None)
+    with pytest.raises(memplan.InputError, match="No such file"):
+        memplan.tflite.plan_model(tmp_path / "missing.tflite", None)
+    with pytest.raises(memplan.InfeasibleError, match="max load"):
+        memplan.tflite.plan_model(models()[0], None, capacity=16)
+    with pytest.raises(ValueError, match="time_limit"):
+        memplan.tflite.plan_model(models()[0], None, time_limit=-1)
+    assert not (tmp_path / "missing.tflite").exists()
+
+
+def test_planning_imports_no_tensorflow():
+    code = (
+        "import sys, memplan.tflite; "
+        f"memplan.tflite.plan_model({str(models()[0])!r}, None); "
+        "assert 'tensorflow' not in sys.modules and 'tflite_micro' not in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
