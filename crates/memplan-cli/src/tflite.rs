@@ -2,7 +2,9 @@
 //! into a copy of the model (`memplan_tflite` does the work and states TFLM's rules),
 //! and `memplan render MODEL.tflite`, which draws the plan a model carries.
 
-use memplan_tflite::{PlanOptions, PlannedModel, TensorKind, TfliteError};
+use memplan_tflite::{
+    PlanOptions, PlannedModel, ScratchOptions, ScratchRequest, TensorKind, TfliteError,
+};
 use serde_json::json;
 
 use crate::commands::PlannerArgs;
@@ -28,6 +30,14 @@ pub struct TfliteArgs {
     /// Fit the planned tensors under this many bytes instead of minimising them.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=i32::MAX as u64))]
     pub capacity: Option<u64>,
+    /// Leave room for a kernel scratch buffer of BYTES requested by operator OP of
+    /// SUBGRAPH (`SUBGRAPH:OP:BYTES`, repeatable), e.g. one an optimised kernel library
+    /// requests. The reference kernels' requests are added on their own.
+    #[arg(long, value_name = "SUBGRAPH:OP:BYTES", value_parser = parse_scratch)]
+    pub scratch: Vec<ScratchRequest>,
+    /// Leave no room for the reference kernels' scratch requests (an ablation).
+    #[arg(long, hide = true)]
+    pub no_reference_scratch: bool,
     #[command(flatten)]
     pub planning: PlannerArgs,
     /// Print no summary (errors are still printed).
@@ -36,6 +46,24 @@ pub struct TfliteArgs {
     /// Print the summary as one JSON object on stderr instead of text.
     #[arg(long, conflicts_with = "quiet")]
     pub summary_json: bool,
+}
+
+fn parse_scratch(text: &str) -> Result<ScratchRequest, String> {
+    let parts: Vec<&str> = text.split(':').collect();
+    let number = |s: &str| s.trim().parse::<u64>().ok();
+    match parts.as_slice() {
+        [s, k, b] => match (number(s), number(k), number(b)) {
+            (Some(s), Some(k), Some(b)) if b > 0 && b <= i32::MAX as u64 => Ok(ScratchRequest {
+                subgraph: s as usize,
+                operator: k as usize,
+                bytes: b,
+            }),
+            _ => Err(format!(
+                "'{text}': expected SUBGRAPH:OP:BYTES, with 0 < BYTES < 2^31"
+            )),
+        },
+        _ => Err(format!("'{text}': expected SUBGRAPH:OP:BYTES")),
+    }
 }
 
 /// A library error as a one-line failure naming the file, with its exit code.
@@ -62,6 +90,10 @@ pub fn tflite(args: TfliteArgs) -> Result<(), Failure> {
         plan: options,
         capacity: args.capacity,
         replace_existing: args.force || args.output.is_none(),
+        scratch: ScratchOptions {
+            reference_kernels: !args.no_reference_scratch,
+            extra: args.scratch.clone(),
+        },
     };
     let planned =
         memplan_tflite::plan_model(&bytes, &options).map_err(|e| failure(&args.model, e))?;
@@ -84,9 +116,10 @@ fn summary_json(args: &TfliteArgs, p: &PlannedModel) -> String {
     json!({
         "model": display_path(&args.model),
         "output": args.output.as_deref().map(display_path),
-        "subgraphs": a.tensors.iter().map(|t| t.subgraph + 1).max().unwrap_or(0),
+        "subgraphs": a.subgraphs,
         "tensors": a.tensors.len(),
-        "tensors_planned": a.problem.len(),
+        "tensors_planned": a.tensor_of.len(),
+        "scratch_reserved": a.scratch.len(),
         "max_load": p.report.max_load.get(),
         "height": p.height,
         "arena_bytes": p.height,
@@ -106,10 +139,14 @@ fn summary_text(args: &TfliteArgs, p: &PlannedModel) -> String {
         "not proven optimal"
     };
     let mut text = format!(
-        "{}: {} of {} tensors planned; max load {}; height {} ({optimal}, {}) in {}\n",
+        "{}: {} of {} tensors planned{}; max load {}; height {} ({optimal}, {}) in {}\n",
         display_path(&args.model),
-        thousands(a.problem.len() as u64),
+        thousands(a.tensor_of.len() as u64),
         thousands(a.tensors.len() as u64),
+        match a.scratch.len() {
+            0 => String::new(),
+            n => format!(", room left for {n} kernel scratch buffer(s)"),
+        },
         thousands(p.report.max_load.get()),
         thousands(p.height),
         p.report.planner.name(),
@@ -154,12 +191,27 @@ fn report(w: &mut dyn std::io::Write, p: &PlannedModel) -> std::io::Result<()> {
             a.problem.buffers()[b].id,
         )?;
     }
+    let n = a.tensor_of.len();
+    let plan = p.report.outcome.plan();
+    for (i, r) in a.scratch.iter().enumerate() {
+        let b = &a.problem.buffers()[n + i];
+        writeln!(
+            w,
+            "{:>7} {:>8} {:>11} {:>11} {:>12}  {} (room left; TFLM places it)",
+            "-",
+            r.subgraph,
+            format!("{}..{}", r.first, r.last),
+            b.size.get(),
+            plan.map_or(0, |p| p.offsets()[n + i].get()),
+            b.id,
+        )?;
+    }
     let count = |k| a.tensors.iter().filter(|t| t.kind == k).count();
     writeln!(
         w,
         "# {} planned; not planned: {} constant, {} variable, {} empty. lifetime: TFLM's \
          allocation steps, both ends included; bytes: rounded up to 16",
-        a.problem.len(),
+        a.tensor_of.len(),
         count(TensorKind::Constant),
         count(TensorKind::Variable),
         count(TensorKind::Empty)

@@ -4,7 +4,7 @@
 use pyo3::prelude::*;
 
 use memplan::{Options, Planner};
-use memplan_tflite::{PlanOptions, TfliteError};
+use memplan_tflite::{PlanOptions, ScratchOptions, ScratchRequest, TfliteError};
 
 use crate::{CheckError, InfeasibleError, InputError, MemplanError, NoPlanFoundError, Plan};
 
@@ -22,7 +22,7 @@ fn py_error(path: &str, e: TfliteError) -> PyErr {
 
 /// ``_plan_tflite(src, dst, ...)``: see ``memplan.tflite.plan_model``.
 #[pyfunction]
-#[pyo3(signature = (src, dst, planner, time_limit, capacity, force, threads))]
+#[pyo3(signature = (src, dst, planner, time_limit, capacity, force, threads, reference_scratch, scratch))]
 #[allow(clippy::too_many_arguments)]
 pub fn _plan_tflite(
     py: Python<'_>,
@@ -33,6 +33,8 @@ pub fn _plan_tflite(
     capacity: Option<u64>,
     force: bool,
     threads: usize,
+    reference_scratch: bool,
+    scratch: Vec<(usize, usize, u64)>,
 ) -> PyResult<Plan> {
     let planner: Planner = planner
         .parse()
@@ -57,6 +59,17 @@ pub fn _plan_tflite(
         },
         capacity,
         replace_existing: force,
+        scratch: ScratchOptions {
+            reference_kernels: reference_scratch,
+            extra: scratch
+                .into_iter()
+                .map(|(subgraph, operator, bytes)| ScratchRequest {
+                    subgraph,
+                    operator,
+                    bytes,
+                })
+                .collect(),
+        },
     };
     let planned = py
         .detach(|| memplan_tflite::plan_model(&bytes, &options))

@@ -28,6 +28,8 @@ def test_plan_model_writes_a_planned_copy_and_names_tensors(tmp_path):
         assert isinstance(plan, memplan.Plan)
         assert len(plan.ids) == len(plan.offsets) > 0
         assert len(set(plan.ids)) == len(plan.ids)
+        scratch = [i for i in plan.ids if i.startswith("scratch:")]
+        assert plan.ids[len(plan.ids) - len(scratch):] == scratch
         assert all(o % 16 == 0 for o in plan.offsets)
         assert plan.height >= plan.max_load > 0
         assert plan.optimal == (plan.height == plan.lower_bound)
@@ -48,7 +50,8 @@ def test_ids_are_the_tensor_names_the_cli_reports(tmp_path):
         check=True,
     ).stdout.splitlines()
     rows = [line.split(None, 5) for line in table[1:] if not line.startswith("#")]
-    assert [r[5] for r in rows] == plan.ids
+    # Tensors, then the scratch requests room was left for.
+    assert [r[5].split(" (room left")[0] for r in rows] == plan.ids
     assert [int(r[4]) for r in rows] == plan.offsets
 
 

@@ -18,9 +18,30 @@ pub fn read_and_plan(data: &[u8]) {
         },
         capacity: None,
         replace_existing: true,
+        // A scratch request on the first operator too, when there is one.
+        scratch: crate::ScratchOptions {
+            reference_kernels: true,
+            extra: vec![crate::ScratchRequest {
+                subgraph: 0,
+                operator: 0,
+                bytes: 24,
+            }],
+        },
     };
-    let Ok(planned) = plan_model(data, &options) else {
-        return;
+    let planned = match plan_model(data, &options) {
+        Ok(p) => p,
+        // No operator 0: plan without the extra request.
+        Err(crate::TfliteError::Invalid { at, .. }) if at.starts_with("scratch request") => {
+            let options = PlanOptions {
+                scratch: crate::ScratchOptions::default(),
+                ..options
+            };
+            match plan_model(data, &options) {
+                Ok(p) => p,
+                Err(_) => return,
+            }
+        }
+        Err(_) => return,
     };
     let again = analyze(&planned.bytes).expect("a written model reads back");
     let (_, offsets) = again

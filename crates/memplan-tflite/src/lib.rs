@@ -57,8 +57,16 @@
 //! checks the plan with memplan's independent checker before writing it, and checks the
 //! written file again by reading it back.
 //!
-//! The arena a user must reserve is at least the head (the plan's height) plus TFLM's
-//! persistent allocations and any scratch buffers, which this crate cannot see.
+//! # Kernel scratch buffers
+//!
+//! Kernels request scratch space at start-up, which TFLM places online around the
+//! offline plan (the format has no slot for it). The plan leaves room for the requests
+//! it can predict, as buffers live while their operator runs, so that TFLM finds a hole
+//! instead of growing the head: those of TFLM's reference kernels, and any a user adds
+//! for another kernel library ([`ScratchOptions`], `scratch.rs`).
+//!
+//! The arena a user must reserve is the head (the plan's height, scratch room included)
+//! plus TFLM's persistent allocations (the tail).
 
 #![deny(missing_docs)]
 
@@ -69,10 +77,12 @@ pub mod fuzzing;
 mod lifetimes;
 pub mod model;
 mod schema;
+mod scratch;
 mod write;
 
 pub use error::TfliteError;
 pub use lifetimes::{element_size, TensorKind, TensorLife, ARENA_ALIGNMENT};
+pub use scratch::{reference_requests, Scratch, ScratchOptions, ScratchRequest};
 
 use memplan::{Buffer, Offset, Outcome, Problem, Report, Size};
 
@@ -82,25 +92,64 @@ pub const OFFLINE_PLAN_VERSION: i32 = 1;
 /// A model's tensors as memplan's problem.
 #[derive(Clone, Debug)]
 pub struct Analysis {
+    /// How many subgraphs the model has.
+    pub subgraphs: usize,
     /// Every tensor of the model, in offline-plan order.
     pub tensors: Vec<TensorLife>,
-    /// The planned tensors as buffers: ids are tensor names (made unique), sizes are
-    /// rounded up to 16 and offsets must be multiples of 16.
+    /// The kernel scratch requests the plan leaves room for (see [`ScratchOptions`]).
+    pub scratch: Vec<Scratch>,
+    /// The planned tensors as buffers, then the scratch requests: ids are tensor names
+    /// (made unique) and `scratch:S:K:N` (the N-th request of operator K of subgraph S);
+    /// sizes are rounded up to 16 and offsets must be multiples of 16.
     pub problem: Problem,
-    /// For each buffer of `problem`, the index of its tensor in `tensors`.
+    /// For each tensor buffer of `problem` (the first `tensor_of.len()`), the index of
+    /// its tensor in `tensors`.
     pub tensor_of: Vec<usize>,
     /// The offline plan the model already carries, if any: its buffer and offsets.
     pub existing_plan: Option<(u32, Vec<i32>)>,
 }
 
-/// Reads a model and derives the problem TFLM's planner solves.
+/// Reads a model and derives the problem TFLM's planner solves, with room for the
+/// reference kernels' scratch requests.
 pub fn analyze(bytes: &[u8]) -> Result<Analysis, TfliteError> {
+    analyze_with(bytes, &ScratchOptions::default())
+}
+
+/// [`analyze`], leaving room for the scratch requests `scratch` names.
+pub fn analyze_with(bytes: &[u8], scratch: &ScratchOptions) -> Result<Analysis, TfliteError> {
     let model = model::read(bytes)?;
-    let tensors = lifetimes::derive(&model)?;
+    for r in &scratch.extra {
+        let count = model.subgraphs.get(r.subgraph).map(|g| g.operators.len());
+        if count.is_none_or(|n| r.operator >= n) {
+            return Err(TfliteError::Invalid {
+                at: format!("scratch request {}:{}:{}", r.subgraph, r.operator, r.bytes),
+                what: match count {
+                    Some(n) => format!("subgraph {} has {n} operators", r.subgraph),
+                    None => format!("the model has {} subgraphs", model.subgraphs.len()),
+                },
+            });
+        }
+    }
+    let (tensors, visits) = lifetimes::derive_with_visits(&model)?;
+    let scratch = scratch::requests(&model, &visits, scratch);
     let existing_plan = model.offline_plan().transpose()?;
-    let (problem, tensor_of) = problem(&tensors)?;
+    let (mut buffers, tensor_of) = tensor_buffers(&tensors);
+    let mut seen = std::collections::HashMap::new();
+    for r in &scratch {
+        let n = seen.entry((r.subgraph, r.operator)).or_insert(0usize);
+        let id = format!("scratch:{}:{}:{n}", r.subgraph, r.operator);
+        *n += 1;
+        let bytes = r.bytes.div_ceil(ARENA_ALIGNMENT) * ARENA_ALIGNMENT;
+        buffers.push(
+            Buffer::new(id, (r.first + 1) as u64, (r.last + 2) as u64, bytes)
+                .with_alignment(ARENA_ALIGNMENT),
+        );
+    }
+    let problem = Problem::new(buffers, None).map_err(|e| TfliteError::Internal(e.to_string()))?;
     Ok(Analysis {
+        subgraphs: model.subgraphs.len(),
         tensors,
+        scratch,
         problem,
         tensor_of,
         existing_plan,
@@ -133,7 +182,8 @@ fn ids(tensors: &[&TensorLife]) -> Vec<String> {
         .collect()
 }
 
-fn problem(tensors: &[TensorLife]) -> Result<(Problem, Vec<usize>), TfliteError> {
+/// The tensors TFLM plans as buffers, and each one's tensor index.
+fn tensor_buffers(tensors: &[TensorLife]) -> (Vec<Buffer>, Vec<usize>) {
     let planned: Vec<&TensorLife> = tensors
         .iter()
         .filter(|t| t.kind == TensorKind::Planned)
@@ -151,8 +201,13 @@ fn problem(tensors: &[TensorLife]) -> Result<(Problem, Vec<usize>), TfliteError>
             .with_alignment(ARENA_ALIGNMENT)
         })
         .collect();
+    (buffers, planned.iter().map(|t| t.index).collect())
+}
+
+fn problem(tensors: &[TensorLife]) -> Result<(Problem, Vec<usize>), TfliteError> {
+    let (buffers, tensor_of) = tensor_buffers(tensors);
     let problem = Problem::new(buffers, None).map_err(|e| TfliteError::Internal(e.to_string()))?;
-    Ok((problem, planned.iter().map(|t| t.index).collect()))
+    Ok((problem, tensor_of))
 }
 
 /// What [`plan_model`] does.
@@ -164,6 +219,8 @@ pub struct PlanOptions {
     pub capacity: Option<u64>,
     /// Replace an offline plan the model already has (otherwise it is an error).
     pub replace_existing: bool,
+    /// The kernel scratch requests to leave room for.
+    pub scratch: ScratchOptions,
 }
 
 /// A planned model.
@@ -177,7 +234,8 @@ pub struct PlannedModel {
     pub report: Report,
     /// The offline plan's offsets, one per tensor (-1: not planned).
     pub offsets: Vec<i32>,
-    /// The plan's height: the head bytes TFLM reserves for these tensors.
+    /// The plan's height: the head bytes TFLM needs for these tensors and the scratch
+    /// requests room was left for.
     pub height: u64,
     /// The plan is proven minimal (its height is the max load).
     pub optimal: bool,
@@ -189,7 +247,7 @@ pub struct PlannedModel {
 /// it is written, and the written file is read back and checked again: same tensors,
 /// operators, buffers and metadata, and the plan it carries valid for its lifetimes.
 pub fn plan_model(bytes: &[u8], options: &PlanOptions) -> Result<PlannedModel, TfliteError> {
-    let analysis = analyze(bytes)?;
+    let analysis = analyze_with(bytes, &options.scratch)?;
     if let (Some((buffer, _)), false) = (&analysis.existing_plan, options.replace_existing) {
         return Err(TfliteError::HasPlan { buffer: *buffer });
     }

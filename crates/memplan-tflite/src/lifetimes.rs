@@ -103,8 +103,19 @@ fn type_name(tensor_type: i8) -> String {
         .map_or_else(|| format!("type {tensor_type}"), |n| n.to_string())
 }
 
+/// Each operator's (first, last) scope, by subgraph then operator; `None` if never reached.
+pub(crate) type Visits = Vec<Vec<Option<(i64, i64)>>>;
+
 /// Every tensor of the model, in offline-plan order, with its kind, size and lifetime.
 pub fn derive(model: &Model<'_>) -> Result<Vec<TensorLife>, TfliteError> {
+    derive_with_visits(model).map(|(lives, _)| lives)
+}
+
+/// [`derive`], and when each operator runs: from the scope it opens to the scope after
+/// the subgraphs it calls (the lifetime TFLM gives its scratch buffers).
+pub(crate) fn derive_with_visits(
+    model: &Model<'_>,
+) -> Result<(Vec<TensorLife>, Visits), TfliteError> {
     let mut lives = Vec::with_capacity(model.tensor_count());
     let mut base = Vec::with_capacity(model.subgraphs.len());
     for (s, g) in model.subgraphs.iter().enumerate() {
@@ -142,9 +153,15 @@ pub fn derive(model: &Model<'_>) -> Result<Vec<TensorLife>, TfliteError> {
         lives: &mut lives,
         scope: 0,
         stack: Vec::new(),
+        visits: model
+            .subgraphs
+            .iter()
+            .map(|g| vec![None; g.operators.len()])
+            .collect(),
     };
     marker.mark(0)?;
-    Ok(lives)
+    let visits = std::mem::take(&mut marker.visits);
+    Ok((lives, visits))
 }
 
 /// The bytes of a tensor TFLM would allocate: the product of its shape (1 for a scalar)
@@ -187,6 +204,7 @@ struct Marker<'m, 'a> {
     scope: i64,
     /// The subgraphs being marked, innermost last.
     stack: Vec<usize>,
+    visits: Visits,
 }
 
 impl Marker<'_, '_> {
@@ -228,15 +246,18 @@ impl Marker<'_, '_> {
             self.created(s, t);
             self.used(s, t);
         }
-        for op in &g.operators {
+        for (k, op) in g.operators.iter().enumerate() {
             self.next_scope()?;
             for &t in &op.outputs {
                 self.created(s, t);
             }
+            let start = self.scope;
             for &callee in &op.calls {
                 self.next_scope()?;
                 self.mark(callee)?;
             }
+            let visit = &mut self.visits[s][k];
+            *visit = Some((visit.map_or(start, |(first, _)| first), self.scope));
             for &t in op.inputs.iter().filter(|&&t| t >= 0) {
                 self.used(s, t);
             }

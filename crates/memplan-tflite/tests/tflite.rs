@@ -276,3 +276,69 @@ fn a_vector_whose_length_runs_past_the_file_is_refused() {
     let err = analyze(&bad).unwrap_err().to_string();
     assert!(err.starts_with("invalid flatbuffer:"), "{err}");
 }
+
+/// A U-Net-like decoder step: an INT8 TRANSPOSE_CONV, whose reference kernel requests
+/// 4 bytes per output element; the plan must leave that hole while it runs.
+#[test]
+fn room_is_left_for_the_reference_kernels_scratch() {
+    let mut x = t("x", &[1, 4, 4, 8]);
+    x.ty = I8;
+    let mut shape = t("shape", &[4]);
+    (shape.ty, shape.buffer) = (2, 1);
+    let mut w = t("w", &[8, 3, 3, 8]);
+    (w.ty, w.buffer) = (I8, 2);
+    let mut up = t("up", &[1, 8, 8, 8]);
+    up.ty = I8;
+    let mut y = t("y", &[1, 8, 8, 8]);
+    y.ty = I8;
+    let m = M {
+        codes: vec![67, ADD],
+        graphs: vec![G {
+            tensors: vec![x, shape, w, up, y],
+            inputs: vec![0],
+            outputs: vec![4],
+            ops: vec![op(0, &[1, 2, 0], &[3]), op(1, &[3, 3], &[4])],
+        }],
+        buffers: vec![None, Some(vec![0; 16]), Some(vec![1; 576])],
+        ..M::default()
+    };
+    let bytes = build(&m);
+    let a = analyze(&bytes).unwrap();
+    assert_eq!(a.scratch.len(), 1);
+    let s = &a.scratch[0];
+    assert_eq!(
+        (s.subgraph, s.operator, s.bytes, s.first, s.last),
+        (0, 0, 2048, 1, 1)
+    );
+    // x (128) + up (512) + scratch (2048) are live together at scope 1.
+    let planned = plan_model(&bytes, &PlanOptions::default()).unwrap();
+    assert_eq!(planned.height, 128 + 512 + 2048);
+    // Without the room, the tensors alone: up and y at scope 2.
+    let bare = PlanOptions {
+        scratch: memplan_tflite::ScratchOptions {
+            reference_kernels: false,
+            extra: vec![],
+        },
+        ..PlanOptions::default()
+    };
+    assert_eq!(plan_model(&bytes, &bare).unwrap().height, 1024);
+    // The scratch has no slot in the offline plan: one offset per tensor.
+    assert_eq!(planned.offsets.len(), 5);
+    // A request for an operator that does not exist is refused.
+    let wrong = PlanOptions {
+        scratch: memplan_tflite::ScratchOptions {
+            reference_kernels: true,
+            extra: vec![memplan_tflite::ScratchRequest {
+                subgraph: 0,
+                operator: 2,
+                bytes: 64,
+            }],
+        },
+        ..PlanOptions::default()
+    };
+    let err = plan_model(&bytes, &wrong).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "invalid model: scratch request 0:2:64: subgraph 0 has 2 operators"
+    );
+}

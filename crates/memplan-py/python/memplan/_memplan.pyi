@@ -154,6 +154,8 @@ def _plan_tflite(
     capacity: Optional[int],
     force: bool,
     threads: int,
+    reference_scratch: bool,
+    scratch: Sequence[Tuple[int, int, int]],
 ) -> Plan:
     """The body of ``memplan.tflite.plan_model``."""
     ...

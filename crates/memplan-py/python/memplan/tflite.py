@@ -11,7 +11,7 @@ goes. Nothing here imports TensorFlow.
 """
 
 import os
-from typing import Optional, Union
+from typing import Optional, Sequence, Tuple, Union
 
 from ._memplan import DEFAULT_TIME_LIMIT, Plan, _plan_tflite
 
@@ -29,6 +29,8 @@ def plan_model(
     capacity: Optional[int] = None,
     force: bool = False,
     threads: int = 0,
+    reference_scratch: bool = True,
+    scratch: Sequence[Tuple[int, int, int]] = (),
 ) -> Plan:
     """Plans the TFLM arena of the model at ``src`` and writes the planned model to
     ``dst`` (``None``: plan without writing).
@@ -36,8 +38,14 @@ def plan_model(
     Returns a ``memplan.Plan`` over the tensors TFLM plans in the arena's head: ``ids``
     are the tensors' names (``name#index`` when a name repeats or is empty), ``offsets``
     their offsets from the head's start, and ``height`` the head bytes to reserve in
-    ``tensor_arena`` for them. TFLM adds its persistent allocations and kernel scratch
-    buffers on top.
+    ``tensor_arena`` for them. TFLM adds its persistent allocations on top.
+
+    Kernel scratch buffers are placed by TFLM at start-up, around the plan; the plan
+    leaves room for them, and they come last in ``ids`` as ``scratch:S:K:N`` (request N
+    of operator K of subgraph S; their offsets are where the room is, not written to the
+    model). ``reference_scratch`` leaves room for the requests of TFLM's reference
+    kernels; ``scratch`` adds ``(subgraph, operator, bytes)`` requests, e.g. those of an
+    optimised kernel library.
 
     ``time_limit`` (seconds, ``None`` for none), ``planner`` and ``threads`` are those of
     ``memplan.plan``. ``capacity`` fits the head under that many bytes. A model that
@@ -57,4 +65,6 @@ def plan_model(
         capacity,
         force,
         threads,
+        reference_scratch,
+        [tuple(r) for r in scratch],
     )
