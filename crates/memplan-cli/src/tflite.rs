@@ -121,6 +121,7 @@ fn summary_json(args: &TfliteArgs, p: &PlannedModel) -> String {
         "tensors_planned": a.tensor_of.len(),
         "scratch_reserved": a.scratch.len(),
         "max_load": p.report.max_load.get(),
+        "tensor_max_load": a.tensor_max_load(),
         "height": p.height,
         "arena_bytes": p.height,
         "optimal": p.optimal,

@@ -109,6 +109,15 @@ pub struct Analysis {
     pub existing_plan: Option<(u32, Vec<i32>)>,
 }
 
+impl Analysis {
+    /// The max load of the tensors alone, without the scratch room: the most bytes of
+    /// tensors TFLM keeps live at one step.
+    pub fn tensor_max_load(&self) -> u64 {
+        let tensors = &self.problem.buffers()[..self.tensor_of.len()];
+        Problem::new(tensors.to_vec(), None).map_or(0, |p| memplan::max_load(&p).get())
+    }
+}
+
 /// Reads a model and derives the problem TFLM's planner solves, with room for the
 /// reference kernels' scratch requests.
 pub fn analyze(bytes: &[u8]) -> Result<Analysis, TfliteError> {
