@@ -255,6 +255,10 @@ pub fn render_model(
         }
         picture.valid = valid;
         picture.notes = Some(notes);
-        Ok(memplan_render::draw(&a.problem, &drawn, &picture))
+        // The tensors alone: the file has no offsets for the scratch room.
+        let tensors = a.problem.buffers()[..a.tensor_of.len()].to_vec();
+        let problem = memplan::Problem::new(tensors, None)
+            .map_err(|e| Failure::new(EXIT_CHECK, format!("{}: {e}", display_path(path))))?;
+        Ok(memplan_render::draw(&problem, &drawn, &picture))
     })())
 }
