@@ -4,15 +4,16 @@
 #
 #   scripts/benchmarks.sh OUT_DIR [SECTION...]     (default: every section)
 #
-# Sections: exact minimise large telamalloc share tiles executorch dense spill.
+# Sections: exact minimise large telamalloc share tiles executorch dense spill tflite.
 # Needs `cargo build --release -p memplan-cli` (target/release/memplan). `dense` compares
 # with an older build: OLD=path/to/memplan (default: skipped side). `executorch` needs
-# PYTHON, a Python with the memplan wheel and the ExecuTorch pins (see .ci/run).
+# PYTHON, a Python with the memplan wheel and the ExecuTorch pins (see .ci/run); `tflite`
+# TFLM_PYTHON, a Python with tflite-micro (the TFLM venv of .ci/run).
 # Times are wall clock: run it on a quiet machine, one section at a time if need be.
 set -uo pipefail
 
 if [ $# -lt 1 ]; then
-    sed -n '2,11p' "$0"
+    sed -n '2,12p' "$0"
     exit 2
 fi
 out=$1
@@ -22,7 +23,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 M=${M:-$PWD/target/release/memplan}
 sections=("$@")
-[ ${#sections[@]} -eq 0 ] && sections=(exact minimise large telamalloc share tiles executorch dense spill)
+[ ${#sections[@]} -eq 0 ] && sections=(exact minimise large telamalloc share tiles executorch dense spill tflite)
 gen_dir="$out/generated"
 mkdir -p "$gen_dir"
 
@@ -145,9 +146,13 @@ spill() {
     scripts/spill-bench.sh "$M"
 }
 
+tflite() {
+    "${TFLM_PYTHON:-python3}" scripts/tflite/table.py --bin "$M"
+}
+
 for s in "${sections[@]}"; do
     case "$s" in
-    exact | minimise | large | telamalloc | share | tiles | executorch | dense | spill) ;;
+    exact | minimise | large | telamalloc | share | tiles | executorch | dense | spill | tflite) ;;
     *)
         echo "unknown section: $s" >&2
         exit 2

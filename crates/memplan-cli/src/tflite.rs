@@ -154,9 +154,13 @@ fn summary_text(args: &TfliteArgs, p: &PlannedModel) -> String {
         millis(p.report.elapsed),
     );
     text += &format!(
-        "tensor_arena: reserve {} B for these tensors; TFLM adds its persistent allocations \
-         and kernel scratch buffers on top (print_allocations() shows them)",
-        thousands(p.height)
+        "tensor_arena: reserve {} B for the head (these tensors{}), plus TFLM's persistent \
+         allocations (print_allocations() shows them)",
+        thousands(p.height),
+        match a.scratch.len() {
+            0 => String::new(),
+            n => format!(" and room for {n} kernel scratch buffer(s)"),
+        }
     );
     match &args.output {
         Some(out) => {
