@@ -139,10 +139,10 @@ pub fn reference_requests(model: &Model<'_>, s: usize, op: &Operator) -> Vec<u64
                 _ => {}
             }
         }
-        CONV_2D | DEPTHWISE_CONV_2D | FULLY_CONNECTED => {
-            if type_of(model, s, input(1)) == Some(INT4) {
-                out.push(elements(model, s, input(1)));
-            }
+        CONV_2D | DEPTHWISE_CONV_2D | FULLY_CONNECTED
+            if type_of(model, s, input(1)) == Some(INT4) =>
+        {
+            out.push(elements(model, s, input(1)));
         }
         MEAN | SUM | REDUCE_MAX | REDUCE_MIN => {
             let quantized = matches!(type_of(model, s, input(0)), Some(INT8 | INT16));
