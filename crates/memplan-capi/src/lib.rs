@@ -293,7 +293,9 @@ pub unsafe extern "C" fn memplan_problem_len(problem: *const memplan_problem) ->
     problem.as_ref().map_or(0, |p| p.buffers.len())
 }
 
-/// Reads a problem from a CSV file (memplan's format) into `*out`.
+/// Reads a problem from a CSV file (memplan's format) into `*out`. In the lean build
+/// (without the `csv` feature, `scripts/lean-capi.sh`) it fails with `MEMPLAN_ERR_IO`,
+/// saying so: add buffers with `memplan_problem_add` instead.
 ///
 /// # Safety
 /// `path` must be a NUL-terminated string; `out` writable.
@@ -307,15 +309,7 @@ pub unsafe extern "C" fn memplan_problem_read_csv(
             return Err(arg_error("memplan_problem_read_csv: out is NULL"));
         }
         let path = string_arg(path, "memplan_problem_read_csv")?;
-        let bytes = std::fs::read(&path).map_err(|e| (MEMPLAN_ERR_IO, format!("{path}: {e}")))?;
-        let problem = memplan::io::read_problem_csv(&bytes, &memplan::io::CsvOptions::default())
-            .map_err(|e| {
-                let status = match e.kind {
-                    memplan::ReadErrorKind::Problem(_) => MEMPLAN_ERR_INVALID_PROBLEM,
-                    _ => MEMPLAN_ERR_IO,
-                };
-                (status, format!("{path}: {e}"))
-            })?;
+        let problem = read_csv(&path)?;
         let capacity = problem.capacity();
         *out = Box::into_raw(Box::new(memplan_problem {
             buffers: problem.into_buffers(),
@@ -323,6 +317,26 @@ pub unsafe extern "C" fn memplan_problem_read_csv(
         }));
         Ok(())
     })
+}
+
+#[cfg(feature = "csv")]
+fn read_csv(path: &str) -> Result<memplan::Problem, (memplan_status, String)> {
+    let bytes = std::fs::read(path).map_err(|e| (MEMPLAN_ERR_IO, format!("{path}: {e}")))?;
+    memplan::io::read_problem_csv(&bytes, &memplan::io::CsvOptions::default()).map_err(|e| {
+        let status = match e.kind {
+            memplan::ReadErrorKind::Problem(_) => MEMPLAN_ERR_INVALID_PROBLEM,
+            _ => MEMPLAN_ERR_IO,
+        };
+        (status, format!("{path}: {e}"))
+    })
+}
+
+#[cfg(not(feature = "csv"))]
+fn read_csv(path: &str) -> Result<memplan::Problem, (memplan_status, String)> {
+    Err((
+        MEMPLAN_ERR_IO,
+        format!("{path}: this memplan library was built without CSV (the lean build); add buffers with memplan_problem_add"),
+    ))
 }
 
 /// Plans `problem` with `options` (NULL: defaults) and stores the plan in `*out`.

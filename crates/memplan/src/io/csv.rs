@@ -23,17 +23,9 @@
 
 use std::io::Write;
 
+use super::LifetimeConvention;
 use crate::error::{ReadError, ReadErrorKind};
 use crate::types::{Buffer, Lifetime, Offset, Plan, Problem, Size};
-
-/// How to read the end of a lifetime.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum LifetimeConvention {
-    /// `[lower, upper)`: the buffer is not live at `upper`. memplan's own rule.
-    HalfOpen,
-    /// `[lower, upper]`: the buffer is still live at `upper` (XLA, minimalloc's `end`).
-    Inclusive,
-}
 
 /// Options for [`read_problem_csv`].
 #[derive(Clone, Debug, Default)]

@@ -1,13 +1,26 @@
-//! Reading and writing problems and plans: google/minimalloc's CSV format and memplan's
-//! JSON format (feature `json`, on by default), both described in the README.
+//! Reading and writing problems and plans: google/minimalloc's CSV format (feature
+//! `csv`) and memplan's JSON format (feature `json`), both on by default and described in
+//! the README. A build without them (the lean C library) keeps the model, the planners
+//! and the checker.
 
+#[cfg(feature = "csv")]
 pub(crate) mod csv;
 #[cfg(feature = "json")]
 pub(crate) mod json;
 
+/// How to read the end of a lifetime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LifetimeConvention {
+    /// `[lower, upper)`: the buffer is not live at `upper`. memplan's own rule.
+    HalfOpen,
+    /// `[lower, upper]`: the buffer is still live at `upper` (XLA, minimalloc's `end`).
+    Inclusive,
+}
+
+#[cfg(feature = "csv")]
 pub use csv::{
     inferred_lifetimes_csv, read_column_csv, read_placements_csv, read_problem_csv, read_rows_csv,
-    write_columns_csv, write_plan_csv, write_problem_csv, CsvOptions, LifetimeConvention,
+    write_columns_csv, write_plan_csv, write_problem_csv, CsvOptions,
 };
 #[cfg(feature = "json")]
 pub use json::{

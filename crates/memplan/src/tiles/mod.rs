@@ -43,11 +43,13 @@ mod allocate;
 mod checker;
 pub(crate) mod chunks;
 pub(crate) mod generate;
+#[cfg(feature = "json")]
 mod json;
 
 use thiserror::Error;
 
 pub use checker::{check_tiles, TileCheckSummary, TileViolation};
+#[cfg(feature = "json")]
 pub use json::{read_tiled_json, write_tiled_json, TiledReadError};
 
 use crate::types::{Buffer, Lifetime, Offset, Problem, Size};
