@@ -14,8 +14,8 @@ use crate::analysis::max_load;
 use crate::checker::check_offsets;
 use crate::io::csv::{
     read_placements_csv, read_problem_csv, write_plan_csv, write_problem_csv, CsvOptions,
-    LifetimeConvention,
 };
+use crate::io::LifetimeConvention;
 use crate::shared_objects::{
     check_shared_objects, plan_shared_objects, positional_maxima, SharedOptions, SharedStrategy,
 };
