@@ -295,7 +295,7 @@ pub unsafe extern "C" fn memplan_problem_len(problem: *const memplan_problem) ->
 
 /// Reads a problem from a CSV file (memplan's format) into `*out`. In the lean build
 /// (without the `csv` feature, `scripts/lean-capi.sh`) it fails with `MEMPLAN_ERR_IO`,
-/// saying so: add buffers with `memplan_problem_add` instead.
+/// saying so: add buffers with `memplan_problem_add_buffer` instead.
 ///
 /// # Safety
 /// `path` must be a NUL-terminated string; `out` writable.
@@ -335,7 +335,7 @@ fn read_csv(path: &str) -> Result<memplan::Problem, (memplan_status, String)> {
 fn read_csv(path: &str) -> Result<memplan::Problem, (memplan_status, String)> {
     Err((
         MEMPLAN_ERR_IO,
-        format!("{path}: this memplan library was built without CSV (the lean build); add buffers with memplan_problem_add"),
+        format!("{path}: this memplan library was built without CSV (the lean build); add buffers with memplan_problem_add_buffer"),
     ))
 }
 
