@@ -24,8 +24,15 @@ fn run_command(root: &Path, command: &str, input: &str, extra: &[&str]) -> (i32,
     )
 }
 
-#[test]
-fn every_bad_input_gets_its_expected_one_line_error() {
+/// One case of the corpus: its name, the exit code and the one-line error it expects.
+struct Case {
+    name: String,
+    code: i32,
+    message: String,
+}
+
+/// The repository root and the corpus's cases whose input ends with `.EXT`, sorted.
+fn corpus(ext: &str) -> (std::path::PathBuf, Vec<Case>) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
         .canonicalize()
@@ -34,23 +41,38 @@ fn every_bad_input_gets_its_expected_one_line_error() {
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .filter_map(|e| e.unwrap().file_name().into_string().ok())
-        .filter_map(|n| n.strip_suffix(".csv").map(str::to_string))
+        .filter_map(|n| n.strip_suffix(&format!(".{ext}")).map(str::to_string))
         .collect();
     names.sort();
-    assert!(names.len() >= 15, "the corpus is present");
-    for name in names {
-        let expected = std::fs::read_to_string(dir.join(format!("{name}.expected")))
-            .unwrap_or_else(|_| panic!("{name}.expected is missing"));
-        let mut lines = expected.lines();
-        let code: i32 = lines
-            .next()
-            .unwrap()
-            .strip_prefix("exit ")
-            .unwrap()
-            .parse()
-            .unwrap();
-        let message = lines.next().unwrap();
-        let args = std::fs::read_to_string(dir.join(format!("{name}.args"))).unwrap_or_default();
+    let cases = names
+        .into_iter()
+        .map(|name| {
+            let expected = std::fs::read_to_string(dir.join(format!("{name}.expected")))
+                .unwrap_or_else(|_| panic!("{name}.expected is missing"));
+            let mut lines = expected.lines();
+            let code = lines.next().unwrap().strip_prefix("exit ").unwrap();
+            Case {
+                code: code.parse().unwrap(),
+                message: lines.next().unwrap().to_string(),
+                name,
+            }
+        })
+        .collect();
+    (root, cases)
+}
+
+#[test]
+fn every_bad_input_gets_its_expected_one_line_error() {
+    let (root, cases) = corpus("csv");
+    assert!(cases.len() >= 15, "the corpus is present");
+    for Case {
+        name,
+        code,
+        message,
+    } in cases
+    {
+        let args = std::fs::read_to_string(root.join(format!("tests/bad_inputs/{name}.args")))
+            .unwrap_or_default();
         let extra: Vec<&str> = args.split_whitespace().collect();
         let (got_code, stderr, stdout_len) =
             run(&root, &format!("tests/bad_inputs/{name}.csv"), &extra);
@@ -65,31 +87,15 @@ fn every_bad_input_gets_its_expected_one_line_error() {
 /// expected one-line error and writes nothing.
 #[test]
 fn every_bad_tflite_model_gets_its_expected_one_line_error() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap();
-    let dir = root.join("tests/bad_inputs");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.unwrap().file_name().into_string().ok())
-        .filter_map(|n| n.strip_suffix(".tflite").map(str::to_string))
-        .collect();
-    names.sort();
-    assert!(names.len() >= 10, "the flatbuffer cases are present");
+    let (root, cases) = corpus("tflite");
+    assert!(cases.len() >= 10, "the flatbuffer cases are present");
     let out = std::env::temp_dir().join(format!("memplan-bad-tflite-{}", std::process::id()));
-    for name in names {
-        let expected = std::fs::read_to_string(dir.join(format!("{name}.expected")))
-            .unwrap_or_else(|_| panic!("{name}.expected is missing"));
-        let mut lines = expected.lines();
-        let code: i32 = lines
-            .next()
-            .unwrap()
-            .strip_prefix("exit ")
-            .unwrap()
-            .parse()
-            .unwrap();
-        let message = lines.next().unwrap();
+    for Case {
+        name,
+        code,
+        message,
+    } in cases
+    {
         let input = format!("tests/bad_inputs/{name}.tflite");
         let (got_code, stderr, stdout_len) =
             run_command(&root, "tflite", &input, &["-o", out.to_str().unwrap()]);
