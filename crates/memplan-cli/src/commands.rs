@@ -270,14 +270,15 @@ impl Planned<'_> {
         matches!(self.report.outcome, Outcome::Optimal(_))
     }
 
-    /// The proven lower bound on the height.
+    /// The proven lower bound on the height, the same in every output (issue 27).
     fn lower_bound(&self) -> u64 {
-        match &self.report.outcome {
-            Outcome::Feasible { lower_bound, .. } | Outcome::Unknown { lower_bound, .. } => {
-                lower_bound.get()
-            }
-            Outcome::Optimal(_) | Outcome::Infeasible => self.max_load(),
-        }
+        self.report.proven_lower_bound().get()
+    }
+
+    /// What the fragmentation is measured against: the max load, or the fixed buffers'
+    /// top when higher.
+    fn bound(&self) -> u64 {
+        self.report.lower_bound.get()
     }
 
     /// What a written plan says about itself.
@@ -297,6 +298,7 @@ impl Planned<'_> {
             buffers: self.problem.len(),
             max_load: self.max_load(),
             lower_bound: self.lower_bound(),
+            fragmentation: height.map(|h| h.saturating_sub(self.bound())),
             height,
             capacity: self.problem.capacity().map(|c| c.get()),
             planner: self.report.planner.name(),
@@ -316,11 +318,8 @@ impl Planned<'_> {
 
     /// The summary line of a plan of height `h`.
     fn summary_line(&self, h: u64) -> String {
-        let (report, max_load) = (self.report, self.max_load());
-        let proven = match report.outcome {
-            Outcome::Feasible { lower_bound, .. } => lower_bound.get(),
-            _ => h,
-        };
+        let (report, bound) = (self.report, self.bound());
+        let proven = self.lower_bound();
         // Minimise mode: the anytime answer, the best plan and the best proof.
         let bounds = if self.problem.capacity().is_none() {
             format!(
@@ -335,8 +334,8 @@ impl Planned<'_> {
             "memplan: {}; height {}{bounds}; fragmentation {} ({}); planner {}; {}",
             self.head(),
             thousands(h),
-            thousands(h - max_load),
-            percent(h - max_load, max_load),
+            thousands(h - bound),
+            percent(h - bound, bound),
             report.planner,
             millis(report.elapsed)
         );
@@ -443,15 +442,18 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
     }
     match check_placements(&problem, &placements) {
         Ok(summary) => {
-            let max_load = memplan::max_load(&problem).get();
+            let (max_load, bound) = (
+                memplan::max_load(&problem).get(),
+                memplan::lower_bound(&problem).get(),
+            );
             let h = summary.height.get();
             println!(
                 "ok: {} buffers; height {}; max load {}; fragmentation {} ({})",
                 thousands(summary.buffers as u64),
                 thousands(h),
                 thousands(max_load),
-                thousands(h - max_load),
-                percent(h - max_load, max_load)
+                thousands(h - bound),
+                percent(h - bound, bound)
             );
             Ok(())
         }

@@ -1,0 +1,123 @@
+//! Regression tests of issue 27 ("the first hour, again"), command-line side.
+
+mod common;
+
+use common::memplan;
+use std::path::PathBuf;
+use std::process::Output;
+
+fn temp_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("memplan-issue27-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn temp_file(name: &str, content: &[u8]) -> PathBuf {
+    let path = temp_dir().join(name);
+    std::fs::write(&path, content).unwrap();
+    path
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// The README's JSON example: a fixed buffer whose top (20) is above the max load (4).
+const FIXED: &str = r#"{"buffers": [{"id": "a", "start": 0, "end": 3, "size": 4},
+ {"id": "b", "start": 3, "end": 9, "size": 4, "alignment": 8, "fixed_offset": 16, "gaps": [[5, 7]]}]}"#;
+
+/// §1: one lower bound (the max load, or the fixed buffers' top when higher), the same
+/// in the text summary, `--summary-json` and the plan JSON, with or without a capacity;
+/// the fragmentation and `optimal` measured against it. Before: `lower_bound: 4` in the
+/// JSONs, `proven ≥ 20` in the text, and with a capacity `optimal: false` and
+/// `fragmentation 16 (400.00%)`.
+#[test]
+fn issue_27_one_lower_bound_in_every_output() {
+    let input = temp_file("fixed.json", FIXED.as_bytes());
+    let input = input.to_str().unwrap();
+    for capacity in [None, Some("128")] {
+        let mut args = vec!["plan", input, "-o", "-"];
+        if let Some(c) = capacity {
+            args.extend(["--capacity", c]);
+        }
+        let text = memplan(&args, None);
+        assert_eq!(text.status.code(), Some(0), "{}", stderr(&text));
+        let plan = json(&String::from_utf8_lossy(&text.stdout));
+        assert_eq!(plan["lower_bound"], 20, "{capacity:?}: {plan}");
+        assert_eq!(plan["optimal"], true, "{capacity:?}: {plan}");
+        let line = stderr(&text);
+        assert!(line.contains("fragmentation 0 (0.00%)"), "{line}");
+        assert!(line.contains("; optimal"), "{line}");
+        if capacity.is_none() {
+            assert!(line.contains("proven ≥ 20;"), "{line}");
+        }
+        args.push("--summary-json");
+        let summary = memplan(&args, None);
+        let summary = json(&stderr(&summary));
+        assert_eq!(summary["lower_bound"], 20, "{summary}");
+        assert_eq!(summary["fragmentation"], 0, "{summary}");
+        assert_eq!(summary["optimal"], true, "{summary}");
+        // Milliseconds to the microsecond, not 0.20074399999999998.
+        let ms = summary["elapsed_ms"].to_string();
+        assert!(ms.split('.').nth(1).is_none_or(|d| d.len() <= 3), "{ms}");
+    }
+    let plan = temp_file("fixed.plan.json", &memplan(&["plan", input], None).stdout);
+    let check = memplan(&["check", input, plan.to_str().unwrap()], None);
+    let out = String::from_utf8_lossy(&check.stdout);
+    assert!(out.contains("fragmentation 0 (0.00%)"), "{out}");
+}
+
+/// §1: exit 6 writes (and reports) the lowest plan any stage found, the exact search's
+/// included. Before: the greedy plan, 1,291,264, on D under 1,000,000; the anytime
+/// minimisation reaches about 1,06x,xxx within the default second.
+#[test]
+fn issue_27_exit_6_writes_a_plan_lower_than_greedys() {
+    let out = temp_dir().join("D6.plan.csv");
+    let run = memplan(
+        &[
+            "plan",
+            "benchmarks/minimalloc-challenging/D.1048576.csv",
+            "--capacity",
+            "1000000",
+            "-o",
+            out.to_str().unwrap(),
+            "--summary-json",
+        ],
+        None,
+    );
+    assert_eq!(run.status.code(), Some(6), "{}", stderr(&run));
+    let summary = stderr(&run);
+    let summary = json(summary.lines().next().unwrap());
+    let height = summary["height"].as_u64().unwrap();
+    assert!(height < 1_291_264, "greedy's plan: {summary}");
+    // The plan written is the one reported.
+    let check = memplan(
+        &[
+            "check",
+            "benchmarks/minimalloc-challenging/D.1048576.csv",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    let text = String::from_utf8_lossy(&check.stdout);
+    assert!(
+        text.contains(&format!("height {}", thousands(height))),
+        "{text}"
+    );
+}
+
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (k, c) in s.chars().enumerate() {
+        if k > 0 && (s.len() - k) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
