@@ -6,7 +6,7 @@ use memplan::{
 };
 
 use crate::files::{display_path, read_bytes, write_to};
-use crate::fmt::{millis, percent, thousands};
+use crate::fmt::{count, millis, percent, thousands};
 use crate::formats::{self, load_problem, Format};
 use crate::json_output::Summary;
 use crate::progress::{interrupt_token, Progress};
@@ -130,8 +130,8 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
     let progress = Progress::start(
         args.quiet || args.json,
         format!(
-            "planning {} buffers with {}",
-            thousands(problem.len() as u64),
+            "planning {} with {}",
+            count(problem.len() as u64, "buffer"),
             options.planner
         ),
         options.time_limit,
@@ -310,8 +310,8 @@ impl Planned<'_> {
     /// "N buffers; max load M".
     fn head(&self) -> String {
         format!(
-            "{} buffers; max load {}",
-            thousands(self.problem.len() as u64),
+            "{}; max load {}",
+            count(self.problem.len() as u64, "buffer"),
             thousands(self.max_load())
         )
     }
@@ -448,8 +448,8 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
             );
             let h = summary.height.get();
             println!(
-                "ok: {} buffers; height {}; max load {}; fragmentation {} ({})",
-                thousands(summary.buffers as u64),
+                "ok: {}; height {}; max load {}; fragmentation {} ({})",
+                count(summary.buffers as u64, "buffer"),
                 thousands(h),
                 thousands(max_load),
                 thousands(h - bound),

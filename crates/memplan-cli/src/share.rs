@@ -6,7 +6,7 @@ use memplan::shared_objects::{
 use memplan::Size;
 
 use crate::files::write_to;
-use crate::fmt::{millis, percent, thousands};
+use crate::fmt::{count, millis, percent, thousands};
 use crate::formats::load_problem;
 use crate::{Failure, InputArgs, EXIT_CHECK, EXIT_INPUT};
 
@@ -90,9 +90,9 @@ pub fn share(args: ShareArgs) -> Result<(), Failure> {
         report.naive.get(),
     );
     eprintln!(
-        "memplan: {} buffers; {} objects; total {}; lower bound (sum of positional maxima) {} (+{}); naive {} ({} saved); strategy {}",
-        thousands(problem.len() as u64),
-        thousands(a.object_sizes().len() as u64),
+        "memplan: {}; {}; total {}; lower bound (sum of positional maxima) {} (+{}); naive {} ({} saved); strategy {}",
+        count(problem.len() as u64, "buffer"),
+        count(a.object_sizes().len() as u64, "object"),
         thousands(total),
         thousands(lb),
         percent(total.saturating_sub(lb), lb),
@@ -202,9 +202,9 @@ pub fn check_shared(args: CheckSharedArgs) -> Result<(), Failure> {
     match check_shared_objects(&problem, &assignment) {
         Ok(s) => {
             println!(
-                "ok: {} buffers; {} objects; total {}",
-                thousands(problem.len() as u64),
-                thousands(s.objects as u64),
+                "ok: {}; {}; total {}",
+                count(problem.len() as u64, "buffer"),
+                count(s.objects as u64, "object"),
                 thousands(s.total.get())
             );
             Ok(())

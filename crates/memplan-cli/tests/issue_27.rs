@@ -121,3 +121,103 @@ fn thousands(n: u64) -> String {
     }
     out
 }
+
+/// §1: every numeric option of `render` and `gen` has a range, and a value outside it
+/// is a usage error (exit 2), not an abort. Before: `render --width 4000000000` aborted
+/// allocating 32 GB (exit 134), `gen --buffers 100000000000` too, and `gen --kind dense
+/// --max-size 18446744073709551615` panicked on an overflow (exit 101). (`tiles` and
+/// `share` have no numeric options.)
+#[test]
+fn issue_27_numeric_options_out_of_range_are_usage_errors() {
+    let example = "benchmarks/minimalloc-challenging/example.12.csv";
+    let plan = temp_dir().join("example.plan.csv");
+    let plan = plan.to_str().unwrap();
+    assert_eq!(
+        memplan(&["plan", example, "-o", plan], None).status.code(),
+        Some(0)
+    );
+    let out = temp_dir().join("out");
+    let out = out.to_str().unwrap();
+    let cases: &[&[&str]] = &[
+        &["render", example, plan, "--width", "4000000000"],
+        &["render", example, plan, "--width", "199"],
+        &["render", example, plan, "--height", "4000000000"],
+        &["render", example, plan, "--height", "-1"],
+        &["gen", "--buffers", "100000000000"],
+        &["gen", "--buffers", "0"],
+        &["gen", "--tiled", "--blocks", "100000000000"],
+        &["gen", "--tiled", "--on-chip", "0"],
+        &["gen", "--tiled", "--on-chip", "18446744073709551615"],
+        &[
+            "gen",
+            "--kind",
+            "dense",
+            "--max-size",
+            "18446744073709551615",
+        ],
+        &["gen", "--kind", "dense", "--min-size", "0"],
+        &[
+            "gen",
+            "--kind",
+            "dense",
+            "--min-size",
+            "100",
+            "--max-size",
+            "10",
+        ],
+        &["gen", "--kind", "dense", "--steps", "100000000000000"],
+        &["gen", "--kind", "dense", "--buffers", "10", "--live", "11"],
+    ];
+    for args in cases {
+        let mut args = args.to_vec();
+        args.extend(["-o", out]);
+        let run = memplan(&args, None);
+        let err = stderr(&run);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    // The edges of the ranges are accepted.
+    for args in [
+        &[
+            "render", example, plan, "--width", "20000", "--height", "150",
+        ][..],
+        &["gen", "--buffers", "1"],
+        &[
+            "gen",
+            "--kind",
+            "dense",
+            "--buffers",
+            "10",
+            "--max-size",
+            "68719476736",
+        ],
+    ] {
+        let mut args = args.to_vec();
+        args.extend(["-o", out]);
+        let run = memplan(&args, None);
+        assert_eq!(run.status.code(), Some(0), "{args:?}: {}", stderr(&run));
+    }
+}
+
+/// §2 cosmetics: `gen` says what it wrote (before: silent), and one buffer is "1 buffer".
+#[test]
+fn issue_27_gen_says_what_it_wrote_and_one_buffer_is_singular() {
+    let out = temp_dir().join("one.csv");
+    let out = out.to_str().unwrap();
+    let run = memplan(&["gen", "--buffers", "1", "-o", out], None);
+    assert_eq!(
+        stderr(&run).trim_end(),
+        format!("memplan: wrote 1 buffer (CSV) to {out}")
+    );
+    // To stdout, nothing but the problem.
+    let run = memplan(&["gen", "--buffers", "3"], None);
+    assert!(stderr(&run).is_empty(), "{}", stderr(&run));
+    let run = memplan(&["plan", out, "-o", "-"], None);
+    let err = stderr(&run);
+    assert!(err.starts_with("memplan: 1 buffer; max load"), "{err}");
+    let check = temp_dir().join("one.plan.csv");
+    std::fs::write(&check, &run.stdout).unwrap();
+    let run = memplan(&["check", out, check.to_str().unwrap()], None);
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert!(text.starts_with("ok: 1 buffer; height"), "{text}");
+}

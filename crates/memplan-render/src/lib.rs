@@ -328,9 +328,9 @@ pub fn draw_stacked(panels: &[(&Problem, &[u64], &Picture)]) -> String {
 fn heading(svg: &mut String, pic: &Picture, n: usize, height: u64, max_load: u64, t: (u64, u64)) {
     let frag = height.saturating_sub(max_load);
     let mut text = format!(
-        "{}: {} buffers · height {} ({} B) · max load {} · fragmentation {} ({})",
+        "{}: {} · height {} ({} B) · max load {} · fragmentation {} ({})",
         pic.name,
-        thousands(n as u64),
+        fmt::count(n as u64, "buffer"),
         human_bytes(height),
         thousands(height),
         human_bytes(max_load),
