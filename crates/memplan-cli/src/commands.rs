@@ -89,9 +89,10 @@ pub struct PlannerArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
-    /// The problem CSV (`-` for stdin).
+    /// The problem, CSV or JSON (`-` for stdin).
     pub problem: String,
-    /// The plan CSV: `id` and `offset` columns, e.g. the output of `memplan plan`. With a
+    /// The plan, CSV or JSON: `id` and `offset` columns (or fields), e.g. the output of
+    /// `memplan plan`. With a
     /// `memory` column (`plan --spill`), both levels are checked: the fast buffers under
     /// --capacity, the slow ones among themselves.
     pub plan: String,
@@ -105,7 +106,7 @@ pub struct CheckArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct StatsArgs {
-    /// The problem CSV (`-` for stdin).
+    /// The problem, CSV or JSON (`-` for stdin).
     pub input: String,
     /// Also print the load profile as `time,load` lines.
     #[arg(long)]

@@ -12,7 +12,7 @@ use crate::{Failure, InputArgs, EXIT_CHECK, EXIT_INPUT};
 
 #[derive(clap::Args, Debug)]
 pub struct ShareArgs {
-    /// The problem CSV (`-` for stdin). Gaps, alignment, fixed offsets and capacity are
+    /// The problem, CSV or JSON (`-` for stdin). Gaps, alignment, fixed offsets and capacity are
     /// ignored: shared objects have no addresses, and a buffer counts as live over its
     /// whole lifetime.
     pub input: String,
@@ -125,7 +125,7 @@ fn csv_field(s: &str) -> String {
 
 #[derive(clap::Args, Debug)]
 pub struct CheckSharedArgs {
-    /// The problem CSV (`-` for stdin).
+    /// The problem, CSV or JSON (`-` for stdin).
     pub problem: String,
     /// The assignment: `id,object,object_size` lines as written by `memplan share`.
     pub assignment: String,
