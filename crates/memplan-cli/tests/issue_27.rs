@@ -295,3 +295,40 @@ fn issue_27_top_help_shows_a_problem_and_help_all() {
         assert!(help.contains("CSV or JSON"), "{command}: {help}");
     }
 }
+
+/// §4: the Quick start installs with `--locked`; no profile names a package outside the
+/// workspace's dependencies (before: "profile package spec `proptest` in profile `dev`
+/// did not match any packages" on `cargo install`); the release profile strips debug
+/// info (before: `debug = 1`, a 26 MB binary), full debug info is the `profiling`
+/// profile; the spill examples write into the current directory (before: `/tmp/`); the
+/// C section says how to build and link the release library.
+#[test]
+fn issue_27_install_and_build_as_documented() {
+    let root = common::repo_root();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let quick = &readme[readme.find("## Quick start").unwrap()..readme.find("## The CSV").unwrap()];
+    assert!(
+        quick.contains("\ncargo install --locked --path crates/memplan-cli\n"),
+        "{quick}"
+    );
+    for line in readme.lines().filter(|l| l.starts_with("memplan ")) {
+        assert!(!line.contains("/tmp/"), "write into the current directory: {line}");
+    }
+    let c = &readme[readme.find("\n## C\n").unwrap()..readme.find("## Pictures").unwrap()];
+    for needle in [
+        "cargo build --release -p memplan-capi",
+        "target/release/libmemplan_capi.so",
+        "target/release/libmemplan_capi.a",
+        "crates/memplan-capi/include/memplan.h",
+        "-lmemplan_capi",
+    ] {
+        assert!(c.contains(needle), "{needle}: {c}");
+    }
+    let cargo = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    assert!(!cargo.contains("[profile.dev.package."), "{cargo}");
+    let release = &cargo[cargo.find("[profile.release]").unwrap()..];
+    let release = &release[..release[1..].find("\n[").map_or(release.len(), |k| k + 1)];
+    assert!(release.contains("debug = false"), "{release}");
+    assert!(release.contains("strip = \"debuginfo\""), "{release}");
+    assert!(cargo.contains("[profile.profiling]\ninherits = \"release\"\ndebug = true"));
+}
