@@ -312,7 +312,10 @@ fn issue_27_install_and_build_as_documented() {
         "{quick}"
     );
     for line in readme.lines().filter(|l| l.starts_with("memplan ")) {
-        assert!(!line.contains("/tmp/"), "write into the current directory: {line}");
+        assert!(
+            !line.contains("/tmp/"),
+            "write into the current directory: {line}"
+        );
     }
     let c = &readme[readme.find("\n## C\n").unwrap()..readme.find("## Pictures").unwrap()];
     for needle in [
@@ -331,4 +334,50 @@ fn issue_27_install_and_build_as_documented() {
     assert!(release.contains("debug = false"), "{release}");
     assert!(release.contains("strip = \"debuginfo\""), "{release}");
     assert!(cargo.contains("[profile.profiling]\ninherits = \"release\"\ndebug = true"));
+}
+
+/// §2: JSON errors name the field and speak JSON. Before: "expected struct ProblemIn
+/// with 2 elements", "the input has a header but no data lines", and type errors that
+/// named no field ("invalid type: string \"0\", expected u64").
+#[test]
+fn issue_27_json_errors_name_the_field() {
+    let cases: &[(&str, &[&str])] = &[
+        ("[]", &["top level", "expected an object", "found a list"]),
+        (
+            r#"{"buffers": []}"#,
+            &["JSON buffers", "at least one buffer"],
+        ),
+        (
+            r#"{"buffers": [{"id": "a", "start": "0", "end": 3, "size": 4}]}"#,
+            &["buffers[0].start", "non-negative integer", "string \"0\""],
+        ),
+        (
+            r#"{"buffers": [{"id": "a", "start": 0, "end": 3, "size": -4}]}"#,
+            &["buffers[0].size", "-4"],
+        ),
+        (
+            r#"{"capacity": "x", "buffers": []}"#,
+            &["JSON capacity", "string \"x\""],
+        ),
+        (
+            r#"{"buffers": [{"id": 1, "start": 0, "end": 3, "size": 4}]}"#,
+            &["buffers[0].id", "expected a string"],
+        ),
+        (
+            r#"{"buffers": [{"id": "a", "start": 0, "end": 3, "sise": 4}]}"#,
+            &["buffers[0].sise", "unknown field"],
+        ),
+    ];
+    for (k, (json, needles)) in cases.iter().enumerate() {
+        let path = temp_file(&format!("bad{k}.json"), json.as_bytes());
+        let run = memplan(&["plan", path.to_str().unwrap(), "-o", "-"], None);
+        let err = stderr(&run);
+        assert_eq!(run.status.code(), Some(3), "{json}: {err}");
+        for n in *needles {
+            assert!(err.contains(n), "{json}: expected '{n}' in {err}");
+        }
+        for rust in ["ProblemIn", "u64", "header", "column '"] {
+            assert!(!err.contains(rust), "{json}: '{rust}' in {err}");
+        }
+    }
 }
