@@ -216,12 +216,6 @@ fn check_shape(value: &serde_json::Value) -> Result<(), (String, String)> {
             )
         }
     };
-    if buffers.is_empty() {
-        return at(
-            "buffers",
-            "the list is empty: a problem has at least one buffer".to_string(),
-        );
-    }
     for (i, b) in buffers.iter().enumerate() {
         let Value::Object(fields) = b else {
             return at(
@@ -315,13 +309,32 @@ pub fn read_problem_json_with(
             kind: ReadErrorKind::NumberTooLarge(format!("{e} + 1")),
         })
     };
-    let value: serde_json::Value = serde_json::from_slice(input).map_err(json_error)?;
-    check_shape(&value).map_err(|(field, message)| ReadError {
-        line: 0,
+    let field_error = |line: u64, (field, message): (String, String)| ReadError {
+        line,
         column: None,
         kind: ReadErrorKind::JsonField { field, message },
-    })?;
-    let parsed: ProblemIn = serde_json::from_value(value).map_err(json_error)?;
+    };
+    let parsed: ProblemIn = match serde_json::from_slice(input) {
+        Ok(p) => p,
+        // Valid JSON of the wrong shape: the shape check names the field (serde names
+        // Rust types), at the line serde stopped on.
+        Err(e) if e.classify() == serde_json::error::Category::Data => {
+            let line = e.line() as u64;
+            let value: serde_json::Value = serde_json::from_slice(input).map_err(json_error)?;
+            check_shape(&value).map_err(|f| field_error(line, f))?;
+            return Err(json_error(e));
+        }
+        Err(e) => return Err(json_error(e)),
+    };
+    if parsed.buffers.is_empty() {
+        return Err(field_error(
+            0,
+            (
+                "buffers".to_string(),
+                "the list is empty: a problem has at least one buffer".to_string(),
+            ),
+        ));
+    }
     let buffers = parsed
         .buffers
         .into_iter()
@@ -523,7 +536,7 @@ mod tests {
             msg(r#"{"buffers": [{"id": "x", "start": 0, "end": 4, "sise": 1}]}"#).contains("sise")
         );
         assert!(msg("{\n\"buffers\": [\n{\"id\": \"x\", \"start\": -1}]}").starts_with("line 3"));
-        assert!(msg(r#"{"buffers": []}"#).contains("no buffers"));
+        assert!(msg(r#"{"buffers": []}"#).contains("at least one buffer"));
         assert!(
             msg(r#"{"buffers": [{"id": "x", "start": 4, "end": 4, "size": 1}]}"#).contains("'x'")
         );
