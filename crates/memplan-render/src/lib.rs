@@ -776,7 +776,10 @@ mod tests {
             svg.starts_with(r#"<svg xmlns="http://www.w3.org/2000/svg" width="600" height="700""#)
         );
         assert!(svg.contains(r#"<svg x="0" y="400" "#));
-        assert!(svg.contains("slow memory (spilled): 1 buffer ·"), "issue 27: not \"1 buffers\"");
+        assert!(
+            svg.contains("slow memory (spilled): 1 buffer ·"),
+            "issue 27: not \"1 buffers\""
+        );
         assert!(!svg.contains("time [0, 6)"), "the span is not a window");
         assert_eq!(svg.matches("<svg ").count(), 3);
         assert_eq!(svg.matches("</svg>").count(), 3);
