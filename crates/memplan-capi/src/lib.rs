@@ -380,14 +380,12 @@ pub unsafe extern "C" fn memplan_plan(
         let report =
             memplan::plan(&problem, &options).map_err(|e| (MEMPLAN_ERR_INTERNAL, e.to_string()))?;
         let max_load = report.max_load.get();
-        let (plan, lower_bound, optimal) = match report.outcome {
-            // Proven optimal: the height itself is the bound (it may exceed the max load
-            // when the exact search proved it; found by fuzzing).
-            Outcome::Optimal(plan) => {
-                let height = plan.height().get();
-                (plan, height, true)
-            }
-            Outcome::Feasible { plan, lower_bound } => (plan, lower_bound.get(), false),
+        // The one bound of every door (issue 27): the max load or the fixed buffers' top,
+        // raised by the exact search's proofs (an optimal plan's height).
+        let lower_bound = report.proven_lower_bound().get();
+        let (plan, optimal) = match report.outcome {
+            Outcome::Optimal(plan) => (plan, true),
+            Outcome::Feasible { plan, .. } => (plan, false),
             Outcome::Infeasible => {
                 return Err((
                     MEMPLAN_ERR_INFEASIBLE,

@@ -223,3 +223,28 @@ fn plans_two_levels_with_costs_and_preferences() {
         memplan_problem_free(p);
     }
 }
+
+/// Issue 27 §1: one lower bound (the max load, or the fixed buffers' top when higher),
+/// the same as the other doors', with or without a capacity. Before: with a capacity,
+/// `lower_bound` 4 (the max load) and not optimal, though no plan is below the fixed
+/// buffer's top, 20.
+#[test]
+fn issue_27_the_lower_bound_counts_the_fixed_buffers_top() {
+    unsafe {
+        for capacity in [None, Some(128)] {
+            let p = problem(&[("a", 0, 3, 4), ("b", 3, 9, 4)]);
+            assert_eq!(memplan_problem_fix_offset(p, 1, 16), MEMPLAN_OK);
+            if let Some(c) = capacity {
+                assert_eq!(memplan_problem_set_capacity(p, c), MEMPLAN_OK);
+            }
+            let mut plan = ptr::null_mut();
+            assert_eq!(memplan_plan(p, ptr::null(), &mut plan), MEMPLAN_OK);
+            assert_eq!(memplan_result_height(plan), 20, "{capacity:?}");
+            assert_eq!(memplan_result_max_load(plan), 4, "{capacity:?}");
+            assert_eq!(memplan_result_lower_bound(plan), 20, "{capacity:?}");
+            assert_eq!(memplan_result_is_optimal(plan), 1, "{capacity:?}");
+            memplan_result_free(plan);
+            memplan_problem_free(p);
+        }
+    }
+}

@@ -148,7 +148,7 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
                 format!("FAIL: {f}")
             }
         };
-        let (h, l) = (plan.height().get(), report.max_load.get());
+        let (h, l) = (plan.height().get(), report.lower_bound.get());
         let vs_cap = match capacity_in_name(&path) {
             Some(c) if h <= c => format!("fits {}", thousands(c)),
             Some(c) => format!("+{} ({})", thousands(h - c), percent(h - c, c)),

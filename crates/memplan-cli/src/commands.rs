@@ -6,7 +6,7 @@ use memplan::{
 };
 
 use crate::files::{display_path, read_bytes, write_to};
-use crate::fmt::{millis, percent, thousands};
+use crate::fmt::{count, millis, percent, thousands};
 use crate::formats::{self, load_problem, Format};
 use crate::json_output::Summary;
 use crate::progress::{interrupt_token, Progress};
@@ -89,9 +89,10 @@ pub struct PlannerArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
-    /// The problem CSV (`-` for stdin).
+    /// The problem, CSV or JSON (`-` for stdin).
     pub problem: String,
-    /// The plan CSV: `id` and `offset` columns, e.g. the output of `memplan plan`. With a
+    /// The plan, CSV or JSON: `id` and `offset` columns (or fields), e.g. the output of
+    /// `memplan plan`. With a
     /// `memory` column (`plan --spill`), both levels are checked: the fast buffers under
     /// --capacity, the slow ones among themselves.
     pub plan: String,
@@ -105,7 +106,7 @@ pub struct CheckArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct StatsArgs {
-    /// The problem CSV (`-` for stdin).
+    /// The problem, CSV or JSON (`-` for stdin).
     pub input: String,
     /// Also print the load profile as `time,load` lines.
     #[arg(long)]
@@ -130,8 +131,8 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
     let progress = Progress::start(
         args.quiet || args.json,
         format!(
-            "planning {} buffers with {}",
-            thousands(problem.len() as u64),
+            "planning {} with {}",
+            count(problem.len() as u64, "buffer"),
             options.planner
         ),
         options.time_limit,
@@ -270,14 +271,15 @@ impl Planned<'_> {
         matches!(self.report.outcome, Outcome::Optimal(_))
     }
 
-    /// The proven lower bound on the height.
+    /// The proven lower bound on the height, the same in every output (issue 27).
     fn lower_bound(&self) -> u64 {
-        match &self.report.outcome {
-            Outcome::Feasible { lower_bound, .. } | Outcome::Unknown { lower_bound, .. } => {
-                lower_bound.get()
-            }
-            Outcome::Optimal(_) | Outcome::Infeasible => self.max_load(),
-        }
+        self.report.proven_lower_bound().get()
+    }
+
+    /// What the fragmentation is measured against: the max load, or the fixed buffers'
+    /// top when higher.
+    fn bound(&self) -> u64 {
+        self.report.lower_bound.get()
     }
 
     /// What a written plan says about itself.
@@ -297,6 +299,7 @@ impl Planned<'_> {
             buffers: self.problem.len(),
             max_load: self.max_load(),
             lower_bound: self.lower_bound(),
+            fragmentation: height.map(|h| h.saturating_sub(self.bound())),
             height,
             capacity: self.problem.capacity().map(|c| c.get()),
             planner: self.report.planner.name(),
@@ -308,19 +311,16 @@ impl Planned<'_> {
     /// "N buffers; max load M".
     fn head(&self) -> String {
         format!(
-            "{} buffers; max load {}",
-            thousands(self.problem.len() as u64),
+            "{}; max load {}",
+            count(self.problem.len() as u64, "buffer"),
             thousands(self.max_load())
         )
     }
 
     /// The summary line of a plan of height `h`.
     fn summary_line(&self, h: u64) -> String {
-        let (report, max_load) = (self.report, self.max_load());
-        let proven = match report.outcome {
-            Outcome::Feasible { lower_bound, .. } => lower_bound.get(),
-            _ => h,
-        };
+        let (report, bound) = (self.report, self.bound());
+        let proven = self.lower_bound();
         // Minimise mode: the anytime answer, the best plan and the best proof.
         let bounds = if self.problem.capacity().is_none() {
             format!(
@@ -335,8 +335,8 @@ impl Planned<'_> {
             "memplan: {}; height {}{bounds}; fragmentation {} ({}); planner {}; {}",
             self.head(),
             thousands(h),
-            thousands(h - max_load),
-            percent(h - max_load, max_load),
+            thousands(h - bound),
+            percent(h - bound, bound),
             report.planner,
             millis(report.elapsed)
         );
@@ -443,15 +443,18 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
     }
     match check_placements(&problem, &placements) {
         Ok(summary) => {
-            let max_load = memplan::max_load(&problem).get();
+            let (max_load, bound) = (
+                memplan::max_load(&problem).get(),
+                memplan::lower_bound(&problem).get(),
+            );
             let h = summary.height.get();
             println!(
-                "ok: {} buffers; height {}; max load {}; fragmentation {} ({})",
-                thousands(summary.buffers as u64),
+                "ok: {}; height {}; max load {}; fragmentation {} ({})",
+                count(summary.buffers as u64, "buffer"),
                 thousands(h),
                 thousands(max_load),
-                thousands(h - max_load),
-                percent(h - max_load, max_load)
+                thousands(h - bound),
+                percent(h - bound, bound)
             );
             Ok(())
         }

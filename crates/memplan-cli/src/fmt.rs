@@ -1,6 +1,6 @@
 //! Number formatting for people: `1,234,816`.
 
-pub use memplan_render::fmt::{percent, thousands};
+pub use memplan_render::fmt::{count, percent, thousands};
 
 pub fn millis(d: std::time::Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)

@@ -9,6 +9,8 @@ pub struct Summary<'a> {
     pub buffers: usize,
     pub max_load: u64,
     pub lower_bound: u64,
+    /// The height above the lower bound (the max load, or the fixed buffers' top).
+    pub fragmentation: Option<u64>,
     pub height: Option<u64>,
     pub capacity: Option<u64>,
     pub planner: String,
@@ -24,11 +26,11 @@ impl Summary<'_> {
             "max_load": self.max_load,
             "lower_bound": self.lower_bound,
             "height": self.height,
-            "fragmentation": self.height.map(|h| h.saturating_sub(self.max_load)),
+            "fragmentation": self.fragmentation,
             "capacity": self.capacity,
             "planner": self.planner,
             "optimal": self.outcome == "optimal",
-            "elapsed_ms": self.elapsed.as_secs_f64() * 1000.0,
+            "elapsed_ms": millis(self.elapsed),
             "interrupted": self.interrupted,
         })
         .to_string()
@@ -69,7 +71,7 @@ impl SpillSummary {
             "fast_height": self.fast_height,
             "slow_height": self.slow_height,
             "optimal": self.outcome == "optimal",
-            "elapsed_ms": self.elapsed.as_secs_f64() * 1000.0,
+            "elapsed_ms": millis(self.elapsed),
         })
         .to_string()
     }
@@ -126,4 +128,9 @@ pub fn write_spill_plan_json(
         serde_json::to_writer(&mut *w, &o)?;
     }
     w.write_all(b"\n  ]\n}\n")
+}
+
+/// Milliseconds rounded to the microsecond (`0.201`, not `0.20074399999999998`).
+pub fn millis(elapsed: std::time::Duration) -> f64 {
+    (elapsed.as_secs_f64() * 1e6).round() / 1e3
 }

@@ -24,7 +24,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-const EXIT_CODES: &str = "\
+/// The exit codes, at the end of every command's help.
+macro_rules! exit_codes {
+    () => {
+        "\
 Exit codes:
   0  success
   1  i/o error (a file cannot be read or written)
@@ -33,12 +36,30 @@ Exit codes:
   4  the plan fails the checker (`check`; for `plan` this is an internal error)
   5  no plan fits under the capacity, and that is proven (max load above the capacity,
      or the exact search)
-  6  no plan under the capacity was found, but none was proven impossible";
+  6  no plan under the capacity was found, but none was proven impossible"
+    };
+}
+
+const EXIT_CODES: &str = exit_codes!();
+
+/// `memplan --help`'s end: what a problem file looks like, where every option is, and
+/// the exit codes.
+const TOP_AFTER_HELP: &str = concat!(
+    "\
+A problem is a CSV file, one buffer per line (lifetime [lower, upper), size in bytes):
+  id,lower,upper,size
+  b1,0,3,4
+or JSON: {\"buffers\": [{\"id\": \"b1\", \"start\": 0, \"end\": 3, \"size\": 4}]}.
+`memplan plan --help-all` shows every option of `plan`, each planner's switches included.
+
+",
+    exit_codes!()
+);
 
 /// Static memory planner for ML compilers: gives every buffer an offset so that buffers
 /// live at the same time never share an address.
 #[derive(Parser, Debug)]
-#[command(name = "memplan", version, after_help = EXIT_CODES)]
+#[command(name = "memplan", version, after_help = TOP_AFTER_HELP)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -23,11 +23,11 @@ pub struct RenderArgs {
     /// Also draw this capacity line.
     #[arg(long)]
     pub capacity: Option<u64>,
-    /// Picture width in pixels.
-    #[arg(long, default_value_t = 1200)]
+    /// Picture width in pixels, 200 to 20,000.
+    #[arg(long, default_value_t = 1200, value_parser = clap::value_parser!(u32).range(200..=20_000))]
     pub width: u32,
-    /// Picture height in pixels.
-    #[arg(long, default_value_t = 800)]
+    /// Picture height in pixels, 150 to 20,000.
+    #[arg(long, default_value_t = 800, value_parser = clap::value_parser!(u32).range(150..=20_000))]
     pub height: u32,
     /// Draw from this time on (with --to: the window [from, to)).
     #[arg(long)]
@@ -43,9 +43,6 @@ pub struct RenderArgs {
 }
 
 pub fn render(args: RenderArgs) -> Result<(), Failure> {
-    if args.width < 200 || args.height < 150 {
-        return Err(Failure::new(2, "--width must be ≥ 200 and --height ≥ 150"));
-    }
     let bytes = read_bytes(&args.problem)?;
     #[cfg(feature = "tflite")]
     {

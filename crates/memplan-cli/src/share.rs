@@ -6,13 +6,13 @@ use memplan::shared_objects::{
 use memplan::Size;
 
 use crate::files::write_to;
-use crate::fmt::{millis, percent, thousands};
+use crate::fmt::{count, millis, percent, thousands};
 use crate::formats::load_problem;
 use crate::{Failure, InputArgs, EXIT_CHECK, EXIT_INPUT};
 
 #[derive(clap::Args, Debug)]
 pub struct ShareArgs {
-    /// The problem CSV (`-` for stdin). Gaps, alignment, fixed offsets and capacity are
+    /// The problem, CSV or JSON (`-` for stdin). Gaps, alignment, fixed offsets and capacity are
     /// ignored: shared objects have no addresses, and a buffer counts as live over its
     /// whole lifetime.
     pub input: String,
@@ -90,9 +90,9 @@ pub fn share(args: ShareArgs) -> Result<(), Failure> {
         report.naive.get(),
     );
     eprintln!(
-        "memplan: {} buffers; {} objects; total {}; lower bound (sum of positional maxima) {} (+{}); naive {} ({} saved); strategy {}",
-        thousands(problem.len() as u64),
-        thousands(a.object_sizes().len() as u64),
+        "memplan: {}; {}; total {}; lower bound (sum of positional maxima) {} (+{}); naive {} ({} saved); strategy {}",
+        count(problem.len() as u64, "buffer"),
+        count(a.object_sizes().len() as u64, "object"),
         thousands(total),
         thousands(lb),
         percent(total.saturating_sub(lb), lb),
@@ -125,7 +125,7 @@ fn csv_field(s: &str) -> String {
 
 #[derive(clap::Args, Debug)]
 pub struct CheckSharedArgs {
-    /// The problem CSV (`-` for stdin).
+    /// The problem, CSV or JSON (`-` for stdin).
     pub problem: String,
     /// The assignment: `id,object,object_size` lines as written by `memplan share`.
     pub assignment: String,
@@ -202,9 +202,9 @@ pub fn check_shared(args: CheckSharedArgs) -> Result<(), Failure> {
     match check_shared_objects(&problem, &assignment) {
         Ok(s) => {
             println!(
-                "ok: {} buffers; {} objects; total {}",
-                thousands(problem.len() as u64),
-                thousands(s.objects as u64),
+                "ok: {}; {}; total {}",
+                count(problem.len() as u64, "buffer"),
+                count(s.objects as u64, "object"),
                 thousands(s.total.get())
             );
             Ok(())

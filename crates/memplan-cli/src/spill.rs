@@ -10,7 +10,7 @@ use memplan::{Problem, Size};
 
 use crate::commands::PlanArgs;
 use crate::files::{display_path, write_to};
-use crate::fmt::{millis, percent, thousands};
+use crate::fmt::{count, millis, percent, thousands};
 use crate::formats::Format;
 use crate::json_output::SpillSummary;
 use crate::progress::{interrupt_token, Progress};
@@ -245,8 +245,8 @@ pub fn plan(
     let progress = Progress::start(
         args.quiet || args.json,
         format!(
-            "planning {} buffers on two levels under {}",
-            thousands(problem.len() as u64),
+            "planning {} on two levels under {}",
+            count(problem.len() as u64, "buffer"),
             thousands(capacity)
         ),
         options.time_limit,
@@ -365,10 +365,10 @@ impl SpillRun<'_> {
         let bound = self.report.lower_bound;
         let gap = p.cost.saturating_sub(bound);
         let mut line = format!(
-            "memplan: {} buffers; fast capacity {}; spilled {} buffers, {} bytes; cost {}; proven ≥ {}; gap {}; fast height {}; slow height {}; {}",
-            thousands(self.problem.len() as u64),
+            "memplan: {}; fast capacity {}; spilled {}, {} bytes; cost {}; proven ≥ {}; gap {}; fast height {}; slow height {}; {}",
+            count(self.problem.len() as u64, "buffer"),
             thousands(self.capacity),
-            thousands(n as u64),
+            count(n as u64, "buffer"),
             thousands(bytes),
             thousands(p.cost),
             thousands(bound),

@@ -10,7 +10,6 @@ use memplan::{Problem, TelamallocOptions};
 
 /// TelaMalloc's switches. Every technique is on unless turned off here.
 #[derive(clap::Args, Debug, Clone)]
-#[command(next_help_heading = "TelaMalloc (--planner telamalloc)")]
 pub struct TelamallocArgs {
     /// Stop after this many placements (per capacity probe in minimise mode).
     #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]

@@ -5,7 +5,7 @@ use memplan::spill::{check_spill, TwoLevelPlan};
 use memplan::{Offset, Problem, Size};
 
 use crate::files::display_path;
-use crate::fmt::thousands;
+use crate::fmt::{count, thousands};
 use crate::formats::Format;
 use crate::spill::{bad_field, read_spill_data, SpillData};
 use crate::{Failure, EXIT_INPUT};
@@ -80,12 +80,12 @@ pub fn check(
     }
     let slow = plan.spilled.iter().filter(|&&s| s).count();
     println!(
-        "ok: {} buffers; fast: {} buffers, height {} under capacity {}; slow: {} buffers, height {}; cost {}",
-        thousands(n as u64),
-        thousands((n - slow) as u64),
+        "ok: {}; fast: {}, height {} under capacity {}; slow: {}, height {}; cost {}",
+        count(n as u64, "buffer"),
+        count((n - slow) as u64, "buffer"),
         thousands(plan.fast_height.get()),
         thousands(capacity),
-        thousands(slow as u64),
+        count(slow as u64, "buffer"),
         thousands(plan.slow_height.get()),
         thousands(plan.cost)
     );

@@ -494,9 +494,12 @@ fn plan(
         .detach(|| memplan::plan(target, &options))
         .map_err(|e| MemplanError::new_err(e.to_string()))?;
     let max_load = report.max_load.get();
-    let (p, lower_bound, optimal) = match report.outcome {
-        Outcome::Optimal(p) => (p, max_load, true),
-        Outcome::Feasible { plan, lower_bound } => (plan, lower_bound.get(), false),
+    // The one bound of every door (issue 27): the max load or the fixed buffers' top,
+    // raised by the exact search's proofs.
+    let lower_bound = report.proven_lower_bound().get();
+    let (p, optimal) = match report.outcome {
+        Outcome::Optimal(p) => (p, true),
+        Outcome::Feasible { plan, .. } => (plan, false),
         Outcome::Infeasible => {
             return Err(InfeasibleError::new_err(format!(
                 "no plan fits under {}: the max load is {max_load}",

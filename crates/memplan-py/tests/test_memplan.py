@@ -303,3 +303,16 @@ def test_every_public_function_and_class_has_a_real_docstring():
         doc = obj.__doc__ or ""
         assert len(doc) > 60 and "memplan.pyi" not in doc, (obj, doc)
     assert "time_limit" in memplan.plan.__doc__ and "InfeasibleError" in memplan.plan.__doc__
+
+
+def test_issue_27_one_lower_bound_with_fixed_buffers():
+    """Issue 27: the lower bound is the max load, or the fixed buffers' top when higher,
+    as in the CLI and C. Before: ``lower_bound`` 4 (the max load) and, with a capacity,
+    ``optimal`` False, though no plan is below the fixed buffer's top, 20."""
+    text = json.dumps({"buffers": [
+        {"id": "a", "start": 0, "end": 3, "size": 4},
+        {"id": "b", "start": 3, "end": 9, "size": 4, "alignment": 8, "fixed_offset": 16},
+    ]})
+    for capacity in (None, 128):
+        p = memplan.plan(memplan.Problem.from_json_text(text), capacity=capacity)
+        assert (p.height, p.max_load, p.lower_bound, p.optimal) == (20, 4, 20, True), capacity

@@ -328,9 +328,9 @@ pub fn draw_stacked(panels: &[(&Problem, &[u64], &Picture)]) -> String {
 fn heading(svg: &mut String, pic: &Picture, n: usize, height: u64, max_load: u64, t: (u64, u64)) {
     let frag = height.saturating_sub(max_load);
     let mut text = format!(
-        "{}: {} buffers · height {} ({} B) · max load {} · fragmentation {} ({})",
+        "{}: {} · height {} ({} B) · max load {} · fragmentation {} ({})",
         pic.name,
-        thousands(n as u64),
+        fmt::count(n as u64, "buffer"),
         human_bytes(height),
         thousands(height),
         human_bytes(max_load),
@@ -776,7 +776,10 @@ mod tests {
             svg.starts_with(r#"<svg xmlns="http://www.w3.org/2000/svg" width="600" height="700""#)
         );
         assert!(svg.contains(r#"<svg x="0" y="400" "#));
-        assert!(svg.contains("slow memory (spilled): 1 buffers"));
+        assert!(
+            svg.contains("slow memory (spilled): 1 buffer ·"),
+            "issue 27: not \"1 buffers\""
+        );
         assert!(!svg.contains("time [0, 6)"), "the span is not a window");
         assert_eq!(svg.matches("<svg ").count(), 3);
         assert_eq!(svg.matches("</svg>").count(), 3);

@@ -98,6 +98,23 @@ pub(crate) fn height_of<O: Copy + Into<u64>>(problem: &Problem, offsets: &[O]) -
         .unwrap_or(0)
 }
 
+/// The lower bound on any plan's height that every output reports: the [`max_load`], or
+/// the top of the fixed buffers (the highest `fixed_offset + size`) when that is higher.
+/// A plan at this height is optimal, and the fragmentation is measured against it.
+pub fn lower_bound(problem: &Problem) -> Size {
+    max_load(problem).max(Size(fixed_top(problem)))
+}
+
+/// The highest address a fixed buffer occupies (0 without fixed buffers).
+pub(crate) fn fixed_top(problem: &Problem) -> u64 {
+    problem
+        .buffers()
+        .iter()
+        .filter_map(|b| b.fixed_offset.map(|o| o.0 + b.size.0))
+        .max()
+        .unwrap_or(0)
+}
+
 /// The max load alone (cheaper than [`analyze`]: no profile, no pairs). O(n + T) when
 /// the time span T is at most about twice the number of buffers (a difference array
 /// over the span, e.g. 5 ms instead of 150 ms on a million buffers), else O(n log n).

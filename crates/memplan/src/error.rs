@@ -166,9 +166,18 @@ pub enum ReadErrorKind {
     /// The text is not valid CSV (e.g. not UTF-8, an unterminated quote).
     #[error("malformed csv: {0}")]
     Csv(String),
-    /// The text is not valid JSON, or not the expected shape.
-    #[error("malformed json: {0}")]
+    /// The text is not valid JSON.
+    #[error("malformed JSON: {0}")]
     Json(String),
+    /// Valid JSON, but a field (`buffers[2].size`) is not what a problem needs.
+    #[error("JSON {field}: {message}")]
+    JsonField {
+        /// Where: `buffers[2].size`, `capacity`, `(top level)`.
+        field: String,
+        /// What was expected and found, e.g. `expected a non-negative integer, found the
+        /// string "0"`.
+        message: String,
+    },
     /// An inclusive end of `u64::MAX` cannot be made half-open.
     #[error("inclusive end {0} cannot be converted to a half-open end")]
     EndTooLarge(u64),

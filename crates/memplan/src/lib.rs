@@ -72,7 +72,7 @@ pub mod tiles;
 mod types;
 mod workers;
 
-pub use analysis::{analyze, load_profile, max_load, Analysis, LoadStep};
+pub use analysis::{analyze, load_profile, lower_bound, max_load, Analysis, LoadStep};
 pub use boxing::{Bootstrap, BoxingOptions, SqueezeFit};
 pub use budget::{CancelToken, TimeLimit, TimeLimitError};
 pub use checker::{

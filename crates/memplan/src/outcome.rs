@@ -6,7 +6,8 @@ use crate::types::{Plan, Size};
 /// The result of planning. The plan, when there is one, is indexed like the problem's buffers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
-    /// The plan's height equals a proven lower bound (the max load): it is minimal.
+    /// The plan's height equals a proven lower bound (the max load, the fixed buffers'
+    /// top, or the exact search's proof): it is minimal.
     Optimal(Plan),
     /// A valid plan (under the capacity, if any) and the best proven lower bound on the height.
     Feasible {

@@ -27,10 +27,39 @@ pub struct Report {
     pub planner: Planner,
     /// The max load: a lower bound on any plan's height.
     pub max_load: Size,
+    /// The lower bound every output reports ([`crate::lower_bound`]): the max load, or the
+    /// top of the fixed buffers when higher. The fragmentation is `height − lower_bound`.
+    pub lower_bound: Size,
     /// Every planner that was run, in portfolio order.
     pub candidates: Vec<CandidateResult>,
     /// Wall time spent.
     pub elapsed: Duration,
     /// Effort of the exact search, when it ran.
     pub exact: Option<ExactStats>,
+}
+
+impl Report {
+    /// The best proven lower bound on the height: [`Report::lower_bound`], raised by the
+    /// exact search's proofs. The outcome is `Optimal` exactly when the plan's height
+    /// equals it (it is then that height).
+    pub fn proven_lower_bound(&self) -> Size {
+        match &self.outcome {
+            Outcome::Optimal(p) => p.height(),
+            Outcome::Feasible { lower_bound, .. } | Outcome::Unknown { lower_bound, .. } => {
+                (*lower_bound).max(self.lower_bound)
+            }
+            Outcome::Infeasible => self.lower_bound,
+        }
+    }
+
+    /// The plan's height above [`Report::lower_bound`], when there is a plan (over the
+    /// capacity included).
+    pub fn fragmentation(&self) -> Option<Size> {
+        let plan = match &self.outcome {
+            Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => Some(p),
+            Outcome::Unknown { best_so_far, .. } => best_so_far.as_ref(),
+            Outcome::Infeasible => None,
+        };
+        plan.map(|p| Size(p.height().get().saturating_sub(self.lower_bound.get())))
+    }
 }

@@ -27,7 +27,7 @@ mod refine;
 
 use std::time::{Duration, Instant};
 
-use crate::analysis::max_load;
+use crate::analysis::{fixed_top, max_load};
 use crate::budget::Budget;
 use crate::checker::{check_with_capacity, CheckFailure};
 use crate::error::PlanError;
@@ -83,22 +83,21 @@ struct Incumbent {
 /// [`crate::plan`].
 pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanError> {
     let started = Instant::now();
-    let lower_bound = max_load(problem);
+    let max_load = max_load(problem);
+    let fixed_top = Size(fixed_top(problem));
+    // The one bound every output reports (issue 27): computed here, once.
+    let lower_bound = max_load.max(fixed_top);
     let report = |outcome, planner, candidates, exact| Report {
-        outcome,
+        outcome: with_bound(outcome, lower_bound),
         planner,
-        max_load: lower_bound,
+        max_load,
+        lower_bound,
         candidates,
         elapsed: started.elapsed(),
         exact,
     };
     if let Some(cap) = problem.capacity() {
-        let fixed_top = problem
-            .buffers()
-            .iter()
-            .filter_map(|b| b.fixed_offset.map(|o| o.0 + b.size.0))
-            .max();
-        if lower_bound > cap || fixed_top.is_some_and(|t| t > cap.0) {
+        if lower_bound > cap {
             let outcome = Outcome::Infeasible;
             return Ok(report(outcome, options.planner, Vec::new(), None));
         }
@@ -129,6 +128,29 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
     let exact = best.exact;
     let (outcome, candidates) = finish(problem, options, best)?;
     Ok(report(outcome, planner, candidates, exact))
+}
+
+/// `outcome` with its bound raised to `lower_bound` (the max load or the fixed buffers'
+/// top), so that a plan at that height is `Optimal` whichever planner made it.
+fn with_bound(outcome: Outcome, lower_bound: Size) -> Outcome {
+    match outcome {
+        Outcome::Feasible { plan, .. } if plan.height() <= lower_bound => Outcome::Optimal(plan),
+        Outcome::Feasible {
+            plan,
+            lower_bound: l,
+        } => Outcome::Feasible {
+            plan,
+            lower_bound: l.max(lower_bound),
+        },
+        Outcome::Unknown {
+            best_so_far,
+            lower_bound: l,
+        } => Outcome::Unknown {
+            best_so_far,
+            lower_bound: l.max(lower_bound),
+        },
+        o => o,
+    }
 }
 
 /// The final check and the outcome of the incumbent.

@@ -98,7 +98,26 @@ fn exact_step(
                     best.proved_infeasible = true;
                     None
                 }
-                exact::Verdict::Unknown => None,
+                // Stopped by its node limit (or the clock): what time is left lowers the
+                // best plan over the capacity, still stopping at one that fits.
+                exact::Verdict::Unknown => {
+                    let m = exact::minimise_until(
+                        &model,
+                        problem,
+                        best.offsets.clone(),
+                        lower_bound.0,
+                        &options.exact,
+                        budget,
+                        threads,
+                        Some(c.0),
+                    );
+                    best.exact.get_or_insert_with(Default::default).add(m.stats);
+                    best.proven = best.proven.max(Size(m.lower_bound));
+                    if m.lower_bound > c.0 {
+                        best.proved_infeasible = true;
+                    }
+                    m.improved.then_some(m.offsets)
+                }
             }
         }
         // The default planner: the exact search races TelaMalloc.
@@ -106,6 +125,7 @@ fn exact_step(
             let (answer, stats) = race_capacity(
                 problem,
                 &model,
+                &best.offsets,
                 c.0,
                 lower_bound.0,
                 options,
@@ -122,7 +142,11 @@ fn exact_step(
                     best.proved_infeasible = true;
                     None
                 }
-                RaceAnswer::Unknown => None,
+                // No plan under the capacity: the lowest over it, when lower.
+                RaceAnswer::Unknown(lower) => lower.map(|(o, racer)| {
+                    by = racer;
+                    o
+                }),
             }
         }
         None => {

@@ -13,7 +13,9 @@
 //!
 //! Stops when `lower == upper` (optimal), when the budget runs out, or when a pass at
 //! the largest node limit allowed ends. The best plan and the best proven lower bound are
-//! always at hand.
+//! always at hand. In capacity mode ([`minimise_until`]) it also stops as soon as the
+//! plan fits under the capacity or the bound proves that none does: the driver's way to
+//! lower the best plan over the capacity while still looking for one under it.
 
 use super::{solve_capacity, ExactOptions, ExactStats, Model, Verdict};
 use crate::analysis::height_of;
@@ -45,6 +47,23 @@ pub(crate) fn minimise(
     budget: &Budget,
     threads: usize,
 ) -> Minimised {
+    minimise_until(model, problem, start, lower, opt, budget, threads, None)
+}
+
+/// [`minimise`], which with `capacity` also stops once the plan's height is at most
+/// `capacity` (it fits) or the proven bound exceeds it (nothing fits).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn minimise_until(
+    model: &Model,
+    problem: &Problem,
+    start: Vec<Offset>,
+    lower: u64,
+    opt: &ExactOptions,
+    budget: &Budget,
+    threads: usize,
+    capacity: Option<u64>,
+) -> Minimised {
+    let settled = |o: &Minimised| capacity.is_some_and(|c| o.height <= c || o.lower_bound > c);
     let mut out = Minimised {
         height: height_of(problem, &start),
         offsets: start,
@@ -58,7 +77,7 @@ pub(crate) fn minimise(
     let mut pass_growth = 1u64;
     let mut soft = out.lower_bound;
     let mut first = true;
-    while out.lower_bound < out.height && !budget.exhausted() {
+    while out.lower_bound < out.height && !budget.exhausted() && !settled(&out) {
         // A pass ends when the unexplored window is under 1/1024 of the height: bisecting
         // it byte by byte costs a full probe per byte for little gain.
         if soft.saturating_add(out.height / 1024) >= out.height {

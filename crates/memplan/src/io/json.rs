@@ -147,6 +147,138 @@ fn strip_position(msg: &str) -> String {
     }
 }
 
+/// What a JSON value is, for messages: `a string "0"`, `the number -4`, `a list`.
+fn describe(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match v {
+        Value::Null => "null".to_string(),
+        Value::Bool(b) => format!("{b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) => {
+            let short: String = s.chars().take(40).collect();
+            format!("the string {}", serde_json::Value::String(short))
+        }
+        Value::Array(_) => "a list".to_string(),
+        Value::Object(_) => "an object".to_string(),
+    }
+}
+
+/// Checks the shape of a problem's JSON before it is read, so that a wrong type names
+/// its field (`buffers[2].size`) and says what JSON was expected, not which Rust type.
+/// Err: the field's path and the message.
+fn check_shape(value: &serde_json::Value) -> Result<(), (String, String)> {
+    use serde_json::Value;
+    let at = |path: &str, msg: String| Err((path.to_string(), msg));
+    let integer = |path: &str, v: &Value, optional: bool| match v {
+        Value::Number(n) if n.is_u64() => Ok(()),
+        Value::Null if optional => Ok(()),
+        other => at(
+            path,
+            format!("expected a non-negative integer, found {}", describe(other)),
+        ),
+    };
+    let Value::Object(top) = value else {
+        return at(
+            "(top level)",
+            format!(
+                r#"expected an object such as {{"buffers": [{{"id": "a", "start": 0, "end": 3, "size": 4}}]}}, found {}"#,
+                describe(value)
+            ),
+        );
+    };
+    for (key, v) in top {
+        match key.as_str() {
+            "capacity" => integer("capacity", v, true)?,
+            "buffers" => {}
+            other => {
+                return at(
+                    other,
+                    format!(
+                        "unknown field {}: expected \"buffers\" or \"capacity\"",
+                        Value::String(other.to_string())
+                    ),
+                )
+            }
+        }
+    }
+    let buffers = match top.get("buffers") {
+        None => {
+            return at(
+                "buffers",
+                "missing field \"buffers\" (a list of buffers)".to_string(),
+            )
+        }
+        Some(Value::Array(b)) => b,
+        Some(other) => {
+            return at(
+                "buffers",
+                format!("expected a list of buffers, found {}", describe(other)),
+            )
+        }
+    };
+    for (i, b) in buffers.iter().enumerate() {
+        let Value::Object(fields) = b else {
+            return at(
+                &format!("buffers[{i}]"),
+                format!(
+                    r#"expected an object such as {{"id": "a", "start": 0, "end": 3, "size": 4}}, found {}"#,
+                    describe(b)
+                ),
+            );
+        };
+        for (key, v) in fields {
+            let path = format!("buffers[{i}].{key}");
+            match key.as_str() {
+                "id" | "memory" => match v {
+                    Value::String(_) => {}
+                    Value::Null if key == "memory" => {}
+                    other => at(&path, format!("expected a string, found {}", describe(other)))?,
+                },
+                "start" | "end" | "size" => integer(&path, v, false)?,
+                "alignment" | "fixed_offset" | "cost" => integer(&path, v, true)?,
+                "gaps" => match v {
+                    Value::Null => {}
+                    Value::Array(gaps) => {
+                        for (k, g) in gaps.iter().enumerate() {
+                            let gpath = format!("{path}[{k}]");
+                            match g {
+                                Value::Array(pair) if pair.len() == 2 => {
+                                    integer(&gpath, &pair[0], false)?;
+                                    integer(&gpath, &pair[1], false)?;
+                                }
+                                other => at(
+                                    &gpath,
+                                    format!("expected a pair [start, end], found {}", describe(other)),
+                                )?,
+                            }
+                        }
+                    }
+                    other => at(
+                        &path,
+                        format!("expected a list of [start, end] pairs, found {}", describe(other)),
+                    )?,
+                },
+                other => at(
+                    &path,
+                    format!(
+                        "unknown field {}: expected id, start, end, size, alignment, fixed_offset, gaps, cost or memory",
+                        Value::String(other.to_string())
+                    ),
+                )?,
+            }
+        }
+        for required in ["id", "start", "end", "size"] {
+            if !fields.contains_key(required) {
+                at(
+                    &format!("buffers[{i}]"),
+                    format!("missing field \"{required}\""),
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Reads a problem from JSON: `{"capacity": …, "buffers": [{"id", "start", "end",
 /// "size", "alignment", "fixed_offset", "gaps"}]}`, half-open `[start, end)`, with
 /// `capacity`, `alignment`, `fixed_offset` and `gaps` optional and unknown fields
@@ -177,13 +309,31 @@ pub fn read_problem_json_with(
             kind: ReadErrorKind::NumberTooLarge(format!("{e} + 1")),
         })
     };
-    let parsed: ProblemIn = serde_json::from_slice(input).map_err(json_error)?;
+    let field_error = |line: u64, (field, message): (String, String)| ReadError {
+        line,
+        column: None,
+        kind: ReadErrorKind::JsonField { field, message },
+    };
+    let parsed: ProblemIn = match serde_json::from_slice(input) {
+        Ok(p) => p,
+        // Valid JSON of the wrong shape: the shape check names the field (serde names
+        // Rust types), at the line serde stopped on.
+        Err(e) if e.classify() == serde_json::error::Category::Data => {
+            let line = e.line() as u64;
+            let value: serde_json::Value = serde_json::from_slice(input).map_err(json_error)?;
+            check_shape(&value).map_err(|f| field_error(line, f))?;
+            return Err(json_error(e));
+        }
+        Err(e) => return Err(json_error(e)),
+    };
     if parsed.buffers.is_empty() {
-        return Err(ReadError {
-            line: 0,
-            column: None,
-            kind: ReadErrorKind::NoBuffers,
-        });
+        return Err(field_error(
+            0,
+            (
+                "buffers".to_string(),
+                "the list is empty: a problem has at least one buffer".to_string(),
+            ),
+        ));
     }
     let buffers = parsed
         .buffers
@@ -386,7 +536,7 @@ mod tests {
             msg(r#"{"buffers": [{"id": "x", "start": 0, "end": 4, "sise": 1}]}"#).contains("sise")
         );
         assert!(msg("{\n\"buffers\": [\n{\"id\": \"x\", \"start\": -1}]}").starts_with("line 3"));
-        assert!(msg(r#"{"buffers": []}"#).contains("no buffers"));
+        assert!(msg(r#"{"buffers": []}"#).contains("at least one buffer"));
         assert!(
             msg(r#"{"buffers": [{"id": "x", "start": 4, "end": 4, "size": 1}]}"#).contains("'x'")
         );

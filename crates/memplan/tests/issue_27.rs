@@ -1,0 +1,75 @@
+//! Regression tests of issue 27 ("the first hour, again"), library side.
+
+use std::path::{Path, PathBuf};
+
+use memplan::io::{read_problem_csv, CsvOptions};
+use memplan::{check, plan, Options, Outcome, Planner, Size};
+
+fn benchmark(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../benchmarks")
+        .join(name)
+}
+
+/// §1: when no plan under the capacity is found, the plan returned is the lowest any
+/// stage found, the exact search's included (before: the greedy pass's, 1,291,264 on D).
+/// Without a clock the run is deterministic: the exact search stops at its node limit,
+/// and the minimisation that follows within the same limit lowers the best plan.
+#[test]
+fn issue_27_unknown_returns_the_exact_searchs_best_plan() {
+    let bytes = std::fs::read(benchmark("minimalloc-challenging/D.1048576.csv")).unwrap();
+    let problem = read_problem_csv(&bytes, &CsvOptions::default())
+        .unwrap()
+        .with_capacity(Some(Size(1_000_000)));
+    let greedy = Options {
+        planner: Planner::GreedyPortfolio,
+        time_limit: None,
+        ..Options::default()
+    };
+    let Outcome::Unknown {
+        best_so_far: Some(greedy_best),
+        ..
+    } = plan(&problem, &greedy).unwrap().outcome
+    else {
+        panic!("greedy fits D under 1,000,000?")
+    };
+    for planner in [Planner::Auto, Planner::Exact] {
+        let mut o = Options {
+            planner,
+            time_limit: None,
+            threads: 1,
+            ..Options::default()
+        };
+        o.exact.node_limit = Some(1_000);
+        let report = plan(&problem, &o).unwrap();
+        let Outcome::Unknown {
+            best_so_far: Some(best),
+            ..
+        } = &report.outcome
+        else {
+            panic!(
+                "{planner}: expected Unknown with a plan, got {:?}",
+                report.outcome
+            )
+        };
+        check(&problem.clone().with_capacity(None), best).unwrap();
+        assert!(
+            best.height() < greedy_best.height(),
+            "{planner}: best {} is greedy's {}",
+            best.height().get(),
+            greedy_best.height().get()
+        );
+        assert_eq!(report.planner, Planner::Exact, "{planner}");
+        let best_candidate = report
+            .candidates
+            .iter()
+            .filter_map(|c| c.height)
+            .min()
+            .unwrap();
+        assert_eq!(
+            best_candidate,
+            best.height(),
+            "{planner}: the report's candidates"
+        );
+    }
+}
