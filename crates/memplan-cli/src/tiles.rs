@@ -11,7 +11,7 @@ use crate::{Failure, EXIT_CHECK, EXIT_INPUT};
 
 #[derive(clap::Args, Debug)]
 pub struct TilesArgs {
-    /// The tiled problem, JSON (see the README; `-` for stdin).
+    /// The tiled problem, JSON (docs/tiles.md; `-` for stdin).
     pub input: String,
     /// Where to write the plan: `id,offset`, one line per tensor (`-` for stdout).
     #[arg(short, long, default_value = "-")]

@@ -63,3 +63,44 @@ fn run_sh_blocks(page: &Path, scratch: &Path) -> usize {
     }
     ran
 }
+
+/// Every relative link of the README and the guides (`[text](path)`, optionally with a
+/// `#fragment`) names a file that exists.
+#[test]
+fn links_resolve() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap();
+    let mut pages = vec![root.join("README.md")];
+    for e in std::fs::read_dir(root.join("docs")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|e| e == "md") {
+            pages.push(p);
+        }
+    }
+    let mut checked = 0;
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        for (i, _) in text.match_indices("](") {
+            let rest = &text[i + 2..];
+            let Some(end) = rest.find(')') else { continue };
+            let target = &rest[..end];
+            if target.contains("://") || target.starts_with('#') || target.contains(' ') {
+                continue;
+            }
+            let path = target.split('#').next().unwrap();
+            let resolved = page.parent().unwrap().join(path);
+            assert!(
+                resolved.exists(),
+                "{}: the link to {target} goes nowhere",
+                page.display()
+            );
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 10,
+        "the README links the guides ({checked} links)"
+    );
+}

@@ -199,7 +199,7 @@ impl Problem {
     }
 
     /// ``Problem.from_csv(path, capacity=None, lifetimes=None)``: reads a CSV file in
-    /// google/minimalloc's format (README, "The CSV format"). ``lifetimes`` forces
+    /// google/minimalloc's format (docs/formats.md, "CSV"). ``lifetimes`` forces
     /// ``"half-open"`` or ``"inclusive"``; by default an ``end`` column is inclusive and
     /// an ``upper`` column half-open. Raises ``OSError`` or ``InputError`` naming the
     /// file, line and column.

@@ -191,35 +191,38 @@ def test_same_offsets_as_the_cli(path, tmp_path):
 
 
 def test_readme_python_example():
-    """The README's ```python blocks run as written, from the repository root. The one
-    under "Use with ExecuTorch" needs the extra and has its own test
-    (test_executorch.py)."""
-    readme = (ROOT / "README.md").read_text()
-    blocks = []
-    inside = None
-    section = ""
-    for line in readme.splitlines():
-        if line.startswith("## "):
-            section = line
-        if section == "## Use with ExecuTorch":
-            continue
-        if line.startswith("```"):
+    """The ```python blocks of the README and of the Python guide (docs/python.md) run as
+    written, from the repository root. The README's under "Use with ExecuTorch" needs the
+    extra and has its own test (test_executorch.py)."""
+    ran = 0
+    for page in (ROOT / "README.md", ROOT / "docs" / "python.md"):
+        blocks = []
+        inside = None
+        section = ""
+        for line in page.read_text().splitlines():
+            if line.startswith("## "):
+                section = line
+            if section == "## Use with ExecuTorch":
+                continue
+            if line.startswith("```"):
+                if inside is not None:
+                    blocks.append("\n".join(inside))
+                    inside = None
+                elif line.strip() == "```python":
+                    inside = []
+                continue
             if inside is not None:
-                blocks.append("\n".join(inside))
-                inside = None
-            elif line.strip() == "```python":
-                inside = []
-            continue
-        if inside is not None:
-            inside.append(line)
-    assert blocks, "the README has a Python example"
-    cwd = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        for code in blocks:
-            exec(compile(code, "README.md", "exec"), {})
-    finally:
-        os.chdir(cwd)
+                inside.append(line)
+        assert blocks, f"{page.name} has a Python example"
+        cwd = os.getcwd()
+        os.chdir(ROOT)
+        try:
+            for code in blocks:
+                exec(compile(code, page.name, "exec"), {})
+                ran += 1
+        finally:
+            os.chdir(cwd)
+    assert ran >= 2
 
 
 def test_from_arrays_takes_buffer_protocol_columns_and_sequences():

@@ -37,10 +37,14 @@
 //! ```
 #![deny(missing_docs)]
 
-// The README's Rust example runs as a doctest.
+// The Rust examples of the README and of the library's guide run as doctests.
 #[doc = include_str!("../../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+#[doc = include_str!("../../../docs/library.md")]
+#[cfg(doctest)]
+pub struct LibraryGuideDoctests;
 
 pub mod analysis;
 mod boxing;

@@ -154,8 +154,8 @@ fn brute_force_valid(p: &TiledProblem, offsets: &[Offset]) -> bool {
 
 #[test]
 fn readme_example_parses_and_plans() {
-    let readme = include_str!("../../../README.md");
-    let doc = &readme[readme.find("## Tiled tensors").unwrap()..];
+    // The example of the tiles guide.
+    let doc = include_str!("../../../docs/tiles.md");
     let start = doc.find("```json").unwrap() + "```json".len();
     let end = start + doc[start..].find("```").unwrap();
     let p = read_tiled_json(&doc.as_bytes()[start..end]).unwrap();

@@ -1,6 +1,6 @@
 //! Reading and writing problems and plans: google/minimalloc's CSV format (feature
 //! `csv`) and memplan's JSON format (feature `json`), both on by default and described in
-//! the README. A build without them (the lean C library) keeps the model, the planners
+//! docs/formats.md. A build without them (the lean C library) keeps the model, the planners
 //! and the checker.
 
 #[cfg(feature = "csv")]

@@ -1,4 +1,4 @@
-//! The tiled-tensor JSON format (documented in the project README).
+//! The tiled-tensor JSON format (documented in docs/tiles.md).
 //!
 //! ```json
 //! {"tensors": [

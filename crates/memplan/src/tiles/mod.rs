@@ -37,7 +37,7 @@
 //! the search ends at the lowest valid address. [`plan_tiles`] runs every order and
 //! keeps the lowest peak.
 //!
-//! The input and the JSON format are described in the project README ([`read_tiled_json`]).
+//! The input and the JSON format are described in docs/tiles.md ([`read_tiled_json`]).
 
 mod allocate;
 mod checker;
