@@ -59,7 +59,7 @@ impl Planner {
     /// tie-break order), then `greedy` (the portfolio), `telamalloc`, `naive`, `boxing`,
     /// `exact` and `auto`.
     pub fn all() -> Vec<Planner> {
-        let mut v: Vec<Planner> = greedy::planners()
+        let mut v: Vec<Planner> = greedy::portfolio()
             .into_iter()
             .map(|(o, f)| Planner::Greedy(o, f))
             .collect();

@@ -240,7 +240,7 @@ pub(crate) fn run(
         ),
         Bootstrap::Greedy => greedy::best_of(
             problem,
-            &greedy::planners(),
+            &greedy::portfolio(),
             threads,
             max_load(problem)
                 .0

@@ -39,10 +39,10 @@ pub(super) fn run(
             // Start-best-fit first, in both modes: a sweep, O(n log n) when no buffer is
             // fixed or gapped, so that the first plan (the one a budget lets finish) is
             // cheap even on dense traces; then breadth-best-fit and the others in the
-            // order of `greedy::planners_for_capacity` (likeliest at the max load on dense
-            // traces first). Capacity mode stops at the first plan that fits, minimise
+            // order of `greedy::portfolio` (likeliest at the max load on dense traces
+            // first). Capacity mode stops at the first plan that fits, minimise
             // mode at the first at the max load.
-            greedy::planners_for_capacity()
+            greedy::portfolio()
                 .into_iter()
                 .map(|(o, f)| Planner::Greedy(o, f))
                 .collect()

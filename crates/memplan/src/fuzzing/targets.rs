@@ -83,7 +83,7 @@ fn run(problem: &Problem, options: &Options) -> Report {
 /// The lowest greedy height (every order and fit), for soundness checks of proofs.
 fn best_greedy(problem: &Problem) -> u64 {
     let free = problem.clone().with_capacity(None);
-    crate::greedy::planners()
+    crate::greedy::portfolio()
         .into_iter()
         .filter_map(|(o, f)| {
             crate::greedy::run(&free, o, f, 1, &crate::budget::Budget::unlimited())
@@ -165,7 +165,7 @@ pub fn plan_greedy(data: &[u8]) {
     let Some((p, _)) = problem_from(data, 64) else {
         return;
     };
-    let mut planners: Vec<Planner> = crate::greedy::planners()
+    let mut planners: Vec<Planner> = crate::greedy::portfolio()
         .into_iter()
         .map(|(o, f)| Planner::Greedy(o, f))
         .collect();
@@ -182,7 +182,7 @@ pub fn plan_greedy(data: &[u8]) {
     }
     // Every kernel of every greedy planner gives the same offsets, and they pass the
     // checker (the capacity aside: greedy ignores it).
-    for (order, fit) in crate::greedy::planners() {
+    for (order, fit) in crate::greedy::portfolio() {
         let sequence = order.sequence(&p);
         let plans = crate::greedy::offsets_by_each_kernel(&p, &sequence, fit);
         let (first, offsets) = &plans[0];

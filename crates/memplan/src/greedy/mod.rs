@@ -42,20 +42,11 @@ use crate::analysis::{component_ids, split_at_components};
 use crate::budget::Budget;
 use crate::types::{align_up, Offset, Problem};
 
-/// Every greedy planner, in portfolio (and tie-break) order: each order with best fit,
-/// then with first fit.
-pub(crate) fn planners() -> Vec<(Order, Fit)> {
-    let mut v = Vec::new();
-    for o in Order::ALL {
-        for f in Fit::ALL {
-            v.push((o, f));
-        }
-    }
-    v
-}
-
-/// [`planners`] in the driver's portfolio order, which matters when the budget stops
-/// the later ones, and for which plan wins a tie in height:
+/// Every greedy planner, once, in the one portfolio order. Every family that runs
+/// several greedy planners (the driver's greedy pass, boxing's bootstrap, TelaMalloc's
+/// minimisation) runs them in this order; it matters when the budget stops the later
+/// ones (the first plan is let finish past the deadline, so it must be the cheap one),
+/// and it breaks ties in height (the earlier planner's plan wins):
 ///
 /// 1. start-best-fit, the fastest pass (a sweep over free address ranges, O(n log n)
 ///    when no buffer is fixed or gapped) and often the lowest on long traces, so that a
@@ -68,7 +59,7 @@ pub(crate) fn planners() -> Vec<(Order, Fit)> {
 ///    2.93%), size-best-fit (2.39%, 2.49%), lifetime-best-fit (0.94%, 2.98%),
 ///    start-first-fit, lifetime-first-fit, and last the orders that were far above the
 ///    max load on both (area, contention, breadth with first fit).
-pub(crate) fn planners_for_capacity() -> Vec<(Order, Fit)> {
+pub(crate) fn portfolio() -> Vec<(Order, Fit)> {
     use Fit::{BestFit, FirstFit};
     vec![
         (Order::Start, BestFit),
@@ -466,9 +457,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_portfolio_order_lists_every_planner_once() {
-        let mut portfolio = planners_for_capacity();
-        let mut all = planners();
+    fn the_portfolio_order_lists_every_planner_once_start_best_fit_first() {
+        let mut portfolio = portfolio();
+        assert_eq!(
+            portfolio[0],
+            (Order::Start, Fit::BestFit),
+            "the cheap sweep first"
+        );
+        let mut all: Vec<(Order, Fit)> = Order::ALL
+            .iter()
+            .flat_map(|&o| Fit::ALL.iter().map(move |&f| (o, f)))
+            .collect();
         let key = |&(o, f): &(Order, Fit)| (o.name(), f.name());
         portfolio.sort_by_key(key);
         all.sort_by_key(key);
@@ -501,7 +500,7 @@ mod tests {
     #[test]
     fn best_of_is_the_lowest_plan_up_to_the_first_good_enough() {
         use crate::types::Buffer;
-        let planners = planners();
+        let planners = portfolio();
         let mut rng = crate::generate::Rng::new(17);
         for round in 0..60 {
             let n = 2 + (rng.next_u64() % 40) as usize;

@@ -265,7 +265,7 @@ fn first_greedy(problem: &Problem, capacity: Size, budget: &Budget) -> Option<Pl
 pub(crate) fn minimise(problem: &Problem, options: &TelamallocOptions, budget: &Budget) -> Outcome {
     let lower_bound = max_load(problem);
     let stop = || budget.exhausted();
-    let greedy = greedy::best_of(problem, &greedy::planners(), 1, lower_bound.0, budget)
+    let greedy = greedy::best_of(problem, &greedy::portfolio(), 1, lower_bound.0, budget)
         .unwrap_or_else(|| greedy::naive(problem));
     let mut best = Plan::new(problem, greedy).expect("greedy plans do not overflow");
     let mut best_height = best.height();
