@@ -63,8 +63,8 @@ if [ "$what" = overshoot ] || [ "$what" = all ]; then
     [ -f "$out/model100k.csv" ] || "$bin" gen --buffers 100000 --seed 1 -o "$out/model100k.csv"
     bench=benchmarks/minimalloc-challenging/D.1048576.csv
     big=benchmarks/idealloc/iopddl-S.csv
-    planners="auto exact boxing telamalloc naive size-best-fit breadth-first-fit"
-    for limit in 0.2 1 2; do
+    planners="auto greedy exact boxing telamalloc naive size-best-fit breadth-first-fit"
+    for limit in 0.05 0.2 1 2; do
         for p in $planners; do
             run overshoot "$bench" "$p" "$limit"
             run overshoot "$out/model100k.csv" "$p" "$limit"
