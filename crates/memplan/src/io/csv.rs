@@ -95,6 +95,18 @@ struct Columns {
     end_is_inclusive: bool,
 }
 
+/// What each column slot of [`columns`] gives, for the error naming two columns that give
+/// the same field.
+const FIELD_NAMES: [&str; 7] = [
+    "the buffer's id",
+    "the start of the lifetime",
+    "the end of the lifetime ('upper' is half-open, 'end' inclusive)",
+    "the size",
+    "the alignment",
+    "the fixed offset",
+    "the gaps",
+];
+
 fn columns(headers: &::csv::ByteRecord, need_lifetimes: bool) -> Result<Columns, ReadError> {
     let names: Vec<String> = headers
         .iter()
@@ -124,12 +136,18 @@ fn columns(headers: &::csv::ByteRecord, need_lifetimes: bool) -> Result<Columns,
             "gaps" => 6,
             _ => continue,
         };
-        if slots[slot].is_some() {
-            return Err(err(
-                1,
-                Some(name),
-                ReadErrorKind::DuplicateColumn(name.clone()),
-            ));
+        if let Some(first) = slots[slot] {
+            let first = &names[first];
+            let kind = if first.eq_ignore_ascii_case(name) {
+                ReadErrorKind::DuplicateColumn(name.clone())
+            } else {
+                ReadErrorKind::SameField {
+                    first: first.clone(),
+                    second: name.clone(),
+                    what: FIELD_NAMES[slot],
+                }
+            };
+            return Err(err(1, Some(name), kind));
         }
         slots[slot] = Some(k);
     }
@@ -677,7 +695,18 @@ mod tests {
         );
         assert_eq!(
             message("id,start,lower,upper,size\na,0,0,3,4\n"),
-            "line 1, column 'lower': duplicate column 'lower' in the header"
+            "line 1, column 'lower': columns 'start' and 'lower' both give the start of the \
+             lifetime; keep one"
+        );
+        // Issue 27 §2: `upper` and `end` are two readings of the end, not one name twice.
+        assert_eq!(
+            message("id,lower,upper,end,size\na,0,3,2,4\n"),
+            "line 1, column 'end': columns 'upper' and 'end' both give the end of the lifetime \
+             ('upper' is half-open, 'end' inclusive); keep one"
+        );
+        assert_eq!(
+            message("id,lower,Size,upper,size\na,0,3,2,4\n"),
+            "line 1, column 'size': duplicate column 'size' in the header"
         );
         assert!(message("id,lower,upper,size,gaps\na,0,9,4,3-x\n")
             .starts_with("line 2, column 'gaps': bad gap '3-x'"));
