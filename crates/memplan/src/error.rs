@@ -128,9 +128,6 @@ pub enum ReadErrorKind {
     /// The input has no header line.
     #[error("empty input: expected a header line such as 'id,lower,upper,size'")]
     Empty,
-    /// The header has no data lines after it.
-    #[error("no buffers: the input has a header but no data lines")]
-    NoBuffers,
     /// A required column is missing.
     #[error("missing column '{}' in the header", Escaped(.0))]
     MissingColumn(&'static str),

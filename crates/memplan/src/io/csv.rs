@@ -306,9 +306,8 @@ pub fn read_problem_csv(input: &[u8], options: &CsvOptions) -> Result<Problem, R
         buffers.push(b);
         lines.push(line);
     }
-    if buffers.is_empty() {
-        return Err(err(0, None, ReadErrorKind::NoBuffers));
-    }
+    // A header alone is the empty problem (height 0), as in every door: see
+    // [`crate::Problem::new`].
     Problem::new(buffers, options.capacity).map_err(|e| {
         let line = lines.get(e.index).copied().unwrap_or(0);
         let column = match e.kind.field() {
@@ -581,9 +580,6 @@ pub fn read_placements_csv(input: &[u8]) -> Result<Vec<(String, Offset)>, ReadEr
         let off = parse_u64(record[off_col].trim_ascii(), line, &cols.names[off_col])?;
         out.push((id, Offset(off)));
     }
-    if out.is_empty() {
-        return Err(err(0, None, ReadErrorKind::NoBuffers));
-    }
     Ok(out)
 }
 
@@ -659,10 +655,14 @@ mod tests {
             message(""),
             "empty input: expected a header line such as 'id,lower,upper,size'"
         );
-        assert_eq!(
-            message("id,lower,upper,size\n"),
-            "no buffers: the input has a header but no data lines"
-        );
+        // Issue 27 §3: a header alone is the empty problem, which every door accepts, so
+        // that an empty problem written out reads back.
+        let empty = read("id,lower,upper,size\n").unwrap();
+        assert!(empty.is_empty());
+        let mut out = Vec::new();
+        write_problem_csv(&empty, &mut out).unwrap();
+        assert_eq!(read(std::str::from_utf8(&out).unwrap()).unwrap(), empty);
+        assert!(read_placements_csv(b"id,offset\n").unwrap().is_empty());
         assert_eq!(
             message("id,lower,upper,size\na,0,3,0\n"),
             "line 2, column 'size': buffer 'a' (#0): size must be at least 1"
