@@ -335,3 +335,36 @@ def test_a_model_with_a_small_fast_memory_runs_on_two_arenas():
     got = _run(program, x)
     err = ((got - expected).abs().max() / expected.abs().max()).item()
     assert err < 1e-5, err
+
+
+def test_issue_27_a_dynamic_program_still_runs_at_every_size_after_the_front_end():
+    """Issue 27 §5: ``memplan.torch.problem_from_program`` specialised a program exported
+    with a dynamic batch to the example's size, in place; lowered afterwards, it failed
+    at batch 37 ("Attempted to resize a bounded tensor with a maximum capacity of 512
+    elements"). Now the program is unchanged, and both planners' programs run at other
+    sizes in its range and match eager."""
+
+    class Dyn(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(8, 16)
+
+        def forward(self, x):
+            return torch.relu(self.fc(x)) * 2
+
+    torch.manual_seed(0)
+    model = Dyn().eval()
+    batch = torch.export.Dim("batch", min=1, max=64)
+    exported = torch.export.export(model, (torch.randn(4, 8),), dynamic_shapes={"x": {0: batch}})
+    problem, _ = memplan.torch.problem_from_program(exported)
+    assert {b["id"]: b["size"] for b in problem.buffers}["x"] == 64 * 8 * 4
+    for pass_ in (MemoryPlanningPass(), memplan.executorch.memory_planning_pass()):
+        program = to_edge(exported).to_executorch(ExecutorchBackendConfig(memory_planning_pass=pass_))
+        method = Runtime.get().load_program(program.buffer).load_method("forward")
+        for n in (37, 64, 1):
+            x = torch.randn(n, 8)
+            with torch.no_grad():
+                expected = model(x)
+            got = method.execute([x])[0]
+            assert got.shape == (n, 16)
+            assert torch.allclose(got, expected, atol=1e-5), (pass_, n)

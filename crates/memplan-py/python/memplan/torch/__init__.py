@@ -34,7 +34,11 @@ node, in order, is the next step (1, 2, ...):
   stride[d]))``, i.e. ``numel * element_size`` when contiguous, rounded up to
   ``alignment`` (default 16, ExecuTorch's), which is also each buffer's offset alignment.
   Zero-size tensors (shape ``(0,)``) are left out, since they occupy no memory.
-- Shapes must be static: a symbolic size raises ``memplan.InputError``.
+- **Dynamic shapes.** A symbolic dimension (``torch.export.Dim``) is planned at its
+  upper bound over the program's ``range_constraints``, as ExecuTorch plans it, so the
+  figures hold at every size in the range. A size with no upper bound raises
+  ``memplan.InputError``. The program is only read: its shapes are never specialised to
+  the example input, and it lowers and runs at every size afterwards.
 
 Buffer ids are the names of the nodes that create the storages.
 """
@@ -52,6 +56,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 try:
     import torch
     from torch.export import ExportedProgram
+    from torch.utils._sympy.value_ranges import bound_sympy
 except ImportError as e:  # pragma: no cover - exercised only without the extra
     raise ImportError(f"memplan.torch needs PyTorch: pip install 'memplan[torch]': {e}") from e
 
@@ -69,15 +74,34 @@ class _Storage:
     nodes: List[Any] = field(default_factory=list)
 
 
-def _nbytes(val: Any, node: Any) -> int:
-    """Bytes spanned by a tensor's elements (its shape and strides), static shapes only."""
-    try:
-        shape = [int(d) for d in val.shape]
-        stride = [int(s) for s in val.stride()]
-    except (TypeError, ValueError, RuntimeError) as e:
+def _upper(value: Any, node: Any, ranges: Dict[Any, Any]) -> int:
+    """A dimension or stride as an int: itself when static, else the upper bound of its
+    expression over the program's ranges. Reads the symbol, never ``int()`` of it:
+    ``int(SymInt)`` specialises the program's shape environment to the example input,
+    changing the caller's program (issue 27)."""
+    if not isinstance(value, torch.SymInt):
+        return int(value)
+    expr = value.node.expr
+    if expr.is_number:
+        return int(expr)
+    shape_env = getattr(value.node, "shape_env", None)
+    known = dict(getattr(shape_env, "var_to_range", {}) or {})
+    known.update(ranges)
+    upper = bound_sympy(expr, known).upper
+    try:  # torch's int_oo (no bound) has no int value
+        return int(upper)
+    except (TypeError, ValueError, OverflowError, AttributeError):
         raise memplan.InputError(
-            f"node '{node.name}': symbolic shape {tuple(val.shape)} (export with static shapes): {e}"
-        ) from e
+            f"node '{node.name}': the size {expr} has no upper bound "
+            "(give its Dim a max, e.g. Dim('batch', max=64))"
+        ) from None
+
+
+def _nbytes(val: Any, node: Any, ranges: Dict[Any, Any]) -> int:
+    """Bytes spanned by a tensor's elements (its shape and strides); a symbolic
+    dimension at its upper bound, as ExecuTorch plans it."""
+    shape = [_upper(d, node, ranges) for d in val.shape]
+    stride = [_upper(s, node, ranges) for s in val.stride()]
     if any(d == 0 for d in shape):
         return 0
     span = 1 + sum((d - 1) * abs(s) for d, s in zip(shape, stride))
@@ -126,10 +150,11 @@ def _storages(program: ExportedProgram) -> Tuple[List[_Storage], int]:
     of: Dict[Any, List[Optional[_Storage]]] = {}
     storages: List[_Storage] = []
     empty = 0
+    ranges = dict(program.range_constraints)
 
     def new(node: Any, index: int, val: Any, suffix: str) -> Optional[_Storage]:
         nonlocal empty
-        size = _nbytes(val, node)
+        size = _nbytes(val, node, ranges)
         if size == 0:
             empty += 1
             return None
