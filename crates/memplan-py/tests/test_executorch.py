@@ -538,3 +538,19 @@ def test_issue_27_one_report_per_method_with_the_saving_against_the_default():
         assert list(r.default_sizes) == list(plans[r.method].non_const_buffer_sizes)
         assert list(r.sizes) == list(mine[r.method].non_const_buffer_sizes)
         assert r.saving == r.default_total - r.total >= 0
+
+
+def test_issue_27_weight_copies_are_the_edge_programs_permute_copies():
+    """The front end's ``weight_copies`` predicts the weights ``to_edge`` copies: one
+    ``permute_copy`` of a weight's size per entry."""
+    torch.manual_seed(0)
+    for model, x in ((_Tiny(), torch.randn(2, 8)), (_Two(), torch.randn(4, 32))):
+        exported = torch.export.export(model.eval(), (x,))
+        predicted = sorted(n for _, _, n in memplan.torch.weight_copies(exported))
+        edge = to_edge(exported).exported_program()
+        copies = sorted(
+            n.meta["val"].numel() * n.meta["val"].element_size()
+            for n in edge.graph.nodes
+            if n.op == "call_function" and "permute_copy" in str(n.target)
+        )
+        assert predicted == copies and copies, (predicted, copies)

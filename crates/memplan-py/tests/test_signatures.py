@@ -54,6 +54,7 @@ SIGNATURES = {
     "memplan.executorch.Algorithm":
         'Algorithm(time_limit=1.0, planner="auto", threads=0, seed=None, fast_capacity=None)',
     "memplan.torch.problem_from_program": "problem_from_program(exported_program, alignment=16)",
+    "memplan.torch.weight_copies": "weight_copies(exported_program)",
 }
 
 #: Lines of today's README that drift from the real signature, each with the text that

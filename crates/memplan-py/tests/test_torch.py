@@ -147,3 +147,17 @@ def test_issue_27_an_unbounded_dimension_is_an_input_error():
     with pytest.raises(memplan.InputError, match="no upper bound"):
         memplan.torch.problem_from_program(ep)
     assert _shape_state(ep) == before
+
+
+def test_issue_27_the_summary_names_the_weights_lowering_copies(tmp_path):
+    """Issue 27 §5: the front end's max load and the lowered program's arena differed
+    (efficientnet_v2_s: 1,769,472 against 5,129,120) because the edge dialect copies the
+    classifier's weight with permute_copy. The summary now names such weights."""
+    assert memplan.torch.weight_copies(_exported()) == [("linear", "fc.weight", 10 * 256 * 4)]
+    model = tmp_path / "small.pt2"
+    torch.export.save(_exported(), str(model))
+    done = _cli(model)
+    assert done.returncode == 0, done.stderr
+    note = done.stdout.splitlines()[-1]
+    assert note.startswith("note: lowered to ExecuTorch, 1 weight(s) become activations"), note
+    assert "permute_copy" in note and "fc.weight (10,240 B, linear)" in note, note

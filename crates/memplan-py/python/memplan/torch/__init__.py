@@ -41,6 +41,14 @@ node, in order, is the next step (1, 2, ...):
   the example input, and it lowers and runs at every size afterwards.
 
 Buffer ids are the names of the nodes that create the storages.
+
+**Weights the edge dialect copies.** These figures are the exported program's. Lowered
+to ExecuTorch (``to_edge``), a ``linear`` becomes ``permute_copy(weight)`` and ``addmm``,
+and a ``permute``/``t``/``transpose`` of a weight becomes a ``permute_copy``: the
+transposed weight is then a new activation, as large as the weight, which no planner can
+shrink (efficientnet_v2_s: a 1,769,472-byte max load here, a 5,129,120-byte arena after
+lowering, 5,120,000 of it the classifier's copied weight). ``python -m memplan.torch``
+names them below its figures, and ``weight_copies(exported_program)`` lists them.
 """
 
 from __future__ import annotations
@@ -62,7 +70,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 
 import memplan
 
-__all__ = ["problem_from_program", "main"]
+__all__ = ["problem_from_program", "weight_copies", "main"]
 
 
 @dataclass
@@ -238,6 +246,39 @@ def problem_from_program(
     return memplan.Problem(buffers), {s.id: tuple(s.nodes) for s in storages}
 
 
+#: View ops of a weight that the edge dialect turns into a ``permute_copy``.
+_TRANSPOSES = {"permute", "t", "transpose", "numpy_T"}
+
+
+def weight_copies(exported_program: ExportedProgram) -> List[Tuple[str, str, int]]:
+    """The weights that lowering to ExecuTorch's edge dialect copies into activations
+    (see the module doc), as ``(node name, weight name, bytes)`` in graph order: each
+    ``linear`` on a parameter or constant, and each transposing view of one."""
+    signature = exported_program.graph_signature
+    weights = {
+        **signature.inputs_to_parameters,
+        **signature.inputs_to_buffers,
+        **signature.inputs_to_lifted_tensor_constants,
+    }
+    out: List[Tuple[str, str, int]] = []
+    for node in exported_program.graph.nodes:
+        if node.op != "call_function":
+            continue
+        packet = getattr(getattr(node.target, "overloadpacket", None), "__name__", "")
+        if packet == "linear" and len(node.args) > 1:
+            weight = node.args[1]
+        elif packet in _TRANSPOSES and node.args:
+            weight = node.args[0]
+        else:
+            continue
+        if not isinstance(weight, torch.fx.Node) or weight.name not in weights:
+            continue
+        val = weight.meta.get("val")
+        if isinstance(val, torch.Tensor):
+            out.append((node.name, weights[weight.name], val.numel() * val.element_size()))
+    return out
+
+
 def _figures(problem: memplan.Problem, plan: memplan.Plan) -> str:
     frag = plan.height - plan.max_load
     pct = 100.0 * frag / plan.max_load if plan.max_load else 0.0
@@ -292,6 +333,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"error: {args.model}: {e}", file=sys.stderr)
         return 3 if isinstance(e, memplan.InputError) else 2
     print(f"{args.model}: {_figures(problem, plan)}  (end to end {time.monotonic() - started:.2f} s)")
+    copies = weight_copies(program)
+    if copies:
+        shown = ", ".join(f"{w} ({n:,} B, {node})" for node, w, n in copies[:5])
+        more = f" and {len(copies) - 5} more" if len(copies) > 5 else ""
+        print(
+            f"note: lowered to ExecuTorch, {len(copies)} weight(s) become activations "
+            f"(permute_copy), {sum(n for _, _, n in copies):,} B that no planner can "
+            f"shrink: {shown}{more}"
+        )
     try:
         if args.csv:
             with open(args.csv, "w") as f:
