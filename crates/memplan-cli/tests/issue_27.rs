@@ -395,7 +395,11 @@ fn issue_27_an_empty_problem_plans_to_height_0_in_every_command() {
         let out = out.to_str().unwrap();
         let run = memplan(&["plan", input, "-o", out], None);
         assert_eq!(run.status.code(), Some(0), "{name}: {}", stderr(&run));
-        assert!(stderr(&run).contains("0 buffers"), "{name}: {}", stderr(&run));
+        assert!(
+            stderr(&run).contains("0 buffers"),
+            "{name}: {}",
+            stderr(&run)
+        );
         let run = memplan(&["plan", input, "-o", out, "--summary-json"], None);
         let summary = json(&stderr(&run));
         assert_eq!(summary["height"], 0, "{name}: {summary}");
@@ -411,6 +415,11 @@ fn issue_27_an_empty_problem_plans_to_height_0_in_every_command() {
         }
         let svg = dir.join(format!("{name}.svg"));
         let run = memplan(&["render", input, out, "-o", svg.to_str().unwrap()], None);
-        assert_eq!(run.status.code(), Some(0), "render {name}: {}", stderr(&run));
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "render {name}: {}",
+            stderr(&run)
+        );
     }
 }

@@ -183,7 +183,11 @@ pub(crate) fn buffer_from(obj: &Bound<'_, PyAny>, k: usize) -> PyResult<(Buffer,
                 v[j] = to_u64(&t.get_item(j + 1)?, &format!("buffer #{k}: '{name}'"))?;
             }
             let b = Buffer::new(id, v[0], v[1], v[2]);
-            let b = if t.len() == 5 { b.with_alignment(v[3]) } else { b };
+            let b = if t.len() == 5 {
+                b.with_alignment(v[3])
+            } else {
+                b
+            };
             return Ok((b, int_id));
         }
     }

@@ -33,8 +33,7 @@ create_exception!(
 /// express: the class is made once, by Python's ``type()``, with both bases.
 pub(crate) struct InputError;
 
-static INPUT_ERROR: pyo3::sync::PyOnceLock<Py<pyo3::types::PyType>> =
-    pyo3::sync::PyOnceLock::new();
+static INPUT_ERROR: pyo3::sync::PyOnceLock<Py<pyo3::types::PyType>> = pyo3::sync::PyOnceLock::new();
 
 impl InputError {
     /// The class, `_memplan.InputError(MemplanError, ValueError)`.
