@@ -248,3 +248,35 @@ fn issue_27_the_lower_bound_counts_the_fixed_buffers_top() {
         }
     }
 }
+
+/// Issue 27 §3: no buffers is a valid problem in every door. Built empty or read from a
+/// CSV header alone (which C rejected before, with "no buffers"), it plans to height 0,
+/// optimal, and the empty plan checks.
+#[test]
+fn issue_27_an_empty_problem_plans_to_height_0() {
+    let path = std::env::temp_dir().join(format!("memplan-capi-empty-{}.csv", std::process::id()));
+    std::fs::write(&path, "id,lower,upper,size\n").unwrap();
+    let cpath = CString::new(path.to_str().unwrap()).unwrap();
+    unsafe {
+        let mut read = ptr::null_mut();
+        assert_eq!(
+            memplan_problem_read_csv(cpath.as_ptr(), &mut read),
+            MEMPLAN_OK,
+            "{}",
+            last_error()
+        );
+        for p in [problem(&[]), read] {
+            assert_eq!(memplan_problem_len(p), 0);
+            let mut plan = ptr::null_mut();
+            assert_eq!(memplan_plan(p, ptr::null(), &mut plan), MEMPLAN_OK);
+            assert_eq!(memplan_result_len(plan), 0);
+            assert_eq!(memplan_result_height(plan), 0);
+            assert_eq!(memplan_result_lower_bound(plan), 0);
+            assert_eq!(memplan_result_is_optimal(plan), 1);
+            assert_eq!(memplan_check(p, ptr::null(), 0), MEMPLAN_OK);
+            memplan_result_free(plan);
+            memplan_problem_free(p);
+        }
+    }
+    std::fs::remove_file(path).unwrap();
+}

@@ -85,12 +85,6 @@ fn malformed_inputs_get_one_line_errors_with_exit_code_3() {
         3,
         &["line 2", "'lower'", "'-2'"],
     );
-    expect_input_error(
-        "header_only.csv",
-        b"id,lower,upper,size\n",
-        3,
-        &["no buffers"],
-    );
     let out = memplan(&["plan", "/nonexistent/memplan/input.csv"], None);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
 }

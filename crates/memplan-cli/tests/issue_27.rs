@@ -349,10 +349,6 @@ fn issue_27_json_errors_name_the_field() {
     let cases: &[(&str, &[&str])] = &[
         ("[]", &["top level", "expected an object", "found a list"]),
         (
-            r#"{"buffers": []}"#,
-            &["JSON buffers", "at least one buffer"],
-        ),
-        (
             r#"{"buffers": [{"id": "a", "start": "0", "end": 3, "size": 4}]}"#,
             &["buffers[0].start", "non-negative integer", "string \"0\""],
         ),
@@ -384,5 +380,51 @@ fn issue_27_json_errors_name_the_field() {
         for rust in ["ProblemIn", "u64", "header", "column '"] {
             assert!(!err.contains(rust), "{json}: '{rust}' in {err}");
         }
+    }
+}
+
+/// §3: one rule for empty problems in every door: no buffers is a valid problem, planned
+/// to height 0 (optimal). Before: Python's `Problem([])` planned to 0 but the CLI (and
+/// `from_csv_text`) rejected a header alone and `{"buffers": []}` ("no buffers").
+#[test]
+fn issue_27_an_empty_problem_plans_to_height_0_in_every_command() {
+    let dir = temp_dir();
+    for (name, text) in [
+        ("empty.csv", "id,lower,upper,size\n"),
+        ("empty_crlf.csv", "\u{feff}id,lower,upper,size\r\n"),
+        ("empty.json", r#"{"buffers": []}"#),
+    ] {
+        let input = temp_file(name, text.as_bytes());
+        let input = input.to_str().unwrap();
+        let out = dir.join(format!("{name}.plan"));
+        let out = out.to_str().unwrap();
+        let run = memplan(&["plan", input, "-o", out], None);
+        assert_eq!(run.status.code(), Some(0), "{name}: {}", stderr(&run));
+        assert!(
+            stderr(&run).contains("0 buffers"),
+            "{name}: {}",
+            stderr(&run)
+        );
+        let run = memplan(&["plan", input, "-o", out, "--summary-json"], None);
+        let summary = json(&stderr(&run));
+        assert_eq!(summary["height"], 0, "{name}: {summary}");
+        assert_eq!(summary["lower_bound"], 0, "{name}: {summary}");
+        assert_eq!(summary["optimal"], true, "{name}: {summary}");
+        for args in [
+            vec!["check", input, out],
+            vec!["stats", input],
+            vec!["plan", input, "--capacity", "0", "-o", "-"],
+        ] {
+            let run = memplan(&args, None);
+            assert_eq!(run.status.code(), Some(0), "{args:?}: {}", stderr(&run));
+        }
+        let svg = dir.join(format!("{name}.svg"));
+        let run = memplan(&["render", input, out, "-o", svg.to_str().unwrap()], None);
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "render {name}: {}",
+            stderr(&run)
+        );
     }
 }

@@ -3,7 +3,7 @@
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyInt, PyTuple};
 
 use memplan::io::{CsvOptions, LifetimeConvention};
 use memplan::{Buffer, Offset, Size};
@@ -101,15 +101,27 @@ pub(crate) fn field<'py>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<B
     Ok(d.get_item(key)?.filter(|v| !v.is_none()))
 }
 
-pub(crate) fn get_u64(d: &Bound<'_, PyDict>, key: &str) -> PyResult<Option<u64>> {
+/// A buffer's number (`what` names it: `buffer #2: 'size'`). An int out of range
+/// (negative, or 2**64 and above) is a bad value, `InputError` (a `ValueError`); anything
+/// else that is not an int is a `TypeError`.
+pub(crate) fn to_u64(v: &Bound<'_, PyAny>, what: &str) -> PyResult<u64> {
+    if let Ok(x) = v.extract::<u64>() {
+        return Ok(x);
+    }
+    let shown = v.repr().map_or_else(|_| "?".to_string(), |r| r.to_string());
+    if v.is_instance_of::<PyInt>() {
+        return Err(InputError::new_err(format!(
+            "{what} must be a non-negative int below 2**64, got {shown}"
+        )));
+    }
+    Err(PyTypeError::new_err(format!(
+        "{what} must be a non-negative int below 2**64, got {shown}"
+    )))
+}
+
+pub(crate) fn get_u64(d: &Bound<'_, PyDict>, key: &str, k: usize) -> PyResult<Option<u64>> {
     field(d, key)?
-        .map(|v| {
-            v.extract::<u64>().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "buffer field '{key}' must be a non-negative int below 2**64"
-                ))
-            })
-        })
+        .map(|v| to_u64(&v, &format!("buffer #{k}: '{key}'")))
         .transpose()
 }
 
@@ -136,7 +148,7 @@ pub(crate) fn buffer_from(obj: &Bound<'_, PyAny>, k: usize) -> PyResult<(Buffer,
             }
         }
         let need = |key: &str| -> PyResult<u64> {
-            get_u64(d, key)?
+            get_u64(d, key, k)?
                 .ok_or_else(|| PyValueError::new_err(format!("buffer #{k}: missing '{key}'")))
         };
         let (id, int_id) = id_from(
@@ -145,10 +157,10 @@ pub(crate) fn buffer_from(obj: &Bound<'_, PyAny>, k: usize) -> PyResult<(Buffer,
             k,
         )?;
         let mut b = Buffer::new(id, need("start")?, need("end")?, need("size")?);
-        if let Some(a) = get_u64(d, "alignment")? {
+        if let Some(a) = get_u64(d, "alignment", k)? {
             b.alignment = Size(a);
         }
-        b.fixed_offset = get_u64(d, "fixed_offset")?.map(Offset);
+        b.fixed_offset = get_u64(d, "fixed_offset", k)?.map(Offset);
         if let Some(gaps) = field(d, "gaps")? {
             let gaps: Vec<(u64, u64)> = gaps.extract().map_err(|_| {
                 PyTypeError::new_err(format!(
@@ -162,13 +174,22 @@ pub(crate) fn buffer_from(obj: &Bound<'_, PyAny>, k: usize) -> PyResult<(Buffer,
         }
         return Ok((b, int_id));
     }
-    if let Ok(t) = obj.extract::<(Bound<'_, PyAny>, u64, u64, u64)>() {
-        let (id, int_id) = id_from(&t.0, k)?;
-        return Ok((Buffer::new(id, t.1, t.2, t.3), int_id));
-    }
-    if let Ok(t) = obj.extract::<(Bound<'_, PyAny>, u64, u64, u64, u64)>() {
-        let (id, int_id) = id_from(&t.0, k)?;
-        return Ok((Buffer::new(id, t.1, t.2, t.3).with_alignment(t.4), int_id));
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        if t.len() == 4 || t.len() == 5 {
+            let (id, int_id) = id_from(&t.get_item(0)?, k)?;
+            let names = ["start", "end", "size", "alignment"];
+            let mut v = [0u64; 4];
+            for (j, name) in names.iter().enumerate().take(t.len() - 1) {
+                v[j] = to_u64(&t.get_item(j + 1)?, &format!("buffer #{k}: '{name}'"))?;
+            }
+            let b = Buffer::new(id, v[0], v[1], v[2]);
+            let b = if t.len() == 5 {
+                b.with_alignment(v[3])
+            } else {
+                b
+            };
+            return Ok((b, int_id));
+        }
     }
     Err(PyTypeError::new_err(format!(
         "buffer #{k}: expected a dict with id, start, end, size or a tuple (id, start, end, size[, alignment]) of non-negative ints, got {}",

@@ -27,12 +27,46 @@ create_exception!(
     PyException,
     "Base class of memplan's errors."
 );
-create_exception!(
-    _memplan,
-    InputError,
-    MemplanError,
-    "A problem or plan that cannot be read, or breaks a rule (the message says which)."
-);
+/// ``InputError``: a problem or plan that cannot be read, or breaks a rule. It derives
+/// from both ``MemplanError`` and ``ValueError`` (issue 27: a negative size is a bad
+/// value, and ``except ValueError`` should catch it), which `create_exception!` cannot
+/// express: the class is made once, by Python's ``type()``, with both bases.
+pub(crate) struct InputError;
+
+static INPUT_ERROR: pyo3::sync::PyOnceLock<Py<pyo3::types::PyType>> = pyo3::sync::PyOnceLock::new();
+
+impl InputError {
+    /// The class, `_memplan.InputError(MemplanError, ValueError)`.
+    pub(crate) fn type_object(py: Python<'_>) -> &Bound<'_, pyo3::types::PyType> {
+        INPUT_ERROR
+            .get_or_init(py, || {
+                let bases = (
+                    py.get_type::<MemplanError>(),
+                    py.get_type::<pyo3::exceptions::PyValueError>(),
+                );
+                let namespace = PyDict::new(py);
+                let doc = "A problem or plan that cannot be read, or breaks a rule (the \
+                           message says which). A ValueError and a MemplanError.";
+                let set = |k: &str, v: &str| namespace.set_item(k, v);
+                set("__doc__", doc)
+                    .and_then(|_| set("__module__", "_memplan"))
+                    .expect("a new dict takes str items");
+                py.get_type::<pyo3::types::PyType>()
+                    .call1(("InputError", bases, namespace))
+                    .and_then(|t| Ok(t.cast_into::<pyo3::types::PyType>()?.unbind()))
+                    .expect("type() makes the InputError class")
+            })
+            .bind(py)
+    }
+
+    /// The error with its message, as `create_exception!`'s `new_err`.
+    pub(crate) fn new_err<A>(args: A) -> PyErr
+    where
+        A: pyo3::PyErrArguments + Send + Sync + 'static,
+    {
+        Python::attach(|py| PyErr::from_type(InputError::type_object(py).clone(), args))
+    }
+}
 create_exception!(
     _memplan,
     InfeasibleError,
@@ -689,7 +723,7 @@ fn _memplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tflite::_plan_tflite, m)?)?;
     let py = m.py();
     m.add("MemplanError", py.get_type::<MemplanError>())?;
-    m.add("InputError", py.get_type::<InputError>())?;
+    m.add("InputError", InputError::type_object(py))?;
     m.add("InfeasibleError", py.get_type::<InfeasibleError>())?;
     m.add("NoPlanFoundError", py.get_type::<NoPlanFoundError>())?;
     m.add("CheckError", py.get_type::<CheckError>())?;

@@ -335,3 +335,222 @@ def test_a_model_with_a_small_fast_memory_runs_on_two_arenas():
     got = _run(program, x)
     err = ((got - expected).abs().max() / expected.abs().max()).item()
     assert err < 1e-5, err
+
+
+def test_issue_27_a_dynamic_program_still_runs_at_every_size_after_the_front_end():
+    """Issue 27 §5: ``memplan.torch.problem_from_program`` specialised a program exported
+    with a dynamic batch to the example's size, in place; lowered afterwards, it failed
+    at batch 37 ("Attempted to resize a bounded tensor with a maximum capacity of 512
+    elements"). Now the program is unchanged, and both planners' programs run at other
+    sizes in its range and match eager."""
+
+    class Dyn(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(8, 16)
+
+        def forward(self, x):
+            return torch.relu(self.fc(x)) * 2
+
+    torch.manual_seed(0)
+    model = Dyn().eval()
+    batch = torch.export.Dim("batch", min=1, max=64)
+    exported = torch.export.export(model, (torch.randn(4, 8),), dynamic_shapes={"x": {0: batch}})
+    problem, _ = memplan.torch.problem_from_program(exported)
+    assert {b["id"]: b["size"] for b in problem.buffers}["x"] == 64 * 8 * 4
+    for pass_ in (MemoryPlanningPass(), memplan.executorch.memory_planning_pass()):
+        program = to_edge(exported).to_executorch(ExecutorchBackendConfig(memory_planning_pass=pass_))
+        method = Runtime.get().load_program(program.buffer).load_method("forward")
+        for n in (37, 64, 1):
+            x = torch.randn(n, 8)
+            with torch.no_grad():
+                expected = model(x)
+            got = method.execute([x])[0]
+            assert got.shape == (n, 16)
+            assert torch.allclose(got, expected, atol=1e-5), (pass_, n)
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(time_limit="1"), "time_limit"),
+    (dict(time_limit=-1), "time_limit"),
+    (dict(time_limit=float("nan")), "time_limit"),
+    (dict(threads="2"), "threads"),
+    (dict(threads=-1), "threads"),
+    (dict(seed=-1), "seed"),
+    (dict(seed="7"), "seed"),
+    (dict(planner="nope"), "planner"),
+    (dict(fast_capacity=1.5), "fast_capacity"),
+    (dict(verify="yes"), "verify"),
+    (dict(alignmnet=16), "alignmnet"),
+])
+def test_issue_27_every_argument_is_checked_when_the_pass_is_built(kwargs, name):
+    """Issue 27 §5: ``time_limit="1"`` and ``threads="2"`` failed with a ``TypeError``
+    from deep inside ``to_executorch``, and ``time_limit=-1`` was accepted."""
+    with pytest.raises(memplan.InputError, match=name):
+        memplan.executorch.memory_planning_pass(**kwargs)
+    assert issubclass(memplan.InputError, ValueError)
+
+
+class _Tiny(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        return torch.relu(self.fc(x)) + x
+
+
+@functools.lru_cache(maxsize=None)
+def _tiny_edge():
+    torch.manual_seed(0)
+    return to_edge(torch.export.export(_Tiny().eval(), (torch.randn(2, 8),)))
+
+
+@pytest.mark.parametrize("slip, message", [
+    (lambda: memplan.executorch.memory_planning_pass, "given uncalled"),
+    (lambda: memplan.executorch.Algorithm(), "not a pass"),
+])
+def test_issue_27_the_two_common_slips_say_what_to_write(slip, message):
+    config = ExecutorchBackendConfig(memory_planning_pass=slip())
+    with pytest.raises(memplan.InputError, match=message):
+        copy.deepcopy(_tiny_edge()).to_executorch(config)
+
+
+def test_issue_27_time_limit_none_means_no_clock_and_is_said_once(monkeypatch):
+    """Issue 27 §5: ``memory_planning_pass``'s docstring said ``None`` runs "the greedy
+    portfolio alone"; the code (and the module's docs) set no clock."""
+    seen = []
+    real = memplan.plan
+
+    def spy(problem, **kwargs):
+        seen.append(kwargs)
+        return real(problem, **kwargs)
+
+    monkeypatch.setattr(memplan, "plan", spy)
+    _plan_specs([_spec(0, 2, (8,)), _spec(1, 3, (8,))])
+    assert seen and seen[0]["time_limit"] is None and seen[0]["planner"] == "auto"
+    assert "greedy portfolio alone" not in memplan.executorch.memory_planning_pass.__doc__
+    assert "None``: no clock" in memplan.executorch.memory_planning_pass.__doc__
+    assert "``time_limit=None``\nsets no clock" in memplan.executorch.__doc__
+    assert "2-4x" in memplan.executorch.memory_planning_pass.__doc__  # verify=True's cost
+
+
+def test_issue_27_fast_capacity_0_spills_everything():
+    """Issue 27 §5: ``fast_capacity=0`` raised ``InfeasibleError`` ("cannot hold the
+    arena's reserved 0 bytes (rounded up to 0)") while 10 spilled everything. One rule:
+    any capacity that holds arena 1's reserved space and padding works."""
+    for capacity in (0, 10):
+        a, b = _spec(0, 2, (8,)), _spec(1, 3, (8,))
+        algo = memplan.executorch.Algorithm(time_limit=None, fast_capacity=capacity)
+        result = algo(16, [a, b], types.SimpleNamespace(input_mem_buffer_sizes=None), None, 0)
+        assert {result.spec_dict[s].mem_id for s in (a, b)} == {2}
+        assert result.bufsizes == [0, 0, 64], capacity
+        _arena_check(result, [a, b], 2)
+    a = _spec(0, 2, (8,))
+    reserved = types.SimpleNamespace(input_mem_buffer_sizes=[0, 16])
+    result = memplan.executorch.Algorithm(fast_capacity=16)(16, [a], reserved, None, 0)
+    assert result.spec_dict[a].mem_id == 2 and result.bufsizes == [0, 16, 32]
+    with pytest.raises(memplan.InfeasibleError, match="reserved 16 bytes and extra_padding 0"):
+        memplan.executorch.Algorithm(fast_capacity=15)(16, [a], reserved, None, 0)
+
+
+class _Cond(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(64, 64)
+        self.b = torch.nn.Linear(64, 64)
+
+    def forward(self, x):
+        h = torch.relu(self.a(x))
+
+        def yes(h):
+            return torch.relu(self.b(h)) * 2 + h
+
+        def no(h):
+            return torch.sigmoid(self.b(h)) - h
+
+        return self.a(torch.cond(h.sum() > 0, yes, no, (h,))) + h
+
+
+def test_issue_27_torch_cond_with_fast_capacity_shares_one_slow_arena():
+    """Issue 27 §5: with ``torch.cond`` and ``fast_capacity``, the submodules' slow arena
+    (2) was left empty and the main graph's slow tensors went to arena 3. Now the slow
+    arena is 2 for every graph, the submodules' slow bytes reserved at its bottom; the
+    program runs both branches and matches eager. The pass's ``reports`` has one report
+    per submodule and method."""
+    torch.manual_seed(0)
+    model = _Cond().eval()
+    x = torch.randn(16, 64)
+    edge = to_edge(torch.export.export(model, (x,)))
+    for capacity in (30_000, 0):
+        pass_ = memplan.executorch.memory_planning_pass(fast_capacity=capacity)
+        program = copy.deepcopy(edge).to_executorch(ExecutorchBackendConfig(memory_planning_pass=pass_))
+        sizes = list(_arena(program))
+        assert len(sizes) == 3, sizes
+        assert sizes[1] <= capacity and sizes[2] > 0, sizes
+        reports = pass_.reports
+        assert [r.method for r in reports] == ["forward"] * 3
+        assert [bool(r.submodule) for r in reports] == [True, True, False]  # branches first
+        main = reports[-1]
+        assert tuple(sizes) == main.sizes
+        slow = [a for a in main.arenas if a.slow]
+        assert [a.mem_id for a in slow] == [2]
+        # The submodules' slow bytes sit at the bottom of the main graph's slow arena.
+        assert slow[0].reserved == max(r.sizes[2] for r in reports[:2])
+        method = Runtime.get().load_program(program.buffer).load_method("forward")
+        for sign in (1, -1):
+            with torch.no_grad():
+                expected = model(sign * x)
+            assert torch.allclose(method.execute([sign * x])[0], expected, atol=1e-5)
+
+
+class _Two(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(32, 32)
+
+    def forward(self, x):
+        return torch.relu(self.fc(torch.relu(self.fc(x)))) + x
+
+
+def test_issue_27_one_report_per_method_with_the_saving_against_the_default():
+    """Issue 27 §5: ``reports`` kept only the last call, so a program with two methods
+    showed only the second, and took ``pass_.memory_planning_algo.algo_list[0]`` to
+    reach. The pass's ``reports`` has one ``GraphReport`` per method, with ExecuTorch's
+    default sizes for the same tensors."""
+    torch.manual_seed(0)
+    programs = {
+        "forward": torch.export.export(_Tiny().eval(), (torch.randn(2, 8),)),
+        "other": torch.export.export(_Two().eval(), (torch.randn(4, 32),)),
+    }
+    edge = to_edge(programs)
+    pass_ = memplan.executorch.memory_planning_pass()
+    ours = copy.deepcopy(edge).to_executorch(ExecutorchBackendConfig(memory_planning_pass=pass_))
+    default = copy.deepcopy(edge).to_executorch(
+        ExecutorchBackendConfig(memory_planning_pass=MemoryPlanningPass())
+    )
+    assert [r.method for r in pass_.reports] == ["forward", "other"]
+    assert pass_.reports is pass_.algorithm.graphs
+    plans = {p.name: p for p in default.executorch_program.execution_plan}
+    mine = {p.name: p for p in ours.executorch_program.execution_plan}
+    for r in pass_.reports:
+        assert r.submodule == "" and r.arenas and r.arenas[0].mem_id == 1
+        assert list(r.default_sizes) == list(plans[r.method].non_const_buffer_sizes)
+        assert list(r.sizes) == list(mine[r.method].non_const_buffer_sizes)
+        assert r.saving == r.default_total - r.total >= 0
+
+
+def test_issue_27_weight_copies_are_the_edge_programs_permute_copies():
+    """The front end's ``weight_copies`` predicts the weights ``to_edge`` copies: one
+    ``permute_copy`` of a weight's size per entry."""
+    torch.manual_seed(0)
+    for model, x in ((_Tiny(), torch.randn(2, 8)), (_Two(), torch.randn(4, 32))):
+        exported = torch.export.export(model.eval(), (x,))
+        predicted = sorted(n for _, _, n in memplan.torch.weight_copies(exported))
+        edge = to_edge(exported).exported_program()
+        copies = sorted(
+            n.meta["val"].numel() * n.meta["val"].element_size()
+            for n in edge.graph.nodes
+            if n.op == "call_function" and "permute_copy" in str(n.target)
+        )
+        assert predicted == copies and copies, (predicted, copies)

@@ -96,7 +96,7 @@ def test_errors_carry_the_library_message():
         memplan.plan(memplan.Problem([("x", 0, 3, 1)]), planner="nope")
     with pytest.raises(ValueError, match="unknown field 'sise'"):
         memplan.Problem([{"id": "x", "start": 0, "end": 3, "sise": 1}])
-    with pytest.raises(TypeError):
+    with pytest.raises(memplan.InputError, match="buffer #0: 'end'"):
         memplan.Problem([("x", 0, -3, 1)])
     with pytest.raises(memplan.InputError, match="line 3"):
         memplan.Problem.from_csv_text("id,lower,upper,size\na,0,3,4\nb,0,x,4\n")
@@ -319,3 +319,44 @@ def test_issue_27_one_lower_bound_with_fixed_buffers():
     for capacity in (None, 128):
         p = memplan.plan(memplan.Problem.from_json_text(text), capacity=capacity)
         assert (p.height, p.max_load, p.lower_bound, p.optimal) == (20, 4, 20, True), capacity
+
+
+def test_issue_27_an_empty_problem_is_valid_in_every_door():
+    """Issue 27: one rule for empty problems. ``Problem([])`` plans to height 0, and its
+    own ``to_csv()`` / ``to_json()`` read back (before, ``from_csv_text`` rejected the
+    header alone with "no buffers")."""
+    empty = memplan.Problem([])
+    p = memplan.plan(empty)
+    assert (p.height, p.max_load, p.lower_bound, p.optimal, len(p)) == (0, 0, 0, True, 0)
+    assert memplan.check(empty, p) == 0 and memplan.check(empty, []) == 0
+    assert len(memplan.Problem.from_csv_text(empty.to_csv())) == 0
+    assert len(memplan.Problem.from_json_text(empty.to_json())) == 0
+    assert len(memplan.Problem.from_arrays([], [], [])) == 0
+    assert len(memplan.Problem.from_json_text('{"buffers": []}')) == 0
+    assert memplan.render(empty, p).startswith("<svg")
+
+
+@pytest.mark.parametrize("buffer, field", [
+    (("x", 0, 3, -4), "size"),
+    (("x", -1, 3, 4), "start"),
+    (("x", 0, 3, 4, -8), "alignment"),
+    (("x", 0, 3, 2**64), "size"),
+    ({"id": "x", "start": 0, "end": 3, "size": -4}, "size"),
+    ({"id": "x", "start": 0, "end": 3, "size": 4, "fixed_offset": -16}, "fixed_offset"),
+])
+def test_issue_27_a_negative_number_is_an_input_error(buffer, field):
+    """Issue 27: a negative size raised ``TypeError``; it is a bad value, the package's
+    ``InputError``, which is a ``ValueError`` (and a ``MemplanError``)."""
+    assert issubclass(memplan.InputError, ValueError)
+    assert issubclass(memplan.InputError, memplan.MemplanError)
+    with pytest.raises(memplan.InputError, match=f"buffer #1: '{field}' must be a non-negative int"):
+        memplan.Problem([("ok", 0, 1, 1), buffer])
+    with pytest.raises(ValueError):
+        memplan.Problem([("ok", 0, 1, 1), buffer])
+
+
+def test_issue_27_a_value_of_the_wrong_type_is_still_a_type_error():
+    with pytest.raises(TypeError, match="'size'"):
+        memplan.Problem([("x", 0, 3, "4")])
+    with pytest.raises(TypeError, match="'size'"):
+        memplan.Problem([{"id": "x", "start": 0, "end": 3, "size": 4.0}])

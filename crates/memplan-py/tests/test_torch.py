@@ -101,3 +101,63 @@ def test_the_command_line_rejects_bad_input_in_one_line(tmp_path):
     bad = _cli(junk)
     assert bad.returncode == 3 and bad.stderr.startswith("error:"), bad.stderr
     assert bad.stderr.count("\n") == 1
+
+
+class _Dyn(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        return torch.relu(self.fc(x)) * 2
+
+
+def _dynamic():
+    """A program exported with a dynamic batch, ``Dim('batch', 1..64)``, at batch 4."""
+    torch.manual_seed(0)
+    batch = torch.export.Dim("batch", min=1, max=64)
+    return torch.export.export(
+        _Dyn().eval(), (torch.randn(4, 8),), dynamic_shapes={"x": {0: batch}}
+    )
+
+
+def _shape_state(ep):
+    x = next(n for n in ep.graph.nodes if n.name == "x").meta["val"].shape[0]
+    env = x.node.shape_env
+    return dict(ep.range_constraints), dict(env.var_to_range), dict(env.replacements)
+
+
+def test_issue_27_a_dynamic_program_is_planned_at_its_upper_bound_and_left_unchanged():
+    """Issue 27 §5: the front end called ``int()`` on the batch dimension, which
+    specialised the caller's program to batch 4 (its shape environment then held
+    ``s = 4``) and planned batch 4's sizes. Now a symbolic dimension is planned at its
+    upper bound (64), as ExecuTorch does, and the program is left as it was."""
+    ep = _dynamic()
+    before = _shape_state(ep)
+    problem, _ = memplan.torch.problem_from_program(ep)
+    assert _shape_state(ep) == before
+    sizes = {b["id"]: b["size"] for b in problem.buffers}
+    assert sizes["x"] == 64 * 8 * 4, sizes  # batch 64 of 8 floats
+
+
+def test_issue_27_an_unbounded_dimension_is_an_input_error():
+    batch = torch.export.Dim("batch", min=1)
+    ep = torch.export.export(_Dyn().eval(), (torch.randn(4, 8),), dynamic_shapes={"x": {0: batch}})
+    before = _shape_state(ep)
+    with pytest.raises(memplan.InputError, match="no upper bound"):
+        memplan.torch.problem_from_program(ep)
+    assert _shape_state(ep) == before
+
+
+def test_issue_27_the_summary_names_the_weights_lowering_copies(tmp_path):
+    """Issue 27 §5: the front end's max load and the lowered program's arena differed
+    (efficientnet_v2_s: 1,769,472 against 5,129,120) because the edge dialect copies the
+    classifier's weight with permute_copy. The summary now names such weights."""
+    assert memplan.torch.weight_copies(_exported()) == [("linear", "fc.weight", 10 * 256 * 4)]
+    model = tmp_path / "small.pt2"
+    torch.export.save(_exported(), str(model))
+    done = _cli(model)
+    assert done.returncode == 0, done.stderr
+    note = done.stdout.splitlines()[-1]
+    assert note.startswith("note: lowered to ExecuTorch, 1 weight(s) become activations"), note
+    assert "permute_copy" in note and "fc.weight (10,240 B, linear)" in note, note

@@ -86,7 +86,12 @@ impl<'a> Picture<'a> {
 
 const LEFT: f64 = 86.0;
 const RIGHT: f64 = 20.0;
+/// Above the plan panel: the heading's first line. Each further line of a heading that
+/// had to wrap (see [`heading_lines`]) adds [`HEADING_LINE`].
 const TOP: f64 = 46.0;
+/// The heading's font size and the distance between its lines, in pixels.
+const HEADING_FONT: f64 = 15.0;
+const HEADING_LINE: f64 = 19.0;
 /// Below the load panel: the time labels, the axis name and the legend.
 const BOTTOM: f64 = 62.0;
 /// The load panel's height, and the space between it and the plan panel.
@@ -95,6 +100,8 @@ const GAP: f64 = 12.0;
 
 /// Maps times and addresses to pixels.
 struct Scale {
+    /// The plan panel's top edge: [`TOP`] plus the heading's extra lines.
+    top: f64,
     t0: f64,
     sx: f64,
     sy: f64,
@@ -107,7 +114,7 @@ impl Scale {
         LEFT + (t as f64 - self.t0) * self.sx
     }
     fn y(&self, a: u64) -> f64 {
-        TOP + self.plot_h - a as f64 * self.sy
+        self.top + self.plot_h - a as f64 * self.sy
     }
 }
 
@@ -194,11 +201,33 @@ fn fine_step(range: f64, target: f64) -> f64 {
     nice * mag
 }
 
+/// Buffer `i`'s fill, as `#rrggbb`: renderers outside browsers (cairosvg, some
+/// converters) draw `hsl()` black.
 fn colour(i: usize) -> String {
     // Golden-angle hues: neighbours in input order get well-separated colours.
-    let hue = (i as f64 * 137.508) % 360.0;
-    let light = 58 + (i % 3) as u32 * 8;
-    format!("hsl({hue:.0},62%,{light}%)")
+    let hue = ((i as f64 * 137.508) % 360.0).round();
+    let light = (58 + (i % 3) as u32 * 8) as f64 / 100.0;
+    let (r, g, b) = hsl_to_rgb(hue, 0.62, light);
+    format!("#{r:02x}{g:02x}{b:02x}")
+}
+
+/// CSS's `hsl(h, s, l)` (hue in degrees, saturation and lightness in `[0, 1]`) as 8-bit
+/// RGB, by the formula of CSS Color 3.
+fn hsl_to_rgb(h: f64, s: f64, l: f64) -> (u8, u8, u8) {
+    let c = (1.0 - (2.0 * l - 1.0).abs()) * s;
+    let hp = h / 60.0;
+    let x = c * (1.0 - (hp % 2.0 - 1.0).abs());
+    let (r, g, b) = match hp as u32 {
+        0 => (c, x, 0.0),
+        1 => (x, c, 0.0),
+        2 => (0.0, c, x),
+        3 => (0.0, x, c),
+        4 => (x, 0.0, c),
+        _ => (c, 0.0, x),
+    };
+    let m = l - c / 2.0;
+    let byte = |v: f64| ((v + m) * 255.0).round().clamp(0.0, 255.0) as u8;
+    (byte(r), byte(g), byte(b))
 }
 
 /// The buffer's tooltip: id, the caller's note, figures, gaps.
@@ -240,7 +269,6 @@ pub fn draw(problem: &Problem, offsets: &[u64], pic: &Picture) -> String {
     let bufs = problem.buffers();
     let (w, h) = (pic.width as f64, pic.height as f64);
     let plot_w = w - LEFT - RIGHT;
-    let plot_h = (h - TOP - BOTTOM - LOAD_H - GAP).max(20.0);
     let (t0, t1) = pic.window.or(pic.span).unwrap_or_else(|| {
         let t0 = bufs
             .iter()
@@ -264,7 +292,11 @@ pub fn draw(problem: &Problem, offsets: &[u64], pic: &Picture) -> String {
     let capacity = problem.capacity().map(|c| c.get());
     let top = height.max(max_load).max(capacity.unwrap_or(0)).max(1);
     let top_axis = top + top / 25;
+    let heading = heading_lines(pic, bufs.len(), height, max_load, (t0, t1));
+    let top_y = TOP + HEADING_LINE * (heading.len() - 1) as f64;
+    let plot_h = (h - top_y - BOTTOM - LOAD_H - GAP).max(20.0);
     let sc = Scale {
+        top: top_y,
         t0: t0 as f64,
         sx: plot_w / (t1 - t0) as f64,
         sy: plot_h / top_axis as f64,
@@ -277,12 +309,24 @@ pub fn draw(problem: &Problem, offsets: &[u64], pic: &Picture) -> String {
         svg,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">"#
     );
-    let _ = writeln!(svg, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
+    let _ = writeln!(svg, r##"<rect width="{w}" height="{h}" fill="#ffffff"/>"##);
     let _ = writeln!(
         svg,
-        r##"<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="#f7f7f7" stroke="#999"/>"##
+        r##"<rect x="{LEFT}" y="{top_y}" width="{plot_w}" height="{plot_h}" fill="#f7f7f7" stroke="#999"/>"##
     );
-    heading(&mut svg, pic, bufs.len(), height, max_load, (t0, t1));
+    for (k, (line, full)) in heading.iter().enumerate() {
+        let title = if line == full {
+            String::new()
+        } else {
+            format!("<title>{}</title>", escape(full))
+        };
+        let _ = writeln!(
+            svg,
+            r#"<text x="{LEFT}" y="{}" font-size="{HEADING_FONT}" font-weight="bold">{title}{}</text>"#,
+            22.0 + HEADING_LINE * k as f64,
+            escape(line)
+        );
+    }
     address_axis(&mut svg, &sc, top_axis);
     let merged = buffers(&mut svg, &sc, (t0, t1), bufs, offsets, pic);
     level(&mut svg, &sc, max_load, "#222", "6 4", "max load");
@@ -324,33 +368,70 @@ pub fn draw_stacked(panels: &[(&Problem, &[u64], &Picture)]) -> String {
     svg
 }
 
-/// The heading: the figures in the address axis's unit, and the exact bytes.
-fn heading(svg: &mut String, pic: &Picture, n: usize, height: u64, max_load: u64, t: (u64, u64)) {
+/// A generous estimate of a text's width in pixels at `font_size`: 0.6 em a character,
+/// more than the average of sans-serif bold digits and lower case (about 0.55 em), so a
+/// line measured to fit does fit.
+fn text_width(text: &str, font_size: f64) -> f64 {
+    text.chars().count() as f64 * 0.6 * font_size
+}
+
+/// The heading: the figures in the address axis's unit, and the exact bytes, as lines that
+/// fit the picture's width (from [`LEFT`] to the right margin). The parts (`NAME: n
+/// buffers`, `height …`, `max load …`, …) go on one line while they fit and wrap between
+/// parts, never inside one; a part wider than a line alone (a long name) is cut short with
+/// `…`. Each line comes with the text it shows in full (a shortened line's tooltip).
+fn heading_lines(
+    pic: &Picture,
+    n: usize,
+    height: u64,
+    max_load: u64,
+    t: (u64, u64),
+) -> Vec<(String, String)> {
     let frag = height.saturating_sub(max_load);
-    let mut text = format!(
-        "{}: {} · height {} ({} B) · max load {} · fragmentation {} ({})",
-        pic.name,
-        fmt::count(n as u64, "buffer"),
-        human_bytes(height),
-        thousands(height),
-        human_bytes(max_load),
-        human_bytes(frag),
-        percent(frag, max_load)
-    );
+    let mut parts = vec![
+        format!("{}: {}", pic.name, fmt::count(n as u64, "buffer")),
+        format!("height {} ({} B)", human_bytes(height), thousands(height)),
+        format!("max load {}", human_bytes(max_load)),
+        format!(
+            "fragmentation {} ({})",
+            human_bytes(frag),
+            percent(frag, max_load)
+        ),
+    ];
     if height == max_load {
-        text += " · optimal";
+        parts.push("optimal".to_string());
     }
     if pic.window.is_some() {
-        let _ = write!(text, " · time [{}, {})", thousands(t.0), thousands(t.1));
+        parts.push(format!("time [{}, {})", thousands(t.0), thousands(t.1)));
     }
     if !pic.valid {
-        text += " · INVALID PLAN (see memplan check)";
+        parts.push("INVALID PLAN (see memplan check)".to_string());
     }
-    let _ = writeln!(
-        svg,
-        r#"<text x="{LEFT}" y="22" font-size="15" font-weight="bold">{}</text>"#,
-        escape(&text)
-    );
+    let room = (pic.width as f64 - LEFT - RIGHT).max(HEADING_FONT * 10.0);
+    let fits = |s: &str| text_width(s, HEADING_FONT) <= room;
+    let mut lines: Vec<String> = Vec::new();
+    for part in parts {
+        match lines.last_mut() {
+            Some(last) if fits(&format!("{last} · {part}")) => {
+                *last += " · ";
+                *last += &part;
+            }
+            _ => lines.push(part),
+        }
+    }
+    lines
+        .into_iter()
+        .map(|full| {
+            if fits(&full) {
+                return (full.clone(), full);
+            }
+            let mut short: String = full.clone();
+            while !short.is_empty() && !fits(&format!("{short}…")) {
+                short.pop();
+            }
+            (format!("{}…", short.trim_end()), full)
+        })
+        .collect()
 }
 
 /// A horizontal line across the plan panel at address `a`, labelled at its right end.
@@ -358,12 +439,12 @@ fn level(svg: &mut String, sc: &Scale, a: u64, colour: &str, dash: &str, name: &
     let y = sc.y(a);
     let _ = writeln!(
         svg,
-        r#"<line x1="{LEFT}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="{colour}" stroke-width="1.5" stroke-dasharray="{dash}"><title>{name} {} B</title></line><text x="{:.1}" y="{:.1}" fill="{colour}" text-anchor="end" stroke="white" stroke-width="3" paint-order="stroke">{name} {}</text>"#,
+        r##"<line x1="{LEFT}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="{colour}" stroke-width="1.5" stroke-dasharray="{dash}"><title>{name} {} B</title></line><text x="{x:.1}" y="{ty:.1}" fill="#ffffff" text-anchor="end" stroke="#ffffff" stroke-width="3">{name} {label}</text><text x="{x:.1}" y="{ty:.1}" fill="{colour}" text-anchor="end">{name} {label}</text>"##,
         LEFT + sc.plot_w,
         thousands(a),
-        LEFT + sc.plot_w - 4.0,
-        y - 4.0,
-        human_bytes(a)
+        x = LEFT + sc.plot_w - 4.0,
+        ty = y - 4.0,
+        label = human_bytes(a)
     );
 }
 
@@ -382,13 +463,13 @@ fn address_axis(svg: &mut String, sc: &Scale, top: u64) {
     let _ = writeln!(
         svg,
         r#"<text transform="translate(16,{:.1}) rotate(-90)" text-anchor="middle">address</text>"#,
-        TOP + sc.plot_h / 2.0
+        sc.top + sc.plot_h / 2.0
     );
 }
 
 /// Time ticks below the load panel, labelled with separators (`1,000,000`).
 fn time_axis(svg: &mut String, sc: &Scale, t0: u64, t1: u64) {
-    let bottom = TOP + sc.plot_h + GAP + LOAD_H;
+    let bottom = sc.top + sc.plot_h + GAP + LOAD_H;
     let step = nice_step((t1 - t0) as f64, 8.0) as u64;
     let first = t0.div_ceil(step) * step;
     for t in (first..=t1).step_by(step as usize) {
@@ -508,6 +589,8 @@ fn buffers(
 
 /// Small buffers, painted into a pixel grid over the plot.
 struct Grid {
+    /// The plan panel's top edge ([`Scale::top`]).
+    top: f64,
     cells: Vec<bool>,
     w: usize,
     h: usize,
@@ -517,6 +600,7 @@ impl Grid {
     fn new(sc: &Scale) -> Grid {
         let (w, h) = (sc.plot_w.ceil() as usize, sc.plot_h.ceil() as usize);
         Grid {
+            top: sc.top,
             cells: vec![false; w * h],
             w,
             h,
@@ -528,8 +612,8 @@ impl Grid {
         let (gw, gh) = (self.w, self.h);
         let cx0 = ((r.x - LEFT).floor().max(0.0) as usize).min(gw - 1);
         let cx1 = ((r.x + r.w - LEFT).ceil() as usize).clamp(cx0 + 1, gw);
-        let cy0 = ((r.y - TOP).floor().max(0.0) as usize).min(gh - 1);
-        let cy1 = ((r.y + r.h - TOP).ceil() as usize).clamp(cy0 + 1, gh);
+        let cy0 = ((r.y - self.top).floor().max(0.0) as usize).min(gh - 1);
+        let cy1 = ((r.y + r.h - self.top).ceil() as usize).clamp(cy0 + 1, gh);
         for row in cy0..cy1 {
             self.cells[row * gw + cx0..row * gw + cx1].fill(true);
         }
@@ -571,7 +655,7 @@ impl Grid {
                     path,
                     "M{} {}h{}v{}h-{}z",
                     LEFT + x as f64,
-                    TOP + row0 as f64,
+                    self.top + row0 as f64,
                     len,
                     rows,
                     len
@@ -650,7 +734,7 @@ fn load_panel(
     (t0, t1): (u64, u64),
     capacity: Option<u64>,
 ) {
-    let top_y = TOP + sc.plot_h + GAP;
+    let top_y = sc.top + sc.plot_h + GAP;
     let cols = sc.plot_w.ceil() as usize;
     let mut colmax = vec![0u64; cols];
     for (k, s) in profile.iter().enumerate() {
@@ -783,6 +867,105 @@ mod tests {
         assert!(!svg.contains("time [0, 6)"), "the span is not a window");
         assert_eq!(svg.matches("<svg ").count(), 3);
         assert_eq!(svg.matches("</svg>").count(), 3);
+    }
+
+    /// The heading lines of a drawing: the `<text>`s in the heading's font size.
+    fn heading_texts(svg: &str) -> Vec<(f64, String)> {
+        svg.lines()
+            .filter(|l| l.starts_with("<text") && l.contains(r#"font-size="15""#))
+            .map(|l| {
+                let y: f64 = l
+                    .split("y=\"")
+                    .nth(1)
+                    .unwrap()
+                    .split('"')
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                let body = l.rsplit_once("</text>").unwrap().0;
+                let text = body.rsplit('>').next().unwrap();
+                (y, text.replace("&amp;", "&"))
+            })
+            .collect()
+    }
+
+    /// Issue 27 §2: at the default 1,200 px the heading of a spill panel with a window ran
+    /// past the right edge. Every line of it must now fit, and the plan panel moves down.
+    #[test]
+    fn issue_27_long_headings_wrap_inside_the_picture() {
+        let p = Problem::new(
+            vec![
+                Buffer::new("a", 1000, 1500, 8),
+                Buffer::new("b", 1200, 2000, 4),
+            ],
+            None,
+        )
+        .unwrap();
+        let mut pic = Picture::new(1200, 700, "fast memory (capacity 1,000,000 B)", true);
+        pic.window = Some((1000, 2000));
+        let svg = draw(&p, &[0, 8], &pic);
+        let lines = heading_texts(&svg);
+        assert!(lines.len() >= 2, "{lines:?}");
+        let room = 1200.0 - LEFT - RIGHT;
+        for (_, text) in &lines {
+            assert!(
+                text.chars().count() as f64 * 9.0 <= room,
+                "too wide: {text}"
+            );
+        }
+        let all: Vec<&str> = lines.iter().map(|l| l.1.as_str()).collect();
+        assert_eq!(
+            all.join(" · "),
+            "fast memory (capacity 1,000,000 B): 2 buffers · height 12 B (12 B) · max load \
+             12 B · fragmentation 0 B (0.00%) · optimal · time [1,000, 2,000)"
+        );
+        let plot_top = TOP + HEADING_LINE * (lines.len() - 1) as f64;
+        assert!(svg.contains(&format!(r#"<rect x="{LEFT}" y="{plot_top}" "#)));
+        // A name too long for any line is cut short, and shown whole in a tooltip.
+        let name = "n".repeat(300);
+        let svg = draw(&p, &[0, 8], &Picture::new(1200, 700, &name, true));
+        let lines = heading_texts(&svg);
+        assert!(lines[0].1.ends_with('…') && lines[0].1.chars().count() * 9 <= 1094);
+        assert!(svg.contains(&format!("<title>{name}: 2 buffers</title>")));
+        // A heading that fits stays one line, as before.
+        let svg = draw(&p, &[0, 8], &Picture::new(1200, 700, "small.csv", true));
+        assert_eq!(heading_texts(&svg).len(), 1);
+        assert!(svg.contains(r#"<rect x="86" y="46" "#));
+    }
+
+    /// Issue 27 §2: cairosvg and other renderers outside browsers drew `hsl()` fills and
+    /// `paint-order` labels black. Every colour is now `#rrggbb` (or `none`).
+    #[test]
+    fn issue_27_colours_are_hex_for_every_renderer() {
+        let bufs = (0..40)
+            .map(|i| Buffer::new(format!("b{i}"), i, i + 3, 100))
+            .collect();
+        let p = Problem::new(bufs, Some(memplan::Size(400))).unwrap();
+        let offsets: Vec<u64> = (0..40).map(|i| (i % 3) * 100).collect();
+        let mut pic = Picture::new(900, 500, "x", true);
+        pic.highlight = vec!["b3".to_string()];
+        let svg = draw(&p, &offsets, &pic);
+        assert!(!svg.contains("hsl("), "hsl() colours");
+        assert!(!svg.contains("paint-order"));
+        for attr in ["fill=\"", "stroke=\""] {
+            for value in svg.split(attr).skip(1) {
+                let value = value.split('"').next().unwrap();
+                let hex = value.len() == 7 || value.len() == 4;
+                assert!(
+                    value == "none"
+                        || (value.starts_with('#')
+                            && hex
+                            && value[1..].chars().all(|c| c.is_ascii_hexdigit())),
+                    "{attr}{value}"
+                );
+            }
+        }
+        assert_eq!(hsl_to_rgb(0.0, 1.0, 0.5), (255, 0, 0));
+        assert_eq!(hsl_to_rgb(120.0, 1.0, 0.5), (0, 255, 0));
+        assert_eq!(hsl_to_rgb(240.0, 1.0, 0.25), (0, 0, 128));
+        assert_eq!(hsl_to_rgb(200.0, 0.0, 0.5), (128, 128, 128));
+        assert_eq!(colour(0), "#d65151"); // hsl(0,62%,58%)
     }
 
     #[test]

@@ -128,15 +128,27 @@ pub enum ReadErrorKind {
     /// The input has no header line.
     #[error("empty input: expected a header line such as 'id,lower,upper,size'")]
     Empty,
-    /// The header has no data lines after it.
-    #[error("no buffers: the input has a header but no data lines")]
-    NoBuffers,
     /// A required column is missing.
     #[error("missing column '{}' in the header", Escaped(.0))]
     MissingColumn(&'static str),
-    /// A column name appears twice (aliases count: `lower` and `start` are the same column).
+    /// A column name appears twice (compared case-insensitively).
     #[error("duplicate column '{}' in the header", Escaped(.0))]
     DuplicateColumn(String),
+    /// Two different column names give the same field: aliases (`lower` and `start`), or
+    /// `upper` (half-open) and `end` (inclusive), which both give the end of the lifetime.
+    #[error(
+        "columns '{}' and '{}' both give {what}; keep one",
+        Escaped(.first),
+        Escaped(.second)
+    )]
+    SameField {
+        /// The header name seen first.
+        first: String,
+        /// The header name seen second.
+        second: String,
+        /// What both give, e.g. `the end of the lifetime ('upper' half-open, 'end' inclusive)`.
+        what: &'static str,
+    },
     /// A header field with no name (often a trailing comma).
     #[error("column {0} of the header has no name (a trailing comma?)")]
     EmptyColumnName(usize),

@@ -270,6 +270,14 @@ impl Problem {
     /// overflow of the naive height) and builds a problem.
     ///
     /// Gaps are sorted in place. The first rule broken is reported, naming the buffer.
+    ///
+    /// **No buffers is a valid problem**, the same in every door (this function, the CSV
+    /// and JSON readers, the command line, Python's `memplan.Problem([])`, C's
+    /// `memplan_problem_new`): it plans to height 0, with lower bound 0, optimal. A CSV
+    /// file with a header and no data lines, or JSON with `"buffers": []`, reads as one,
+    /// so writing an empty problem and reading it back gives it again. (An empty file,
+    /// without even a header, is still an error.) Adapters meet empty problems
+    /// naturally: a graph or memory level with nothing to plan.
     pub fn new(mut buffers: Vec<Buffer>, capacity: Option<Size>) -> Result<Problem, ProblemError> {
         if buffers.len() > u32::MAX as usize {
             return Err(ProblemError {

@@ -95,6 +95,18 @@ struct Columns {
     end_is_inclusive: bool,
 }
 
+/// What each column slot of [`columns`] gives, for the error naming two columns that give
+/// the same field.
+const FIELD_NAMES: [&str; 7] = [
+    "the buffer's id",
+    "the start of the lifetime",
+    "the end of the lifetime ('upper' is half-open, 'end' inclusive)",
+    "the size",
+    "the alignment",
+    "the fixed offset",
+    "the gaps",
+];
+
 fn columns(headers: &::csv::ByteRecord, need_lifetimes: bool) -> Result<Columns, ReadError> {
     let names: Vec<String> = headers
         .iter()
@@ -124,12 +136,18 @@ fn columns(headers: &::csv::ByteRecord, need_lifetimes: bool) -> Result<Columns,
             "gaps" => 6,
             _ => continue,
         };
-        if slots[slot].is_some() {
-            return Err(err(
-                1,
-                Some(name),
-                ReadErrorKind::DuplicateColumn(name.clone()),
-            ));
+        if let Some(first) = slots[slot] {
+            let first = &names[first];
+            let kind = if first.eq_ignore_ascii_case(name) {
+                ReadErrorKind::DuplicateColumn(name.clone())
+            } else {
+                ReadErrorKind::SameField {
+                    first: first.clone(),
+                    second: name.clone(),
+                    what: FIELD_NAMES[slot],
+                }
+            };
+            return Err(err(1, Some(name), kind));
         }
         slots[slot] = Some(k);
     }
@@ -288,9 +306,8 @@ pub fn read_problem_csv(input: &[u8], options: &CsvOptions) -> Result<Problem, R
         buffers.push(b);
         lines.push(line);
     }
-    if buffers.is_empty() {
-        return Err(err(0, None, ReadErrorKind::NoBuffers));
-    }
+    // A header alone is the empty problem (height 0), as in every door: see
+    // [`crate::Problem::new`].
     Problem::new(buffers, options.capacity).map_err(|e| {
         let line = lines.get(e.index).copied().unwrap_or(0);
         let column = match e.kind.field() {
@@ -563,9 +580,6 @@ pub fn read_placements_csv(input: &[u8]) -> Result<Vec<(String, Offset)>, ReadEr
         let off = parse_u64(record[off_col].trim_ascii(), line, &cols.names[off_col])?;
         out.push((id, Offset(off)));
     }
-    if out.is_empty() {
-        return Err(err(0, None, ReadErrorKind::NoBuffers));
-    }
     Ok(out)
 }
 
@@ -641,10 +655,14 @@ mod tests {
             message(""),
             "empty input: expected a header line such as 'id,lower,upper,size'"
         );
-        assert_eq!(
-            message("id,lower,upper,size\n"),
-            "no buffers: the input has a header but no data lines"
-        );
+        // Issue 27 §3: a header alone is the empty problem, which every door accepts, so
+        // that an empty problem written out reads back.
+        let empty = read("id,lower,upper,size\n").unwrap();
+        assert!(empty.is_empty());
+        let mut out = Vec::new();
+        write_problem_csv(&empty, &mut out).unwrap();
+        assert_eq!(read(std::str::from_utf8(&out).unwrap()).unwrap(), empty);
+        assert!(read_placements_csv(b"id,offset\n").unwrap().is_empty());
         assert_eq!(
             message("id,lower,upper,size\na,0,3,0\n"),
             "line 2, column 'size': buffer 'a' (#0): size must be at least 1"
@@ -677,7 +695,18 @@ mod tests {
         );
         assert_eq!(
             message("id,start,lower,upper,size\na,0,0,3,4\n"),
-            "line 1, column 'lower': duplicate column 'lower' in the header"
+            "line 1, column 'lower': columns 'start' and 'lower' both give the start of the \
+             lifetime; keep one"
+        );
+        // Issue 27 §2: `upper` and `end` are two readings of the end, not one name twice.
+        assert_eq!(
+            message("id,lower,upper,end,size\na,0,3,2,4\n"),
+            "line 1, column 'end': columns 'upper' and 'end' both give the end of the lifetime \
+             ('upper' is half-open, 'end' inclusive); keep one"
+        );
+        assert_eq!(
+            message("id,lower,Size,upper,size\na,0,3,2,4\n"),
+            "line 1, column 'size': duplicate column 'size' in the header"
         );
         assert!(message("id,lower,upper,size,gaps\na,0,9,4,3-x\n")
             .starts_with("line 2, column 'gaps': bad gap '3-x'"));

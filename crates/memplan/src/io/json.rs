@@ -326,15 +326,6 @@ pub fn read_problem_json_with(
         }
         Err(e) => return Err(json_error(e)),
     };
-    if parsed.buffers.is_empty() {
-        return Err(field_error(
-            0,
-            (
-                "buffers".to_string(),
-                "the list is empty: a problem has at least one buffer".to_string(),
-            ),
-        ));
-    }
     let buffers = parsed
         .buffers
         .into_iter()
@@ -435,13 +426,6 @@ fn write_lines<T: Serialize>(
 /// are ignored). Checking the placements is [`crate::check_placements`]'s job.
 pub fn read_placements_json(input: &[u8]) -> Result<Vec<(String, Offset)>, ReadError> {
     let parsed: PlacementsIn = serde_json::from_slice(input).map_err(json_error)?;
-    if parsed.buffers.is_empty() {
-        return Err(ReadError {
-            line: 0,
-            column: None,
-            kind: ReadErrorKind::NoBuffers,
-        });
-    }
     Ok(parsed
         .buffers
         .into_iter()
@@ -493,6 +477,27 @@ mod tests {
         assert_eq!(over.capacity(), Some(Size(99)));
     }
 
+    /// Issue 27 §3: no buffers is a valid problem in every door; `"buffers": []` reads as
+    /// it, and it round-trips, plans to height 0 and checks.
+    #[test]
+    fn issue_27_the_empty_problem_round_trips_and_plans() {
+        let empty = Problem::new(vec![], None).unwrap();
+        let mut out = Vec::new();
+        write_problem_json(&empty, &mut out).unwrap();
+        assert_eq!(read_problem_json(&out, None).unwrap(), empty);
+        assert!(read_problem_json(br#"{"buffers": []}"#, None)
+            .unwrap()
+            .is_empty());
+        let report = plan(&empty, &Options::default()).unwrap();
+        let pl = report.outcome.plan().unwrap();
+        assert_eq!(pl.height(), Size(0));
+        assert_eq!(report.lower_bound, Size(0));
+        check(&empty, pl).unwrap();
+        assert!(read_placements_json(br#"{"buffers": []}"#)
+            .unwrap()
+            .is_empty());
+    }
+
     #[test]
     fn plan_round_trips_through_placements() {
         let p = sample();
@@ -536,7 +541,6 @@ mod tests {
             msg(r#"{"buffers": [{"id": "x", "start": 0, "end": 4, "sise": 1}]}"#).contains("sise")
         );
         assert!(msg("{\n\"buffers\": [\n{\"id\": \"x\", \"start\": -1}]}").starts_with("line 3"));
-        assert!(msg(r#"{"buffers": []}"#).contains("at least one buffer"));
         assert!(
             msg(r#"{"buffers": [{"id": "x", "start": 4, "end": 4, "size": 1}]}"#).contains("'x'")
         );

@@ -34,9 +34,21 @@ node, in order, is the next step (1, 2, ...):
   stride[d]))``, i.e. ``numel * element_size`` when contiguous, rounded up to
   ``alignment`` (default 16, ExecuTorch's), which is also each buffer's offset alignment.
   Zero-size tensors (shape ``(0,)``) are left out, since they occupy no memory.
-- Shapes must be static: a symbolic size raises ``memplan.InputError``.
+- **Dynamic shapes.** A symbolic dimension (``torch.export.Dim``) is planned at its
+  upper bound over the program's ``range_constraints``, as ExecuTorch plans it, so the
+  figures hold at every size in the range. A size with no upper bound raises
+  ``memplan.InputError``. The program is only read: its shapes are never specialised to
+  the example input, and it lowers and runs at every size afterwards.
 
 Buffer ids are the names of the nodes that create the storages.
+
+**Weights the edge dialect copies.** These figures are the exported program's. Lowered
+to ExecuTorch (``to_edge``), a ``linear`` becomes ``permute_copy(weight)`` and ``addmm``,
+and a ``permute``/``t``/``transpose`` of a weight becomes a ``permute_copy``: the
+transposed weight is then a new activation, as large as the weight, which no planner can
+shrink (efficientnet_v2_s: a 1,769,472-byte max load here, a 5,129,120-byte arena after
+lowering, 5,120,000 of it the classifier's copied weight). ``python -m memplan.torch``
+names them below its figures, and ``weight_copies(exported_program)`` lists them.
 """
 
 from __future__ import annotations
@@ -52,12 +64,13 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 try:
     import torch
     from torch.export import ExportedProgram
+    from torch.utils._sympy.value_ranges import bound_sympy
 except ImportError as e:  # pragma: no cover - exercised only without the extra
     raise ImportError(f"memplan.torch needs PyTorch: pip install 'memplan[torch]': {e}") from e
 
 import memplan
 
-__all__ = ["problem_from_program", "main"]
+__all__ = ["problem_from_program", "weight_copies", "main"]
 
 
 @dataclass
@@ -69,15 +82,34 @@ class _Storage:
     nodes: List[Any] = field(default_factory=list)
 
 
-def _nbytes(val: Any, node: Any) -> int:
-    """Bytes spanned by a tensor's elements (its shape and strides), static shapes only."""
-    try:
-        shape = [int(d) for d in val.shape]
-        stride = [int(s) for s in val.stride()]
-    except (TypeError, ValueError, RuntimeError) as e:
+def _upper(value: Any, node: Any, ranges: Dict[Any, Any]) -> int:
+    """A dimension or stride as an int: itself when static, else the upper bound of its
+    expression over the program's ranges. Reads the symbol, never ``int()`` of it:
+    ``int(SymInt)`` specialises the program's shape environment to the example input,
+    changing the caller's program (issue 27)."""
+    if not isinstance(value, torch.SymInt):
+        return int(value)
+    expr = value.node.expr
+    if expr.is_number:
+        return int(expr)
+    shape_env = getattr(value.node, "shape_env", None)
+    known = dict(getattr(shape_env, "var_to_range", {}) or {})
+    known.update(ranges)
+    upper = bound_sympy(expr, known).upper
+    try:  # torch's int_oo (no bound) has no int value
+        return int(upper)
+    except (TypeError, ValueError, OverflowError, AttributeError):
         raise memplan.InputError(
-            f"node '{node.name}': symbolic shape {tuple(val.shape)} (export with static shapes): {e}"
-        ) from e
+            f"node '{node.name}': the size {expr} has no upper bound "
+            "(give its Dim a max, e.g. Dim('batch', max=64))"
+        ) from None
+
+
+def _nbytes(val: Any, node: Any, ranges: Dict[Any, Any]) -> int:
+    """Bytes spanned by a tensor's elements (its shape and strides); a symbolic
+    dimension at its upper bound, as ExecuTorch plans it."""
+    shape = [_upper(d, node, ranges) for d in val.shape]
+    stride = [_upper(s, node, ranges) for s in val.stride()]
     if any(d == 0 for d in shape):
         return 0
     span = 1 + sum((d - 1) * abs(s) for d, s in zip(shape, stride))
@@ -126,10 +158,11 @@ def _storages(program: ExportedProgram) -> Tuple[List[_Storage], int]:
     of: Dict[Any, List[Optional[_Storage]]] = {}
     storages: List[_Storage] = []
     empty = 0
+    ranges = dict(program.range_constraints)
 
     def new(node: Any, index: int, val: Any, suffix: str) -> Optional[_Storage]:
         nonlocal empty
-        size = _nbytes(val, node)
+        size = _nbytes(val, node, ranges)
         if size == 0:
             empty += 1
             return None
@@ -213,6 +246,39 @@ def problem_from_program(
     return memplan.Problem(buffers), {s.id: tuple(s.nodes) for s in storages}
 
 
+#: View ops of a weight that the edge dialect turns into a ``permute_copy``.
+_TRANSPOSES = {"permute", "t", "transpose", "numpy_T"}
+
+
+def weight_copies(exported_program: ExportedProgram) -> List[Tuple[str, str, int]]:
+    """The weights that lowering to ExecuTorch's edge dialect copies into activations
+    (see the module doc), as ``(node name, weight name, bytes)`` in graph order: each
+    ``linear`` on a parameter or constant, and each transposing view of one."""
+    signature = exported_program.graph_signature
+    weights = {
+        **signature.inputs_to_parameters,
+        **signature.inputs_to_buffers,
+        **signature.inputs_to_lifted_tensor_constants,
+    }
+    out: List[Tuple[str, str, int]] = []
+    for node in exported_program.graph.nodes:
+        if node.op != "call_function":
+            continue
+        packet = getattr(getattr(node.target, "overloadpacket", None), "__name__", "")
+        if packet == "linear" and len(node.args) > 1:
+            weight = node.args[1]
+        elif packet in _TRANSPOSES and node.args:
+            weight = node.args[0]
+        else:
+            continue
+        if not isinstance(weight, torch.fx.Node) or weight.name not in weights:
+            continue
+        val = weight.meta.get("val")
+        if isinstance(val, torch.Tensor):
+            out.append((node.name, weights[weight.name], val.numel() * val.element_size()))
+    return out
+
+
 def _figures(problem: memplan.Problem, plan: memplan.Plan) -> str:
     frag = plan.height - plan.max_load
     pct = 100.0 * frag / plan.max_load if plan.max_load else 0.0
@@ -267,6 +333,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"error: {args.model}: {e}", file=sys.stderr)
         return 3 if isinstance(e, memplan.InputError) else 2
     print(f"{args.model}: {_figures(problem, plan)}  (end to end {time.monotonic() - started:.2f} s)")
+    copies = weight_copies(program)
+    if copies:
+        shown = ", ".join(f"{w} ({n:,} B, {node})" for node, w, n in copies[:5])
+        more = f" and {len(copies) - 5} more" if len(copies) > 5 else ""
+        print(
+            f"note: lowered to ExecuTorch, {len(copies)} weight(s) become activations "
+            f"(permute_copy), {sum(n for _, _, n in copies):,} B that no planner can "
+            f"shrink: {shown}{more}"
+        )
     try:
         if args.csv:
             with open(args.csv, "w") as f:
