@@ -57,16 +57,6 @@ SIGNATURES = {
     "memplan.torch.weight_copies": "weight_copies(exported_program)",
 }
 
-#: Lines of today's README that drift from the real signature, each with the text that
-#: replaces it. The README is being rewritten into docs/ (issue 27 §6); delete an entry
-#: once its line is gone. An entry whose line is no longer in any page is ignored.
-PENDING_DOC_FIXES = {
-    'plan(problem, planner="auto", capacity=None, time_limit=1.0, seed=None, threads=0)',
-    "Problem.from_arrays(starts, ends, sizes, alignments=None, ids=None)",
-    "memplan.plan_spill(problem, capacity, costs=None, memory=None)",
-    'memory_planning_pass(time_limit=1.0, planner="auto", threads=0, seed=None, '
-    "verify=False, **pass_options)",
-}
 
 
 def _resolve(dotted):
@@ -158,8 +148,6 @@ def test_every_documented_signature_is_the_real_one():
     assert any(d == "memplan.plan" for _, _, d, _ in spans), "the docs show plan()'s signature"
     wrong = []
     for page, text, dotted, parts in spans:
-        if text in PENDING_DOC_FIXES:
-            continue
         expected = SIGNATURES[dotted]
         real_args = expected[expected.index("(") + 1:-1]
         real = [a.strip() for a in real_args.split(",")] if real_args else []
