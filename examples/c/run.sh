@@ -10,17 +10,20 @@ gcc -Wall -Wextra -Werror -std=c11 -I crates/memplan-capi/include \
 "$out" benchmarks/minimalloc-challenging/example.12.csv
 rm -f "$out"
 
-# The README's C snippet, wrapped in a main(), compiles, links and runs too.
+# The C snippets of the README and of the C guide, each wrapped in a main(), compile, link
+# and run too.
 snippet="${TMPDIR:-/tmp}/memplan-readme-snippet-$$.c"
-{
-    echo '#include <stdio.h>'
-    echo '#include "memplan.h"'
-    echo 'int main(void) {'
-    awk '/^```c$/ {on=1; next} /^```/ {on=0} on' README.md
-    echo 'return 0; }'
-} > "$snippet"
-gcc -Wall -Wextra -Werror -std=c11 -I crates/memplan-capi/include \
-    "$snippet" target/debug/libmemplan_capi.a -lpthread -ldl -lm -o "$out"
-"$out"
+for page in README.md docs/c.md; do
+    {
+        echo '#include <stdio.h>'
+        echo '#include "memplan.h"'
+        echo 'int main(void) {'
+        awk '/^```c$/ {on=1; next} /^```/ {on=0} on' "$page"
+        echo 'return 0; }'
+    } > "$snippet"
+    gcc -Wall -Wextra -Werror -std=c11 -I crates/memplan-capi/include \
+        "$snippet" target/debug/libmemplan_capi.a -lpthread -ldl -lm -o "$out"
+    "$out"
+done
 rm -f "$out" "$snippet"
-echo "C example and README snippet: ok"
+echo "C example and the README's and guide's snippets: ok"

@@ -104,3 +104,40 @@ fn links_resolve() {
         "the README links the guides ({checked} links)"
     );
 }
+
+/// The CSV and JSON examples of the formats guide (its ```text blocks that start like a
+/// problem) plan as written.
+#[test]
+fn the_format_examples_plan() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap();
+    let text = std::fs::read_to_string(root.join("docs/formats.md")).unwrap();
+    let dir = std::env::temp_dir().join(format!("memplan-formats-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut planned = 0;
+    for (k, block) in text.split("```text\n").skip(1).enumerate() {
+        let body = block.split("```").next().unwrap();
+        let ext = if body.starts_with("id,") {
+            "csv"
+        } else if body.starts_with('{') {
+            "json"
+        } else {
+            continue;
+        };
+        let file = dir.join(format!("example{k}.{ext}"));
+        std::fs::write(&file, body).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_memplan"))
+            .args(["plan", file.to_str().unwrap(), "-o", "-", "-q"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "docs/formats.md example {k}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        planned += 1;
+    }
+    assert!(planned >= 2, "the CSV and the JSON example");
+}

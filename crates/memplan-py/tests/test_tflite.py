@@ -86,3 +86,15 @@ def test_planning_imports_no_tensorflow():
         "assert 'tensorflow' not in sys.modules and 'tflite_micro' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_guides_python_example_runs(tmp_path, monkeypatch):
+    """The ```python block of docs/tflite-micro.md, run as written from a directory that
+    sees the repository's tests/ (so that it writes into a scratch directory)."""
+    text = (ROOT / "docs" / "tflite-micro.md").read_text()
+    blocks = text.split("```python\n")[1:]
+    assert len(blocks) == 1
+    (tmp_path / "tests").symlink_to(ROOT / "tests")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(blocks[0].split("```")[0], "docs/tflite-micro.md", "exec"), {})
+    assert (tmp_path / "kws.planned.tflite").exists()
