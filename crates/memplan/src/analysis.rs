@@ -338,7 +338,7 @@ mod tests {
 
     #[test]
     fn max_load_by_difference_array_matches_the_sweep() {
-        let mut rng = crate::generate::Rng::new(7);
+        let mut rng = crate::rng::Rng::new(7);
         for case in 0..200u64 {
             let n = 1 + (rng.next_u64() % 40) as usize;
             // Short spans take the difference array, long ones the sorted events.

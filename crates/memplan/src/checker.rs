@@ -533,7 +533,7 @@ mod tests {
 
     #[test]
     fn events_placed_by_counting_are_the_sorted_events() {
-        let mut rng = crate::generate::Rng::new(11);
+        let mut rng = crate::rng::Rng::new(11);
         for case in 0..100u64 {
             let n = 1 + (rng.next_u64() % 30) as usize;
             let span = if case % 2 == 0 { 1 + n as u64 } else { 1 << 40 };

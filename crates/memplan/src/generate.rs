@@ -20,39 +20,16 @@
 //! least 100 buffers are live at the peak. Blocks follow each other in time, so the
 //! instance has bounded concurrency however many buffers it has.
 
+use crate::rng::Rng;
 use crate::types::{Buffer, Problem};
 
 /// Options for [`generate_model_like`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(not(feature = "testing"), allow(dead_code))]
 pub struct GenOptions {
     /// How many buffers to make (exactly).
     pub buffers: usize,
     /// The seed: the same options give the same problem.
     pub seed: u64,
-}
-
-/// SplitMix64: small, fast, and good enough for instance generation.
-pub(crate) struct Rng(u64);
-
-impl Rng {
-    pub(crate) fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x5851_f42d_4c95_7f2d)
-    }
-    pub(crate) fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `[lo, hi]`.
-    pub(crate) fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.next_u64() % (hi - lo + 1)
-    }
-    pub(crate) fn chance(&mut self, percent: u64) -> bool {
-        self.next_u64() % 100 < percent
-    }
 }
 
 fn round64(bytes: u64) -> u64 {
@@ -62,7 +39,6 @@ fn round64(bytes: u64) -> u64 {
 /// Makes a model-like problem: blocks that each look like a CNN training step (long
 /// activations saved for the backward pass, one-step temps, short residuals and
 /// gradients), one after another in time. No capacity is set.
-#[cfg_attr(not(feature = "testing"), allow(dead_code))]
 pub fn generate_model_like(options: &GenOptions) -> Problem {
     let mut rng = Rng::new(options.seed);
     let mut bufs: Vec<Buffer> = Vec::with_capacity(options.buffers);

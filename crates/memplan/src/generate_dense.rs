@@ -23,12 +23,11 @@
 //! in the lower 60% of the range, 28% in the next 25%, 2% in the top 15%, so that a few
 //! giants dominate the load while most buffers are small, as in real traces.
 
-use crate::generate::Rng;
+use crate::rng::Rng;
 use crate::types::{Buffer, Problem};
 
 /// Options for [`generate_dense_trace`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(not(feature = "testing"), allow(dead_code))]
 pub struct DenseGenOptions {
     /// How many buffers (exactly).
     pub buffers: usize,
@@ -60,7 +59,6 @@ impl Default for DenseGenOptions {
 }
 
 /// Makes a dense training trace (see the module doc). No capacity is set.
-#[cfg_attr(not(feature = "testing"), allow(dead_code))]
 pub fn generate_dense_trace(options: &DenseGenOptions) -> Problem {
     let n = options.buffers;
     let steps = if options.steps == 0 {

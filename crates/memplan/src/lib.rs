@@ -56,7 +56,10 @@ mod exact;
 /// Random valid problems and fuzz-target bodies (feature `fuzzing`).
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
+// The seeded generators behind `testing` (tests, benchmarks, `memplan gen`) and fuzzing.
+#[cfg(any(test, feature = "testing", feature = "fuzzing"))]
 mod generate;
+#[cfg(any(test, feature = "testing", feature = "fuzzing"))]
 mod generate_dense;
 mod greedy;
 mod index;
@@ -64,6 +67,7 @@ pub mod io;
 mod options;
 mod outcome;
 mod report;
+mod rng;
 mod sections;
 pub mod shared_objects;
 pub mod spill;

@@ -20,7 +20,7 @@
 
 use super::epsilon::{mu, small_job_round, MAX_ROUNDS, PHI};
 use super::jobs::{colour_intervals, Arena, NewBoxes};
-use crate::generate::Rng;
+use crate::rng::Rng;
 
 /// Theorem 16: boxes `roots` (ids in `arena`) until a single size class of boxes is
 /// left. Returns the top-level jobs, which all have the same size (they are boxes unless

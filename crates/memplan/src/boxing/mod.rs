@@ -60,8 +60,8 @@ use std::sync::Mutex;
 
 use crate::analysis::{component_ids, height_of, max_load};
 use crate::budget::Budget;
-use crate::generate::Rng;
 use crate::greedy::{self, repair, Fit, Order};
+use crate::rng::Rng;
 use crate::types::{Offset, Problem};
 use jobs::{colour_intervals, Arena, Job, DUMMY};
 use squeeze::Stopped;

@@ -7,7 +7,7 @@
 
 use super::*;
 use crate::analysis::max_load;
-use crate::generate::Rng;
+use crate::rng::Rng;
 use crate::{check_offsets, Buffer, Offset, Problem};
 
 fn model(p: &Problem) -> Model {

@@ -501,7 +501,7 @@ mod tests {
     fn best_of_is_the_lowest_plan_up_to_the_first_good_enough() {
         use crate::types::Buffer;
         let planners = portfolio();
-        let mut rng = crate::generate::Rng::new(17);
+        let mut rng = crate::rng::Rng::new(17);
         for round in 0..60 {
             let n = 2 + (rng.next_u64() % 40) as usize;
             let bufs = (0..n)
@@ -541,7 +541,7 @@ mod tests {
     /// `(lo, hi)` sort gives, equal starts included.
     #[test]
     fn sorted_spans_give_the_offsets_of_a_full_sort() {
-        let mut rng = crate::generate::Rng::new(5);
+        let mut rng = crate::rng::Rng::new(5);
         let mut scratch = SpanScratch::default();
         for round in 0..400 {
             let n = rng.range(0, 3 * RADIX_MIN_SPANS as u64) as usize;

@@ -194,7 +194,7 @@ pub(in crate::greedy) mod tests {
     /// scan over all of them gives.
     #[test]
     fn queries_give_the_union_of_the_meeting_rectangles() {
-        let mut rng = crate::generate::Rng::new(23);
+        let mut rng = crate::rng::Rng::new(23);
         for round in 0..300 {
             let n = 1 + rng.range(0, 60) as usize;
             let horizon = 1 + rng.range(0, 40);

@@ -460,7 +460,7 @@ mod tests {
     #[test]
     fn the_start_order_sweep_gives_the_index_plan() {
         use crate::types::Buffer;
-        let mut rng = crate::generate::Rng::new(11);
+        let mut rng = crate::rng::Rng::new(11);
         for round in 0..300 {
             let n = 1 + (rng.next_u64() % 120) as usize;
             let horizon = 1 + rng.next_u64() % 60;
@@ -501,12 +501,7 @@ mod tests {
 
     /// A random problem: up to 150 buffers, sizes up to 100 × `scale`, some aligned,
     /// fixed (stacked, so that they do not collide) or gapped when asked.
-    fn random_problem(
-        rng: &mut crate::generate::Rng,
-        scale: u64,
-        fixed: bool,
-        gaps: bool,
-    ) -> Problem {
+    fn random_problem(rng: &mut crate::rng::Rng, scale: u64, fixed: bool, gaps: bool) -> Problem {
         use crate::types::{Buffer, Size};
         let n = 1 + rng.range(0, 150) as usize;
         let horizon = 1 + rng.range(0, 80);
@@ -538,7 +533,7 @@ mod tests {
     /// automatic choice (sweep, occupancy or index).
     #[test]
     fn the_occupancy_gives_the_index_plan() {
-        let mut rng = crate::generate::Rng::new(29);
+        let mut rng = crate::rng::Rng::new(29);
         for round in 0..240 {
             let scale = if round % 4 == 0 { 1u64 << 33 } else { 1 };
             let p = random_problem(&mut rng, scale, round % 3 != 0, round % 2 == 0);
@@ -567,7 +562,7 @@ mod tests {
     /// With a bound, the occupancy halts where the index halts.
     #[test]
     fn the_occupancy_halts_over_the_bound_as_the_index_does() {
-        let mut rng = crate::generate::Rng::new(31);
+        let mut rng = crate::rng::Rng::new(31);
         for round in 0..120 {
             let p = random_problem(&mut rng, 1, true, true);
             let seq = Order::Size.sequence(&p);
@@ -630,7 +625,7 @@ mod tests {
     /// The mean conflict count is that of a pairwise count.
     #[test]
     fn mean_conflicts_counts_overlapping_lifetimes() {
-        let mut rng = crate::generate::Rng::new(37);
+        let mut rng = crate::rng::Rng::new(37);
         for _ in 0..50 {
             let p = random_problem(&mut rng, 1, true, false);
             let bufs = p.buffers();

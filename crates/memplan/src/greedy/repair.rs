@@ -42,9 +42,9 @@
 use std::collections::{BTreeSet, HashSet};
 
 use crate::budget::Budget;
-use crate::generate::Rng;
 use crate::greedy::{choose_offset, place_in_order, sort_spans, Fit, SpanScratch};
 use crate::index::TimeIndex;
+use crate::rng::Rng;
 use crate::types::{Lifetime, Problem, Time};
 
 /// At most this many buffers are lifted in one move.

@@ -155,7 +155,7 @@ mod tests {
 
     #[test]
     fn matches_the_definition() {
-        let mut rng = crate::generate::Rng::new(7);
+        let mut rng = crate::rng::Rng::new(7);
         for _ in 0..300 {
             let n = rng.range(1, 30) as usize;
             let bufs: Vec<Buffer> = (0..n)

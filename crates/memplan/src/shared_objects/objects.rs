@@ -228,7 +228,7 @@ mod tests {
 
     #[test]
     fn best_gap_matches_a_scan_of_every_object() {
-        let mut rng = crate::generate::Rng::new(3);
+        let mut rng = crate::rng::Rng::new(3);
         for _ in 0..200 {
             let mut objs = Objects::new();
             for _ in 0..rng.range(1, 40) {

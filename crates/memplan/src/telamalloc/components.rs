@@ -151,7 +151,7 @@ pub(super) fn components(problem: &Problem, unplaced: impl Iterator<Item = u32>)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::Rng;
+    use crate::rng::Rng;
     use crate::types::Buffer;
 
     /// The flag after a placement against the components recomputed from scratch: with

@@ -688,7 +688,7 @@ impl<'p> Domains<'p> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::Rng;
+    use crate::rng::Rng;
 
     /// The lowest feasible offset, recomputed from scratch.
     fn brute_lowest(p: &Problem, off: &[u64], y: usize) -> u64 {

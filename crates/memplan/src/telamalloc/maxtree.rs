@@ -54,7 +54,7 @@ impl MaxTree {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::Rng;
+    use crate::rng::Rng;
 
     #[test]
     fn matches_an_array() {

@@ -15,12 +15,11 @@
 //!
 //! Sizes are drawn from 1 to 4,096 bytes, rounded up to 64, as in a model's tensors.
 
-use crate::generate::Rng;
+use crate::rng::Rng;
 use crate::types::{Buffer, Problem, Size};
 
 /// Which microbenchmark of TelaMalloc's Table 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(not(feature = "testing"), allow(dead_code))]
 pub enum MicrobenchKind {
     /// N buffers that never overlap in time.
     NonOverlapping,
@@ -28,7 +27,6 @@ pub enum MicrobenchKind {
     FullOverlap,
 }
 
-#[cfg_attr(not(feature = "testing"), allow(dead_code))]
 impl MicrobenchKind {
     /// `non-overlapping` or `full-overlap`.
     pub fn name(self) -> &'static str {
@@ -43,7 +41,6 @@ impl MicrobenchKind {
 /// capacity: non-overlapping (`[i, i + 1)`, capacity the largest size) or full-overlap
 /// (all live in `[0, 1)`, capacity the sum of sizes). Sizes are 1–4,096 bytes, rounded
 /// up to 64. The same seed gives the same problem.
-#[cfg_attr(not(feature = "testing"), allow(dead_code))]
 pub fn generate_microbenchmark(kind: MicrobenchKind, buffers: usize, seed: u64) -> Problem {
     let mut rng = Rng::new(seed);
     let bufs: Vec<Buffer> = (0..buffers as u64)

@@ -3,7 +3,7 @@
 use super::microbench::{generate_microbenchmark, MicrobenchKind};
 use super::*;
 use crate::checker::check_with_capacity;
-use crate::generate::Rng;
+use crate::rng::Rng;
 use crate::types::Buffer;
 
 fn never() -> bool {

@@ -152,7 +152,7 @@ mod tests {
 
     #[test]
     fn matches_byte_enumeration() {
-        let mut rng = crate::generate::Rng::new(11);
+        let mut rng = crate::rng::Rng::new(11);
         for _ in 0..300 {
             let rank = rng.range(1, 4) as usize;
             let shape: Vec<u64> = (0..rank).map(|_| rng.range(1, 5)).collect();

@@ -37,12 +37,11 @@
 //! ```
 
 use super::{Tile, TiledProblem, TiledTensor};
-use crate::generate::Rng;
+use crate::rng::Rng;
 use crate::types::Lifetime;
 
 /// Memory layout of the generated tensors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(not(feature = "testing"), allow(dead_code))]
 pub enum Layout {
     /// Batch, height, width, channels: a height tile is contiguous.
     Nhwc,
@@ -52,7 +51,6 @@ pub enum Layout {
 
 /// Options for [`generate_tiled`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(not(feature = "testing"), allow(dead_code))]
 pub struct TiledGenOptions {
     /// The seed: the same options give the same network.
     pub seed: u64,
@@ -147,7 +145,6 @@ impl Net {
 /// Makes a tiled CNN-like network (residual and concat blocks in four stages), each
 /// tensor split along its height into tiles that fit a small on-chip memory, with the
 /// lifetimes an NPU executing it layer by layer would give them.
-#[cfg_attr(not(feature = "testing"), allow(dead_code))]
 pub fn generate_tiled(options: &TiledGenOptions) -> TiledProblem {
     let mut rng = Rng::new(options.seed);
     let mut net = Net {

@@ -42,6 +42,7 @@
 mod allocate;
 mod checker;
 pub(crate) mod chunks;
+#[cfg(any(test, feature = "testing", feature = "fuzzing"))]
 pub(crate) mod generate;
 #[cfg(feature = "json")]
 mod json;
