@@ -27,8 +27,9 @@
 //!     subgraphs it calls are marked (each call opens a scope of its own first); then its
 //!     inputs (except -1, an omitted optional input) and its outputs are used at the
 //!     current scope, which is past the called subgraphs;
-//!   - a subgraph's outputs are created (if not yet) and used at the scope after its
-//!     last operator.
+//!   - a subgraph's outputs are created (if not yet) and used at the current scope once
+//!     its operators are marked: its last operator's (or, with no operator, the scope
+//!     it was entered in).
 //!
 //!   A tensor lives from the first scope that creates it to the last that uses it,
 //!   **both included**. memplan's half-open lifetime is `[first + 1, last + 2)`: TFLM's
@@ -41,9 +42,9 @@
 //!   directly or not, is refused (TFLM would recurse without end).
 //!
 //! ```text
-//!   scope:      0        1          2            3
-//!   subgraph 0: in ──── CONV ──► a ─ ADD ──► b ─ (outputs)
-//!               in: [0,1]   a: [1,2]     b: [2,3]   → memplan: [1,3) [2,4) [3,5)
+//!   scope:      0        1          2
+//!   subgraph 0: in ──── CONV ──► a ─ ADD ──► b   (b: the subgraph's output)
+//!               in: [0,1]   a: [1,2]     b: [2,2]   → memplan: [1,3) [2,4) [3,4)
 //! ```
 //!
 //! # The offline plan
