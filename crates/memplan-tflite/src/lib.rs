@@ -127,7 +127,32 @@ pub fn analyze(bytes: &[u8]) -> Result<Analysis, TfliteError> {
 
 /// [`analyze`], leaving room for the scratch requests `scratch` names.
 pub fn analyze_with(bytes: &[u8], scratch: &ScratchOptions) -> Result<Analysis, TfliteError> {
-    let model = model::read(bytes)?;
+    analysis_of(&read(bytes)?, scratch)
+}
+
+/// A model read once: its verified root (for the writer), the model as values, and
+/// TFLM's view of its tensors and operators.
+struct Read<'a> {
+    root: schema::Model<'a>,
+    model: model::Model<'a>,
+    tensors: Vec<TensorLife>,
+    visits: lifetimes::Visits,
+}
+
+fn read(bytes: &[u8]) -> Result<Read<'_>, TfliteError> {
+    let root = model::verified(bytes)?;
+    let model = model::from_root(root)?;
+    let (tensors, visits) = lifetimes::derive_with_visits(&model)?;
+    Ok(Read {
+        root,
+        model,
+        tensors,
+        visits,
+    })
+}
+
+fn analysis_of(read: &Read<'_>, scratch: &ScratchOptions) -> Result<Analysis, TfliteError> {
+    let (model, tensors) = (&read.model, &read.tensors);
     for r in &scratch.extra {
         let count = model.subgraphs.get(r.subgraph).map(|g| g.operators.len());
         if count.is_none_or(|n| r.operator >= n) {
@@ -140,10 +165,9 @@ pub fn analyze_with(bytes: &[u8], scratch: &ScratchOptions) -> Result<Analysis, 
             });
         }
     }
-    let (tensors, visits) = lifetimes::derive_with_visits(&model)?;
-    let scratch = scratch::requests(&model, &visits, scratch);
+    let scratch = scratch::requests(model, &read.visits, scratch);
     let existing_plan = model.offline_plan().transpose()?;
-    let (mut buffers, tensor_of) = tensor_buffers(&tensors);
+    let (mut buffers, tensor_of) = tensor_buffers(tensors);
     let mut seen = std::collections::HashMap::new();
     for r in &scratch {
         let n = seen.entry((r.subgraph, r.operator)).or_insert(0usize);
@@ -158,7 +182,7 @@ pub fn analyze_with(bytes: &[u8], scratch: &ScratchOptions) -> Result<Analysis, 
     let problem = Problem::new(buffers, None).map_err(|e| TfliteError::Internal(e.to_string()))?;
     Ok(Analysis {
         subgraphs: model.subgraphs.len(),
-        tensors,
+        tensors: tensors.clone(),
         scratch,
         problem,
         tensor_of,
@@ -257,7 +281,8 @@ pub struct PlannedModel {
 /// it is written, and the written file is read back and checked again: same tensors,
 /// operators, buffers and metadata, and the plan it carries valid for its lifetimes.
 pub fn plan_model(bytes: &[u8], options: &PlanOptions) -> Result<PlannedModel, TfliteError> {
-    let analysis = analyze_with(bytes, &options.scratch)?;
+    let read = read(bytes)?;
+    let analysis = analysis_of(&read, &options.scratch)?;
     if let (Some((buffer, _)), false) = (&analysis.existing_plan, options.replace_existing) {
         return Err(TfliteError::HasPlan { buffer: *buffer });
     }
@@ -289,7 +314,7 @@ pub fn plan_model(bytes: &[u8], options: &PlanOptions) -> Result<PlannedModel, T
     for (b, &t) in analysis.tensor_of.iter().enumerate() {
         offsets[t] = plan.offsets()[b].get() as i32;
     }
-    let out = write_plan(bytes, &offsets, options.replace_existing)?;
+    let out = write_read(bytes, &read, &offsets, options.replace_existing)?;
     Ok(PlannedModel {
         bytes: out,
         replaced: analysis.existing_plan.is_some(),
@@ -306,9 +331,18 @@ pub fn plan_model(bytes: &[u8], options: &PlanOptions) -> Result<PlannedModel, T
 /// checks it: the same model, and the same plan, valid. `replace` allows replacing an
 /// existing plan. This is the only way this crate writes a plan.
 pub fn write_plan(bytes: &[u8], offsets: &[i32], replace: bool) -> Result<Vec<u8>, TfliteError> {
-    let model = model::read(bytes)?;
-    let tensors = lifetimes::derive(&model)?;
-    check_offsets(&tensors, offsets)?;
+    write_read(bytes, &read(bytes)?, offsets, replace)
+}
+
+/// [`write_plan`] for a model already read from `bytes`.
+fn write_read(
+    bytes: &[u8],
+    read: &Read<'_>,
+    offsets: &[i32],
+    replace: bool,
+) -> Result<Vec<u8>, TfliteError> {
+    let model = &read.model;
+    check_offsets(&read.tensors, offsets)?;
     let entries = model.offline_plan_entries();
     if !entries.is_empty() && !replace {
         let buffer = model.metadata[entries[entries.len() - 1]].buffer;
@@ -320,16 +354,15 @@ pub fn write_plan(bytes: &[u8], offsets: &[i32], replace: bool) -> Result<Vec<u8
         offsets.len() as i32,
     ];
     words.extend_from_slice(offsets);
-    let reuse_buffer = reusable_buffer(&model, &entries);
-    let root = model::verified(bytes)?;
+    let reuse_buffer = reusable_buffer(model, &entries);
     let edit = write::Edit {
         words: &words,
         reuse_buffer,
         drop_metadata: &entries,
     };
-    let out = write::with_plan(bytes, &root, &edit)?;
+    let out = write::with_plan(bytes, &read.root, &edit)?;
     let plan_buffer = reuse_buffer.unwrap_or(model.buffers.len() as u32);
-    verify_written(&model, &out, plan_buffer, &entries, offsets)?;
+    verify_written(model, &out, plan_buffer, &entries, offsets)?;
     Ok(out)
 }
 

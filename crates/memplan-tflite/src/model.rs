@@ -124,7 +124,11 @@ pub(crate) fn verified(bytes: &[u8]) -> Result<schema::Model<'_>, TfliteError> {
 /// memplan could not carry over: data stored after the flatbuffer (`Buffer.offset`/`size`,
 /// `Operator.large_custom_options_*`, `Model.external_buffers`, the > 2 GB extensions).
 pub fn read(bytes: &[u8]) -> Result<Model<'_>, TfliteError> {
-    let root = verified(bytes)?;
+    from_root(verified(bytes)?)
+}
+
+/// [`read`] from a root the verifier has already passed.
+pub(crate) fn from_root(root: schema::Model<'_>) -> Result<Model<'_>, TfliteError> {
     if root.external_buffer_count() > 0 {
         return Err(TfliteError::External(
             "the model lists external buffers (Model.external_buffers)".into(),
