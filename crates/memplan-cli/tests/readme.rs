@@ -6,20 +6,31 @@
 use std::path::Path;
 use std::process::Command;
 
-#[test]
-fn readme_commands_succeed() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+/// The repository's root.
+fn repo_root() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
         .canonicalize()
-        .unwrap();
-    let mut pages = vec![root.join("README.md")];
+        .unwrap()
+}
+
+/// The README, then the guides (`docs/*.md`) in name order.
+fn pages(root: &Path) -> Vec<std::path::PathBuf> {
     let mut docs: Vec<_> = std::fs::read_dir(root.join("docs"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "md"))
         .collect();
     docs.sort();
+    let mut pages = vec![root.join("README.md")];
     pages.extend(docs);
+    pages
+}
+
+#[test]
+fn readme_commands_succeed() {
+    let root = repo_root();
+    let pages = pages(&root);
     let scratch = std::env::temp_dir().join(format!("memplan-readme-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
     for dir in ["benchmarks", "tests"] {
@@ -68,17 +79,8 @@ fn run_sh_blocks(page: &Path, scratch: &Path) -> usize {
 /// `#fragment`) names a file that exists.
 #[test]
 fn links_resolve() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap();
-    let mut pages = vec![root.join("README.md")];
-    for e in std::fs::read_dir(root.join("docs")).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_some_and(|e| e == "md") {
-            pages.push(p);
-        }
-    }
+    let root = repo_root();
+    let pages = pages(&root);
     let mut checked = 0;
     for page in &pages {
         let text = std::fs::read_to_string(page).unwrap();
@@ -109,10 +111,7 @@ fn links_resolve() {
 /// problem) plan as written.
 #[test]
 fn the_format_examples_plan() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap();
+    let root = repo_root();
     let text = std::fs::read_to_string(root.join("docs/formats.md")).unwrap();
     let dir = std::env::temp_dir().join(format!("memplan-formats-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
