@@ -99,6 +99,26 @@ fn issue_27_exit_6_writes_a_plan_lower_than_greedys() {
     let summary = json(summary.lines().next().unwrap());
     let height = summary["height"].as_u64().unwrap();
     assert!(height < 1_291_264, "greedy's plan: {summary}");
+    // No higher than a minimise run with the same limits: no stage's best is lost.
+    let minimise = memplan(
+        &[
+            "plan",
+            "benchmarks/minimalloc-challenging/D.1048576.csv",
+            "--time-limit",
+            "inf",
+            "--node-limit",
+            "1000",
+            "-o",
+            "-",
+            "--summary-json",
+        ],
+        None,
+    );
+    let minimised = json(stderr(&minimise).lines().next().unwrap());
+    assert!(
+        height <= minimised["height"].as_u64().unwrap(),
+        "{summary} against {minimised}"
+    );
     // The plan written is the one reported.
     let check = memplan(
         &[

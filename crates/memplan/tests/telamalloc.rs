@@ -207,8 +207,8 @@ fn with_capacity_options(planner: Planner, threads: usize) -> Options {
     }
 }
 
-/// Capacity mode of the default planner races TelaMalloc against the exact search: with
-/// one thread (in turn) or two (a race), every plan passes the checker and fits, and
+/// Capacity mode of the default planner: with one or two threads (the exact search alone)
+/// or three (racing TelaMalloc), every plan passes the checker and fits, and
 /// whenever the exact search proves that nothing fits, the race says `Infeasible` (a
 /// plan would contradict the proof; `Unknown` would throw it away).
 #[test]
@@ -222,7 +222,7 @@ fn capacity_race_returns_checked_plans_and_trusts_proofs() {
         for cap in [load, load + (naive - load) / 3] {
             let p = p.clone().with_capacity(Some(Size(cap)));
             let exact = plan(&p, &with_capacity_options(Planner::Exact, 1)).unwrap();
-            for threads in [1, 2] {
+            for threads in [1, 2, 3] {
                 let report = plan(&p, &with_capacity_options(Planner::Auto, threads)).unwrap();
                 assert_honours(&p, &report.outcome);
                 match exact.outcome {
@@ -244,7 +244,8 @@ fn capacity_race_returns_checked_plans_and_trusts_proofs() {
 
 /// `Planner::Exact` runs the exact search alone, so that it can be compared with
 /// TelaMalloc: starved of nodes, it answers `Unknown` (or with a greedy plan that fits),
-/// where the default planner's race lets TelaMalloc answer.
+/// where the default planner's race lets TelaMalloc answer (it races with three threads
+/// or more).
 #[test]
 fn the_exact_planner_races_nothing() {
     let mut raced = 0;
@@ -252,7 +253,7 @@ fn the_exact_planner_races_nothing() {
         let p = small_problem(seed);
         let load = max_load(&p).get();
         let p = p.with_capacity(Some(Size(load)));
-        for threads in [1, 2] {
+        for threads in [1, 3] {
             let starved = |planner| {
                 let mut o = with_capacity_options(planner, threads);
                 o.exact.node_limit = Some(1);

@@ -1,29 +1,27 @@
 //! The capacity race, a step of the driver's refinement in capacity mode of the default
-//! planner: the exact search (MiniMalloc's) and TelaMalloc's search race for a plan under
-//! the capacity.
+//! planner, once the greedy pass found no plan under the capacity.
 //!
 //! ```text
-//!   thread 1:  exact search ----------------------> plan / proof  --+
-//!   thread 2:  TelaMalloc   ------------> plan --+                  |
-//!                                                 first answer wins; the other is
-//!                                                 cancelled through its budget
+//!   head start   capacity search, every thread, a third of the time left (≤ 1 s;
+//!                a half on one thread)
+//!                  └─ answered (plan / proof) ──> done
+//!   then, < 3 threads:  anytime minimisation, every thread ──> plan / proof / lower plan
+//!         ≥ 3 threads:  race:  minimisation (threads − 1) ──┐ first answer wins; the
+//!                              TelaMalloc   (1 thread)    ──┘ other is cancelled
 //! ```
 //!
-//! A plan from either is a plan; `Infeasible` from either is a proof (the exact search is
-//! complete; TelaMalloc answers `Infeasible` only from the max load, the fixed buffers,
-//! or a complete configuration that ran out of candidates). Which racer answers first can
-//! depend on timing, so with two threads the plan may differ from run to run, as it may
-//! under a time limit. With one thread they run in turn: the exact search first with half
-//! of the remaining time, then TelaMalloc with the rest; that order depends on nothing
-//! but the input, the options and the time limit. With more threads, the exact search
-//! first runs alone on all of them for half the time left (at most a second), and the
-//! race starts only if it has not answered by then; in the race the exact side is the
-//! anytime minimisation (`exact::minimise_until`) from the incumbent, which stops at the
-//! first plan under the capacity or a proof that none exists, and meanwhile lowers the
-//! best plan over it, so that a run that finds no plan under the capacity still returns
-//! the lowest plan it could (issue 27). Without a time limit (the exact search bounded by
-//! its node limit alone) there is no race: the exact search runs alone, then, when its
-//! node limit stopped it, the minimisation within the same node limit.
+//! The head start answers most capacity problems (the challenging suite at 1,048,576).
+//! After it, the exact side is the anytime minimisation (`exact::minimise_until`) from
+//! the incumbent: it stops at the first plan under the capacity or a proof that none
+//! exists, and meanwhile lowers the best plan over it, so that a run that finds no plan
+//! under the capacity returns the lowest plan it could. TelaMalloc races it only when a
+//! thread can be spared without halving it ([`RACE_MIN_THREADS`]). A plan from either
+//! racer is a plan; `Infeasible` from either is a proof (the exact search is complete;
+//! TelaMalloc answers `Infeasible` only from the max load, the fixed buffers, or a
+//! complete configuration that ran out of candidates). Which racer answers first can
+//! depend on timing, as can any run cut by a time limit. Without a time limit (the exact
+//! search bounded by its node limit alone) there is no race: the capacity search, then
+//! the minimisation within the same node limit.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -34,8 +32,16 @@ use crate::options::{Options, Planner};
 use crate::outcome::Outcome;
 use crate::types::{Offset, Problem, Size};
 
-/// The longest head start of the exact search alone before TelaMalloc joins the race.
+/// The longest head start of the capacity search alone, before the minimisation (and
+/// TelaMalloc, when it races) take over.
 const HEAD_START: Duration = Duration::from_secs(1);
+
+/// TelaMalloc races the exact search only when the call has this many threads: one for
+/// it and at least two for the exact search. With fewer, the exact search keeps every
+/// thread (measured in BENCHMARKS.md §8, "The capacity race": on two threads the race
+/// answered no capacity problem sooner, and halved the minimisation that lowers the
+/// best plan over the capacity).
+const RACE_MIN_THREADS: usize = 3;
 
 /// Who answered the race, and how.
 pub(crate) enum RaceAnswer {
@@ -51,7 +57,7 @@ pub(crate) enum RaceAnswer {
 
 /// Runs the race under `capacity`, from the incumbent `start` (over the capacity).
 /// `threads` is the thread budget of the call; the exact search gets all but one of them
-/// when they race.
+/// when TelaMalloc races.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn race_capacity(
     problem: &Problem,
@@ -64,27 +70,29 @@ pub(crate) fn race_capacity(
     threads: usize,
 ) -> (RaceAnswer, exact::ExactStats) {
     let start_height = crate::analysis::height_of(problem, start);
-    // The anytime exact search: a plan under the capacity, a proof, or a lower plan.
-    let minimise_run = |budget: &Budget, threads: usize| {
+    // The anytime exact search from `from` (a plan and a proven bound): a plan under the
+    // capacity, a proof, or a lower plan over it, which the next run starts from.
+    let minimise_run = |from: &exact::Minimised, budget: &Budget, threads: usize| {
         let m = exact::minimise_until(
             model,
             problem,
-            start.to_vec(),
-            lower_bound,
+            from.offsets.clone(),
+            from.lower_bound,
             &options.exact,
             budget,
             threads,
             Some(capacity),
         );
         let answer = if m.height <= capacity {
-            RaceAnswer::Plan(m.offsets, Planner::Exact)
+            RaceAnswer::Plan(m.offsets.clone(), Planner::Exact)
         } else if m.lower_bound > capacity {
             RaceAnswer::Infeasible
         } else {
-            RaceAnswer::Unknown(m.improved.then_some((m.offsets, Planner::Exact)))
+            RaceAnswer::Unknown(m.improved.then(|| (m.offsets.clone(), Planner::Exact)))
         };
-        (answer, m.stats)
+        (answer, m)
     };
+    let from_start = exact::Minimised::start(problem, start.to_vec(), lower_bound);
     let exact_run = |budget: &Budget, threads: usize| {
         exact::solve_capacity(
             model,
@@ -124,47 +132,43 @@ pub(crate) fn race_capacity(
     let Some(deadline) = budget.deadline() else {
         // No time limit (only the exact search's node limit bounds the run): TelaMalloc,
         // an anytime search, would run to its own step limit, so the exact search runs
-        // alone, as it did before the race.
+        // alone.
         let (verdict, mut stats) = exact_run(budget, threads);
         if let Some(a) = exact_answer(verdict) {
             return (a, stats);
         }
-        let (answer, more) = minimise_run(budget, threads);
-        stats.add(more);
+        let (answer, m) = minimise_run(&from_start, budget, threads);
+        stats.add(m.stats);
         return (answer, stats);
     };
-    if threads <= 1 {
-        // In turn: the exact search with half of the remaining time, then TelaMalloc.
-        let now = Instant::now();
-        let half = now + deadline.saturating_duration_since(now) / 2;
-        let (verdict, stats) = exact_run(&budget.until(half), 1);
-        if let Some(a) = exact_answer(verdict) {
-            return (a, stats);
-        }
-        return (
-            tela_answer(tela_run(budget)).unwrap_or_else(RaceAnswer::Unknown),
-            stats,
-        );
-    }
 
-    // A head start: the exact search alone, on every thread, for half the time left (at
-    // most HEAD_START). It answers most capacity problems in that time (the challenging
-    // suite at 1,048,576: under 0.5 s on two threads), where racing TelaMalloc from the
-    // start would take a core from it (3-5x slower in total); TelaMalloc joins only when
-    // it has not answered, and still wins where the exact search stalls.
+    // A head start: the capacity search alone, on every thread, for a third of the time
+    // left (a half on one thread; at most HEAD_START). It answers most capacity problems
+    // in that time (the challenging suite at 1,048,576), and leaves the rest to the
+    // minimisation, which needs it to lower the best plan when nothing fits.
     let now = Instant::now();
-    let head = now + deadline.saturating_duration_since(now).min(HEAD_START * 2) / 2;
-    let (verdict, head_stats) = exact_run(&budget.until(head), threads);
+    let left = deadline.saturating_duration_since(now);
+    let share = if threads > 1 { 3 } else { 2 };
+    let head = now + (left / share).min(HEAD_START);
+    let (verdict, mut exact_stats) = exact_run(&budget.until(head), threads);
     if let Some(a) = exact_answer(verdict) {
-        return (a, head_stats);
+        return (a, exact_stats);
     }
     if budget.strict().exhausted() {
-        return (RaceAnswer::Unknown(None), head_stats);
+        return (RaceAnswer::Unknown(None), exact_stats);
+    }
+    if threads < RACE_MIN_THREADS {
+        // No thread to spare for TelaMalloc: the anytime minimisation on every thread,
+        // which still stops at a plan under the capacity or a proof, and otherwise
+        // lowers the best plan over it as far as a minimise run would.
+        let (answer, m) = minimise_run(&from_start, budget, threads);
+        exact_stats.add(m.stats);
+        return (answer, exact_stats);
     }
 
-    // Both racers hold a child of the call's budget: the first answer cancels it, and
-    // the user's cancel handle reaches it through its parent. Each racer's best plan over
-    // the capacity is kept too, for when neither answers.
+    // The race. Both racers hold a child of the call's budget: the first answer cancels
+    // it, and the user's cancel handle reaches it through its parent. Each racer's best
+    // plan over the capacity is kept too, for when neither answers.
     let race = budget.child();
     let first: Mutex<Option<RaceAnswer>> = Mutex::new(None);
     let answer = |a: RaceAnswer| {
@@ -174,7 +178,6 @@ pub(crate) fn race_capacity(
         }
         race.cancel();
     };
-    let mut exact_stats = head_stats;
     let mut tela_best = None;
     let mut exact_best = None;
     std::thread::scope(|s| {
@@ -185,8 +188,8 @@ pub(crate) fn race_capacity(
             }
             Err(best) => best,
         });
-        let (a, stats) = minimise_run(&race, threads - 1);
-        exact_stats.add(stats);
+        let (a, m) = minimise_run(&from_start, &race, threads - 1);
+        exact_stats.add(m.stats);
         // Stopped without an answer (deadline, node limit, the user, or TelaMalloc
         // answered first): TelaMalloc goes on until it answers or stops too.
         match a {

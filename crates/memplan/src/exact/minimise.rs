@@ -37,6 +37,19 @@ pub(crate) struct Minimised {
     pub(crate) stats: ExactStats,
 }
 
+impl Minimised {
+    /// The state before any search: the plan `start`, the proven bound `lower`.
+    pub(crate) fn start(problem: &Problem, start: Vec<Offset>, lower: u64) -> Minimised {
+        Minimised {
+            height: height_of(problem, &start),
+            offsets: start,
+            lower_bound: lower,
+            improved: false,
+            stats: ExactStats::default(),
+        }
+    }
+}
+
 /// Minimises the height, starting from the plan `start` and the proven bound `lower`.
 pub(crate) fn minimise(
     model: &Model,

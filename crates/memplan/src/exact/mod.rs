@@ -30,7 +30,7 @@ mod search;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-pub(crate) use minimise::{minimise, minimise_until};
+pub(crate) use minimise::{minimise, minimise_until, Minimised};
 pub(crate) use model::Model;
 use search::{Limits, Search, Status};
 
