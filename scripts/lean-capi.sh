@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the lean C library: the memplan crate without its CSV and JSON I/O (the model,
 # the planners, the checker and plan stay), in the size-optimised `lean` profile of the
-# workspace Cargo.toml (its knobs and their measured effect are there; docs/c.md says
+# workspace Cargo.toml (its knobs' effect on the size: BENCHMARKS.md §11; docs/c.md says
 # how to use it). The header is the same (crates/memplan-capi/include/memplan.h);
 # memplan_problem_read_csv fails with MEMPLAN_ERR_IO in this build.
 #

@@ -4,8 +4,11 @@ integer int8 (int8 inputs and outputs, calibrated on random data), plus two mode
 control flow (IF, WHILE) converted from tf.functions. Writes OUTDIR/<name>.tflite and
 OUTDIR/models.json (name, dtype, description, bytes, sha256 of every model).
 
-    ~/.cache/memplan-ci/venv-tflm/bin/python scripts/tflite/make_models.py tests/tflite/models
+    $TFLM_PYTHON scripts/tflite/make_models.py tests/tflite/models
     ... make_models.py OUTDIR --only densenet,fpn_detector   # a subset
+
+($TFLM_PYTHON: a python with tensorflow-cpu and tflite-micro, such as the TFLM venv that
+.ci/run sets up.)
 
 Tested with tensorflow-cpu 2.21.0 (Keras 3.15.1); every model runs on TFLM's Python
 interpreter (tflite-micro 0.dev20261023182759). Two details keep them runnable there

@@ -6,7 +6,7 @@ bytes) with its own GreedyMemoryPlanner and with memplan's offline plan, the max
 
     python scripts/tflite/table.py [MODELDIR] [--bin MEMPLAN]
 
-(with the python of ~/.cache/memplan-ci/venv-tflm, which has tflite-micro).
+(with a python that has tflite-micro, such as the TFLM venv that .ci/run sets up).
 
 MODELDIR defaults to tests/tflite/models; the binary to $MEMPLAN_BIN, else
 target/release/memplan if built with the `tflite` command, else target/debug/memplan.
