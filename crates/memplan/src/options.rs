@@ -23,9 +23,11 @@ pub enum Planner {
     /// planners then do not count). Then, while fragmentation remains or the capacity is
     /// missed, it spends the rest of the budget on the exact search and on boxing from the
     /// best plan so far ([`BoxingOptions::in_portfolio`]): exact first up to 5,000
-    /// buffers, boxing first above. With a capacity, the exact search (on all threads but
-    /// one) races TelaMalloc (on the last one; on one thread, they run in turn) and the
-    /// first answer wins.
+    /// buffers, boxing first above. With a capacity, the exact search first looks for a
+    /// plan under it alone, on every thread, for a third of the time left (at most 1 s);
+    /// then its anytime minimisation stops at a plan under the capacity or a proof, and
+    /// otherwise lowers the best plan over it. With three threads or more, TelaMalloc
+    /// races it on one of them and the first answer wins.
     ///
     /// Without a time limit it runs until the exact search has proved its plan optimal
     /// (or, in capacity mode, found one or proved that none fits), which on a hard
