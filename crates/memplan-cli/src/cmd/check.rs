@@ -6,18 +6,20 @@ use memplan::{check_placements, Offset, Problem, Size};
 
 use crate::exit::Failure;
 use crate::flags::commands::CheckArgs;
+use crate::flags::input::Format;
 use crate::shared::files::{display_path, read_bytes};
-use crate::shared::formats::{self, input_format, load_problem};
+use crate::shared::formats::{self, load_problem};
 use crate::shared::numbers::{count, percent, thousands};
 use crate::shared::two_level::{fast_capacity, read_plan_levels, read_spill_data, two_level_plan};
 
 pub fn check(args: CheckArgs) -> Result<(), Failure> {
     let capacity = args.capacity.map(Size);
-    let (problem_bytes, problem) = load_problem(&args.problem, &args.input_args, capacity)?;
+    let (problem_bytes, format, problem) = load_problem(&args.problem, &args.input_args, capacity)?;
     let bytes = read_bytes(&args.plan)?;
     let placements = formats::read_placements(&args.plan, &bytes)?;
     if let Some(levels) = read_plan_levels(&args.plan, &bytes)? {
-        return check_two_levels(&args, &problem_bytes, &problem, &placements, &levels);
+        let problem_file = (format, problem_bytes.as_slice());
+        return check_two_levels(&args, problem_file, &problem, &placements, &levels);
     }
     match check_placements(&problem, &placements) {
         Ok(summary) => {
@@ -50,14 +52,13 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
 /// problem's `memory` preferences).
 fn check_two_levels(
     args: &CheckArgs,
-    problem_bytes: &[u8],
+    (format, problem_bytes): (Format, &[u8]),
     problem: &Problem,
     placements: &[(String, Offset)],
     levels: &[bool],
 ) -> Result<(), Failure> {
     let plan_file = display_path(&args.plan);
     let capacity = fast_capacity(args.capacity, plan_file)?;
-    let format = input_format(&args.problem, problem_bytes, args.input_args.format);
     let data = read_spill_data(&args.problem, problem_bytes, format, problem)?;
     let plan = two_level_plan(problem, &data, placements, levels)
         .map_err(|wrong| Failure::invalid(plan_file, "plan", &wrong, 0))?;

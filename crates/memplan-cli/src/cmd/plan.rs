@@ -12,24 +12,22 @@ use serde_json::json;
 use crate::exit::{self, Failure};
 use crate::flags::commands::PlanArgs;
 use crate::flags::input::Format;
-use crate::shared::files::{display_path, read_bytes, write_to};
+use crate::shared::files::{display_path, write_to};
 use crate::shared::formats;
 use crate::shared::numbers::{count, json_millis, millis, percent, thousands};
-use crate::shared::progress::{interrupt_token, stop_on_ctrl_c, Progress};
+use crate::shared::progress::{interrupt_token, Progress};
 
 pub fn plan(args: PlanArgs) -> Result<(), Failure> {
     let cancel = interrupt_token();
     let limits = args.planning.limits(args.capacity, Some(cancel.clone()));
-    let bytes = read_bytes(&args.input)?;
-    let (in_format, problem) =
-        formats::read_problem(&args.input, &bytes, &args.input_args, limits.capacity)?;
+    let (bytes, in_format, problem) =
+        formats::load_problem(&args.input, &args.input_args, limits.capacity)?;
     // The process ends after this command: freeing a million buffers one by one (tens
     // of milliseconds) buys nothing.
     let problem = ManuallyDrop::new(problem);
     let out_format = formats::output_format(&args.output, args.output_format, in_format);
     let mut options = args.planning.options(&limits);
     options.verify = !args.no_check;
-    stop_on_ctrl_c();
     let progress = Progress::start(
         args.quiet || args.json,
         format!(

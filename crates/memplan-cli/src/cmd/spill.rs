@@ -15,10 +15,10 @@ use serde_json::json;
 use crate::exit::{self, Failure};
 use crate::flags::commands::PlanArgs;
 use crate::flags::input::Format;
-use crate::shared::files::{display_path, read_bytes, write_to};
+use crate::shared::files::{display_path, write_to};
 use crate::shared::formats::{self, csv_source, io_error};
 use crate::shared::numbers::{count, json_millis, millis, percent, thousands};
-use crate::shared::progress::{interrupt_token, stop_on_ctrl_c, Progress};
+use crate::shared::progress::{interrupt_token, Progress};
 use crate::shared::two_level::{read_spill_data, SpillData};
 
 /// `plan --spill`: plans both levels, writes the plan, prints the summary.
@@ -30,9 +30,8 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
             "--spill needs --capacity (the fast memory's size)",
         ));
     };
-    let bytes = read_bytes(&args.input)?;
-    let (in_format, problem) =
-        formats::read_problem(&args.input, &bytes, &args.input_args, limits.capacity)?;
+    let (bytes, in_format, problem) =
+        formats::load_problem(&args.input, &args.input_args, limits.capacity)?;
     // The process ends after this command: freeing a million buffers one by one (tens
     // of milliseconds) buys nothing.
     let problem = ManuallyDrop::new(problem);
@@ -41,7 +40,6 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
     let options = args
         .spill_tuning
         .options(args.planning.threads, &limits, !args.no_check);
-    stop_on_ctrl_c();
     let progress = Progress::start(
         args.quiet || args.json,
         format!(

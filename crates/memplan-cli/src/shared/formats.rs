@@ -106,13 +106,13 @@ pub fn write_plan(
     }
 }
 
-/// Reads the problem at `path` (either format) and returns its bytes too.
+/// Reads the problem at `path` (either format): its bytes, its format and the problem.
 pub fn load_problem(
     path: &str,
     args: &InputArgs,
     capacity: Option<Size>,
-) -> Result<(Vec<u8>, Problem), Failure> {
+) -> Result<(Vec<u8>, Format, Problem), Failure> {
     let bytes = read_bytes(path)?;
-    let (_, problem) = read_problem(path, &bytes, args, capacity)?;
-    Ok((bytes, problem))
+    let (format, problem) = read_problem(path, &bytes, args, capacity)?;
+    Ok((bytes, format, problem))
 }

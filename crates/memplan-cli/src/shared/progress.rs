@@ -45,8 +45,10 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// Starts the bar, unless `quiet` or stderr is not a terminal.
+    /// Listens for Ctrl-C ([`stop_on_ctrl_c`]), and starts the bar unless `quiet` or
+    /// stderr is not a terminal. Call it just before planning.
     pub fn start(quiet: bool, message: String, time_limit: Option<Duration>) -> Progress {
+        stop_on_ctrl_c();
         if quiet || !std::io::stderr().is_terminal() {
             return Progress { bar: None };
         }
