@@ -4,16 +4,16 @@
 //! command's `--help` ([`EXIT_CODES`]); docs/cli.md lists them too. The codes and their
 //! meanings are part of the interface: scripts branch on them.
 //!
-//! | code | constant              | meaning                                                  |
-//! |-----:|-----------------------|----------------------------------------------------------|
-//! | 0    | (success)             | the command did what it was asked                        |
-//! | 1    | [`IO`]                | a file cannot be read or written                         |
-//! | 2    | [`USAGE`]             | bad command-line arguments (clap's own errors exit 2 too) |
-//! | 3    | [`INPUT`]             | the input is malformed or breaks a rule                  |
-//! | 4    | [`CHECK`]             | a plan fails the checker (for `plan`: an internal error) |
-//! | 5    | [`PROVEN_INFEASIBLE`] | no plan fits under the capacity, and that is proven      |
-//! | 6    | [`NOT_FOUND`]         | no plan under the capacity was found, none proven impossible |
-//! | 130  | [`INTERRUPTED`]       | a second Ctrl-C (the shell's code for SIGINT)            |
+//! | code | constant              | meaning                                                      |
+//! |-----:|-----------------------|--------------------------------------------------------------|
+//! |    0 | (success)             | the command did what it was asked                            |
+//! |    1 | [`IO`]                | a file cannot be read or written                             |
+//! |    2 | [`USAGE`]             | bad command-line arguments (clap's own errors exit 2 too)    |
+//! |    3 | [`INPUT`]             | the input is malformed or breaks a rule                      |
+//! |    4 | [`CHECK`]             | a plan fails the checker (for `plan`: an internal error)     |
+//! |    5 | [`PROVEN_INFEASIBLE`] | no plan fits under the capacity, and that is proven          |
+//! |    6 | [`NOT_FOUND`]         | no plan under the capacity was found, none proven impossible |
+//! |  130 | [`INTERRUPTED`]       | a second Ctrl-C (the shell's code for SIGINT)                |
 //!
 //! This module imports nothing from the rest of the crate.
 
