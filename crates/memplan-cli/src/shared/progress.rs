@@ -3,32 +3,38 @@
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Once, OnceLock};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use memplan::CancelToken;
 
-/// The token the Ctrl-C handler cancels. The handler is installed once per process.
+use crate::exit;
+
+/// The token Ctrl-C cancels, once [`stop_on_ctrl_c`] has run.
 static INTERRUPT: OnceLock<CancelToken> = OnceLock::new();
 
-/// Returns a token that Ctrl-C cancels. A second Ctrl-C ends the process at once
-/// (exit code 130, the shell's convention for SIGINT).
+/// The token that Ctrl-C cancels once [`stop_on_ctrl_c`] has run; until then, Ctrl-C
+/// ends the process as usual (while a command still reads its input, say).
 pub fn interrupt_token() -> CancelToken {
-    INTERRUPT
-        .get_or_init(|| {
-            let token = CancelToken::new();
-            let handler_token = token.clone();
-            // If a handler cannot be installed, Ctrl-C keeps its default meaning.
-            let _ = ctrlc::set_handler(move || {
-                if handler_token.is_cancelled() {
-                    std::process::exit(130);
-                }
-                handler_token.cancel();
-            });
-            token
-        })
-        .clone()
+    INTERRUPT.get_or_init(CancelToken::new).clone()
+}
+
+/// From now on, Ctrl-C cancels [`interrupt_token`] (the planner stops and returns its
+/// best plan), and a second Ctrl-C ends the process at once ([`exit::INTERRUPTED`]).
+/// The handler is installed once per process; if it cannot be, Ctrl-C keeps its default
+/// meaning.
+pub fn stop_on_ctrl_c() {
+    static INSTALLED: Once = Once::new();
+    INSTALLED.call_once(|| {
+        let token = interrupt_token();
+        let _ = ctrlc::set_handler(move || {
+            if token.is_cancelled() {
+                std::process::exit(exit::INTERRUPTED);
+            }
+            token.cancel();
+        });
+    });
 }
 
 /// A progress bar that redraws itself from a helper thread while the library plans.
@@ -39,8 +45,10 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// Starts the bar, unless `quiet` or stderr is not a terminal.
+    /// Listens for Ctrl-C ([`stop_on_ctrl_c`]), and starts the bar unless `quiet` or
+    /// stderr is not a terminal. Call it just before planning.
     pub fn start(quiet: bool, message: String, time_limit: Option<Duration>) -> Progress {
+        stop_on_ctrl_c();
         if quiet || !std::io::stderr().is_terminal() {
             return Progress { bar: None };
         }

@@ -6,24 +6,10 @@ use std::time::Instant;
 use memplan::io::read_problem_csv;
 use memplan::{check, Outcome};
 
-use crate::commands::PlannerArgs;
-use crate::files::{csv_options, read_bytes, read_failure};
-use crate::fmt::{percent, thousands};
-use crate::{Failure, InputArgs, EXIT_CHECK, EXIT_INPUT, EXIT_IO};
-
-#[derive(clap::Args, Debug)]
-pub struct BenchArgs {
-    /// The directory to search (recursively) for `*.csv` files.
-    pub dir: PathBuf,
-    #[command(flatten)]
-    pub planning: PlannerArgs,
-    /// Plan each file under the capacity in its name (`A.1048576.csv`), as `plan
-    /// --capacity` would; without it, minimise the height.
-    #[arg(long)]
-    pub capacity_from_name: bool,
-    #[command(flatten)]
-    pub input_args: InputArgs,
-}
+use crate::exit::{self, Failure};
+use crate::flags::commands::BenchArgs;
+use crate::shared::files::{read_bytes, read_failure};
+use crate::shared::numbers::{percent, thousands};
 
 fn csv_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
@@ -58,11 +44,11 @@ fn best_known(dir: &Path) -> Result<Vec<(PathBuf, u64)>, Failure> {
         return Ok(Vec::new());
     };
     let text = std::fs::read_to_string(&file)
-        .map_err(|e| Failure::new(EXIT_IO, format!("{}: {e}", file.display())))?;
+        .map_err(|e| Failure::new(exit::IO, format!("{}: {e}", file.display())))?;
     let base = file.parent().unwrap_or(Path::new("."));
     parse_best_known(&text)
         .map(|v| v.into_iter().map(|(p, h)| (base.join(p), h)).collect())
-        .map_err(|e| Failure::new(EXIT_INPUT, format!("{}: {e}", file.display())))
+        .map_err(|e| Failure::new(exit::INPUT, format!("{}: {e}", file.display())))
 }
 
 /// The (instance, height) lines of a best-known file.
@@ -95,12 +81,9 @@ fn capacity_in_name(path: &Path) -> Option<u64> {
 }
 
 pub fn bench(args: BenchArgs) -> Result<(), Failure> {
-    // `plan`'s options, so that a table row is what `plan` gives that file.
-    let mut options = args.planning.options()?;
-    options.verify = false; // the table's own check column runs the checker
     let mut files = Vec::new();
     csv_files(&args.dir, &mut files)
-        .map_err(|e| Failure::new(EXIT_IO, format!("{}: {e}", args.dir.display())))?;
+        .map_err(|e| Failure::new(exit::IO, format!("{}: {e}", args.dir.display())))?;
     let best = best_known(&args.dir)?;
     println!("| instance | buffers | max load | height | fragmentation | frag % | best known | vs best | vs capacity in name | ms | planner | check |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|");
@@ -118,11 +101,15 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
         } else {
             None
         };
-        let problem = read_problem_csv(&bytes, &csv_options(&args.input_args, capacity))
+        // `plan`'s limits and options, so that a table row is what `plan` gives that file.
+        let limits = args.planning.limits(capacity, None);
+        let mut options = args.planning.options(&limits);
+        options.verify = false; // the table's own check column runs the checker
+        let problem = read_problem_csv(&bytes, &args.input_args.read_options(limits.capacity))
             .map_err(|e| read_failure(&text, e))?;
         let started = Instant::now();
         let report = memplan::plan(&problem, &options)
-            .map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;
+            .map_err(|e| Failure::new(exit::CHECK, e.to_string()))?;
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         let plan = match &report.outcome {
             Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => p,
@@ -175,7 +162,7 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
     }
     if failures > 0 {
         return Err(Failure::new(
-            EXIT_CHECK,
+            exit::CHECK,
             format!("{failures} plan(s) failed the checker"),
         ));
     }

@@ -1,12 +1,166 @@
-//! Flags of the TelaMalloc planner (`--planner telamalloc`), and the microbenchmark kinds
-//! of `memplan gen`.
+//! The ablation and tuning switches of the exact search, TelaMalloc and boxing, flattened
+//! into `plan`, `bench` and `tflite` through [`super::planning::PlannerArgs`]. Every one
+//! is `hide`: `plan --help-all` shows them, grouped per planner, and the other commands'
+//! help does not. Each switch maps to one field of the planner's library options, and
+//! no switch means the library's default.
 
-use clap::ValueEnum;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use memplan::telamalloc::{
     BacktrackOptions, CandidateOptions, DecompositionOptions, PruningOptions, RoundOptions,
 };
-use memplan::testing::{generate_microbenchmark, MicrobenchKind};
-use memplan::{Problem, TelamallocOptions};
+use memplan::{Bootstrap, BoxingOptions, ExactOptions, Preorder, SqueezeFit, TelamallocOptions};
+
+/// The exact search's switches (`--exact`, `--planner exact`, and the exact search
+/// inside the default portfolio).
+#[derive(clap::Args, Debug, Clone)]
+pub struct ExactArgs {
+    /// Run the exact search after greedy: with --capacity, a plan under it or a proof that
+    /// none exists; without, the minimum height (anytime, within --time-limit).
+    #[arg(long)]
+    pub exact: bool,
+    /// Ablation: search every order, not only canonical ones (offset- and index-monotonic).
+    #[arg(long, hide = true, help_heading = "Exact search: ablations and tuning")]
+    pub no_canonical: bool,
+    /// Ablation: no section inference (eq. 3 of the MiniMalloc paper).
+    #[arg(long, hide = true, help_heading = "Exact search: ablations and tuning")]
+    pub no_section_inference: bool,
+    /// Ablation: no monotonic floor in section inference.
+    #[arg(long, hide = true, help_heading = "Exact search: ablations and tuning")]
+    pub no_monotonic_floor: bool,
+    /// Ablation: no effective height (unallocated floors) in section inference.
+    #[arg(long, hide = true, help_heading = "Exact search: ablations and tuning")]
+    pub no_unallocated_floor: bool,
+    /// Ablation: no dominance pruning.
+    #[arg(long, hide = true, help_heading = "Exact search: ablations and tuning")]
+    pub no_dominance: bool,
+    /// Ablation: no dynamic temporal decomposition.
+    #[arg(long, hide = true, help_heading = "Exact search: ablations and tuning")]
+    pub no_decomposition: bool,
+    /// Ablation: no static preordering (input order, one run).
+    #[arg(long, hide = true, help_heading = "Exact search: ablations and tuning")]
+    pub no_static_preordering: bool,
+    /// Ablation: with --capacity, search only under it, not also under the max load.
+    #[arg(long, hide = true, help_heading = "Exact search: ablations and tuning")]
+    pub no_tighten: bool,
+    /// The static preorders to alternate, comma-separated, from length-area-total,
+    /// total-area-length, total-length-area, size-length-area.
+    #[arg(
+        long,
+        hide = true,
+        help_heading = "Exact search: ablations and tuning",
+        value_delimiter = ',',
+        value_parser = parse_preorder
+    )]
+    pub preorders: Vec<Preorder>,
+    /// Stop each capacity search after this many nodes per preorder.
+    #[arg(long, hide = true, help_heading = "Exact search: ablations and tuning")]
+    pub node_limit: Option<u64>,
+}
+
+/// `--preorders NAME,...`: the names of [`Preorder::ALL`].
+fn parse_preorder(name: &str) -> Result<Preorder, String> {
+    Preorder::ALL
+        .into_iter()
+        .find(|p| p.name() == name)
+        .ok_or_else(|| format!("unknown preorder '{name}'"))
+}
+
+impl ExactArgs {
+    /// The library options these flags describe.
+    pub fn options(&self) -> ExactOptions {
+        let mut o = ExactOptions {
+            canonical: !self.no_canonical,
+            section_inference: !self.no_section_inference,
+            monotonic_floor: !self.no_monotonic_floor,
+            unallocated_floor: !self.no_unallocated_floor,
+            dominance: !self.no_dominance,
+            decomposition: !self.no_decomposition,
+            static_preordering: !self.no_static_preordering,
+            tighten: !self.no_tighten,
+            node_limit: self.node_limit,
+            ..ExactOptions::default()
+        };
+        if !self.preorders.is_empty() {
+            o.preorders = self.preorders.clone();
+        }
+        o
+    }
+}
+
+/// Boxing's switches (`--planner boxing`, and boxing inside the default portfolio).
+#[derive(clap::Args, Debug, Clone)]
+pub struct BoxingArgs {
+    /// Boxing: iterations of box, unbox and squeeze.
+    #[arg(long, hide = true, help_heading = "Boxing: ablations and tuning", default_value_t = BoxingOptions::default().iterations)]
+    pub iterations: u32,
+    /// Boxing: the seed of its random choices; the same seed gives the same plan.
+    #[arg(long, hide = true, help_heading = "Boxing: ablations and tuning", default_value_t = BoxingOptions::default().seed)]
+    pub seed: u64,
+    /// Boxing: stop once the fragmentation (height − max load) is at most this many bytes.
+    #[arg(long, hide = true, help_heading = "Boxing: ablations and tuning", default_value_t = BoxingOptions::default().target_fragmentation)]
+    pub target_fragmentation: u64,
+    /// Boxing: the plan to beat, polished before the iterations and returned when none
+    /// beats it: the best of the twelve greedy planners, size-then-lifetime first-fit
+    /// (idealloc's), or none. Inside the default portfolio, its best greedy plan.
+    #[arg(long, hide = true, help_heading = "Boxing: ablations and tuning", default_value = "greedy", value_parser = PossibleValuesParser::new(["greedy", "size-then-lifetime", "none"]).map(|s| s.parse::<Bootstrap>().unwrap_or_default()))]
+    pub bootstrap: Bootstrap,
+    /// Boxing: the same as `--bootstrap none`.
+    #[arg(
+        long,
+        hide = true,
+        help_heading = "Boxing: ablations and tuning",
+        conflicts_with = "bootstrap"
+    )]
+    pub no_bootstrap: bool,
+    /// Boxing: finish every iteration, even those already above the best height.
+    #[arg(long, hide = true, help_heading = "Boxing: ablations and tuning")]
+    pub no_abandon: bool,
+    /// Boxing: take the low end of ε's legal range instead of calibrating it.
+    #[arg(long, hide = true, help_heading = "Boxing: ablations and tuning")]
+    pub no_calibrate_epsilon: bool,
+    /// Boxing: how the squeeze picks addresses: first-fit, best-fit, or alternate
+    /// (first-fit in even iterations, best-fit in odd ones).
+    #[arg(long, hide = true, help_heading = "Boxing: ablations and tuning", default_value = "first-fit", value_parser = PossibleValuesParser::new(["first-fit", "best-fit", "alternate"]).map(|s| match s.as_str() {
+        "best-fit" => SqueezeFit::BestFit,
+        "alternate" => SqueezeFit::Alternate,
+        _ => SqueezeFit::FirstFit,
+    }))]
+    pub squeeze: SqueezeFit,
+    /// Boxing: give each Theorem 2 sub-problem one fresh random critical time instead of
+    /// the ends of the row gaps above it.
+    #[arg(long, hide = true, help_heading = "Boxing: ablations and tuning")]
+    pub no_inherit_critical_times: bool,
+    /// Boxing: peak-repair moves on the final plan (0 = none). Each lifts the buffers
+    /// around the peak and puts them back in a random order, kept if the height does not
+    /// rise.
+    #[arg(long, hide = true, help_heading = "Boxing: ablations and tuning", default_value_t = BoxingOptions::default().polish_moves)]
+    pub polish_moves: u32,
+    /// Keep boxing out of the default portfolio (`--planner auto`).
+    #[arg(long, hide = true, help_heading = "Boxing: ablations and tuning")]
+    pub no_boxing_in_portfolio: bool,
+}
+
+impl BoxingArgs {
+    /// The library options these flags select.
+    pub fn options(&self) -> BoxingOptions {
+        BoxingOptions {
+            iterations: self.iterations,
+            seed: self.seed,
+            target_fragmentation: self.target_fragmentation,
+            bootstrap: if self.no_bootstrap {
+                Bootstrap::None
+            } else {
+                self.bootstrap
+            },
+            abandon: !self.no_abandon,
+            calibrate_epsilon: !self.no_calibrate_epsilon,
+            squeeze: self.squeeze,
+            inherit_critical_times: !self.no_inherit_critical_times,
+            in_portfolio: !self.no_boxing_in_portfolio,
+            polish_moves: self.polish_moves,
+        }
+    }
+}
 
 /// TelaMalloc's switches. Every technique is on unless turned off here.
 #[derive(clap::Args, Debug, Clone)]
@@ -129,31 +283,6 @@ impl TelamallocArgs {
             },
         }
     }
-}
-
-/// What `memplan gen` makes.
-#[derive(Clone, Copy, Debug, Default, ValueEnum, PartialEq, Eq)]
-pub enum GenKind {
-    /// A model-like training trace.
-    #[default]
-    Model,
-    /// A dense training trace: `--live` buffers all live at once among `--buffers`, 10⁸+
-    /// overlapping pairs at 60,000 buffers, sizes from `--min-size` to `--max-size`.
-    Dense,
-    /// TelaMalloc §7.1: buffers that never overlap in time (capacity: the largest size).
-    NonOverlapping,
-    /// TelaMalloc §7.1: buffers all live together (capacity: the sum of the sizes).
-    FullOverlap,
-}
-
-/// The microbenchmark for `kind`, or `None` for the model-like generator.
-pub fn microbenchmark(kind: GenKind, buffers: usize, seed: u64) -> Option<Problem> {
-    let k = match kind {
-        GenKind::Model | GenKind::Dense => return None,
-        GenKind::NonOverlapping => MicrobenchKind::NonOverlapping,
-        GenKind::FullOverlap => MicrobenchKind::FullOverlap,
-    };
-    Some(generate_microbenchmark(k, buffers, seed))
 }
 
 #[cfg(test)]

@@ -3,10 +3,9 @@
 
 use std::io::{Read, Write};
 
-use memplan::io::{CsvOptions, LifetimeConvention};
-use memplan::{ReadError, ReadErrorKind, Size};
+use memplan::{ReadError, ReadErrorKind};
 
-use crate::{Failure, InputArgs, Lifetimes, EXIT_INPUT, EXIT_IO};
+use crate::exit::{self, Failure};
 
 /// Reads a whole file, or stdin for `-`.
 pub fn read_bytes(path: &str) -> Result<Vec<u8>, Failure> {
@@ -18,7 +17,7 @@ pub fn read_bytes(path: &str) -> Result<Vec<u8>, Failure> {
             .and_then(|mut f| f.read_to_end(&mut buf))
             .map(|_| ())
     };
-    res.map_err(|e| Failure::new(EXIT_IO, format!("{}: {e}", display_path(path))))?;
+    res.map_err(|e| Failure::new(exit::IO, format!("{}: {e}", display_path(path))))?;
     Ok(buf)
 }
 
@@ -34,23 +33,11 @@ pub fn display_path(path: &str) -> &str {
 /// Maps a read error to a one-line failure naming the file.
 pub fn read_failure(path: &str, e: ReadError) -> Failure {
     let code = if matches!(e.kind, ReadErrorKind::Io(_)) {
-        EXIT_IO
+        exit::IO
     } else {
-        EXIT_INPUT
+        exit::INPUT
     };
     Failure::new(code, format!("{}: {e}", display_path(path)))
-}
-
-/// The CSV reader's options from the input flags.
-pub fn csv_options(args: &InputArgs, capacity: Option<u64>) -> CsvOptions {
-    CsvOptions {
-        lifetimes: args.lifetimes.map(|l| match l {
-            Lifetimes::HalfOpen => LifetimeConvention::HalfOpen,
-            Lifetimes::Inclusive => LifetimeConvention::Inclusive,
-        }),
-        capacity: capacity.map(Size),
-        default_alignment: args.alignment.map(Size),
-    }
 }
 
 /// Opens `path` for writing (stdout for `-`), runs `f`, and flushes. A closed stdout
@@ -72,9 +59,27 @@ pub fn write_to(
     match res {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(Failure::new(
-            EXIT_IO,
+            exit::IO,
             format!("{}: {e}", if path == "-" { "<stdout>" } else { path }),
         )),
         Ok(()) => Ok(()),
     }
+}
+
+/// A `memplan_tflite` error as a one-line failure naming the model, with its exit code.
+#[cfg(feature = "tflite")]
+pub fn tflite_failure(path: &str, e: memplan_tflite::TfliteError) -> Failure {
+    use memplan_tflite::TfliteError;
+    let code = match &e {
+        TfliteError::NoFit { proven: true, .. } => exit::PROVEN_INFEASIBLE,
+        TfliteError::NoFit { proven: false, .. } => exit::NOT_FOUND,
+        TfliteError::Check(_) | TfliteError::Internal(_) | TfliteError::Plan(_) => exit::CHECK,
+        _ => exit::INPUT,
+    };
+    let hint = if matches!(e, TfliteError::HasPlan { .. }) {
+        "; --force replaces it"
+    } else {
+        ""
+    };
+    Failure::new(code, format!("{}: {e}{hint}", display_path(path)))
 }

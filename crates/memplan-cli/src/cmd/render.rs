@@ -1,85 +1,61 @@
 //! `memplan render`: reads a problem and a plan, checks the plan, and draws it with
 //! `memplan_render` (the picture is described there).
 
-use std::collections::HashMap;
-
-use memplan::{check_placements, Offset, Problem};
+use memplan::{check_placements, Offset, Problem, Size};
 use memplan_render::{draw, Picture};
 
-use crate::files::{read_bytes, write_to};
-use crate::{formats, Failure, InputArgs, EXIT_CHECK};
-
-#[derive(clap::Args, Debug)]
-pub struct RenderArgs {
-    /// The problem (CSV or JSON; `-` for stdin), or a `.tflite` model that carries an
-    /// offline plan (the output of `memplan tflite`), drawn with its tensors' names.
-    pub problem: String,
-    /// The plan: any CSV or JSON with `id` and `offset`, e.g. the output of `memplan plan`.
-    /// Not given for a `.tflite` model.
-    pub plan: Option<String>,
-    /// Where to write the SVG (`-` for stdout).
-    #[arg(short, long, default_value = "-")]
-    pub output: String,
-    /// Also draw this capacity line.
-    #[arg(long)]
-    pub capacity: Option<u64>,
-    /// Picture width in pixels, 200 to 20,000.
-    #[arg(long, default_value_t = 1200, value_parser = clap::value_parser!(u32).range(200..=20_000))]
-    pub width: u32,
-    /// Picture height in pixels, 150 to 20,000.
-    #[arg(long, default_value_t = 800, value_parser = clap::value_parser!(u32).range(150..=20_000))]
-    pub height: u32,
-    /// Draw from this time on (with --to: the window [from, to)).
-    #[arg(long)]
-    pub from: Option<u64>,
-    /// Draw up to this time (exclusive).
-    #[arg(long)]
-    pub to: Option<u64>,
-    /// Outline these buffers (ids, separated by commas) and fade the others.
-    #[arg(long, value_delimiter = ',')]
-    pub buffers: Vec<String>,
-    #[command(flatten)]
-    pub input_args: InputArgs,
-}
+use crate::exit::{self, Failure};
+use crate::flags::commands::RenderArgs;
+use crate::flags::input::Format;
+#[cfg(feature = "tflite")]
+use crate::shared::files::{display_path, tflite_failure};
+use crate::shared::files::{read_bytes, write_to};
+use crate::shared::formats;
+use crate::shared::numbers::thousands;
+use crate::shared::two_level::{
+    fast_capacity, index_by_id, read_plan_levels, read_spill_data, two_level_plan,
+};
 
 pub fn render(args: RenderArgs) -> Result<(), Failure> {
     let bytes = read_bytes(&args.problem)?;
     #[cfg(feature = "tflite")]
     {
         let picture = Picture::new(args.width, args.height, file_name(&args.problem), true);
-        if let Some(svg) = crate::tflite::render_model(&args.problem, &bytes, picture) {
+        if let Some(svg) = render_model(&args.problem, &bytes, picture) {
             if let Some(plan) = &args.plan {
-                return Err(Failure::new(
-                    2,
-                    format!("{plan}: a .tflite model carries its own plan; give the model alone"),
-                ));
+                return Err(Failure::usage(format!(
+                    "{plan}: a .tflite model carries its own plan; give the model alone"
+                )));
             }
             let svg = svg?;
             return write_to(&args.output, |w| w.write_all(svg.as_bytes()));
         }
     }
     let Some(plan_path) = args.plan.clone() else {
-        return Err(Failure::new(
-            2,
+        return Err(Failure::usage(
             "the plan file is missing (required unless the problem is a .tflite model)",
         ));
     };
-    let (format, problem) =
-        formats::read_problem(&args.problem, &bytes, &args.input_args, args.capacity)?;
+    let (format, problem) = formats::read_problem(
+        &args.problem,
+        &bytes,
+        &args.input_args,
+        args.capacity.map(Size),
+    )?;
     let window = window(&args, &problem)?;
     if let Some(unknown) = args
         .buffers
         .iter()
         .find(|id| !problem.buffers().iter().any(|b| &b.id == *id))
     {
-        return Err(Failure::new(
-            2,
-            format!("--buffers: no buffer '{unknown}' in {}", args.problem),
-        ));
+        return Err(Failure::usage(format!(
+            "--buffers: no buffer '{unknown}' in {}",
+            args.problem
+        )));
     }
     let plan_bytes = read_bytes(&plan_path)?;
     let placements = formats::read_placements(&plan_path, &plan_bytes)?;
-    if let Some(levels) = crate::two_level::read_plan_levels(&plan_path, &plan_bytes)? {
+    if let Some(levels) = read_plan_levels(&plan_path, &plan_bytes)? {
         let input = (format, bytes.as_slice());
         let svg = two_levels(
             &args,
@@ -100,13 +76,13 @@ pub fn render(args: RenderArgs) -> Result<(), Failure> {
             .as_ref()
             .err()
             .map_or(String::new(), |f| f.to_string());
-        Failure::new(EXIT_CHECK, format!("{plan_path}: cannot draw: {why}"))
+        Failure::new(exit::CHECK, format!("{plan_path}: cannot draw: {why}"))
     })?;
     let name = file_name(&args.problem);
     let mut picture = Picture::new(args.width, args.height, name, checked.is_ok());
     picture.window = window;
     picture.highlight = args.buffers.clone();
-    if format == formats::Format::Csv {
+    if format == Format::Csv {
         picture.notes = column_notes(&bytes, problem.len());
     }
     let svg = draw(&problem, &offsets, &picture);
@@ -126,34 +102,25 @@ fn file_name(path: &str) -> &str {
 fn two_levels(
     args: &RenderArgs,
     plan_path: &str,
-    (format, bytes): (formats::Format, &[u8]),
+    (format, bytes): (Format, &[u8]),
     problem: &Problem,
     placements: &[(String, Offset)],
     levels: &[bool],
     window: Option<(u64, u64)>,
 ) -> Result<String, Failure> {
-    let Some(capacity) = args.capacity else {
-        return Err(Failure::new(
-            2,
-            format!(
-                "{}: a plan with a memory column needs --capacity (the fast memory's size)",
-                plan_path
-            ),
-        ));
-    };
-    let data = crate::spill::read_spill_data(&args.problem, bytes, format, problem)?;
-    let plan =
-        crate::two_level::two_level_plan(problem, &data, placements, levels).map_err(|wrong| {
-            Failure::new(
-                EXIT_CHECK,
-                format!("{plan_path}: cannot draw: {}", wrong.join("; ")),
-            )
-        })?;
-    let c = memplan::Size(capacity);
+    let capacity = fast_capacity(args.capacity, plan_path)?;
+    let data = read_spill_data(&args.problem, bytes, format, problem)?;
+    let plan = two_level_plan(problem, &data, placements, levels).map_err(|wrong| {
+        Failure::new(
+            exit::CHECK,
+            format!("{plan_path}: cannot draw: {}", wrong.join("; ")),
+        )
+    })?;
+    let c = Size(capacity);
     let valid = memplan::spill::check_spill(problem, c, &data.input(), &plan).is_ok();
     let split = plan
         .levels(problem, c)
-        .map_err(|e| Failure::new(EXIT_CHECK, format!("{plan_path}: cannot draw: {e}")))?;
+        .map_err(|e| Failure::new(exit::CHECK, format!("{plan_path}: cannot draw: {e}")))?;
     let bufs = problem.buffers();
     let span = (
         bufs.iter()
@@ -162,14 +129,11 @@ fn two_levels(
             .unwrap_or(0),
         bufs.iter().map(|b| b.lifetime.end.get()).max().unwrap_or(1),
     );
-    let notes = (format == formats::Format::Csv)
+    let notes = (format == Format::Csv)
         .then(|| column_notes(bytes, problem.len()))
         .flatten();
     let titles = [
-        format!(
-            "fast memory (capacity {} B)",
-            crate::fmt::thousands(capacity)
-        ),
+        format!("fast memory (capacity {} B)", thousands(capacity)),
         "slow memory (spilled)".to_string(),
     ];
     let levels = [
@@ -219,10 +183,9 @@ fn window(args: &RenderArgs, problem: &Problem) -> Result<Option<(u64, u64)>, Fa
         .to
         .unwrap_or_else(|| bufs.iter().map(|b| b.lifetime.end.get()).max().unwrap_or(1));
     if from >= to {
-        return Err(Failure::new(
-            2,
-            format!("--from {from} must be below --to {to}"),
-        ));
+        return Err(Failure::usage(format!(
+            "--from {from} must be below --to {to}"
+        )));
     }
     Ok(Some((from, to)))
 }
@@ -245,16 +208,6 @@ fn column_notes(bytes: &[u8], buffers: usize) -> Option<Vec<String>> {
     })
 }
 
-/// Each buffer's index, by id.
-pub(crate) fn index_by_id(problem: &Problem) -> HashMap<&str, usize> {
-    problem
-        .buffers()
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (b.id.as_str(), i))
-        .collect()
-}
-
 fn offsets_by_index(problem: &Problem, placements: &[(String, Offset)]) -> Option<Vec<u64>> {
     let index = index_by_id(problem);
     let mut out: Vec<Option<u64>> = vec![None; problem.len()];
@@ -266,4 +219,49 @@ fn offsets_by_index(problem: &Problem, placements: &[(String, Offset)]) -> Optio
         *slot = Some(off.get());
     }
     out.into_iter().collect()
+}
+
+/// `memplan render MODEL.tflite`: the plan the model carries, over its tensors'
+/// lifetimes; tooltips name each tensor. `None` when `bytes` is not a TFLite model.
+#[cfg(feature = "tflite")]
+fn render_model(
+    path: &str,
+    bytes: &[u8],
+    mut picture: memplan_render::Picture<'_>,
+) -> Option<Result<String, Failure>> {
+    if bytes.get(4..8) != Some(b"TFL3".as_slice()) {
+        return None;
+    }
+    Some((|| {
+        let a = memplan_tflite::analyze(bytes).map_err(|e| tflite_failure(path, e))?;
+        let Some((_, offsets)) = &a.existing_plan else {
+            return Err(Failure::new(
+                exit::INPUT,
+                format!(
+                    "{}: no offline plan to draw (metadata 'OfflineMemoryAllocation'); \
+                     `memplan tflite {0} -o PLANNED.tflite` writes one",
+                    display_path(path)
+                ),
+            ));
+        };
+        let valid = memplan_tflite::check_offsets(&a.tensors, offsets).is_ok();
+        let mut drawn = Vec::with_capacity(a.tensor_of.len());
+        let mut notes = Vec::with_capacity(a.tensor_of.len());
+        for &t in &a.tensor_of {
+            let life = &a.tensors[t];
+            // A plan that leaves a tensor to TFLM (-1) is drawn at 0 and fails the check.
+            drawn.push(offsets.get(t).map_or(0, |&o| o.max(0) as u64));
+            notes.push(format!(
+                "tensor {} (subgraph {}, index {}), TFLM steps {}..{}, {} B",
+                life.index, life.subgraph, life.local, life.first, life.last, life.bytes
+            ));
+        }
+        picture.valid = valid;
+        picture.notes = Some(notes);
+        // The tensors alone: the file has no offsets for the scratch room.
+        let tensors = a.problem.buffers()[..a.tensor_of.len()].to_vec();
+        let problem = memplan::Problem::new(tensors, None)
+            .map_err(|e| Failure::new(exit::CHECK, format!("{}: {e}", display_path(path))))?;
+        Ok(memplan_render::draw(&problem, &drawn, &picture))
+    })())
 }

@@ -5,59 +5,29 @@ use memplan::shared_objects::{
 };
 use memplan::Size;
 
-use crate::files::write_to;
-use crate::fmt::{count, millis, percent, thousands};
-use crate::formats::load_problem;
-use crate::{Failure, InputArgs, EXIT_CHECK, EXIT_INPUT};
-
-#[derive(clap::Args, Debug)]
-pub struct ShareArgs {
-    /// The problem, CSV or JSON (`-` for stdin). Gaps, alignment, fixed offsets and capacity are
-    /// ignored: shared objects have no addresses, and a buffer counts as live over its
-    /// whole lifetime.
-    pub input: String,
-    /// Where to write the assignment: `id,object,object_size`, one line per buffer in
-    /// input order (`-` for stdout).
-    #[arg(short, long, default_value = "-")]
-    pub output: String,
-    /// Also write the table of objects, `object,size,buffers`, to this file.
-    #[arg(long)]
-    pub objects: Option<String>,
-    /// The strategy: `auto` (run all, keep the smallest total), `size-improved`, `size`,
-    /// `breadth` or `naive`.
-    #[arg(long, default_value = "auto")]
-    pub strategy: String,
-    /// Greedy by Size Improved: ask every object for each buffer instead of walking out
-    /// to the nearest held lifetimes. Same assignment, slower; for ablation.
-    #[arg(long)]
-    pub no_nearest_first: bool,
-    /// Skip the independent checker (on by default).
-    #[arg(long)]
-    pub no_check: bool,
-    #[command(flatten)]
-    pub input_args: InputArgs,
-}
+use crate::exit::{self, Failure};
+use crate::flags::commands::{CheckSharedArgs, ShareArgs};
+use crate::shared::files::{read_bytes, write_to};
+use crate::shared::formats::load_problem;
+use crate::shared::numbers::{count, millis, percent, thousands};
 
 pub fn share(args: ShareArgs) -> Result<(), Failure> {
     let strategy = match args.strategy.as_str() {
         "auto" => None,
         s => Some(s.parse::<SharedStrategy>().map_err(|_| {
-            Failure::new(
-                2,
-                format!(
-                    "unknown strategy '{s}': expected auto, size-improved, size, breadth or naive"
-                ),
-            )
+            Failure::usage(format!(
+                "unknown strategy '{s}': expected auto, size-improved, size, breadth or naive"
+            ))
         })?),
     };
-    let (_, problem) = load_problem(&args.input, &args.input_args, None)?;
+    let (_, _, problem) = load_problem(&args.input, &args.input_args, None)?;
     let options = SharedOptions {
         strategy,
         nearest_first: !args.no_nearest_first,
         verify: !args.no_check,
     };
     let report = plan_shared_objects(&problem, &options)
-        .map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;
+        .map_err(|e| Failure::new(exit::CHECK, e.to_string()))?;
     let a = &report.assignment;
     write_to(&args.output, |w| {
         writeln!(w, "id,object,object_size")?;
@@ -123,24 +93,14 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-#[derive(clap::Args, Debug)]
-pub struct CheckSharedArgs {
-    /// The problem, CSV or JSON (`-` for stdin).
-    pub problem: String,
-    /// The assignment: `id,object,object_size` lines as written by `memplan share`.
-    pub assignment: String,
-    #[command(flatten)]
-    pub input_args: InputArgs,
-}
-
 /// `memplan check-shared PROBLEM.csv ASSIGNMENT.csv`: the independent checker.
 pub fn check_shared(args: CheckSharedArgs) -> Result<(), Failure> {
-    let (_, problem) = load_problem(&args.problem, &args.input_args, None)?;
-    let text = String::from_utf8(crate::files::read_bytes(&args.assignment)?)
-        .map_err(|_| Failure::new(EXIT_INPUT, format!("{}: not utf-8", args.assignment)))?;
+    let (_, _, problem) = load_problem(&args.problem, &args.input_args, None)?;
+    let text = String::from_utf8(read_bytes(&args.assignment)?)
+        .map_err(|_| Failure::new(exit::INPUT, format!("{}: not utf-8", args.assignment)))?;
     let bad = |line: usize, what: &str| {
         Failure::new(
-            EXIT_INPUT,
+            exit::INPUT,
             format!("{}: line {line}: {what}", args.assignment),
         )
     };
@@ -175,7 +135,7 @@ pub fn check_shared(args: CheckSharedArgs) -> Result<(), Failure> {
     for b in problem.buffers() {
         let Some(&(o, s)) = by_id.get(&b.id) else {
             return Err(Failure::new(
-                EXIT_INPUT,
+                exit::INPUT,
                 format!("{}: buffer '{}' has no object", args.assignment, b.id),
             ));
         };
@@ -185,7 +145,7 @@ pub fn check_shared(args: CheckSharedArgs) -> Result<(), Failure> {
         match sizes[o as usize] {
             Some(prev) if prev != s => {
                 return Err(Failure::new(
-                    EXIT_INPUT,
+                    exit::INPUT,
                     format!(
                         "{}: object {o} is given sizes {prev} and {s}",
                         args.assignment

@@ -5,49 +5,23 @@ use memplan::tiles::{
 };
 use memplan::Options;
 
-use crate::files::{read_bytes, write_to};
-use crate::fmt::{millis, percent, thousands};
-use crate::{Failure, EXIT_CHECK, EXIT_INPUT};
+use crate::exit::{self, Failure};
+use crate::flags::commands::{CheckTilesArgs, TilesArgs};
+use crate::shared::files::{display_path, read_bytes, write_to};
+use crate::shared::numbers::{millis, percent, thousands};
 
-#[derive(clap::Args, Debug)]
-pub struct TilesArgs {
-    /// The tiled problem, JSON (docs/tiles.md; `-` for stdin).
-    pub input: String,
-    /// Where to write the plan: `id,offset`, one line per tensor (`-` for stdout).
-    #[arg(short, long, default_value = "-")]
-    pub output: String,
-    /// The order: `auto` (every order, keep the lowest peak), `size`, `lifetime` or `peers`.
-    #[arg(long, default_value = "auto")]
-    pub order: String,
-    /// Move past the first collision found only, as in the paper, instead of past all
-    /// collisions of the tensor at once. Same result, more rounds.
-    #[arg(long)]
-    pub no_jump_past_all: bool,
-    /// Never fall back to the whole-tensor plan, even when its peak is lower.
-    #[arg(long)]
-    pub no_whole_tensor_fallback: bool,
-    /// Also plan the same tensors whole (lifetime from first to last use, whole extent)
-    /// with the offset planner and with shared objects, and print all three.
-    #[arg(long)]
-    pub compare: bool,
-    /// Skip the chunk-level checker (on by default).
-    #[arg(long)]
-    pub no_check: bool,
-}
-
+/// A tiled problem's read error as a one-line failure naming the file.
 fn read_failure(path: &str, e: TiledReadError) -> Failure {
-    let name = if path == "-" { "<stdin>" } else { path };
-    Failure::new(EXIT_INPUT, format!("{name}: {e}"))
+    Failure::new(exit::INPUT, format!("{}: {e}", display_path(path)))
 }
 
 pub fn tiles(args: TilesArgs) -> Result<(), Failure> {
     let order = match args.order.as_str() {
         "auto" => None,
         s => Some(s.parse::<TileOrder>().map_err(|_| {
-            Failure::new(
-                2,
-                format!("unknown order '{s}': expected auto, size, lifetime or peers"),
-            )
+            Failure::usage(format!(
+                "unknown order '{s}': expected auto, size, lifetime or peers"
+            ))
         })?),
     };
     let bytes = read_bytes(&args.input)?;
@@ -60,7 +34,7 @@ pub fn tiles(args: TilesArgs) -> Result<(), Failure> {
         verify: !args.no_check,
     };
     let report =
-        plan_tiles(&problem, &options).map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;
+        plan_tiles(&problem, &options).map_err(|e| Failure::new(exit::CHECK, e.to_string()))?;
     let elapsed = started.elapsed();
     write_to(&args.output, |w| {
         writeln!(w, "id,offset")?;
@@ -93,14 +67,14 @@ pub fn tiles(args: TilesArgs) -> Result<(), Failure> {
     if args.compare {
         let whole = whole_tensor_problem(&problem);
         let r = memplan::plan(&whole, &Options::default())
-            .map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;
+            .map_err(|e| Failure::new(exit::CHECK, e.to_string()))?;
         let h = r.outcome.plan().map_or(0, |p| p.height().get());
         let ml = r.max_load.get();
         let shared = memplan::shared_objects::plan_shared_objects(
             &whole,
             &memplan::shared_objects::SharedOptions::default(),
         )
-        .map_err(|e| Failure::new(EXIT_CHECK, e.to_string()))?;
+        .map_err(|e| Failure::new(exit::CHECK, e.to_string()))?;
         let so = shared.assignment.total().get();
         line += &format!(
             "; whole-tensor height {} (max load {}); tile-aware saves {} ({}); whole-tensor shared objects {} ({} saved)",
@@ -116,20 +90,12 @@ pub fn tiles(args: TilesArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-#[derive(clap::Args, Debug)]
-pub struct CheckTilesArgs {
-    /// The tiled problem, JSON.
-    pub input: String,
-    /// The plan: `id,offset` lines as written by `memplan tiles`.
-    pub plan: String,
-}
-
 /// `memplan check-tiles INPUT.json PLAN.csv`: the chunk-level checker.
 pub fn check_tiles(args: CheckTilesArgs) -> Result<(), Failure> {
     let bytes = read_bytes(&args.input)?;
     let problem = read_tiled_json(&bytes).map_err(|e| read_failure(&args.input, e))?;
     let text = String::from_utf8(read_bytes(&args.plan)?)
-        .map_err(|_| Failure::new(EXIT_INPUT, format!("{}: not utf-8", args.plan)))?;
+        .map_err(|_| Failure::new(exit::INPUT, format!("{}: not utf-8", args.plan)))?;
     let mut by_id = std::collections::HashMap::new();
     for (n, line) in text.lines().enumerate().skip(1) {
         if line.trim().is_empty() {
@@ -137,13 +103,13 @@ pub fn check_tiles(args: CheckTilesArgs) -> Result<(), Failure> {
         }
         let Some((id, off)) = line.rsplit_once(',') else {
             return Err(Failure::new(
-                EXIT_INPUT,
+                exit::INPUT,
                 format!("{}: line {}: expected 'id,offset'", args.plan, n + 1),
             ));
         };
         let off: u64 = off.trim().parse().map_err(|_| {
             Failure::new(
-                EXIT_INPUT,
+                exit::INPUT,
                 format!("{}: line {}: bad offset '{off}'", args.plan, n + 1),
             )
         })?;
@@ -153,7 +119,7 @@ pub fn check_tiles(args: CheckTilesArgs) -> Result<(), Failure> {
     for t in problem.tensors() {
         let Some(&o) = by_id.get(&t.id) else {
             return Err(Failure::new(
-                EXIT_INPUT,
+                exit::INPUT,
                 format!("{}: tensor '{}' has no offset", args.plan, t.id),
             ));
         };

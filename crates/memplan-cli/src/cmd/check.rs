@@ -1,0 +1,81 @@
+//! `memplan check PROBLEM PLAN`: the independent checker on a plan file, one level or two
+//! (a plan with a `memory` column, the output of `plan --spill`).
+
+use memplan::spill::check_spill;
+use memplan::{check_placements, Offset, Problem, Size};
+
+use crate::exit::Failure;
+use crate::flags::commands::CheckArgs;
+use crate::flags::input::Format;
+use crate::shared::files::{display_path, read_bytes};
+use crate::shared::formats::{self, load_problem};
+use crate::shared::numbers::{count, percent, thousands};
+use crate::shared::two_level::{fast_capacity, read_plan_levels, read_spill_data, two_level_plan};
+
+pub fn check(args: CheckArgs) -> Result<(), Failure> {
+    let capacity = args.capacity.map(Size);
+    let (problem_bytes, format, problem) = load_problem(&args.problem, &args.input_args, capacity)?;
+    let bytes = read_bytes(&args.plan)?;
+    let placements = formats::read_placements(&args.plan, &bytes)?;
+    if let Some(levels) = read_plan_levels(&args.plan, &bytes)? {
+        let problem_file = (format, problem_bytes.as_slice());
+        return check_two_levels(&args, problem_file, &problem, &placements, &levels);
+    }
+    match check_placements(&problem, &placements) {
+        Ok(summary) => {
+            let (max_load, bound) = (
+                memplan::max_load(&problem).get(),
+                memplan::lower_bound(&problem).get(),
+            );
+            let h = summary.height.get();
+            println!(
+                "ok: {}; height {}; max load {}; fragmentation {} ({})",
+                count(summary.buffers as u64, "buffer"),
+                thousands(h),
+                thousands(max_load),
+                thousands(h - bound),
+                percent(h - bound, bound)
+            );
+            Ok(())
+        }
+        Err(failure) => Err(Failure::invalid(
+            display_path(&args.plan),
+            "plan",
+            &failure.violations,
+            failure.more,
+        )),
+    }
+}
+
+/// `check` of a two-level plan: matches the plan's rows to the buffers by id, then
+/// [`check_spill`] (fast buffers under the capacity, slow ones among themselves, the
+/// problem's `memory` preferences).
+fn check_two_levels(
+    args: &CheckArgs,
+    (format, problem_bytes): (Format, &[u8]),
+    problem: &Problem,
+    placements: &[(String, Offset)],
+    levels: &[bool],
+) -> Result<(), Failure> {
+    let plan_file = display_path(&args.plan);
+    let capacity = fast_capacity(args.capacity, plan_file)?;
+    let data = read_spill_data(&args.problem, problem_bytes, format, problem)?;
+    let plan = two_level_plan(problem, &data, placements, levels)
+        .map_err(|wrong| Failure::invalid(plan_file, "plan", &wrong, 0))?;
+    let n = problem.len();
+    if let Err(v) = check_spill(problem, Size(capacity), &data.input(), &plan) {
+        return Err(Failure::invalid(plan_file, "two-level plan", &[v], 0));
+    }
+    let slow = plan.spilled.iter().filter(|&&s| s).count();
+    println!(
+        "ok: {}; fast: {}, height {} under capacity {}; slow: {}, height {}; cost {}",
+        count(n as u64, "buffer"),
+        count((n - slow) as u64, "buffer"),
+        thousands(plan.fast_height.get()),
+        thousands(capacity),
+        count(slow as u64, "buffer"),
+        thousands(plan.slow_height.get()),
+        thousands(plan.cost)
+    );
+    Ok(())
+}

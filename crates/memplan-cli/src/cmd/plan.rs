@@ -1,0 +1,333 @@
+//! `memplan plan PROBLEM`: plans one memory level (`plan --spill`, two levels, is
+//! [`super::spill`]), writes the plan, and prints the summary: a text line, or one JSON
+//! object with `--summary-json`.
+
+use std::mem::ManuallyDrop;
+use std::time::Duration;
+
+use memplan::io::PlanInfo;
+use memplan::{Outcome, Problem, Report};
+use serde_json::json;
+
+use crate::exit::{self, Failure};
+use crate::flags::commands::PlanArgs;
+use crate::flags::input::Format;
+use crate::shared::files::{display_path, write_to};
+use crate::shared::formats;
+use crate::shared::numbers::{count, json_millis, millis, percent, thousands};
+use crate::shared::progress::{interrupt_token, Progress};
+
+pub fn plan(args: PlanArgs) -> Result<(), Failure> {
+    let cancel = interrupt_token();
+    let limits = args.planning.limits(args.capacity, Some(cancel.clone()));
+    let (bytes, in_format, problem) =
+        formats::load_problem(&args.input, &args.input_args, limits.capacity)?;
+    // The process ends after this command: freeing a million buffers one by one (tens
+    // of milliseconds) buys nothing.
+    let problem = ManuallyDrop::new(problem);
+    let out_format = formats::output_format(&args.output, args.output_format, in_format);
+    let mut options = args.planning.options(&limits);
+    options.verify = !args.no_check;
+    let progress = Progress::start(
+        args.quiet || args.json,
+        format!(
+            "planning {} with {}",
+            count(problem.len() as u64, "buffer"),
+            options.planner
+        ),
+        options.time_limit,
+    );
+    let report = memplan::plan(&problem, &options);
+    progress.finish();
+    let report = report.map_err(|e| Failure::new(exit::CHECK, e.to_string()))?;
+    let done = Planned {
+        problem: &problem,
+        report: &report,
+        interrupted: cancel.is_cancelled(),
+    };
+    if done.interrupted && !args.quiet && !args.json {
+        eprintln!("memplan: interrupted: keeping the best plan found so far");
+    }
+    let write = |p: &memplan::Plan| {
+        write_to(&args.output, |w| {
+            formats::write_plan(
+                w,
+                out_format,
+                (in_format, &bytes),
+                &problem,
+                p,
+                &done.info(),
+            )
+        })
+    };
+    match &report.outcome {
+        Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => {
+            write(p)?;
+            let h = p.height().get();
+            if args.json {
+                let outcome = if done.optimal() {
+                    "optimal"
+                } else {
+                    "feasible"
+                };
+                eprintln!("{}", done.summary(outcome, Some(h)).to_json());
+            } else if !args.quiet {
+                let mut line = done.summary_line(h);
+                if in_format == Format::Csv && args.input_args.lifetimes.is_none() {
+                    line += &inferred_lifetimes(&bytes);
+                }
+                eprintln!("{line}");
+            }
+            Ok(())
+        }
+        Outcome::Infeasible => {
+            if args.json {
+                eprintln!("{}", done.summary("infeasible", None).to_json());
+            }
+            Err(done.infeasible(&args.input))
+        }
+        Outcome::Unknown { best_so_far, .. } => {
+            // The best plan breaks the capacity and nothing else: the checker confirms
+            // that without the capacity, and it is written for the user to inspect.
+            if let Some(p) = best_so_far {
+                let uncapped = (*problem).clone().with_capacity(None);
+                memplan::check(&uncapped, p).map_err(|f| {
+                    Failure::new(exit::CHECK, format!("the best plan fails the checker: {f}"))
+                })?;
+                write(p)?;
+            }
+            if args.json {
+                let height = best_so_far.as_ref().map(|p| p.height().get());
+                eprintln!("{}", done.summary("unknown", height).to_json());
+            }
+            Err(done.not_found(&args.input, best_so_far.is_some().then_some(&args.output)))
+        }
+    }
+}
+
+/// "; lifetimes half-open (column 'upper')": the convention read from the end column's
+/// name, for the summary line, since the same numbers mean different plans under the two.
+fn inferred_lifetimes(csv: &[u8]) -> String {
+    match memplan::io::inferred_lifetimes_csv(csv) {
+        Some((memplan::io::LifetimeConvention::Inclusive, column)) => format!(
+            "; lifetimes inclusive (column '{column}': live at {column}; --lifetimes half-open to change)"
+        ),
+        Some((_, column)) => format!(
+            "; lifetimes half-open (column '{column}': not live at {column}; --lifetimes inclusive to change)"
+        ),
+        None => String::new(),
+    }
+}
+
+/// A finished `plan` run, for its summary and messages.
+struct Planned<'a> {
+    problem: &'a Problem,
+    report: &'a Report,
+    interrupted: bool,
+}
+
+impl Planned<'_> {
+    fn max_load(&self) -> u64 {
+        self.report.max_load.get()
+    }
+
+    fn optimal(&self) -> bool {
+        matches!(self.report.outcome, Outcome::Optimal(_))
+    }
+
+    /// The proven lower bound on the height, the same in every output (issue 27).
+    fn lower_bound(&self) -> u64 {
+        self.report.proven_lower_bound().get()
+    }
+
+    /// What the fragmentation is measured against: the max load, or the fixed buffers'
+    /// top when higher.
+    fn bound(&self) -> u64 {
+        self.report.lower_bound.get()
+    }
+
+    /// What a written plan says about itself.
+    fn info(&self) -> PlanInfo {
+        PlanInfo {
+            max_load: self.max_load(),
+            lower_bound: self.lower_bound(),
+            optimal: self.optimal(),
+            planner: self.report.planner.name(),
+        }
+    }
+
+    /// The `--json` summary.
+    fn summary(&self, outcome: &'static str, height: Option<u64>) -> Summary {
+        Summary {
+            outcome,
+            buffers: self.problem.len(),
+            max_load: self.max_load(),
+            lower_bound: self.lower_bound(),
+            fragmentation: height.map(|h| h.saturating_sub(self.bound())),
+            height,
+            capacity: self.problem.capacity().map(|c| c.get()),
+            planner: self.report.planner.name(),
+            elapsed: self.report.elapsed,
+            interrupted: self.interrupted,
+        }
+    }
+
+    /// "N buffers; max load M".
+    fn head(&self) -> String {
+        format!(
+            "{}; max load {}",
+            count(self.problem.len() as u64, "buffer"),
+            thousands(self.max_load())
+        )
+    }
+
+    /// The summary line of a plan of height `h`.
+    fn summary_line(&self, h: u64) -> String {
+        let (report, bound) = (self.report, self.bound());
+        let proven = self.lower_bound();
+        // Minimise mode: the anytime answer, the best plan and the best proof.
+        let bounds = if self.problem.capacity().is_none() {
+            format!(
+                "; proven ≥ {}; gap {}",
+                thousands(proven),
+                percent(h - proven, proven)
+            )
+        } else {
+            String::new()
+        };
+        let mut line = format!(
+            "memplan: {}; height {}{bounds}; fragmentation {} ({}); planner {}; {}",
+            self.head(),
+            thousands(h),
+            thousands(h - bound),
+            percent(h - bound, bound),
+            report.planner,
+            millis(report.elapsed)
+        );
+        if let Some(c) = self.problem.capacity() {
+            line += &format!(
+                "; capacity {} ({} spare)",
+                thousands(c.get()),
+                thousands(c.get() - h)
+            );
+        }
+        if self.optimal() {
+            line += "; optimal";
+        }
+        if let Some(x) = report.exact {
+            line += &format!(
+                "; exact search {} nodes, {} backtracks",
+                thousands(x.nodes),
+                thousands(x.backtracks)
+            );
+        }
+        line
+    }
+
+    /// The failure of a proof that nothing fits, naming why.
+    fn infeasible(&self, input: &str) -> Failure {
+        let (report, max_load, head) = (self.report, self.max_load(), self.head());
+        let c = self.problem.capacity().map_or(0, |c| c.get());
+        let largest = self
+            .problem
+            .buffers()
+            .iter()
+            .max_by_key(|b| b.size)
+            .filter(|b| b.size.get() > c);
+        let why = match (largest, report.exact) {
+            (Some(b), _) => {
+                format!("buffer '{}' alone needs {}", b.id, thousands(b.size.get()))
+            }
+            (None, _) if max_load > c => format!(
+                "max load {}, {} above it",
+                thousands(max_load),
+                thousands(max_load - c)
+            ),
+            (None, Some(x)) => format!(
+                "by exact search in {}; {head}; {} nodes, {} backtracks",
+                millis(report.elapsed),
+                thousands(x.nodes),
+                thousands(x.backtracks)
+            ),
+            (None, None) => format!(
+                "by {} in {}; {head}",
+                report.planner,
+                millis(report.elapsed)
+            ),
+        };
+        Failure::new(
+            exit::PROVEN_INFEASIBLE,
+            format!(
+                "{}: no plan fits under {}: proved ({why})",
+                display_path(input),
+                thousands(c)
+            ),
+        )
+    }
+
+    /// The failure of a run that found no plan under the capacity; `written` names
+    /// where the best plan (over the capacity) went.
+    fn not_found(&self, input: &str, written: Option<&String>) -> Failure {
+        let report = self.report;
+        let c = self.problem.capacity().map_or(0, |c| c.get());
+        let best = match &report.outcome {
+            Outcome::Unknown { best_so_far, .. } => {
+                best_so_far.as_ref().map_or(0, |p| p.height().get())
+            }
+            _ => 0,
+        };
+        let written = match written.map(String::as_str) {
+            Some("-") => "; the best plan, over capacity, is written to stdout".to_string(),
+            Some(path) => format!("; the best plan, over capacity, is written to {path}"),
+            None => String::new(),
+        };
+        Failure::new(
+            exit::NOT_FOUND,
+            format!(
+                "{}: no plan found under {} in {}: the best has height {}, {} ({}) over ({}); planner {}{written}",
+                display_path(input),
+                thousands(c),
+                millis(report.elapsed),
+                thousands(best),
+                thousands(best.saturating_sub(c)),
+                percent(best.saturating_sub(c), c),
+                self.head(),
+                report.planner
+            ),
+        )
+    }
+}
+
+/// The `--summary-json` object of one `plan` run. `height` is `None` when no plan was found.
+struct Summary {
+    outcome: &'static str,
+    buffers: usize,
+    max_load: u64,
+    lower_bound: u64,
+    /// The height above the lower bound (the max load, or the fixed buffers' top).
+    fragmentation: Option<u64>,
+    height: Option<u64>,
+    capacity: Option<u64>,
+    planner: String,
+    elapsed: Duration,
+    interrupted: bool,
+}
+
+impl Summary {
+    fn to_json(&self) -> String {
+        json!({
+            "outcome": self.outcome,
+            "buffers": self.buffers,
+            "max_load": self.max_load,
+            "lower_bound": self.lower_bound,
+            "height": self.height,
+            "fragmentation": self.fragmentation,
+            "capacity": self.capacity,
+            "planner": self.planner,
+            "optimal": self.outcome == "optimal",
+            "elapsed_ms": json_millis(self.elapsed),
+            "interrupted": self.interrupted,
+        })
+        .to_string()
+    }
+}

@@ -1,0 +1,328 @@
+//! `memplan plan --spill`: the two-level planner (`memplan::spill`) behind the CLI. The
+//! input's optional `cost` and `memory` columns (CSV) or fields (JSON) are its per-buffer
+//! data; the plan is the input plus `memory` (fast or slow) and `offset` (in that level),
+//! in CSV or JSON.
+
+use std::mem::ManuallyDrop;
+use std::time::Duration;
+
+use memplan::spill::{
+    check_spill, plan_spill, SpillError, SpillOutcome, SpillReport, TwoLevelPlan,
+};
+use memplan::Problem;
+use serde_json::json;
+
+use crate::exit::{self, Failure};
+use crate::flags::commands::PlanArgs;
+use crate::flags::input::Format;
+use crate::shared::files::{display_path, write_to};
+use crate::shared::formats::{self, csv_source, io_error};
+use crate::shared::numbers::{count, json_millis, millis, percent, thousands};
+use crate::shared::progress::{interrupt_token, Progress};
+use crate::shared::two_level::{read_spill_data, SpillData};
+
+/// `plan --spill`: plans both levels, writes the plan, prints the summary.
+pub fn plan(args: PlanArgs) -> Result<(), Failure> {
+    let cancel = interrupt_token();
+    let limits = args.planning.limits(args.capacity, Some(cancel.clone()));
+    let Some(capacity) = limits.capacity else {
+        return Err(Failure::usage(
+            "--spill needs --capacity (the fast memory's size)",
+        ));
+    };
+    let (bytes, in_format, problem) =
+        formats::load_problem(&args.input, &args.input_args, limits.capacity)?;
+    // The process ends after this command: freeing a million buffers one by one (tens
+    // of milliseconds) buys nothing.
+    let problem = ManuallyDrop::new(problem);
+    let out_format = formats::output_format(&args.output, args.output_format, in_format);
+    let data = read_spill_data(&args.input, &bytes, in_format, &problem)?;
+    let options = args
+        .spill_tuning
+        .options(args.planning.threads, &limits, !args.no_check);
+    let progress = Progress::start(
+        args.quiet || args.json,
+        format!(
+            "planning {} on two levels under {}",
+            count(problem.len() as u64, "buffer"),
+            thousands(capacity.get())
+        ),
+        options.time_limit,
+    );
+    let report = plan_spill(&problem, capacity, &data.input(), &options);
+    progress.finish();
+    let report = report.map_err(|e| match e {
+        SpillError::InvalidPlan(_) => Failure::new(exit::CHECK, e.to_string()),
+        e => Failure::new(exit::INPUT, format!("{}: {e}", display_path(&args.input))),
+    })?;
+    let done = SpillRun {
+        problem: &problem,
+        data: &data,
+        capacity: capacity.get(),
+        report: &report,
+    };
+    if let Some(p) = report.plan() {
+        // Whatever the options, nothing unchecked is written.
+        if !args.no_check {
+            check_spill(&problem, capacity, &data.input(), p).map_err(|v| {
+                Failure::new(
+                    exit::CHECK,
+                    format!("the spill plan fails the checker: {v}"),
+                )
+            })?;
+        }
+        write_to(&args.output, |w| {
+            write_plan(w, out_format, (in_format, &bytes), &done, p)
+        })?;
+    }
+    if args.json {
+        eprintln!("{}", done.summary().to_json());
+    } else if !args.quiet && report.plan().is_some() {
+        eprintln!("{}", done.summary_line());
+    }
+    if cancel.is_cancelled() && !args.quiet && !args.json {
+        eprintln!("memplan: interrupted: kept the best plan found so far");
+    }
+    done.verdict(&args.input)
+}
+
+/// Writes a two-level plan: the input's columns (CSV input) or memplan's canonical ones,
+/// plus `memory` and `offset` (replaced when the input has them); or JSON.
+fn write_plan(
+    w: &mut dyn std::io::Write,
+    format: Format,
+    input: (Format, &[u8]),
+    run: &SpillRun<'_>,
+    plan: &TwoLevelPlan,
+) -> std::io::Result<()> {
+    if format == Format::Json {
+        return write_plan_json(w, run, plan);
+    }
+    let source = csv_source(input, run.problem)?;
+    let memory = memory_names(plan);
+    let offsets: Vec<String> = plan.offsets.iter().map(|o| o.get().to_string()).collect();
+    let costs: Vec<String> = (0..run.problem.len())
+        .map(|i| run.cost(i).to_string())
+        .collect();
+    let mut columns: Vec<(&str, &[String])> = Vec::new();
+    if input.0 == Format::Json && run.data.costs.is_some() {
+        columns.push(("cost", &costs));
+    }
+    columns.push(("memory", &memory));
+    columns.push(("offset", &offsets));
+    memplan::io::write_columns_csv(&source, &columns, w).map_err(io_error)
+}
+
+/// Writes a two-level plan as JSON: the figures, then the buffers (one a line), each
+/// with its `memory` (`fast` or `slow`) and its `offset` in that level.
+fn write_plan_json(
+    w: &mut dyn std::io::Write,
+    run: &SpillRun<'_>,
+    plan: &TwoLevelPlan,
+) -> std::io::Result<()> {
+    let summary = run.summary();
+    let head = json!({
+        "fast_capacity": run.capacity,
+        "cost": plan.cost,
+        "lower_bound": run.report.lower_bound,
+        "optimal": summary.outcome == "optimal",
+        "fast_height": plan.fast_height.get(),
+        "slow_height": plan.slow_height.get(),
+        "spilled_buffers": summary.spilled_buffers,
+        "spilled_bytes": summary.spilled_bytes,
+    })
+    .to_string();
+    w.write_all(&head.as_bytes()[..head.len() - 1])?;
+    w.write_all(b",\n  \"buffers\": [")?;
+    for (i, b) in run.problem.buffers().iter().enumerate() {
+        let mut o = serde_json::Map::new();
+        o.insert("id".into(), json!(b.id));
+        o.insert("start".into(), json!(b.lifetime.start.get()));
+        o.insert("end".into(), json!(b.lifetime.end.get()));
+        o.insert("size".into(), json!(b.size.get()));
+        if b.alignment.get() != 1 {
+            o.insert("alignment".into(), json!(b.alignment.get()));
+        }
+        if let Some(f) = b.fixed_offset {
+            o.insert("fixed_offset".into(), json!(f.get()));
+        }
+        if !b.gaps.is_empty() {
+            let gaps: Vec<(u64, u64)> = b
+                .gaps
+                .iter()
+                .map(|g| (g.start.get(), g.end.get()))
+                .collect();
+            o.insert("gaps".into(), json!(gaps));
+        }
+        if run.data.costs.is_some() {
+            o.insert("cost".into(), json!(run.cost(i)));
+        }
+        let level = if plan.spilled[i] { "slow" } else { "fast" };
+        o.insert("memory".into(), json!(level));
+        o.insert("offset".into(), json!(plan.offsets[i].get()));
+        w.write_all(if i == 0 { b"\n    " } else { b",\n    " })?;
+        serde_json::to_writer(&mut *w, &o)?;
+    }
+    w.write_all(b"\n  ]\n}\n")
+}
+
+/// A finished `plan --spill` run, for its summary and output.
+struct SpillRun<'a> {
+    problem: &'a Problem,
+    data: &'a SpillData,
+    capacity: u64,
+    report: &'a SpillReport,
+}
+
+impl SpillRun<'_> {
+    /// The spilled buffers' count and bytes.
+    fn spilled(&self) -> (usize, u64) {
+        self.report.plan().map_or((0, 0), |p| {
+            p.spilled
+                .iter()
+                .zip(self.problem.buffers())
+                .filter(|(s, _)| **s)
+                .fold((0, 0), |(n, b), (_, buf)| (n + 1, b + buf.size.get()))
+        })
+    }
+
+    /// The cost of buffer `i` (its `cost`, else its size).
+    fn cost(&self, i: usize) -> u64 {
+        self.data.cost(self.problem, i)
+    }
+
+    fn outcome(&self) -> &'static str {
+        match self.report.outcome {
+            SpillOutcome::Optimal(_) => "optimal",
+            SpillOutcome::Feasible { .. } => "feasible",
+            SpillOutcome::Infeasible => "infeasible",
+            SpillOutcome::Unknown { .. } => "unknown",
+        }
+    }
+
+    fn summary(&self) -> SpillSummary {
+        let plan = self.report.plan();
+        let (spilled, spilled_bytes) = self.spilled();
+        SpillSummary {
+            outcome: self.outcome(),
+            buffers: self.problem.len(),
+            fast_capacity: self.capacity,
+            spilled_buffers: plan.map(|_| spilled),
+            spilled_bytes: plan.map(|_| spilled_bytes),
+            cost: plan.map(|p| p.cost),
+            lower_bound: self.report.lower_bound,
+            fast_height: plan.map(|p| p.fast_height.get()),
+            slow_height: plan.map(|p| p.slow_height.get()),
+            elapsed: self.report.elapsed,
+        }
+    }
+
+    /// The text summary of a run with a plan.
+    fn summary_line(&self) -> String {
+        let Some(p) = self.report.plan() else {
+            return String::new();
+        };
+        let (n, bytes) = self.spilled();
+        let bound = self.report.lower_bound;
+        let gap = p.cost.saturating_sub(bound);
+        let mut line = format!(
+            "memplan: {}; fast capacity {}; spilled {}, {} bytes; cost {}; proven ≥ {}; gap {}; fast height {}; slow height {}; {}",
+            count(self.problem.len() as u64, "buffer"),
+            thousands(self.capacity),
+            count(n as u64, "buffer"),
+            thousands(bytes),
+            thousands(p.cost),
+            thousands(bound),
+            gap_text(gap, bound),
+            thousands(p.fast_height.get()),
+            thousands(p.slow_height.get()),
+            millis(self.report.elapsed)
+        );
+        if gap == 0 {
+            line += "; optimal";
+        }
+        line
+    }
+
+    /// The run's exit: success with a plan, else why there is none.
+    fn verdict(&self, input: &str) -> Result<(), Failure> {
+        let input = display_path(input);
+        match &self.report.outcome {
+            SpillOutcome::Optimal(_) | SpillOutcome::Feasible { .. } => Ok(()),
+            SpillOutcome::Infeasible => Err(Failure::new(
+                exit::PROVEN_INFEASIBLE,
+                format!(
+                    "{input}: the buffers that must stay fast (fixed offsets, memory=fast) do not fit under {}: proved in {}",
+                    thousands(self.capacity),
+                    millis(self.report.elapsed)
+                ),
+            )),
+            SpillOutcome::Unknown { lower_bound } => Err(Failure::new(
+                exit::NOT_FOUND,
+                format!(
+                    "{input}: no two-level plan found under {} in {} (the buffers that must stay fast could not be placed, nor proven not to fit); proven cost ≥ {}",
+                    thousands(self.capacity),
+                    millis(self.report.elapsed),
+                    thousands(*lower_bound)
+                ),
+            )),
+        }
+    }
+}
+
+/// The `memory` column's values of a plan: `fast` or `slow` per buffer.
+fn memory_names(plan: &TwoLevelPlan) -> Vec<String> {
+    plan.spilled
+        .iter()
+        .map(|&s| if s { "slow" } else { "fast" }.to_string())
+        .collect()
+}
+
+/// The gap as a percentage of the bound (`n/a` when the bound is 0 and the plan is not).
+fn gap_text(gap: u64, bound: u64) -> String {
+    match (gap, bound) {
+        (0, _) => "0.00%".to_string(),
+        (_, 0) => "n/a (bound 0)".to_string(),
+        _ => percent(gap, bound),
+    }
+}
+
+/// The summary of one `plan --spill` run; the plan's figures are `None` without a plan.
+struct SpillSummary {
+    outcome: &'static str,
+    buffers: usize,
+    fast_capacity: u64,
+    spilled_buffers: Option<usize>,
+    spilled_bytes: Option<u64>,
+    cost: Option<u64>,
+    lower_bound: u64,
+    fast_height: Option<u64>,
+    slow_height: Option<u64>,
+    elapsed: Duration,
+}
+
+impl SpillSummary {
+    fn to_json(&self) -> String {
+        let gap = self.cost.map(|c| c.saturating_sub(self.lower_bound));
+        json!({
+            "outcome": self.outcome,
+            "buffers": self.buffers,
+            "fast_capacity": self.fast_capacity,
+            "spilled_buffers": self.spilled_buffers,
+            "spilled_bytes": self.spilled_bytes,
+            "cost": self.cost,
+            "lower_bound": self.lower_bound,
+            "gap": gap,
+            "gap_percent": gap.and_then(|g| match (g, self.lower_bound) {
+                (0, _) => Some(0.0),
+                (_, 0) => None,
+                (g, b) => Some(g as f64 * 100.0 / b as f64),
+            }),
+            "fast_height": self.fast_height,
+            "slow_height": self.slow_height,
+            "optimal": self.outcome == "optimal",
+            "elapsed_ms": json_millis(self.elapsed),
+        })
+        .to_string()
+    }
+}

@@ -1,0 +1,66 @@
+//! `memplan stats PROBLEM`: what can be known about a problem before planning.
+
+use crate::exit::Failure;
+use crate::flags::commands::StatsArgs;
+use crate::shared::files::write_to;
+use crate::shared::formats::load_problem;
+use crate::shared::numbers::thousands;
+
+pub fn stats(args: StatsArgs) -> Result<(), Failure> {
+    let (_, _, problem) = load_problem(&args.input, &args.input_args, None)?;
+    let a = memplan::analyze(&problem);
+    let bufs = problem.buffers();
+    let total: u64 = bufs.iter().map(|b| b.size.get()).sum();
+    let start = bufs
+        .iter()
+        .map(|b| b.lifetime.start.get())
+        .min()
+        .unwrap_or(0);
+    let end = bufs.iter().map(|b| b.lifetime.end.get()).max().unwrap_or(0);
+    let sizes = (
+        bufs.iter().map(|b| b.size.get()).min().unwrap_or(0),
+        bufs.iter().map(|b| b.size.get()).max().unwrap_or(0),
+    );
+    let mut out = String::new();
+    out += &format!("buffers            {}\n", thousands(problem.len() as u64));
+    out += &format!("time span          [{start}, {end})\n");
+    out += &format!(
+        "sizes              {} .. {}\n",
+        thousands(sizes.0),
+        thousands(sizes.1)
+    );
+    out += &format!(
+        "total size         {} (the naive plan's height)\n",
+        thousands(total)
+    );
+    out += &format!(
+        "max load           {} at time {}\n",
+        thousands(a.max_load.get()),
+        a.peak_time
+    );
+    out += &format!("max live buffers   {}\n", thousands(a.max_live as u64));
+    out += &format!("overlapping pairs  {}\n", thousands(a.overlapping_pairs));
+    out += &format!(
+        "time components    {}\n",
+        thousands(a.components.len() as u64)
+    );
+    out += &format!(
+        "fixed buffers      {}\n",
+        bufs.iter().filter(|b| b.fixed_offset.is_some()).count()
+    );
+    out += &format!(
+        "aligned buffers    {}\n",
+        bufs.iter().filter(|b| b.alignment.get() > 1).count()
+    );
+    out += &format!(
+        "buffers with gaps  {}\n",
+        bufs.iter().filter(|b| !b.gaps.is_empty()).count()
+    );
+    if args.profile {
+        out += "time,load\n";
+        for s in &a.load_profile {
+            out += &format!("{},{}\n", s.time, s.load);
+        }
+    }
+    write_to("-", |w| w.write_all(out.as_bytes()))
+}

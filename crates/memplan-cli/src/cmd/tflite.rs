@@ -1,0 +1,153 @@
+//! `memplan tflite`: plans a TensorFlow Lite Micro model's arena and writes the plan
+//! into a copy of the model (`memplan_tflite` does the work and states TFLM's rules).
+//! `memplan render MODEL.tflite` draws the plan a model carries (`super::render`).
+
+use memplan_tflite::{PlanOptions, PlannedModel, ScratchOptions, TensorKind};
+use serde_json::json;
+
+use crate::exit::Failure;
+use crate::flags::commands::TfliteArgs;
+use crate::shared::files::{display_path, read_bytes, tflite_failure, write_to};
+use crate::shared::numbers::{json_millis, millis, thousands};
+use crate::shared::progress::{interrupt_token, stop_on_ctrl_c};
+
+pub fn tflite(args: TfliteArgs) -> Result<(), Failure> {
+    let bytes = read_bytes(&args.model)?;
+    let limits = args.planning.limits(args.capacity, Some(interrupt_token()));
+    let options = PlanOptions {
+        plan: args.planning.options(&limits),
+        capacity: limits.capacity.map(|c| c.get()),
+        replace_existing: args.force || args.output.is_none(),
+        scratch: ScratchOptions {
+            reference_kernels: !args.no_reference_scratch,
+            extra: args.scratch.clone(),
+        },
+    };
+    stop_on_ctrl_c();
+    let planned =
+        memplan_tflite::plan_model(&bytes, &options).map_err(|e| tflite_failure(&args.model, e))?;
+    if let Some(out) = &args.output {
+        write_to(out, |w| w.write_all(&planned.bytes))?;
+    }
+    if args.report {
+        write_to("-", |w| report(w, &planned))?;
+    }
+    if args.summary_json {
+        eprintln!("{}", summary_json(&args, &planned));
+    } else if !args.quiet {
+        eprintln!("{}", summary_text(&args, &planned));
+    }
+    Ok(())
+}
+
+fn summary_json(args: &TfliteArgs, p: &PlannedModel) -> String {
+    let a = &p.analysis;
+    json!({
+        "model": display_path(&args.model),
+        "output": args.output.as_deref().map(display_path),
+        "subgraphs": a.subgraphs,
+        "tensors": a.tensors.len(),
+        "tensors_planned": a.tensor_of.len(),
+        "scratch_reserved": a.scratch.len(),
+        "max_load": p.report.max_load.get(),
+        "tensor_max_load": a.tensor_max_load(),
+        "height": p.height,
+        "arena_bytes": p.height,
+        "optimal": p.optimal,
+        "planner": p.report.planner.name(),
+        "elapsed_ms": json_millis(p.report.elapsed),
+        "replaced_plan": p.replaced,
+    })
+    .to_string()
+}
+
+fn summary_text(args: &TfliteArgs, p: &PlannedModel) -> String {
+    let a = &p.analysis;
+    let optimal = if p.optimal {
+        "optimal"
+    } else {
+        "not proven optimal"
+    };
+    let mut text = format!(
+        "{}: {} of {} tensors planned{}; max load {}; height {} ({optimal}, {}) in {}\n",
+        display_path(&args.model),
+        thousands(a.tensor_of.len() as u64),
+        thousands(a.tensors.len() as u64),
+        match a.scratch.len() {
+            0 => String::new(),
+            n => format!(", room left for {n} kernel scratch buffer(s)"),
+        },
+        thousands(p.report.max_load.get()),
+        thousands(p.height),
+        p.report.planner.name(),
+        millis(p.report.elapsed),
+    );
+    text += &format!(
+        "tensor_arena: reserve {} B for the head (these tensors{}), plus TFLM's persistent \
+         allocations (print_allocations() shows them)",
+        thousands(p.height),
+        match a.scratch.len() {
+            0 => String::new(),
+            n => format!(" and room for {n} kernel scratch buffer(s)"),
+        }
+    );
+    match &args.output {
+        Some(out) => {
+            let what = if p.replaced { "replaced" } else { "written" };
+            text += &format!(
+                "\nwrote {}: offline plan {what} (metadata 'OfflineMemoryAllocation')",
+                display_path(out)
+            );
+        }
+        None => text += "\nnothing written (--report without -o)",
+    }
+    text
+}
+
+/// The per-tensor table: every planned tensor, in the model's order.
+fn report(w: &mut dyn std::io::Write, p: &PlannedModel) -> std::io::Result<()> {
+    let a = &p.analysis;
+    writeln!(
+        w,
+        "{:>7} {:>8} {:>11} {:>11} {:>12}  name",
+        "tensor", "subgraph", "lifetime", "bytes", "offset"
+    )?;
+    for (b, &t) in a.tensor_of.iter().enumerate() {
+        let life = &a.tensors[t];
+        writeln!(
+            w,
+            "{:>7} {:>8} {:>11} {:>11} {:>12}  {}",
+            life.index,
+            life.subgraph,
+            format!("{}..{}", life.first, life.last),
+            life.aligned_bytes(),
+            p.offsets[life.index],
+            a.problem.buffers()[b].id,
+        )?;
+    }
+    let n = a.tensor_of.len();
+    let plan = p.report.outcome.plan();
+    for (i, r) in a.scratch.iter().enumerate() {
+        let b = &a.problem.buffers()[n + i];
+        writeln!(
+            w,
+            "{:>7} {:>8} {:>11} {:>11} {:>12}  {} (room left; TFLM places it)",
+            "-",
+            r.subgraph,
+            format!("{}..{}", r.first, r.last),
+            b.size.get(),
+            plan.map_or(0, |p| p.offsets()[n + i].get()),
+            b.id,
+        )?;
+    }
+    let count = |k| a.tensors.iter().filter(|t| t.kind == k).count();
+    writeln!(
+        w,
+        "# {} planned; not planned: {} constant, {} variable, {} empty. lifetime: TFLM's \
+         allocation steps, both ends included; bytes: rounded up to 16",
+        a.tensor_of.len(),
+        count(TensorKind::Constant),
+        count(TensorKind::Variable),
+        count(TensorKind::Empty)
+    )
+}

@@ -1,0 +1,76 @@
+//! The two-level planner's switches (`plan --spill`), all ablations and tuning that
+//! `plan --help-all` shows under their own heading.
+
+use memplan::spill::{SpillBaseline, SpillOptions};
+
+use super::planning::Limits;
+
+/// The naive strategies of `--spill-baseline`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum Baseline {
+    /// The largest live buffer first.
+    LargestFirst,
+    /// The lowest cost per byte first.
+    CostPerByte,
+}
+
+/// The spill planner's ablation and tuning switches (shown by `--help-all`).
+#[derive(clap::Args, Debug)]
+pub struct SpillTuning {
+    /// Ablation: skip the improvement phase after the heuristic.
+    #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
+    pub spill_no_improve: bool,
+    /// Ablation: skip the exact branch and bound over the spill decisions.
+    #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
+    pub spill_no_exact: bool,
+    /// Comparison: a naive strategy in place of the planner (spill in this order where the
+    /// load exceeds the capacity, plan, spill what overflows).
+    #[arg(
+        long,
+        hide = true,
+        value_enum,
+        help_heading = "Spill: ablations and tuning"
+    )]
+    pub spill_baseline: Option<Baseline>,
+    /// Ablation: no Lagrangian relaxation (its bound and its cover).
+    #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
+    pub spill_no_lagrangian: bool,
+    /// Ablation: no integer rounding of the fractional cover bound.
+    #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
+    pub spill_no_rounding: bool,
+    /// Ablation: do not add up the covers of times that share no buffer.
+    #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
+    pub spill_no_chain: bool,
+    /// Seed of the improvement phase's random choices.
+    #[arg(
+        long,
+        hide = true,
+        default_value_t = 0,
+        help_heading = "Spill: ablations and tuning"
+    )]
+    pub spill_seed: u64,
+}
+
+impl SpillTuning {
+    /// The library's options: `threads` as for `plan` (`--threads`), under `limits`,
+    /// checked when `verify`.
+    pub fn options(&self, threads: usize, limits: &Limits, verify: bool) -> SpillOptions {
+        SpillOptions {
+            time_limit: limits.time_limit,
+            cancel: limits.cancel.clone(),
+            threads,
+            seed: self.spill_seed,
+            improve: !self.spill_no_improve,
+            exact: !self.spill_no_exact,
+            lagrangian: !self.spill_no_lagrangian,
+            baseline: self.spill_baseline.map(|b| match b {
+                Baseline::LargestFirst => SpillBaseline::LargestFirst,
+                Baseline::CostPerByte => SpillBaseline::CostPerByte,
+            }),
+            rounding_bound: !self.spill_no_rounding,
+            chain_bound: !self.spill_no_chain,
+            verify,
+            ..SpillOptions::default()
+        }
+    }
+}

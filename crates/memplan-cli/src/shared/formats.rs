@@ -1,0 +1,118 @@
+//! File formats: CSV (google/minimalloc's) and JSON, chosen by `--format`, else by the
+//! file's extension, else (for stdin) by the first character of the text.
+
+use std::borrow::Cow;
+
+use memplan::io::{
+    looks_like_json, read_placements_csv, read_placements_json, read_problem_csv,
+    read_problem_json_with, write_plan_csv, write_plan_json, write_problem_csv, PlanInfo,
+};
+use memplan::{Offset, Plan, Problem, ReadError, ReadErrorKind, Size};
+
+use super::files::{read_bytes, read_failure};
+use crate::exit::Failure;
+use crate::flags::input::{Format, InputArgs};
+
+fn by_extension(path: &str) -> Option<Format> {
+    let lower = path.to_ascii_lowercase();
+    if lower.ends_with(".json") {
+        Some(Format::Json)
+    } else if lower.ends_with(".csv") {
+        Some(Format::Csv)
+    } else {
+        None
+    }
+}
+
+/// The format of an input: forced, else by extension, else by content.
+pub fn input_format(path: &str, bytes: &[u8], forced: Option<Format>) -> Format {
+    forced.or_else(|| by_extension(path)).unwrap_or({
+        if looks_like_json(bytes) {
+            Format::Json
+        } else {
+            Format::Csv
+        }
+    })
+}
+
+/// The format of an output: forced, else by extension, else the input's.
+pub fn output_format(path: &str, forced: Option<Format>, input: Format) -> Format {
+    forced.or_else(|| by_extension(path)).unwrap_or(input)
+}
+
+/// Reads a problem in either format, under `capacity` when given (else a JSON problem's
+/// own).
+pub fn read_problem(
+    path: &str,
+    bytes: &[u8],
+    args: &InputArgs,
+    capacity: Option<Size>,
+) -> Result<(Format, Problem), Failure> {
+    let format = input_format(path, bytes, args.format);
+    let options = args.read_options(capacity);
+    let problem = match format {
+        Format::Csv => read_problem_csv(bytes, &options),
+        Format::Json => read_problem_json_with(bytes, &options),
+    }
+    .map_err(|e| read_failure(path, e))?;
+    Ok((format, problem))
+}
+
+/// Reads a plan's placements (`id`, `offset`) in either format.
+pub fn read_placements(path: &str, bytes: &[u8]) -> Result<Vec<(String, Offset)>, Failure> {
+    match input_format(path, bytes, None) {
+        Format::Csv => read_placements_csv(bytes),
+        Format::Json => read_placements_json(bytes),
+    }
+    .map_err(|e| read_failure(path, e))
+}
+
+/// The CSV a plan's columns are added to: the input itself when it was CSV, else the
+/// problem in memplan's canonical columns.
+pub fn csv_source<'a>(
+    input: (Format, &'a [u8]),
+    problem: &Problem,
+) -> std::io::Result<Cow<'a, [u8]>> {
+    if input.0 == Format::Csv {
+        return Ok(Cow::Borrowed(input.1));
+    }
+    let mut buf = Vec::new();
+    write_problem_csv(problem, &mut buf)?;
+    Ok(Cow::Owned(buf))
+}
+
+/// A CSV writer's error as an i/o error (the source was read once already, so anything
+/// but i/o is unexpected).
+pub fn io_error(e: ReadError) -> std::io::Error {
+    match e.kind {
+        ReadErrorKind::Io(io) => io,
+        other => std::io::Error::other(other.to_string()),
+    }
+}
+
+/// Writes a plan. CSV output keeps the input's columns when the input was CSV, and uses
+/// memplan's canonical columns otherwise.
+pub fn write_plan(
+    w: &mut dyn std::io::Write,
+    format: Format,
+    input: (Format, &[u8]),
+    problem: &Problem,
+    plan: &Plan,
+    info: &PlanInfo,
+) -> std::io::Result<()> {
+    match format {
+        Format::Json => write_plan_json(problem, plan, info, w),
+        Format::Csv => write_plan_csv(&csv_source(input, problem)?, plan, w).map_err(io_error),
+    }
+}
+
+/// Reads the problem at `path` (either format): its bytes, its format and the problem.
+pub fn load_problem(
+    path: &str,
+    args: &InputArgs,
+    capacity: Option<Size>,
+) -> Result<(Vec<u8>, Format, Problem), Failure> {
+    let bytes = read_bytes(path)?;
+    let (format, problem) = read_problem(path, &bytes, args, capacity)?;
+    Ok((bytes, format, problem))
+}

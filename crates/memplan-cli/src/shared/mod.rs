@@ -1,0 +1,18 @@
+//! What the commands share: reading problems and plans, writing outputs, numbers for
+//! people, progress and Ctrl-C.
+//!
+//! - [`files`]: whole files in and out (`-` for stdin and stdout), and failures that name
+//!   the file;
+//! - [`formats`]: CSV and JSON problems and plans;
+//! - [`two_level`]: the spill data of a problem and the levels of a two-level plan;
+//! - [`numbers`]: `1,234,816`, `12.50%`, `3.2 ms`;
+//! - [`progress`]: the progress bar and Ctrl-C.
+//!
+//! These modules sit below the commands: they import [`crate::exit`], the flag types of
+//! [`crate::flags::input`] and each other, and never a command (`crate::cmd`).
+
+pub mod files;
+pub mod formats;
+pub mod numbers;
+pub mod progress;
+pub mod two_level;
