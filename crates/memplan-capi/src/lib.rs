@@ -725,7 +725,7 @@ pub unsafe extern "C" fn memplan_check(
             std::slice::from_raw_parts(offsets, count)
         };
         let offsets: Vec<Offset> = raw.iter().map(|&o| Offset(o)).collect();
-        memplan::check_offsets(&problem, &offsets)
+        memplan::check_offsets(&problem, &offsets, None)
             .map(|_| ())
             .map_err(|f| (MEMPLAN_ERR_INVALID_PLAN, f.to_string()))
     })

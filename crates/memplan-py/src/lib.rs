@@ -593,20 +593,20 @@ fn check(
     let target = &*with_capacity(&problem.inner, capacity);
     let result = if let Ok(p) = plan.cast::<Plan>() {
         let offsets: Vec<Offset> = p.get().offsets.iter().map(|&o| Offset(o)).collect();
-        py.detach(|| memplan::check_offsets(target, &offsets))
+        py.detach(|| memplan::check_offsets(target, &offsets, None))
     } else if let Ok(d) = plan.cast::<PyDict>() {
         let mut placements = Vec::with_capacity(d.len());
         for (k, (id, v)) in d.iter().enumerate() {
             placements.push((id_from(&id, k)?.0, Offset(v.extract::<u64>()?)));
         }
-        py.detach(|| memplan::check_placements(target, &placements))
+        py.detach(|| memplan::check_placements(target, &placements, None))
     } else if plan.cast::<PyTuple>().is_ok() || plan.cast::<PyList>().is_ok() {
         let offsets: Vec<Offset> = plan
             .extract::<Vec<u64>>()?
             .into_iter()
             .map(Offset)
             .collect();
-        py.detach(|| memplan::check_offsets(target, &offsets))
+        py.detach(|| memplan::check_offsets(target, &offsets, None))
     } else {
         return Err(PyTypeError::new_err(
             "plan must be a memplan.Plan, a list of offsets, or a dict {id: offset}",
@@ -697,7 +697,7 @@ fn render(
     }
     Ok(py.detach(|| {
         let as_offsets: Vec<Offset> = offsets.iter().map(|&o| Offset(o)).collect();
-        let valid = memplan::check_offsets(inner, &as_offsets).is_ok();
+        let valid = memplan::check_offsets(inner, &as_offsets, None).is_ok();
         let picture = memplan_render::Picture::new(width, height, name, valid);
         memplan_render::draw(inner, &offsets, &picture)
     }))

@@ -845,12 +845,8 @@ mod tests {
 
     #[test]
     fn stacked_panels_share_one_svg() {
-        let p = Problem::new(
-            vec![Buffer::new("a", 0, 4, 8), Buffer::new("b", 2, 6, 4)],
-            None,
-        )
-        .unwrap();
-        let q = Problem::new(vec![Buffer::new("c", 1, 3, 16)], None).unwrap();
+        let p = Problem::new(vec![Buffer::new("a", 0, 4, 8), Buffer::new("b", 2, 6, 4)]).unwrap();
+        let q = Problem::new(vec![Buffer::new("c", 1, 3, 16)]).unwrap();
         let mut top = Picture::new(600, 400, "fast memory", true);
         top.span = Some((0, 6));
         let mut bottom = Picture::new(600, 300, "slow memory (spilled)", true);
@@ -894,13 +890,10 @@ mod tests {
     /// past the right edge. Every line of it must now fit, and the plan panel moves down.
     #[test]
     fn issue_27_long_headings_wrap_inside_the_picture() {
-        let p = Problem::new(
-            vec![
-                Buffer::new("a", 1000, 1500, 8),
-                Buffer::new("b", 1200, 2000, 4),
-            ],
-            None,
-        )
+        let p = Problem::new(vec![
+            Buffer::new("a", 1000, 1500, 8),
+            Buffer::new("b", 1200, 2000, 4),
+        ])
         .unwrap();
         let mut pic = Picture::new(1200, 700, "fast memory (capacity 1,000,000 B)", true);
         pic.window = Some((1000, 2000));

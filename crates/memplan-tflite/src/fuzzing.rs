@@ -48,5 +48,5 @@ pub fn read_and_plan(data: &[u8]) {
         .existing_plan
         .expect("a written model carries its plan");
     assert_eq!(offsets, planned.offsets);
-    check_offsets(&again.tensors, &offsets).expect("a written plan passes the checker");
+    check_offsets(&again.tensors, &offsets, None).expect("a written plan passes the checker");
 }

@@ -115,7 +115,7 @@ impl Analysis {
     /// tensors TFLM keeps live at one step.
     pub fn tensor_max_load(&self) -> u64 {
         let tensors = &self.problem.buffers()[..self.tensor_of.len()];
-        Problem::new(tensors.to_vec(), None).map_or(0, |p| memplan::max_load(&p).get())
+        Problem::new(tensors.to_vec()).map_or(0, |p| memplan::max_load(&p).get())
     }
 }
 
@@ -179,7 +179,7 @@ fn analysis_of(read: &Read<'_>, scratch: &ScratchOptions) -> Result<Analysis, Tf
                 .with_alignment(ARENA_ALIGNMENT),
         );
     }
-    let problem = Problem::new(buffers, None).map_err(|e| TfliteError::Internal(e.to_string()))?;
+    let problem = Problem::new(buffers).map_err(|e| TfliteError::Internal(e.to_string()))?;
     Ok(Analysis {
         subgraphs: model.subgraphs.len(),
         tensors: tensors.clone(),
@@ -240,7 +240,7 @@ fn tensor_buffers(tensors: &[TensorLife]) -> (Vec<Buffer>, Vec<usize>) {
 
 fn problem(tensors: &[TensorLife]) -> Result<(Problem, Vec<usize>), TfliteError> {
     let (buffers, tensor_of) = tensor_buffers(tensors);
-    let problem = Problem::new(buffers, None).map_err(|e| TfliteError::Internal(e.to_string()))?;
+    let problem = Problem::new(buffers).map_err(|e| TfliteError::Internal(e.to_string()))?;
     Ok((problem, tensor_of))
 }
 
@@ -302,7 +302,7 @@ pub fn plan_model(bytes: &[u8], options: &PlanOptions) -> Result<PlannedModel, T
             })
         }
     };
-    memplan::check(&target, &plan).map_err(|f| TfliteError::Check(f.to_string()))?;
+    memplan::check(&target, &plan, None).map_err(|f| TfliteError::Check(f.to_string()))?;
     let height = plan.height().get();
     if height > i32::MAX as u64 {
         return Err(TfliteError::Unsupported {
@@ -342,7 +342,7 @@ fn write_read(
     replace: bool,
 ) -> Result<Vec<u8>, TfliteError> {
     let model = &read.model;
-    check_offsets(&read.tensors, offsets)?;
+    check_offsets(&read.tensors, offsets, None)?;
     let entries = model.offline_plan_entries();
     if !entries.is_empty() && !replace {
         let buffer = model.metadata[entries[entries.len() - 1]].buffer;
@@ -419,7 +419,7 @@ pub fn check_offsets(tensors: &[TensorLife], offsets: &[i32]) -> Result<u64, Tfl
     }
     let plan = memplan::Plan::new(&problem, placed)
         .ok_or_else(|| TfliteError::Check("the plan does not match the tensors".into()))?;
-    memplan::check(&problem, &plan).map_err(|f| TfliteError::Check(f.to_string()))?;
+    memplan::check(&problem, &plan, None).map_err(|f| TfliteError::Check(f.to_string()))?;
     Ok(plan.height().get())
 }
 
@@ -460,5 +460,5 @@ fn verify_written(
         Some(Ok((b, written))) if b == plan_buffer && written == offsets => {}
         _ => return fail("does not carry the plan"),
     }
-    check_offsets(&lifetimes::derive(&after)?, offsets).map(|_| ())
+    check_offsets(&lifetimes::derive(&after)?, offsets, None).map(|_| ())
 }

@@ -51,7 +51,7 @@ fn run() -> Result<(), String> {
         .map(|b| by_id.get(b.id.as_str()).copied().ok_or(&b.id))
         .collect::<Result<_, _>>()
         .map_err(|id| format!("{plan}: no offset for buffer {id}"))?;
-    check_offsets(&p, &offsets).map_err(|e| format!("{plan}: {e}"))?;
+    check_offsets(&p, &offsets, None).map_err(|e| format!("{plan}: {e}"))?;
     let mut offsets: Vec<u64> = offsets.iter().map(|o| o.0).collect();
     let ml = max_load(&p).0;
     let t = Instant::now();

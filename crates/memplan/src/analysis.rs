@@ -333,7 +333,7 @@ mod tests {
     use crate::types::Buffer;
 
     fn problem(bufs: Vec<Buffer>) -> Problem {
-        Problem::new(bufs, None).unwrap()
+        Problem::new(bufs).unwrap()
     }
 
     #[test]

@@ -1,9 +1,14 @@
 //! Budgets: when a planner must stop.
 //!
-//! The model: a [`Budget`] is a deadline (an [`Instant`], or none) plus a [`CancelToken`],
-//! and one property, whether the *first plan* may finish past the deadline. Every family
-//! (greedy, exact, boxing, TelaMalloc) takes a `&Budget` and polls
-//! [`Budget::exhausted`] now and then; none keeps its own notion of "stop".
+//! The model: a [`Budget`] is a time limit or a deadline (an [`Instant`]), or neither,
+//! plus a [`CancelToken`], and one property, whether the *first plan* may finish past the
+//! deadline. It is the one limit type from the doors to the families: a caller builds
+//! one ([`Budget::new`], [`Budget::with_time_limit`], [`Budget::with_cancel`]) and puts
+//! it in a [`crate::Request`]; the call *starts* it (a time limit becomes a deadline at
+//! the call's start) and hands it, or budgets derived from it ([`Budget::child`],
+//! `until`, `strict`), to every stage. Every family (greedy, exact, boxing, TelaMalloc,
+//! spill) takes a `&Budget` and polls [`Budget::exhausted`] now and then; none keeps its
+//! own notion of "stop", and none turns a budget back into a duration.
 //!
 //! Tokens form a tree. [`CancelToken::child`] makes a token that is cancelled when it or
 //! any of its ancestors is, and cancelling a child leaves its parent alone:
@@ -78,39 +83,139 @@ impl CancelToken {
 /// iopddl-S's 28,526.
 pub(crate) const SETUP_NANOS_PER_BUFFER: u64 = 1_000;
 
-/// When a planner must stop: a deadline, a cancel token, and whether the first plan may
-/// finish past the deadline (not past a cancellation). Cloning shares the token.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Budget {
+/// When planning must stop: a time limit (counted from the start of the call) or a
+/// deadline, a cancel token, and whether the first plan may finish past the deadline
+/// (not past a cancellation). Cloning shares the token.
+///
+/// The default ([`Budget::new`]) is [`Budget::DEFAULT_TIME_LIMIT`], with the first plan
+/// let finish: the same for every door (library, command line, Python, C).
+///
+/// ```
+/// use memplan::{Budget, CancelToken};
+/// use std::time::Duration;
+///
+/// let stop = CancelToken::new();
+/// let budget = Budget::new().with_time_limit(Duration::from_millis(50)).with_cancel(&stop);
+/// assert_eq!(budget.time_limit(), Some(Duration::from_millis(50)));
+/// assert_eq!(Budget::unlimited().time_limit(), None);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Budget {
+    /// A limit not started yet: becomes the deadline when a call starts the budget.
+    limit: Option<Duration>,
     deadline: Option<Instant>,
     cancel: CancelToken,
     finish_first: bool,
 }
 
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget::new()
+    }
+}
+
 impl Budget {
+    /// The default time limit: one second, for every door (library, command line,
+    /// Python, C).
+    pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(1);
+
+    /// The default budget: [`Budget::DEFAULT_TIME_LIMIT`], the first plan let finish
+    /// (see [`Budget::with_finish_first_plan`]), cancelled by nothing.
+    pub fn new() -> Budget {
+        Budget {
+            limit: Some(Budget::DEFAULT_TIME_LIMIT),
+            deadline: None,
+            cancel: CancelToken::new(),
+            finish_first: true,
+        }
+    }
+
+    /// No time limit and no deadline; only a cancellation (or the families' work
+    /// limits) stops it. A result then depends on the input and the options alone.
+    pub fn unlimited() -> Budget {
+        Budget {
+            limit: None,
+            ..Budget::new()
+        }
+    }
+
+    /// This budget with a time limit counted from the start of the call (`None`, or
+    /// [`TimeLimit::NONE`]: no limit), in place of any other limit or deadline.
+    pub fn with_time_limit(self, limit: impl Into<TimeLimit>) -> Budget {
+        Budget {
+            limit: limit.into().duration(),
+            deadline: None,
+            ..self
+        }
+    }
+
+    /// This budget ending at `deadline`, in place of any time limit.
+    pub fn with_deadline(self, deadline: Instant) -> Budget {
+        Budget {
+            limit: None,
+            deadline: Some(deadline),
+            ..self
+        }
+    }
+
+    /// This budget, stopped also when `token` (or an ancestor of it) is cancelled.
+    pub fn with_cancel(self, token: &CancelToken) -> Budget {
+        Budget {
+            cancel: token.child(),
+            ..self
+        }
+    }
+
+    /// Whether the run's first plan (start-best-fit, O(n log n) on buffers without gaps
+    /// or fixed offsets) may finish past the deadline, though not past a cancellation,
+    /// so that a run is never left with the naive plan (every buffer at its own
+    /// addresses) when a real one is cheap. On by default; off, the limit is strict and
+    /// a limit shorter than the first plan gives the naive plan.
+    pub fn with_finish_first_plan(self, finish_first: bool) -> Budget {
+        Budget {
+            finish_first,
+            ..self
+        }
+    }
+
+    /// The time limit, if the budget has one and has not been started.
+    pub fn time_limit(&self) -> Option<Duration> {
+        self.limit
+    }
+
+    /// The budget of a call that starts at `now`: a time limit becomes the deadline
+    /// `now + limit − reserve` (`reserve`: time kept for work after planning, the final
+    /// check). A limit too far ahead to be an `Instant` is none.
+    pub(crate) fn start(&self, now: Instant, reserve: Duration) -> Budget {
+        let deadline = match self.limit {
+            Some(limit) => now.checked_add(limit.saturating_sub(reserve)),
+            None => self.deadline,
+        };
+        Budget {
+            limit: None,
+            deadline,
+            ..self.clone()
+        }
+    }
+
     /// A budget that ends at `deadline` (none: never), when `cancel` (if any) is
     /// cancelled, or when [`Budget::cancel`] is called. With `finish_first`, the first
     /// plan of the run may finish past the deadline: see [`Budget::first_plan`].
-    pub(crate) fn new(
+    #[cfg(test)]
+    pub(crate) fn started(
         deadline: Option<Instant>,
         cancel: Option<&CancelToken>,
         finish_first: bool,
     ) -> Budget {
         Budget {
+            limit: None,
             deadline,
             cancel: cancel.map_or_else(CancelToken::new, CancelToken::child),
             finish_first,
         }
     }
 
-    /// No deadline, and cancelled only through [`Budget::cancel`] (tests and fuzz
-    /// targets).
-    #[cfg_attr(not(any(test, feature = "fuzzing")), allow(dead_code))]
-    pub(crate) fn unlimited() -> Budget {
-        Budget::default()
-    }
-
-    /// The deadline, if any.
+    /// The deadline, if any (once started).
     pub(crate) fn deadline(&self) -> Option<Instant> {
         self.deadline
     }
@@ -121,7 +226,7 @@ impl Budget {
     }
 
     /// True once the budget (or the token it was made from) was cancelled.
-    pub(crate) fn cancelled(&self) -> bool {
+    pub fn cancelled(&self) -> bool {
         self.cancel.is_cancelled()
     }
 
@@ -134,9 +239,8 @@ impl Budget {
     /// alone; it still stops when this one is cancelled.
     pub(crate) fn child(&self) -> Budget {
         Budget {
-            deadline: self.deadline,
             cancel: self.cancel.child(),
-            finish_first: self.finish_first,
+            ..self.clone()
         }
     }
 
@@ -144,6 +248,7 @@ impl Budget {
     /// finish past it, else this budget. Shares the token.
     pub(crate) fn first_plan(&self) -> Budget {
         Budget {
+            limit: None,
             deadline: if self.finish_first {
                 None
             } else {
@@ -172,6 +277,15 @@ impl Budget {
         let setup = Duration::from_nanos(SETUP_NANOS_PER_BUFFER.saturating_mul(n as u64));
         self.deadline
             .is_some_and(|d| d.saturating_duration_since(Instant::now()) < setup)
+    }
+
+    /// This budget, ending after `share` (0 to 1) of the time left from `now`, or at its
+    /// own deadline when it has none. Shares the token.
+    pub(crate) fn share(&self, now: Instant, share: f64) -> Budget {
+        match self.deadline {
+            Some(d) => self.until(now + d.saturating_duration_since(now).mul_f64(share)),
+            None => self.clone(),
+        }
     }
 
     /// This budget, ending at `deadline` or earlier. Shares the token.
@@ -265,7 +379,7 @@ mod tests {
     #[test]
     fn a_budget_made_from_a_token_stops_with_it_and_cancels_only_itself() {
         let user = CancelToken::new();
-        let budget = Budget::new(None, Some(&user), false);
+        let budget = Budget::started(None, Some(&user), false);
         let racer = budget.child();
         racer.cancel();
         assert!(racer.exhausted() && !budget.exhausted() && !user.is_cancelled());
@@ -276,11 +390,11 @@ mod tests {
     #[test]
     fn the_first_plan_ignores_the_deadline_only_when_asked() {
         let past = Instant::now();
-        let lenient = Budget::new(Some(past), None, true);
+        let lenient = Budget::started(Some(past), None, true);
         assert!(lenient.exhausted());
         assert!(!lenient.first_plan().exhausted());
         assert!(lenient.strict().first_plan().exhausted());
-        assert!(Budget::new(Some(past), None, false)
+        assert!(Budget::started(Some(past), None, false)
             .first_plan()
             .exhausted());
         lenient.cancel();
@@ -296,7 +410,9 @@ mod tests {
         let later = now + Duration::from_secs(60);
         assert_eq!(Budget::unlimited().until(later).deadline(), Some(later));
         assert_eq!(
-            Budget::new(Some(now), None, false).until(later).deadline(),
+            Budget::started(Some(now), None, false)
+                .until(later)
+                .deadline(),
             Some(now)
         );
     }

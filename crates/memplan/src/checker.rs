@@ -259,18 +259,17 @@ impl Collector {
     }
 }
 
-/// Checks a plan against its problem (and the problem's capacity).
-pub fn check(problem: &Problem, plan: &Plan) -> Result<CheckSummary, CheckFailure> {
-    check_offsets(problem, plan.offsets())
+/// Checks a plan against its problem and, when given, a capacity.
+pub fn check(
+    problem: &Problem,
+    plan: &Plan,
+    capacity: Option<Size>,
+) -> Result<CheckSummary, CheckFailure> {
+    check_offsets(problem, plan.offsets(), capacity)
 }
 
-/// Checks raw offsets, indexed like the problem's buffers.
-pub fn check_offsets(problem: &Problem, offsets: &[Offset]) -> Result<CheckSummary, CheckFailure> {
-    check_with_capacity(problem, offsets, problem.capacity())
-}
-
-/// [`check_offsets`] against another capacity than the problem's.
-pub(crate) fn check_with_capacity(
+/// Checks raw offsets, indexed like the problem's buffers, and, when given, a capacity.
+pub fn check_offsets(
     problem: &Problem,
     offsets: &[Offset],
     capacity: Option<Size>,
@@ -295,15 +294,16 @@ pub(crate) fn check_with_capacity(
 }
 
 /// Checks placements given by id, as read from a plan file: each buffer must appear
-/// exactly once, and no unknown id may appear.
+/// exactly once, and no unknown id may appear; and, when given, a capacity.
 pub fn check_placements(
     problem: &Problem,
     placements: &[(String, Offset)],
+    capacity: Option<Size>,
 ) -> Result<CheckSummary, CheckFailure> {
     let mut c = Collector {
         violations: Vec::new(),
         more: 0,
-        capacity: problem.capacity(),
+        capacity,
     };
     let mut index: std::collections::HashMap<&str, usize> =
         std::collections::HashMap::with_capacity(problem.len());
@@ -601,7 +601,7 @@ mod tests {
             vec![Buffer::new("a", 0, 4, 12), Buffer::new("b", 3, 7, 8)],
             None,
         );
-        let err = check_offsets(&prob, &offs(&[0, 8])).unwrap_err();
+        let err = check_offsets(&prob, &offs(&[0, 8]), None).unwrap_err();
         assert_eq!(err.violations.len(), 1);
         match &err.violations[0] {
             Violation::Overlap {
@@ -626,7 +626,7 @@ mod tests {
             "{msg}"
         );
         assert_eq!(
-            check_offsets(&prob, &offs(&[0, 12])).unwrap().height,
+            check_offsets(&prob, &offs(&[0, 12]), None).unwrap().height,
             Size(20)
         );
     }
@@ -641,7 +641,7 @@ mod tests {
             ],
             None,
         );
-        assert!(check_offsets(&prob, &offs(&[0, 0, 8])).is_ok());
+        assert!(check_offsets(&prob, &offs(&[0, 0, 8]), None).is_ok());
     }
 
     #[test]
@@ -653,7 +653,7 @@ mod tests {
             ],
             None,
         );
-        assert!(check_offsets(&prob, &offs(&[0, 0])).is_ok());
+        assert!(check_offsets(&prob, &offs(&[0, 0]), None).is_ok());
         let prob = p(
             vec![
                 Buffer::new("a", 0, 10, 8).with_gap(2, 6),
@@ -661,7 +661,7 @@ mod tests {
             ],
             None,
         );
-        assert!(check_offsets(&prob, &offs(&[0, 0])).is_err());
+        assert!(check_offsets(&prob, &offs(&[0, 0]), None).is_err());
     }
 
     #[test]
@@ -673,7 +673,7 @@ mod tests {
             ],
             Some(20),
         );
-        let err = check_offsets(&prob, &offs(&[2, 20])).unwrap_err();
+        let err = check_offsets(&prob, &offs(&[2, 20]), None).unwrap_err();
         let kinds: Vec<_> = err.violations.iter().map(std::mem::discriminant).collect();
         assert!(err
             .violations
@@ -688,12 +688,12 @@ mod tests {
             .iter()
             .any(|v| matches!(v, Violation::AboveCapacity { .. })));
         assert_eq!(kinds.len(), 3);
-        let err = check_offsets(&prob, &offs(&[u64::MAX - 3, 16])).unwrap_err();
+        let err = check_offsets(&prob, &offs(&[u64::MAX - 3, 16]), None).unwrap_err();
         assert!(matches!(
             err.violations[0],
             Violation::AddressOverflow { .. }
         ));
-        let err = check_offsets(&prob, &offs(&[0])).unwrap_err();
+        let err = check_offsets(&prob, &offs(&[0]), None).unwrap_err();
         assert!(matches!(err.violations[0], Violation::WrongCount { .. }));
     }
 
@@ -704,13 +704,13 @@ mod tests {
             None,
         );
         let ok = vec![("b".to_string(), Offset(0)), ("a".to_string(), Offset(0))];
-        assert!(check_placements(&prob, &ok).is_ok());
+        assert!(check_placements(&prob, &ok, None).is_ok());
         let bad = vec![
             ("a".to_string(), Offset(0)),
             ("a".to_string(), Offset(0)),
             ("zz".to_string(), Offset(0)),
         ];
-        let err = check_placements(&prob, &bad).unwrap_err();
+        let err = check_placements(&prob, &bad, None).unwrap_err();
         assert!(err
             .violations
             .contains(&Violation::PlacedTwice { id: "a".into() }));
@@ -753,7 +753,7 @@ mod tests {
             let prob = p(bufs, cap);
             let offsets: Vec<Offset> = (0..n).map(|_| Offset(next(16))).collect();
             let want = reference_valid(&prob, &offsets);
-            let got = check_offsets(&prob, &offsets);
+            let got = check_offsets(&prob, &offsets, None);
             assert_eq!(got.is_ok(), want, "offsets {offsets:?} for {prob:?}");
             if let Err(f) = got {
                 invalid += 1;

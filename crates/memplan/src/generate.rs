@@ -103,7 +103,7 @@ pub fn generate_model_like(options: &GenOptions) -> Problem {
         // One idle step between blocks (the optimizer update).
         t += 1;
     }
-    Problem::new(bufs, None).expect("generated buffers are valid")
+    Problem::new(bufs).expect("generated buffers are valid")
 }
 
 #[cfg(test)]

@@ -104,7 +104,7 @@ pub fn generate_dense_trace(options: &DenseGenOptions) -> Problem {
         };
         bufs.push(Buffer::new(format!("t{k}"), start, end, size(&mut rng)));
     }
-    Problem::new(bufs, None).expect("generated buffers are valid")
+    Problem::new(bufs).expect("generated buffers are valid")
 }
 
 #[cfg(test)]

@@ -141,7 +141,7 @@ mod tests {
                     Buffer::new(format!("{i}"), s, s + 1 + next(20), 1)
                 })
                 .collect();
-            let p = Problem::new(bufs, None).unwrap();
+            let p = Problem::new(bufs).unwrap();
             let mut idx = TimeIndex::new(&p);
             let mut removed = vec![false; n];
             // A second index that starts empty and gains what the first one loses.

@@ -8,10 +8,10 @@
 //! No plan can be lower than the *max load*, the largest total size live at one time;
 //! `height − max load` is the fragmentation, and `height == max load` proves a plan optimal.
 //!
-//! This file is the front door: the [model](Problem), [`plan`] with its [`Options`] and
-//! [`Outcome`], the independent [`check`]er, the [analysis](analyze), the budget
-//! ([`TimeLimit`], [`CancelToken`]) and the errors, re-exported from the modules that
-//! define them. Public submodules hold the rest: [`io`] (CSV and JSON), [`analysis`],
+//! This file is the front door: the [model](Problem), [`plan`] with its [`Request`] (a
+//! [`Goal`] and a [`Budget`]), [`Options`] and [`Outcome`], the independent [`check`]er,
+//! the [analysis](analyze) and the errors, re-exported from the modules that define
+//! them. Public submodules hold the rest: [`io`] (CSV and JSON), [`analysis`],
 //! [`telamalloc`] (TelaMalloc's options, grouped by technique), [`shared_objects`] and
 //! [`tiles`] (two other planning problems), plus `testing` (seeded generators, feature
 //! `testing`) and `fuzzing` (feature `fuzzing`).
@@ -19,20 +19,17 @@
 //! `boxing/`, `telamalloc/`), under the `driver/`, the only module that runs several.
 //!
 //! ```
-//! use memplan::{plan, check, Buffer, Options, Outcome, Problem};
+//! use memplan::{plan, check, Buffer, Options, Outcome, Problem, Request};
 //!
-//! let problem = Problem::new(
-//!     vec![
-//!         Buffer::new("a", 0, 3, 4),
-//!         Buffer::new("b", 3, 9, 4),
-//!         Buffer::new("c", 0, 9, 4),
-//!     ],
-//!     None,
-//! )?;
-//! let report = plan(&problem, &Options::default())?;
+//! let problem = Problem::new(vec![
+//!     Buffer::new("a", 0, 3, 4),
+//!     Buffer::new("b", 3, 9, 4),
+//!     Buffer::new("c", 0, 9, 4),
+//! ])?;
+//! let report = plan(&problem, &Request::minimise(), &Options::default())?;
 //! let Outcome::Optimal(p) = &report.outcome else { panic!("expected an optimal plan") };
 //! assert_eq!(p.height().get(), 8); // a and b share addresses: they are never live together
-//! check(&problem, p).expect("every plan passes the checker");
+//! check(&problem, p, None).expect("every plan passes the checker");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(missing_docs)]
@@ -67,6 +64,7 @@ pub mod io;
 mod options;
 mod outcome;
 mod report;
+mod request;
 mod rng;
 mod sections;
 pub mod shared_objects;
@@ -82,7 +80,7 @@ mod workers;
 
 pub use analysis::{analyze, load_profile, lower_bound, max_load, Analysis, LoadStep};
 pub use boxing::{Bootstrap, BoxingOptions, SqueezeFit};
-pub use budget::{CancelToken, TimeLimit, TimeLimitError};
+pub use budget::{Budget, CancelToken, TimeLimit, TimeLimitError};
 pub use checker::{
     check, check_offsets, check_placements, CheckFailure, CheckSummary, Placed, Violation,
     ViolationKind,
@@ -93,14 +91,17 @@ pub use greedy::{Fit, Order as GreedyOrder};
 pub use options::{Options, Planner};
 pub use outcome::Outcome;
 pub use report::{CandidateResult, Report};
+pub use request::{Goal, Request};
 pub use telamalloc::TelamallocOptions;
 pub use types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Time};
 
-/// Plans `problem` with the chosen planner. See [`Options`] and [`Outcome`].
+/// Plans `problem` for `request` (its goal, within its budget) with the planner and
+/// techniques of `options`. See [`Request`], [`Options`] and [`Outcome`].
 ///
-/// In minimise mode (no capacity) the outcome is `Optimal` or `Feasible`. With a capacity,
-/// it is `Optimal`/`Feasible` when a plan fits, `Infeasible` when the max load (or a
-/// fixed buffer) already exceeds the capacity, and `Unknown` otherwise.
-pub fn plan(problem: &Problem, options: &Options) -> Result<Report, PlanError> {
-    driver::run(problem, options)
+/// Minimising, the outcome is `Optimal` or `Feasible`. Fitting under a capacity, it is
+/// `Optimal`/`Feasible` when a plan fits, `Infeasible` when that is proven (the max load
+/// or a fixed buffer exceeds the capacity, or the exact search proved it), and `Unknown`
+/// with the lowest plan found otherwise.
+pub fn plan(problem: &Problem, request: &Request, options: &Options) -> Result<Report, PlanError> {
+    driver::run(problem, request, options)
 }

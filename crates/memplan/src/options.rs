@@ -1,14 +1,12 @@
-//! What [`crate::plan`] is asked to do: which [`Planner`] runs, with which [`Options`].
+//! How [`crate::plan`] works: which [`Planner`] runs, with which [`Options`]. (What it
+//! is asked for, the goal and the budget, is the [`crate::Request`].)
 //!
 //! Each family keeps its own options beside its code ([`crate::BoxingOptions`],
 //! [`crate::ExactOptions`], [`crate::TelamallocOptions`]); [`Options`] gathers them with
-//! the choices of the driver (planner, threads, time limit, cancellation, verification).
-//! Only the driver reads [`Options`]: a family takes its own options and a budget.
-
-use std::time::Duration;
+//! the choices of the driver (planner, threads, verification). Only the driver reads
+//! [`Options`]: a family takes its own options and a budget.
 
 use crate::boxing::BoxingOptions;
-use crate::budget::CancelToken;
 use crate::error::PlanError;
 use crate::exact::ExactOptions;
 use crate::greedy::{self, Fit, Order as GreedyOrder};
@@ -113,14 +111,6 @@ pub struct Options {
     /// TelaMalloc's restart cycle (capacity mode); 0 means one per core. The result does
     /// not depend on this. Threads are scoped to the call: no global pool is started.
     pub threads: usize,
-    /// Stop planning after this long and return the best plan so far; `None`: no clock.
-    /// Default: [`Options::DEFAULT_TIME_LIMIT`], the same for the library, the command
-    /// line, Python and C. The limit covers the whole call, the final check included.
-    /// What runs inside it is the planner's affair: [`Planner::Auto`] refines until the
-    /// limit, the greedy planners end when they are done.
-    pub time_limit: Option<Duration>,
-    /// Stop when this token is cancelled (same rule as the time limit).
-    pub cancel: Option<CancelToken>,
     /// Run the independent checker on the result and fail with
     /// [`PlanError::InvalidPlan`] if it disagrees. Cheap (O(n log n)); on by default.
     pub verify: bool,
@@ -131,34 +121,18 @@ pub struct Options {
     /// Options of the exact search ([`Planner::Exact`], and the step of
     /// [`Planner::Auto`] that runs it after greedy when a time limit is given).
     pub exact: ExactOptions,
-    /// Let the run's first plan (start-best-fit, O(n log n) on buffers without gaps or
-    /// fixed offsets) finish even past the time limit, though not past a cancellation,
-    /// so that a run is never left with the naive plan (every buffer at its own
-    /// addresses) when a real one is cheap. On by default; off, the limit is strict and
-    /// a limit shorter than the first plan returns the naive plan.
-    pub finish_first_plan: bool,
 }
 
-impl Options {
-    /// The default time limit: one second, for every door (library, command line, Python,
-    /// C).
-    pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(1);
-}
-
-/// The defaults, shared by every door: [`Planner::Auto`] on every core for
-/// [`Options::DEFAULT_TIME_LIMIT`] (the first plan let finish), the plan checked.
+/// The defaults, shared by every door: [`Planner::Auto`] on every core, the plan checked.
 impl Default for Options {
     fn default() -> Options {
         Options {
             planner: Planner::Auto,
             threads: 0,
-            time_limit: Some(Options::DEFAULT_TIME_LIMIT),
-            cancel: None,
             verify: true,
             telamalloc: TelamallocOptions::default(),
             boxing: BoxingOptions::default(),
             exact: ExactOptions::default(),
-            finish_first_plan: true,
         }
     }
 }

@@ -256,11 +256,11 @@ impl Buffer {
     }
 }
 
-/// A validated set of buffers, with an optional capacity.
+/// A validated set of buffers. What to do with them (minimise, or fit under a capacity)
+/// is the [`crate::Request`]'s.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Problem {
     buffers: Vec<Buffer>,
-    capacity: Option<Size>,
     naive_height: Size,
 }
 
@@ -278,7 +278,7 @@ impl Problem {
     /// so writing an empty problem and reading it back gives it again. (An empty file,
     /// without even a header, is still an error.) Adapters meet empty problems
     /// naturally: a graph or memory level with nothing to plan.
-    pub fn new(mut buffers: Vec<Buffer>, capacity: Option<Size>) -> Result<Problem, ProblemError> {
+    pub fn new(mut buffers: Vec<Buffer>) -> Result<Problem, ProblemError> {
         if buffers.len() > u32::MAX as usize {
             return Err(ProblemError {
                 index: u32::MAX as usize,
@@ -365,7 +365,6 @@ impl Problem {
         check_fixed_disjoint(&buffers)?;
         Ok(Problem {
             buffers,
-            capacity,
             naive_height: Size(naive_height),
         })
     }
@@ -392,18 +391,6 @@ impl Problem {
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.buffers.is_empty()
-    }
-
-    /// The capacity a plan must fit under, if any.
-    #[inline]
-    pub fn capacity(&self) -> Option<Size> {
-        self.capacity
-    }
-
-    /// The same problem with another capacity.
-    pub fn with_capacity(mut self, capacity: Option<Size>) -> Problem {
-        self.capacity = capacity;
-        self
     }
 
     /// `max fixed end + Σ (size + alignment − 1)` over free buffers: an upper bound on
@@ -571,107 +558,83 @@ mod tests {
 
     #[test]
     fn validation_names_the_buffer() {
-        let e = Problem::new(
-            vec![Buffer::new("ok", 0, 1, 1), Buffer::new("bad", 0, 1, 0)],
-            None,
-        )
+        let e = Problem::new(vec![
+            Buffer::new("ok", 0, 1, 1),
+            Buffer::new("bad", 0, 1, 0),
+        ])
         .unwrap_err();
         assert_eq!(
             (e.index, e.id.as_str(), e.kind.clone()),
             (1, "bad", ProblemErrorKind::ZeroSize)
         );
-        let e = Problem::new(
-            vec![Buffer::new("a", 0, 1, 1), Buffer::new("a", 2, 3, 1)],
-            None,
-        )
-        .unwrap_err();
+        let e =
+            Problem::new(vec![Buffer::new("a", 0, 1, 1), Buffer::new("a", 2, 3, 1)]).unwrap_err();
         assert_eq!(e.kind, ProblemErrorKind::DuplicateId { first_index: 0 });
-        let e = Problem::new(vec![Buffer::new("a", 3, 3, 1)], None).unwrap_err();
+        let e = Problem::new(vec![Buffer::new("a", 3, 3, 1)]).unwrap_err();
         assert!(matches!(e.kind, ProblemErrorKind::EmptyLifetime { .. }));
-        let e = Problem::new(vec![Buffer::new("a", 0, 3, 1).with_alignment(0)], None).unwrap_err();
+        let e = Problem::new(vec![Buffer::new("a", 0, 3, 1).with_alignment(0)]).unwrap_err();
         assert_eq!(e.kind, ProblemErrorKind::ZeroAlignment);
-        let e = Problem::new(
-            vec![Buffer::new("a", 0, 3, 1)
-                .with_alignment(4)
-                .with_fixed_offset(6)],
-            None,
-        )
+        let e = Problem::new(vec![Buffer::new("a", 0, 3, 1)
+            .with_alignment(4)
+            .with_fixed_offset(6)])
         .unwrap_err();
         assert!(matches!(
             e.kind,
             ProblemErrorKind::MisalignedFixedOffset { .. }
         ));
-        let e = Problem::new(vec![Buffer::new("a", 0, 3, 1).with_gap(2, 5)], None).unwrap_err();
+        let e = Problem::new(vec![Buffer::new("a", 0, 3, 1).with_gap(2, 5)]).unwrap_err();
         assert!(matches!(
             e.kind,
             ProblemErrorKind::GapOutsideLifetime { .. }
         ));
-        let e = Problem::new(
-            vec![Buffer::new("a", 0, 9, 1).with_gap(4, 6).with_gap(2, 5)],
-            None,
-        )
+        let e = Problem::new(vec![Buffer::new("a", 0, 9, 1)
+            .with_gap(4, 6)
+            .with_gap(2, 5)])
         .unwrap_err();
         assert!(matches!(e.kind, ProblemErrorKind::GapsOverlap { .. }));
-        let e = Problem::new(
-            vec![Buffer::new("a", 0, 9, 2).with_fixed_offset(u64::MAX - 1)],
-            None,
-        )
+        let e = Problem::new(vec![
+            Buffer::new("a", 0, 9, 2).with_fixed_offset(u64::MAX - 1)
+        ])
         .unwrap_err();
         assert_eq!(e.kind, ProblemErrorKind::Overflow);
-        let e = Problem::new(
-            vec![
-                Buffer::new("a", 0, 9, u64::MAX - 5),
-                Buffer::new("b", 0, 9, 10),
-            ],
-            None,
-        )
+        let e = Problem::new(vec![
+            Buffer::new("a", 0, 9, u64::MAX - 5),
+            Buffer::new("b", 0, 9, 10),
+        ])
         .unwrap_err();
         // The buffer at which the running total overflows is named.
         assert_eq!(
             (e.id.as_str(), e.kind.clone()),
             ("b", ProblemErrorKind::Overflow)
         );
-        let e = Problem::new(
-            vec![
-                Buffer::new("a", 0, 9, 4).with_fixed_offset(0),
-                Buffer::new("b", 5, 7, 4).with_fixed_offset(2),
-            ],
-            None,
-        )
+        let e = Problem::new(vec![
+            Buffer::new("a", 0, 9, 4).with_fixed_offset(0),
+            Buffer::new("b", 5, 7, 4).with_fixed_offset(2),
+        ])
         .unwrap_err();
         assert!(matches!(e.kind, ProblemErrorKind::FixedOverlap { .. }));
     }
 
     #[test]
     fn fixed_buffers_may_share_addresses_when_apart_in_time() {
-        let p = Problem::new(
-            vec![
-                Buffer::new("a", 0, 5, 4).with_fixed_offset(0),
-                Buffer::new("b", 5, 7, 4).with_fixed_offset(2),
-                Buffer::new("c", 0, 9, 4)
-                    .with_gap(1, 8)
-                    .with_fixed_offset(3),
-            ],
-            None,
-        );
+        let p = Problem::new(vec![
+            Buffer::new("a", 0, 5, 4).with_fixed_offset(0),
+            Buffer::new("b", 5, 7, 4).with_fixed_offset(2),
+            Buffer::new("c", 0, 9, 4)
+                .with_gap(1, 8)
+                .with_fixed_offset(3),
+        ]);
         assert!(p.is_err(), "c is live at time 0 with a");
-        let p = Problem::new(
-            vec![
-                Buffer::new("a", 0, 5, 4).with_fixed_offset(0),
-                Buffer::new("b", 5, 7, 4).with_fixed_offset(2),
-            ],
-            None,
-        );
+        let p = Problem::new(vec![
+            Buffer::new("a", 0, 5, 4).with_fixed_offset(0),
+            Buffer::new("b", 5, 7, 4).with_fixed_offset(2),
+        ]);
         assert!(p.is_ok());
     }
 
     #[test]
     fn plan_height() {
-        let p = Problem::new(
-            vec![Buffer::new("a", 0, 2, 4), Buffer::new("b", 1, 3, 6)],
-            None,
-        )
-        .unwrap();
+        let p = Problem::new(vec![Buffer::new("a", 0, 2, 4), Buffer::new("b", 1, 3, 6)]).unwrap();
         let plan = Plan::new(&p, vec![Offset(6), Offset(0)]).unwrap();
         assert_eq!(plan.height(), Size(10));
         assert!(Plan::new(&p, vec![Offset(0)]).is_none());

@@ -49,7 +49,7 @@ fn instance(instance: &str) {
             Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => p,
             other => panic!("{instance}: {planner}: {other:?}"),
         };
-        if let Err(f) = check(&problem, p) {
+        if let Err(f) = check(&problem, p, None) {
             panic!("{instance}: {planner}: {f}");
         }
         assert!(p.height() >= lower);

@@ -37,7 +37,7 @@ fn run(problem: &Problem, options: &Options) -> Plan {
         .plan()
         .expect("minimise mode has a plan")
         .clone();
-    check(problem, &p).expect("the plan passes the checker");
+    check(problem, &p, None).expect("the plan passes the checker");
     assert!(p.height() >= report.max_load);
     p
 }
@@ -89,7 +89,7 @@ fn build(specs: &[Spec]) -> Problem {
         }
         bufs.push(b);
     }
-    Problem::new(bufs, None).expect("valid by construction")
+    Problem::new(bufs).expect("valid by construction")
 }
 
 proptest! {
@@ -129,10 +129,10 @@ proptest! {
         let bufs = spans.iter().enumerate()
             .map(|(i, &(s, l))| Buffer::new(format!("b{i}"), s, s + l, size))
             .collect();
-        let p = Problem::new(bufs, None).unwrap();
+        let p = Problem::new(bufs).unwrap();
         let report = plan(&p, &boxing(3, 0, 1)).unwrap();
         let Outcome::Optimal(plan) = &report.outcome else { panic!("not optimal: {:?}", report.outcome) };
-        check(&p, plan).unwrap();
+        check(&p, plan, None).unwrap();
     }
 
     /// No two buffers overlap: everything at offset 0, optimal.
@@ -141,7 +141,7 @@ proptest! {
         let bufs = sizes.iter().enumerate()
             .map(|(i, &s)| Buffer::new(format!("b{i}"), 2 * i as u64, 2 * i as u64 + 2, s))
             .collect();
-        let p = Problem::new(bufs, None).unwrap();
+        let p = Problem::new(bufs).unwrap();
         let report = plan(&p, &boxing(3, 0, 1)).unwrap();
         let Outcome::Optimal(plan) = &report.outcome else { panic!("not optimal") };
         prop_assert_eq!(plan.height(), max_load(&p));

@@ -212,7 +212,11 @@ fn checker_agrees_with_the_pairwise_reference() {
         }
         for offs in [&greedy, &offsets] {
             let want = reference_valid(&p, offs);
-            assert_eq!(check_offsets(&p, offs).is_ok(), want, "{p:?} {offs:?}");
+            assert_eq!(
+                check_offsets(&p, offs, None).is_ok(),
+                want,
+                "{p:?} {offs:?}"
+            );
             if want {
                 valid += 1;
             } else {

@@ -52,7 +52,7 @@ fn minimise_mode_proves_its_plan_optimal() {
     let Outcome::Optimal(pl) = &report.outcome else {
         panic!("expected a proven optimum, got {:?}", report.outcome)
     };
-    check(&p, pl).expect("valid");
+    check(&p, pl, None).expect("valid");
     assert_eq!(pl.height(), max_load(&p));
 }
 
@@ -90,7 +90,7 @@ fn cancelled_search_still_returns_the_greedy_plan() {
         .outcome
         .plan()
         .expect("the first greedy candidate always completes");
-    check(&p, pl).expect("valid");
+    check(&p, pl, None).expect("valid");
 }
 
 /// Small random problems (a local SplitMix64, so the test owns its data).
@@ -110,7 +110,7 @@ fn random_problems() -> impl Iterator<Item = Problem> {
                 Buffer::new(format!("b{i}"), start, start + 1 + next(4), 1 + next(6))
             })
             .collect();
-        Problem::new(bufs, None).expect("valid")
+        Problem::new(bufs).expect("valid")
     })
 }
 
@@ -135,7 +135,7 @@ fn auto_tightens_what_the_greedy_portfolio_leaves() {
         let report = plan(&p, &budget).expect("plans");
         assert!(report.exact.is_some(), "fragmentation left: the search ran");
         let pl = report.outcome.plan().expect("a plan");
-        check(&p, pl).expect("valid");
+        check(&p, pl, None).expect("valid");
         assert!(pl.height() <= g);
         // Small problems: the search finishes and proves its plan optimal.
         assert!(
@@ -150,7 +150,7 @@ fn auto_tightens_what_the_greedy_portfolio_leaves() {
             let r = plan(&capped, &exact(None)).expect("plans");
             assert_eq!(r.planner, Planner::Exact);
             let q = r.outcome.plan().expect("fits");
-            check(&capped, q).expect("valid");
+            check(&capped, q, None).expect("valid");
             // One byte less: proven impossible.
             let tight = p.clone().with_capacity(Some(Size(pl.height().get() - 1)));
             let r = plan(&tight, &exact(None)).expect("plans");

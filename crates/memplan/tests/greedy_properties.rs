@@ -62,7 +62,7 @@ fn build(specs: Vec<Spec>, fixed_share: u8) -> Problem {
             b
         })
         .collect();
-    Problem::new(bufs, None).expect("valid by construction")
+    Problem::new(bufs).expect("valid by construction")
 }
 
 proptest! {
@@ -95,7 +95,7 @@ proptest! {
                 }
                 other => panic!("minimise mode gave {other:?}"),
             };
-            if let Err(f) = check(&problem, p) {
+            if let Err(f) = check(&problem, p, None) {
                 panic!("{planner}: {f}");
             }
             prop_assert!(p.height() >= lower, "{} below the max load", planner);
@@ -113,7 +113,7 @@ proptest! {
         match &report.outcome {
             Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => {
                 prop_assert!(p.height().get() <= cap);
-                prop_assert!(check(&problem, p).is_ok());
+                prop_assert!(check(&problem, p, None).is_ok());
             }
             // A proof: the max load, or the exact search, which agrees without a clock.
             Outcome::Infeasible if lower <= cap => {
@@ -187,7 +187,7 @@ fn elementary_cases_are_optimal() {
     let bufs: Vec<Buffer> = (0..50)
         .map(|i| Buffer::new(format!("{i}"), i * 2, i * 2 + 2, 1 + i % 7))
         .collect();
-    let problem = Problem::new(bufs, None).unwrap();
+    let problem = Problem::new(bufs).unwrap();
     let report = plan(&problem, &Options::default()).unwrap();
     assert!(
         matches!(report.outcome, Outcome::Optimal(ref p) if p.offsets().iter().all(|o| o.get() == 0))
@@ -196,7 +196,7 @@ fn elementary_cases_are_optimal() {
     let bufs: Vec<Buffer> = (0..60)
         .map(|i| Buffer::new(format!("{i}"), i % 13, i % 13 + 1 + i % 5, 8))
         .collect();
-    let problem = Problem::new(bufs, None).unwrap();
+    let problem = Problem::new(bufs).unwrap();
     let report = plan(&problem, &Options::default()).unwrap();
     assert!(
         matches!(report.outcome, Outcome::Optimal(_)),

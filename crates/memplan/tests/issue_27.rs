@@ -52,7 +52,7 @@ fn issue_27_unknown_returns_the_exact_searchs_best_plan() {
                 report.outcome
             )
         };
-        check(&problem.clone().with_capacity(None), best).unwrap();
+        check(&problem.clone().with_capacity(None), best, None).unwrap();
         assert!(
             best.height() < greedy_best.height(),
             "{planner}: best {} is greedy's {}",

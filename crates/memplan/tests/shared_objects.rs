@@ -24,7 +24,7 @@ fn problems() -> impl Strategy<Value = Problem> {
                 }
             })
             .collect();
-        Problem::new(bufs, None).unwrap()
+        Problem::new(bufs).unwrap()
     })
 }
 
@@ -72,7 +72,7 @@ proptest! {
             prop_assert_eq!(sizes, largest);
             // Stacked, the objects are a valid offset plan of height = total.
             let plan = stacked(&p, &r.assignment);
-            prop_assert!(check(&p, &plan).is_ok());
+            prop_assert!(check(&p, &plan, None).is_ok());
             prop_assert!(plan.height() <= r.assignment.total());
             totals.push(r.assignment.total());
         }
@@ -84,14 +84,11 @@ proptest! {
 
 #[test]
 fn reaches_the_bound_on_the_module_example() {
-    let p = Problem::new(
-        vec![
-            Buffer::new("a", 0, 2, 8),
-            Buffer::new("b", 1, 4, 4),
-            Buffer::new("c", 2, 5, 6),
-        ],
-        None,
-    )
+    let p = Problem::new(vec![
+        Buffer::new("a", 0, 2, 8),
+        Buffer::new("b", 1, 4, 4),
+        Buffer::new("c", 2, 5, 6),
+    ])
     .unwrap();
     let r = plan_shared_objects(&p, &SharedOptions::default()).unwrap();
     assert_eq!(r.lower_bound, Size(12));

@@ -53,7 +53,7 @@ fn random_instance(src: &mut ByteSource, max_n: u64) -> Instance {
     if r(4) == 0 {
         bufs[0] = bufs[0].clone().with_alignment(1).with_fixed_offset(r(8));
     }
-    let problem = Problem::new(bufs, None).expect("valid");
+    let problem = Problem::new(bufs).expect("valid");
     let capacity = Size(max_load(&problem).0 * (30 + r(81)) / 100);
     let costs = (r(3) != 0).then(|| (0..n).map(|_| r(21)).collect());
     let memory = (r(2) == 0).then(|| {
@@ -250,7 +250,7 @@ proptest! {
         let bufs: Vec<Buffer> = specs.iter().enumerate().map(|(i, &(s, len, size, _, _))| {
             Buffer::new(i.to_string(), s, s + len, size)
         }).collect();
-        let problem = Problem::new(bufs, None).unwrap();
+        let problem = Problem::new(bufs).unwrap();
         let capacity = Size(max_load(&problem).0 * percent / 100);
         let costs: Vec<u64> = specs.iter().map(|s| u64::from(s.4)).collect();
         let memory: Vec<Memory> = specs.iter().map(|s| match s.3 {
@@ -269,8 +269,8 @@ proptest! {
             }
             let levels = p.levels(&inst.problem, capacity).unwrap();
             prop_assert_eq!(levels.fast.len() + levels.slow.len(), inst.problem.len());
-            memplan::check(&levels.fast, &levels.fast_plan).unwrap();
-            memplan::check(&levels.slow, &levels.slow_plan).unwrap();
+            memplan::check(&levels.fast, &levels.fast_plan, None).unwrap();
+            memplan::check(&levels.slow, &levels.slow_plan, None).unwrap();
         } else {
             // Only the forced-fast buffers can make it fail.
             prop_assert!(memory.contains(&Memory::Fast));
@@ -301,14 +301,11 @@ fn the_same_input_options_and_seed_give_the_same_answer_on_any_thread_count() {
 }
 
 fn three() -> Problem {
-    Problem::new(
-        vec![
-            Buffer::new("a", 0, 3, 4),
-            Buffer::new("b", 0, 2, 4).with_fixed_offset(4),
-            Buffer::new("c", 1, 3, 4),
-        ],
-        None,
-    )
+    Problem::new(vec![
+        Buffer::new("a", 0, 3, 4),
+        Buffer::new("b", 0, 2, 4).with_fixed_offset(4),
+        Buffer::new("c", 1, 3, 4),
+    ])
     .unwrap()
 }
 
@@ -363,11 +360,7 @@ fn edge_capacities_and_empty_problems() {
     };
     assert_eq!(plan.cost, 4);
     // Capacity 0, no forced buffer: everything is spilled, optimally.
-    let free = Problem::new(
-        vec![Buffer::new("x", 0, 2, 3), Buffer::new("y", 1, 4, 5)],
-        None,
-    )
-    .unwrap();
+    let free = Problem::new(vec![Buffer::new("x", 0, 2, 3), Buffer::new("y", 1, 4, 5)]).unwrap();
     let r = plan_spill(&free, Size(0), &none, &opts).unwrap();
     let SpillOutcome::Optimal(plan) = &r.outcome else {
         panic!("{:?}", r.outcome)
@@ -375,7 +368,7 @@ fn edge_capacities_and_empty_problems() {
     assert_eq!((plan.spilled.clone(), plan.cost), (vec![true, true], 8));
     assert_eq!(plan.fast_height, Size(0));
     // An empty problem.
-    let empty = Problem::new(Vec::new(), None).unwrap();
+    let empty = Problem::new(Vec::new()).unwrap();
     let r = plan_spill(&empty, Size(0), &none, &opts).unwrap();
     assert_eq!(r.plan().map(|p| p.cost), Some(0));
     assert!(matches!(r.outcome, SpillOutcome::Optimal(_)));

@@ -38,7 +38,7 @@ fn problem_strategy() -> impl Strategy<Value = Problem> {
             }
             bufs.push(b);
         }
-        Problem::new(bufs, None).expect("valid by construction")
+        Problem::new(bufs).expect("valid by construction")
     })
 }
 
@@ -61,7 +61,7 @@ fn telamalloc(options: TelamallocOptions) -> Options {
 
 fn assert_honours(problem: &Problem, outcome: &Outcome) {
     let Some(p) = outcome.plan() else { return };
-    check(problem, p).expect("the checker accepts every plan");
+    check(problem, p, None).expect("the checker accepts every plan");
     if let Some(c) = problem.capacity() {
         assert!(p.height() <= c, "height {} over capacity {c}", p.height());
     }
@@ -195,7 +195,7 @@ fn small_problem(seed: u64) -> Problem {
                 .with_alignment([1, 1, 2][next(3) as usize])
         })
         .collect();
-    Problem::new(bufs, None).expect("valid")
+    Problem::new(bufs).expect("valid")
 }
 
 fn with_capacity_options(planner: Planner, threads: usize) -> Options {

@@ -218,7 +218,7 @@ unsafe fn check_status(
                     .map(|&o| Offset(o))
                     .collect();
             let with_cap = problem.clone().with_capacity(capacity);
-            let s = memplan::check_offsets(&with_cap, &offsets)
+            let s = memplan::check_offsets(&with_cap, &offsets, None)
                 .unwrap_or_else(|f| panic!("the C API returned an invalid plan: {f}"));
             assert_eq!(s.height.0, memplan_result_height(result));
             let load = memplan_result_max_load(result);

@@ -128,7 +128,7 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
             }
         };
         let uncapped = problem.clone().with_capacity(None);
-        let verdict = match check(&uncapped, plan) {
+        let verdict = match check(&uncapped, plan, None) {
             Ok(_) => "ok".to_string(),
             Err(f) => {
                 failures += 1;

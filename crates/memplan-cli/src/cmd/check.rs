@@ -21,7 +21,7 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
         let problem_file = (format, problem_bytes.as_slice());
         return check_two_levels(&args, problem_file, &problem, &placements, &levels);
     }
-    match check_placements(&problem, &placements) {
+    match check_placements(&problem, &placements, None) {
         Ok(summary) => {
             let (max_load, bound) = (
                 memplan::max_load(&problem).get(),

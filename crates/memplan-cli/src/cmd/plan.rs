@@ -91,7 +91,7 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
             // that without the capacity, and it is written for the user to inspect.
             if let Some(p) = best_so_far {
                 let uncapped = (*problem).clone().with_capacity(None);
-                memplan::check(&uncapped, p).map_err(|f| {
+                memplan::check(&uncapped, p, None).map_err(|f| {
                     Failure::new(exit::CHECK, format!("the best plan fails the checker: {f}"))
                 })?;
                 write(p)?;

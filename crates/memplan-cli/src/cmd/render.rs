@@ -70,7 +70,7 @@ pub fn render(args: RenderArgs) -> Result<(), Failure> {
     }
     // The checker also matches placements to buffers by id; a bad plan is still drawn
     // when every buffer has exactly one offset, so that overlaps can be seen.
-    let checked = check_placements(&problem, &placements);
+    let checked = check_placements(&problem, &placements, None);
     let offsets = offsets_by_index(&problem, &placements).ok_or_else(|| {
         let why = checked
             .as_ref()
@@ -244,7 +244,7 @@ fn render_model(
                 ),
             ));
         };
-        let valid = memplan_tflite::check_offsets(&a.tensors, offsets).is_ok();
+        let valid = memplan_tflite::check_offsets(&a.tensors, offsets, None).is_ok();
         let mut drawn = Vec::with_capacity(a.tensor_of.len());
         let mut notes = Vec::with_capacity(a.tensor_of.len());
         for &t in &a.tensor_of {
@@ -260,7 +260,7 @@ fn render_model(
         picture.notes = Some(notes);
         // The tensors alone: the file has no offsets for the scratch room.
         let tensors = a.problem.buffers()[..a.tensor_of.len()].to_vec();
-        let problem = memplan::Problem::new(tensors, None)
+        let problem = memplan::Problem::new(tensors)
             .map_err(|e| Failure::new(exit::CHECK, format!("{}: {e}", display_path(path))))?;
         Ok(memplan_render::draw(&problem, &drawn, &picture))
     })())

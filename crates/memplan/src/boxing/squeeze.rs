@@ -119,7 +119,7 @@ mod tests {
                 assert_eq!((&one, h1), (&many, h));
             }
             let offsets: Vec<Offset> = one.into_iter().map(Offset).collect();
-            check_offsets(&p, &offsets).unwrap();
+            check_offsets(&p, &offsets, None).unwrap();
             // A bound below the height abandons.
             let r =
                 squeeze_components(&p, &sequence, &component, 2, fit, true, &|| h1 - 1, &|| {

@@ -18,7 +18,7 @@
 //! `greedy::free_ranges`), so a short budget still ends with a real plan. When no planner finished, the plan is the naive one (every
 //! buffer at its own addresses, O(n)): valid, rarely good.
 
-use super::{height_of, Incumbent};
+use super::{height_of, Incumbent, Stage};
 use crate::boxing;
 use crate::budget::Budget;
 use crate::greedy::{self, Fit, Order};
@@ -27,13 +27,15 @@ use crate::report::CandidateResult;
 use crate::types::{Offset, Problem, Size};
 
 /// Runs the pass and returns its best plan as the incumbent.
-pub(super) fn run(
-    problem: &Problem,
-    options: &Options,
-    lower_bound: Size,
-    budget: &Budget,
-    threads: usize,
-) -> Incumbent {
+pub(super) fn run(stage: &Stage<'_>) -> Incumbent {
+    let Stage {
+        problem,
+        capacity,
+        options,
+        lower_bound,
+        budget,
+        threads,
+    } = *stage;
     let candidates: Vec<Planner> = match options.planner {
         Planner::Auto | Planner::GreedyPortfolio | Planner::Exact => {
             // Start-best-fit first, in both modes: a sweep, O(n log n) when no buffer is
@@ -50,7 +52,10 @@ pub(super) fn run(
         p => vec![p],
     };
     let results = if candidates.len() > 1 {
-        portfolio(problem, &candidates, lower_bound, budget, threads)
+        // The first plan that is good enough: optimal (at the max load) or, in capacity
+        // mode, under the capacity. Later planners stop; earlier ones finish.
+        let good_enough = capacity.map_or(lower_bound, |c| c.max(lower_bound));
+        portfolio(problem, &candidates, good_enough, budget, threads)
     } else {
         vec![alone(problem, options, candidates[0], budget, threads)]
     };
@@ -61,15 +66,10 @@ pub(super) fn run(
 fn portfolio(
     problem: &Problem,
     candidates: &[Planner],
-    lower_bound: Size,
+    good_enough: Size,
     budget: &Budget,
     threads: usize,
 ) -> Vec<Option<Vec<Offset>>> {
-    // The first plan that is good enough: optimal (at the max load) or, in capacity mode,
-    // under the capacity. Later planners stop; earlier ones finish.
-    let good_enough = problem
-        .capacity()
-        .map_or(lower_bound, |c| c.max(lower_bound));
     let planners: Vec<(Order, Fit)> = candidates
         .iter()
         .map(|c| match c {

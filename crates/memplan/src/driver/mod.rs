@@ -29,12 +29,13 @@ use std::time::{Duration, Instant};
 
 use crate::analysis::{fixed_top, max_load};
 use crate::budget::Budget;
-use crate::checker::{check_with_capacity, CheckFailure};
+use crate::checker::{check_offsets, CheckFailure};
 use crate::error::PlanError;
 use crate::exact::ExactStats;
 use crate::options::{Options, Planner};
 use crate::outcome::Outcome;
 use crate::report::{CandidateResult, Report};
+use crate::request::Request;
 use crate::types::{Offset, Plan, Problem, Size};
 
 /// Time the final check of a plan takes per buffer on the reference machine (2 cores,
@@ -42,12 +43,14 @@ use crate::types::{Offset, Plan, Problem, Size};
 /// up, because larger inputs miss the cache more.
 const CHECK_TIME_PER_BUFFER: Duration = Duration::from_nanos(600);
 
-/// When the planners must stop so that `plan()` as a whole, final check included, ends
-/// within `options.time_limit`: the limit less an estimate of the check's time (at most
-/// half the limit), when the check is on.
-fn planning_deadline(problem: &Problem, options: &Options, started: Instant) -> Option<Instant> {
-    let limit = options.time_limit?;
-    let reserve = if options.verify {
+/// The time kept from the limit for the final check, so that `plan()` as a whole ends
+/// within its time limit: an estimate of the check's time (at most half the limit), when
+/// the check is on.
+fn check_reserve(problem: &Problem, options: &Options, limit: Option<Duration>) -> Duration {
+    let Some(limit) = limit else {
+        return Duration::ZERO;
+    };
+    if options.verify {
         let segments = problem.len()
             + problem
                 .buffers()
@@ -59,9 +62,18 @@ fn planning_deadline(problem: &Problem, options: &Options, started: Instant) -> 
             .min(limit / 2)
     } else {
         Duration::ZERO
-    };
-    // A limit too far ahead to be an `Instant` is no limit.
-    started.checked_add(limit - reserve)
+    }
+}
+
+/// What every stage is given: the problem, the goal's capacity, the options, the one
+/// bound, the call's (started) budget and its threads.
+struct Stage<'a> {
+    problem: &'a Problem,
+    capacity: Option<Size>,
+    options: &'a Options,
+    lower_bound: Size,
+    budget: &'a Budget,
+    threads: usize,
 }
 
 /// The best plan so far and what the stages learnt on the way.
@@ -80,9 +92,37 @@ struct Incumbent {
     proved_infeasible: bool,
 }
 
-/// [`crate::plan`].
-pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanError> {
+/// [`crate::plan`]: starts the request's budget (its time limit becomes a deadline, less
+/// the final check's reserve) and runs.
+pub(crate) fn run(
+    problem: &Problem,
+    request: &Request,
+    options: &Options,
+) -> Result<Report, PlanError> {
     let started = Instant::now();
+    let reserve = check_reserve(problem, options, request.budget.time_limit());
+    let budget = request.budget.start(started, reserve);
+    run_started(problem, request.capacity(), options, &budget, started)
+}
+
+/// [`crate::plan`] within a budget already started: how the other families (spill) ask
+/// the driver for a plan, with a budget derived from their own.
+pub(crate) fn run_within(
+    problem: &Problem,
+    capacity: Option<Size>,
+    options: &Options,
+    budget: &Budget,
+) -> Result<Report, PlanError> {
+    run_started(problem, capacity, options, budget, Instant::now())
+}
+
+fn run_started(
+    problem: &Problem,
+    capacity: Option<Size>,
+    options: &Options,
+    budget: &Budget,
+    started: Instant,
+) -> Result<Report, PlanError> {
     let max_load = max_load(problem);
     let fixed_top = Size(fixed_top(problem));
     // The one bound every output reports (issue 27): computed here, once.
@@ -96,24 +136,20 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
         elapsed: started.elapsed(),
         exact,
     };
-    if let Some(cap) = problem.capacity() {
+    if let Some(cap) = capacity {
         if lower_bound > cap {
             let outcome = Outcome::Infeasible;
             return Ok(report(outcome, options.planner, Vec::new(), None));
         }
     }
-    let budget = Budget::new(
-        planning_deadline(problem, options, started),
-        options.cancel.as_ref(),
-        options.finish_first_plan,
-    );
     let threads = crate::workers::resolve(options.threads);
     if options.planner == Planner::Telamalloc {
         // One search, not a portfolio: it makes its own greedy plans.
-        let outcome = crate::telamalloc::plan(problem, &options.telamalloc, &budget, threads);
+        let outcome =
+            crate::telamalloc::plan(problem, capacity, &options.telamalloc, budget, threads);
         if options.verify {
             if let Some(p) = outcome.plan() {
-                verify(problem, p, problem.capacity(), Planner::Telamalloc)?;
+                verify(problem, p, capacity, Planner::Telamalloc)?;
             }
         }
         let candidates = vec![CandidateResult {
@@ -122,11 +158,19 @@ pub(crate) fn run(problem: &Problem, options: &Options) -> Result<Report, PlanEr
         }];
         return Ok(report(outcome, Planner::Telamalloc, candidates, None));
     }
-    let mut best = greedy_pass::run(problem, options, lower_bound, &budget, threads);
-    refine::run(problem, options, lower_bound, &budget, threads, &mut best);
+    let stage = Stage {
+        problem,
+        capacity,
+        options,
+        lower_bound,
+        budget,
+        threads,
+    };
+    let mut best = greedy_pass::run(&stage);
+    refine::run(&stage, &mut best);
     let planner = best.planner;
     let exact = best.exact;
-    let (outcome, candidates) = finish(problem, options, best)?;
+    let (outcome, candidates) = finish(problem, capacity, options, best)?;
     Ok(report(outcome, planner, candidates, exact))
 }
 
@@ -156,16 +200,16 @@ fn with_bound(outcome: Outcome, lower_bound: Size) -> Outcome {
 /// The final check and the outcome of the incumbent.
 fn finish(
     problem: &Problem,
+    capacity: Option<Size>,
     options: &Options,
     best: Incumbent,
 ) -> Result<(Outcome, Vec<CandidateResult>), PlanError> {
     let plan =
         Plan::new(problem, best.offsets).expect("planners place every buffer without overflow");
-    let fits = problem.capacity().is_none_or(|c| best.height <= c);
+    let fits = capacity.is_none_or(|c| best.height <= c);
     if options.verify {
         // A plan over the capacity is still checked for everything else.
-        let capacity = if fits { problem.capacity() } else { None };
-        verify(problem, &plan, capacity, best.planner)?;
+        verify(problem, &plan, capacity.filter(|_| fits), best.planner)?;
     }
     let proven = best.proven;
     let outcome = if !fits && best.proved_infeasible {
@@ -193,7 +237,7 @@ fn verify(
     capacity: Option<Size>,
     planner: Planner,
 ) -> Result<(), PlanError> {
-    check_with_capacity(problem, plan.offsets(), capacity).map_err(|f: CheckFailure| {
+    check_offsets(problem, plan.offsets(), capacity).map_err(|f: CheckFailure| {
         PlanError::InvalidPlan {
             planner: planner.name(),
             detail: f.to_string(),

@@ -15,7 +15,7 @@
 use std::time::Instant;
 
 use super::race::{race_capacity, RaceAnswer};
-use super::{height_of, Incumbent};
+use super::{height_of, Incumbent, Stage};
 use crate::boxing;
 use crate::budget::Budget;
 use crate::exact;
@@ -27,14 +27,15 @@ use crate::types::{Problem, Size};
 const EXACT_FIRST_MAX_BUFFERS: usize = 5_000;
 
 /// Runs the refinement steps on `best`.
-pub(super) fn run(
-    problem: &Problem,
-    options: &Options,
-    lower_bound: Size,
-    budget: &Budget,
-    threads: usize,
-    best: &mut Incumbent,
-) {
+pub(super) fn run(stage: &Stage<'_>, best: &mut Incumbent) {
+    let Stage {
+        problem,
+        capacity,
+        options,
+        budget,
+        threads,
+        ..
+    } = *stage;
     let run_exact = matches!(options.planner, Planner::Exact | Planner::Auto);
     let run_boxing = options.planner == Planner::Auto && options.boxing.in_portfolio;
     let steps: [Planner; 2] = if problem.len() <= EXACT_FIRST_MAX_BUFFERS {
@@ -43,7 +44,7 @@ pub(super) fn run(
         [Planner::Boxing, Planner::Exact]
     };
     for step in steps {
-        let unfinished = match problem.capacity() {
+        let unfinished = match capacity {
             Some(c) => best.height > c,
             None => best.height > best.proven,
         };
@@ -55,7 +56,7 @@ pub(super) fn run(
             break;
         }
         if step == Planner::Exact && run_exact {
-            exact_step(problem, options, lower_bound, budget, threads, best);
+            exact_step(stage, best);
         }
         if step == Planner::Boxing && run_boxing {
             boxing_step(problem, options, budget, threads, best);
@@ -66,19 +67,20 @@ pub(super) fn run(
 /// The exact search: in capacity mode a plan under the capacity or a proof that none
 /// exists (racing TelaMalloc for the default planner); in minimise mode a lower plan and
 /// a better bound (MiniMalloc's search, run anytime).
-fn exact_step(
-    problem: &Problem,
-    options: &Options,
-    lower_bound: Size,
-    budget: &Budget,
-    threads: usize,
-    best: &mut Incumbent,
-) {
+fn exact_step(stage: &Stage<'_>, best: &mut Incumbent) {
+    let Stage {
+        problem,
+        capacity,
+        options,
+        lower_bound,
+        budget,
+        threads,
+    } = *stage;
     let Some(model) = exact::Model::new(problem, budget) else {
         return;
     };
     let mut by = Planner::Exact;
-    let found = match problem.capacity() {
+    let found = match capacity {
         // `--planner exact`: the exact search alone, on every thread, so that it can be
         // compared with TelaMalloc.
         Some(c) if options.planner == Planner::Exact => {
@@ -170,9 +172,7 @@ fn exact_step(
             planner: by,
             height: Some(h),
         });
-        let newly_fits = problem
-            .capacity()
-            .is_some_and(|c| h <= c && best.height > c);
+        let newly_fits = capacity.is_some_and(|c| h <= c && best.height > c);
         if h < best.height || newly_fits {
             (best.offsets, best.height, best.planner) = (o, h, by);
         }

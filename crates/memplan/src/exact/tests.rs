@@ -48,7 +48,7 @@ fn random_problem(rng: &mut Rng, n: usize, mix: Mix) -> Problem {
         }
         bufs.push(b);
     }
-    Problem::new(bufs, None).expect("valid by construction")
+    Problem::new(bufs).expect("valid by construction")
 }
 
 /// True when some plan has height ≤ `cap`: every aligned offset, in input order.
@@ -106,7 +106,7 @@ fn all_switches() -> Vec<ExactOptions> {
 }
 
 fn assert_valid(p: &Problem, offs: &[Offset], cap: u64) {
-    let s = check_offsets(p, offs).expect("the checker accepts every plan");
+    let s = check_offsets(p, offs, None).expect("the checker accepts every plan");
     assert!(
         s.height.0 <= cap,
         "height {} above capacity {cap}",
@@ -248,16 +248,13 @@ fn minimise_reaches_the_brute_force_minimum() {
 #[test]
 fn paper_example_fits_at_max_load_only() {
     // The running example of the paper (Figure 2): capacity 12 fits, 11 does not.
-    let p = Problem::new(
-        vec![
-            Buffer::new("b1", 0, 3, 4),
-            Buffer::new("b2", 3, 9, 4),
-            Buffer::new("b3", 0, 9, 4),
-            Buffer::new("b4", 9, 21, 4),
-            Buffer::new("b5", 0, 21, 4),
-        ],
-        None,
-    )
+    let p = Problem::new(vec![
+        Buffer::new("b1", 0, 3, 4),
+        Buffer::new("b2", 3, 9, 4),
+        Buffer::new("b3", 0, 9, 4),
+        Buffer::new("b4", 9, 21, 4),
+        Buffer::new("b5", 0, 21, 4),
+    ])
     .expect("valid");
     let m = model(&p);
     assert_eq!(m.sections.len(), 3);

@@ -164,7 +164,7 @@ pub fn arbitrary_problem(u: &mut Unstructured<'_>, knobs: &FuzzKnobs) -> Result<
         .map(|_| chance(u, knobs.fixed_percent))
         .collect::<Result<_>>()?;
     if pinned.iter().any(|&p| p) {
-        let free = Problem::new(buffers.clone(), None).expect("valid by construction");
+        let free = Problem::new(buffers.clone()).expect("valid by construction");
         let order = Order::ALL[u.choose_index(Order::ALL.len())?];
         let offsets: Vec<Offset> = greedy::run(
             &free,
@@ -180,7 +180,7 @@ pub fn arbitrary_problem(u: &mut Unstructured<'_>, knobs: &FuzzKnobs) -> Result<
             }
         }
     }
-    let problem = Problem::new(buffers, None).expect("valid by construction");
+    let problem = Problem::new(buffers).expect("valid by construction");
 
     let capacity = if chance(u, knobs.capacity_chance)? {
         let (lo, hi) = knobs.capacity_percent;

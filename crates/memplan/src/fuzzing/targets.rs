@@ -42,7 +42,7 @@ pub fn assert_report_consistent(problem: &Problem, report: &Report) -> Option<u6
     let cap = problem.capacity();
     match &report.outcome {
         Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => {
-            let s = crate::check(problem, p)
+            let s = crate::check(problem, p, None)
                 .unwrap_or_else(|f| panic!("{}: checker rejects the plan: {f}", report.planner));
             assert_eq!(s.height, p.height());
             assert!(p.height() >= load, "height below the max load");
@@ -64,7 +64,7 @@ pub fn assert_report_consistent(problem: &Problem, report: &Report) -> Option<u6
             assert!(*lower_bound >= load);
             if let Some(b) = best_so_far {
                 let free = problem.clone().with_capacity(None);
-                check_offsets(&free, b.offsets())
+                check_offsets(&free, b.offsets(), None)
                     .unwrap_or_else(|f| panic!("{}: best-so-far rejected: {f}", report.planner));
                 assert!(b.height() > c, "a plan under capacity reported as Unknown");
             }
@@ -463,7 +463,7 @@ pub fn checker(data: &[u8]) {
     if u.int_in_range(0..=30u8).unwrap_or(1) == 0 {
         offsets.pop(); // wrong count
     }
-    let got = check_offsets(&p, &offsets);
+    let got = check_offsets(&p, &offsets, None);
     let want = reference_valid(&p, &offsets);
     assert_eq!(
         got.is_ok(),

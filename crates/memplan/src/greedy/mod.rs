@@ -511,7 +511,7 @@ mod tests {
                     Buffer::new(format!("b{i}"), start, start + len, 1 + rng.next_u64() % 50)
                 })
                 .collect();
-            let p = Problem::new(bufs, None).unwrap();
+            let p = Problem::new(bufs).unwrap();
             let heights: Vec<u64> = planners
                 .iter()
                 .map(|&(o, f)| {

@@ -199,16 +199,13 @@ mod tests {
     use super::*;
 
     fn problem() -> Problem {
-        Problem::new(
-            vec![
-                Buffer::new("a", 0, 2, 4),
-                Buffer::new("b", 1, 9, 2),
-                Buffer::new("c", 5, 6, 3),
-                Buffer::new("d", 5, 7, 8).with_fixed_offset(0),
-                Buffer::new("e", 0, 10, 1).with_gap(4, 8),
-            ],
-            None,
-        )
+        Problem::new(vec![
+            Buffer::new("a", 0, 2, 4),
+            Buffer::new("b", 1, 9, 2),
+            Buffer::new("c", 5, 6, 3),
+            Buffer::new("d", 5, 7, 8).with_fixed_offset(0),
+            Buffer::new("e", 0, 10, 1).with_gap(4, 8),
+        ])
         .unwrap()
     }
 
@@ -226,13 +223,10 @@ mod tests {
     fn a_buffer_gapped_over_its_whole_lifetime_is_still_ordered() {
         // Found by the fuzz smoke test: breadth lists buffers by the steps they are live
         // at, and this one is live at none.
-        let p = Problem::new(
-            vec![
-                Buffer::new("a", 0, 4, 8).with_gap(0, 4),
-                Buffer::new("b", 0, 4, 8),
-            ],
-            None,
-        )
+        let p = Problem::new(vec![
+            Buffer::new("a", 0, 4, 8).with_gap(0, 4),
+            Buffer::new("b", 0, 4, 8),
+        ])
         .unwrap();
         for o in Order::ALL {
             let mut s = o.sequence(&p);

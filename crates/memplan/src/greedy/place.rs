@@ -475,7 +475,7 @@ mod tests {
                     b
                 })
                 .collect();
-            let p = Problem::new(bufs, None).unwrap();
+            let p = Problem::new(bufs).unwrap();
             let seq = Order::Start.sequence(&p);
             assert!(sweepable(&p, &seq));
             let mut other = Order::Size.sequence(&p);
@@ -525,7 +525,7 @@ mod tests {
                 b
             })
             .collect();
-        Problem::new(bufs, None).unwrap()
+        Problem::new(bufs).unwrap()
     }
 
     /// The occupancy gives the index's plan, height included, for every order and both
@@ -610,7 +610,7 @@ mod tests {
                         b
                     })
                     .collect();
-                let p = Problem::new(bufs, None).unwrap();
+                let p = Problem::new(bufs).unwrap();
                 let order = Order::ALL[order];
                 let fit = if first_fit { Fit::FirstFit } else { Fit::BestFit };
                 let seq = order.sequence(&p);

@@ -420,7 +420,7 @@ mod tests {
             let stats = lower_peak(&p, &mut offsets, 300, seed, 0, &Budget::unlimited());
             assert!(stats.height_after <= stats.height_before);
             let plan: Vec<Offset> = offsets.iter().map(|&o| Offset(o)).collect();
-            check_offsets(&p, &plan).unwrap();
+            check_offsets(&p, &plan, None).unwrap();
             let h = p
                 .buffers()
                 .iter()
@@ -449,7 +449,7 @@ mod tests {
             let o = promote(&p, &start, first, (u64::MAX, usize::MAX), &|| false).unwrap();
             assert_eq!(o[first], 0);
             let plan: Vec<Offset> = o.iter().map(|&x| Offset(x)).collect();
-            check_offsets(&p, &plan).unwrap();
+            check_offsets(&p, &plan, None).unwrap();
         }
     }
 

@@ -33,8 +33,6 @@ pub struct CsvOptions {
     /// Force a convention for the end column; by default `upper` is half-open and `end`
     /// inclusive.
     pub lifetimes: Option<LifetimeConvention>,
-    /// The capacity to give the problem.
-    pub capacity: Option<Size>,
     /// The alignment of buffers whose input gives none (no column, or an empty field);
     /// `None` means 1.
     pub default_alignment: Option<Size>,
@@ -308,7 +306,7 @@ pub fn read_problem_csv(input: &[u8], options: &CsvOptions) -> Result<Problem, R
     }
     // A header alone is the empty problem (height 0), as in every door: see
     // [`crate::Problem::new`].
-    Problem::new(buffers, options.capacity).map_err(|e| {
+    Problem::new(buffers).map_err(|e| {
         let line = lines.get(e.index).copied().unwrap_or(0);
         let column = match e.kind.field() {
             "id" => Some(cols.id),

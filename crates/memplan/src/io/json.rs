@@ -282,25 +282,20 @@ fn check_shape(value: &serde_json::Value) -> Result<(), (String, String)> {
 /// Reads a problem from JSON: `{"capacity": …, "buffers": [{"id", "start", "end",
 /// "size", "alignment", "fixed_offset", "gaps"}]}`, half-open `[start, end)`, with
 /// `capacity`, `alignment`, `fixed_offset` and `gaps` optional and unknown fields
-/// rejected. `capacity`, when given,
-/// replaces the file's own.
-pub fn read_problem_json(input: &[u8], capacity: Option<Size>) -> Result<Problem, ReadError> {
-    let options = super::CsvOptions {
-        capacity,
-        ..super::CsvOptions::default()
-    };
-    read_problem_json_with(input, &options)
+/// rejected. The file's capacity, if any, comes back beside the problem: it is a goal
+/// ([`crate::Goal::Fit`]), not part of the problem.
+pub fn read_problem_json(input: &[u8]) -> Result<(Problem, Option<Size>), ReadError> {
+    read_problem_json_with(input, &super::CsvOptions::default())
 }
 
 /// [`read_problem_json`] with the reading options CSV takes: `lifetimes` (with
 /// [`super::LifetimeConvention::Inclusive`], `[first, last]` becomes `[first, last + 1)`,
-/// as ExecuTorch writes lifetimes), `capacity`, and `default_alignment` for buffers with
-/// no `alignment` field.
+/// as ExecuTorch writes lifetimes), and `default_alignment` for buffers with no
+/// `alignment` field.
 pub fn read_problem_json_with(
     input: &[u8],
     options: &super::CsvOptions,
-) -> Result<Problem, ReadError> {
-    let capacity = options.capacity;
+) -> Result<(Problem, Option<Size>), ReadError> {
     let shift = u64::from(options.lifetimes == Some(super::LifetimeConvention::Inclusive));
     let end = |e: u64| {
         e.checked_add(shift).ok_or_else(|| ReadError {
@@ -346,11 +341,12 @@ pub fn read_problem_json_with(
             Ok(buf)
         })
         .collect::<Result<Vec<_>, ReadError>>()?;
-    Problem::new(buffers, capacity.or(parsed.capacity.map(Size))).map_err(|e| ReadError {
+    let problem = Problem::new(buffers).map_err(|e| ReadError {
         line: 0,
         column: Some(e.kind.field().to_string()),
         kind: ReadErrorKind::Problem(e),
-    })
+    })?;
+    Ok((problem, parsed.capacity.map(Size)))
 }
 
 fn buffers_out<'a>(problem: &'a Problem, plan: Option<&Plan>) -> Vec<BufferOut<'a>> {
@@ -375,25 +371,31 @@ fn buffers_out<'a>(problem: &'a Problem, plan: Option<&Plan>) -> Vec<BufferOut<'
         .collect()
 }
 
-/// Writes a problem as JSON, one buffer per line.
-pub fn write_problem_json(problem: &Problem, out: impl Write) -> std::io::Result<()> {
+/// Writes a problem as JSON, one buffer per line, with `capacity` when given.
+pub fn write_problem_json(
+    problem: &Problem,
+    capacity: Option<Size>,
+    out: impl Write,
+) -> std::io::Result<()> {
     let head = ProblemHead {
-        capacity: problem.capacity().map(Size::get),
+        capacity: capacity.map(Size::get),
     };
     write_lines(&head, &buffers_out(problem, None), out)
 }
 
-/// Writes a plan as JSON: the problem's buffers, each with its `offset`, and the figures
-/// in `info`. `plan` must be a plan of `problem`.
+/// Writes a plan as JSON: the problem's buffers, each with its `offset`, the capacity
+/// it was asked to fit under (if any), and the figures in `info`. `plan` must be a plan
+/// of `problem`.
 pub fn write_plan_json(
     problem: &Problem,
+    capacity: Option<Size>,
     plan: &Plan,
     info: &PlanInfo,
     out: impl Write,
 ) -> std::io::Result<()> {
     let head = PlanHead {
         height: plan.height().get(),
-        capacity: problem.capacity().map(Size::get),
+        capacity: capacity.map(Size::get),
         info,
     };
     write_lines(&head, &buffers_out(problem, Some(plan)), out)
@@ -481,7 +483,7 @@ mod tests {
     /// it, and it round-trips, plans to height 0 and checks.
     #[test]
     fn issue_27_the_empty_problem_round_trips_and_plans() {
-        let empty = Problem::new(vec![], None).unwrap();
+        let empty = Problem::new(vec![]).unwrap();
         let mut out = Vec::new();
         write_problem_json(&empty, &mut out).unwrap();
         assert_eq!(read_problem_json(&out, None).unwrap(), empty);
@@ -492,7 +494,7 @@ mod tests {
         let pl = report.outcome.plan().unwrap();
         assert_eq!(pl.height(), Size(0));
         assert_eq!(report.lower_bound, Size(0));
-        check(&empty, pl).unwrap();
+        check(&empty, pl, None).unwrap();
         assert!(read_placements_json(br#"{"buffers": []}"#)
             .unwrap()
             .is_empty());
@@ -514,7 +516,7 @@ mod tests {
         let placements = read_placements_json(&out).unwrap();
         let offsets: Vec<Offset> = placements.iter().map(|(_, o)| *o).collect();
         assert_eq!(offsets, pl.offsets());
-        check(&p, pl).unwrap();
+        check(&p, pl, None).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(v["height"], pl.height().get());
         assert_eq!(v["planner"], report.planner.name());

@@ -164,7 +164,7 @@ mod tests {
                     Buffer::new(i.to_string(), s, s + rng.range(1, 8), rng.range(1, 9))
                 })
                 .collect();
-            let p = Problem::new(bufs, None).unwrap();
+            let p = Problem::new(bufs).unwrap();
             assert_eq!(positional_maxima(&p), by_definition(&p));
         }
     }

@@ -184,14 +184,11 @@ mod tests {
     use crate::types::Buffer;
 
     fn problem() -> Problem {
-        Problem::new(
-            vec![
-                Buffer::new("a", 0, 2, 8),
-                Buffer::new("b", 1, 4, 4),
-                Buffer::new("c", 2, 5, 6),
-            ],
-            None,
-        )
+        Problem::new(vec![
+            Buffer::new("a", 0, 2, 8),
+            Buffer::new("b", 1, 4, 4),
+            Buffer::new("c", 2, 5, 6),
+        ])
         .unwrap()
     }
 

@@ -215,17 +215,32 @@ pub struct SharedReport {
     pub naive: Size,
     /// Every strategy that was run, in order.
     pub candidates: Vec<SharedCandidate>,
+    /// The capacity the request asked to fit under ([`crate::Goal::Fit`]), if any.
+    pub capacity: Option<Size>,
+}
+
+impl SharedReport {
+    /// True unless the request asked to fit under a capacity that the total exceeds.
+    pub fn fits(&self) -> bool {
+        self.capacity.is_none_or(|c| self.assignment.total() <= c)
+    }
 }
 
 /// Assigns every buffer of `problem` to a shared object (TFLite §4): no two buffers of
 /// one object live at the same time, each object as large as the largest buffer it
 /// holds, the cost being the sum of the object sizes, reported beside its lower bound
 /// (the sum of the positional maxima). Gaps, fixed offsets, alignment and the capacity
-/// are ignored.
+/// are ignored. The request's budget stops the strategies after the first (each is one
+/// greedy pass); its capacity, if any, is reported against the total
+/// ([`SharedReport::fits`]).
 pub fn plan_shared_objects(
     problem: &Problem,
+    request: &crate::Request,
     options: &SharedOptions,
 ) -> Result<SharedReport, PlanError> {
+    let budget = request
+        .budget
+        .start(Instant::now(), std::time::Duration::ZERO);
     let maxima = positional_maxima(problem);
     let lower_bound = Size(maxima.iter().fold(0u64, |a, s| a.saturating_add(s.0)));
     let naive = Size(
@@ -241,6 +256,9 @@ pub fn plan_shared_objects(
     let mut best: Option<(SharedAssignment, SharedStrategy)> = None;
     let mut candidates = Vec::with_capacity(strategies.len());
     for strategy in strategies {
+        if best.is_some() && budget.exhausted() {
+            break;
+        }
         let started = Instant::now();
         let assignment = run_strategy(problem, strategy, &maxima, options.nearest_first);
         let total = assignment.total();
@@ -267,6 +285,7 @@ pub fn plan_shared_objects(
         lower_bound,
         naive,
         candidates,
+        capacity: request.capacity(),
     })
 }
 

@@ -311,7 +311,7 @@ mod tests {
             .enumerate()
             .map(|(i, &(s, e, z))| Buffer::new(i.to_string(), s, e, z))
             .collect();
-        Problem::new(bufs, None).unwrap()
+        Problem::new(bufs).unwrap()
     }
 
     #[test]
@@ -364,7 +364,7 @@ mod tests {
     fn gaps_take_a_buffer_out_of_the_load() {
         let mut bufs = vec![Buffer::new("a", 0, 3, 4), Buffer::new("b", 0, 3, 4)];
         bufs[0].gaps.push(crate::types::Lifetime::new(1, 2));
-        let p = Problem::new(bufs, None).unwrap();
+        let p = Problem::new(bufs).unwrap();
         let free = [Decision::Free; 2];
         // Overloaded at 0 and 2 only, and the same two buffers: 1 either way.
         assert_eq!(lower_bound(&p, 4, &[1, 1], &free, ALL), Bound::AtLeast(1));

@@ -72,7 +72,7 @@ pub fn check_spill(
     plan: &TwoLevelPlan,
 ) -> Result<(), SpillViolation> {
     let model = SpillModel::new(problem, capacity, input)?;
-    let levels = split_levels(problem, capacity, &plan.spilled, &plan.offsets)?;
+    let levels = split_levels(problem, &plan.spilled, &plan.offsets)?;
     for (i, b) in problem.buffers().iter().enumerate() {
         let wanted = match model.base[i] {
             Decision::Fast if plan.spilled[i] => Memory::Fast,
@@ -92,8 +92,9 @@ pub fn check_spill(
             actual,
         });
     }
-    let fast = check(&levels.fast, &levels.fast_plan).map_err(SpillViolation::Fast)?;
-    let slow = check(&levels.slow, &levels.slow_plan).map_err(SpillViolation::Slow)?;
+    let fast =
+        check(&levels.fast, &levels.fast_plan, Some(capacity)).map_err(SpillViolation::Fast)?;
+    let slow = check(&levels.slow, &levels.slow_plan, None).map_err(SpillViolation::Slow)?;
     for (level, claimed, actual) in [
         ("fast", plan.fast_height, fast.height),
         ("slow", plan.slow_height, slow.height),

@@ -357,15 +357,12 @@ mod tests {
     /// hold `a`), so the per-time bounds stop at 4; the relaxation proves 8.
     #[test]
     fn the_relaxation_proves_more_than_any_single_time() {
-        let problem = Problem::new(
-            vec![
-                Buffer::new("a", 0, 2, 4),
-                Buffer::new("b", 0, 1, 4),
-                Buffer::new("c", 1, 2, 4),
-                Buffer::new("f", 0, 2, 4),
-            ],
-            None,
-        )
+        let problem = Problem::new(vec![
+            Buffer::new("a", 0, 2, 4),
+            Buffer::new("b", 0, 1, 4),
+            Buffer::new("c", 1, 2, 4),
+            Buffer::new("f", 0, 2, 4),
+        ])
         .unwrap();
         let costs = [8, 4, 4, 0];
         let memory = [Memory::Either, Memory::Either, Memory::Either, Memory::Fast];
@@ -398,11 +395,8 @@ mod tests {
     /// all of it.
     #[test]
     fn forced_slow_costs_count_and_nothing_to_cover_is_cheap() {
-        let problem = Problem::new(
-            vec![Buffer::new("a", 0, 2, 4), Buffer::new("b", 0, 2, 4)],
-            None,
-        )
-        .unwrap();
+        let problem =
+            Problem::new(vec![Buffer::new("a", 0, 2, 4), Buffer::new("b", 0, 2, 4)]).unwrap();
         let costs = [5, 7];
         let memory = [Memory::Slow, Memory::Either];
         let input = SpillInput {

@@ -99,17 +99,16 @@ fn assert_forced_fast_do_not_fit(problem: &Problem, capacity: Size, memory: &Opt
                 || memory.as_ref().is_some_and(|m| m[i] == Memory::Fast)
         })
         .collect();
-    let sub = sub_problem(problem, &forced, Some(capacity));
+    let sub = sub_problem(problem, &forced);
     let options = Options {
         planner: Planner::Exact,
         threads: 1,
-        time_limit: None,
-        cancel: None,
         verify: true,
-        finish_first_plan: false,
         ..Options::default()
     };
-    let report = crate::plan(&sub, &options).expect("plans");
+    let request = crate::Request::fit(capacity)
+        .with_budget(crate::Budget::unlimited().with_finish_first_plan(false));
+    let report = crate::plan(&sub, &request, &options).expect("plans");
     assert_eq!(
         report.outcome,
         Outcome::Infeasible,

@@ -89,7 +89,7 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-use crate::budget::CancelToken;
+use crate::request::Request;
 use crate::error::{Escaped, PlanError};
 use crate::types::{BufferIdx, Offset, Plan, Problem, Size};
 
@@ -154,11 +154,6 @@ pub struct SpillInput<'a> {
 /// never makes a result invalid, only weaker or slower.
 #[derive(Clone, Debug)]
 pub struct SpillOptions {
-    /// Stop after this long and return the best plan so far with its bound. `None`: no
-    /// limit (the node limits still bound the work).
-    pub time_limit: Option<Duration>,
-    /// Stop when this token is cancelled (same rule as the time limit).
-    pub cancel: Option<CancelToken>,
     /// Threads for memplan's planner on the kept buffers (0: one per core). The result
     /// does not depend on it. Threads are scoped to the call.
     pub threads: usize,
@@ -197,8 +192,6 @@ pub struct SpillOptions {
 impl Default for SpillOptions {
     fn default() -> SpillOptions {
         SpillOptions {
-            time_limit: None,
-            cancel: None,
             threads: 1,
             seed: 0,
             improve: true,
@@ -247,13 +240,13 @@ pub struct TwoLevelPlan {
 /// original buffers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Levels {
-    /// The kept buffers, with the fast capacity.
+    /// The kept buffers.
     pub fast: Problem,
-    /// Their plan, under the capacity.
+    /// Their plan (under the capacity, for a valid two-level plan).
     pub fast_plan: Plan,
     /// The original index of each buffer of `fast`.
     pub fast_buffers: Vec<BufferIdx>,
-    /// The spilled buffers, without a capacity.
+    /// The spilled buffers.
     pub slow: Problem,
     /// Their plan.
     pub slow_plan: Plan,
@@ -273,8 +266,8 @@ impl TwoLevelPlan {
 
     /// Splits the plan into its two levels. Fails when the plan does not match the
     /// problem (wrong lengths, or an offset whose end overflows).
-    pub fn levels(&self, problem: &Problem, capacity: Size) -> Result<Levels, SpillError> {
-        model::split_levels(problem, capacity, &self.spilled, &self.offsets)
+    pub fn levels(&self, problem: &Problem) -> Result<Levels, SpillError> {
+        model::split_levels(problem, &self.spilled, &self.offsets)
     }
 }
 
@@ -358,6 +351,10 @@ impl SpillReport {
 /// Why [`plan_spill`] could not run, or a [`TwoLevelPlan`] could not be split.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum SpillError {
+    /// The request has no capacity ([`crate::Goal::Minimise`]): spilling needs the fast
+    /// memory's.
+    #[error("spilling needs a capacity (the fast memory's): the request's goal is to minimise")]
+    NoCapacity,
     /// The cost slice's length is not the number of buffers.
     #[error("{found} cost(s) given for {expected} buffer(s)")]
     CostCount {
@@ -404,22 +401,22 @@ pub enum SpillError {
     InvalidPlan(String),
 }
 
-/// Chooses the buffers to spill so that the rest fit under `capacity` at the least total
-/// cost, and plans both levels. See the [module docs](self) for the model.
-///
-/// The problem's own capacity, if any, is ignored: `capacity` is the fast memory's.
+/// Chooses the buffers to spill so that the rest fit under the request's capacity (the
+/// fast memory's: its goal must be [`crate::Goal::Fit`]) at the least total cost, within
+/// its budget, and plans both levels. See the [module docs](self) for the model.
 ///
 /// ```
 /// use memplan::spill::{plan_spill, check_spill, SpillInput, SpillOptions, SpillOutcome};
-/// use memplan::{Buffer, Problem, Size};
+/// use memplan::{Buffer, Problem, Request, Size};
 ///
-/// let problem = Problem::new(
-///     vec![Buffer::new("a", 0, 3, 4), Buffer::new("b", 0, 2, 4), Buffer::new("c", 1, 3, 4)],
-///     None,
-/// )?;
+/// let problem = Problem::new(vec![
+///     Buffer::new("a", 0, 3, 4),
+///     Buffer::new("b", 0, 2, 4),
+///     Buffer::new("c", 1, 3, 4),
+/// ])?;
 /// let costs = [9, 3, 5];
 /// let input = SpillInput { costs: Some(&costs), memory: None };
-/// let report = plan_spill(&problem, Size(8), &input, &SpillOptions::default())?;
+/// let report = plan_spill(&problem, &input, &Request::fit(Size(8)), &SpillOptions::default())?;
 /// let SpillOutcome::Optimal(plan) = &report.outcome else { panic!("{:?}", report.outcome) };
 /// assert_eq!(plan.spilled, [false, true, false]); // b is the cheapest way to fit
 /// assert_eq!(plan.cost, 3);
@@ -428,9 +425,9 @@ pub enum SpillError {
 /// ```
 pub fn plan_spill(
     problem: &Problem,
-    capacity: Size,
     input: &SpillInput<'_>,
+    request: &Request,
     options: &SpillOptions,
 ) -> Result<SpillReport, SpillError> {
-    solve::run(problem, capacity, input, options)
+    solve::run(problem, input, request, options)
 }

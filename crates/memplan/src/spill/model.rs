@@ -105,20 +105,18 @@ impl<'p> SpillModel<'p> {
     }
 }
 
-/// The problem of the buffers at `members` (a subset of a valid problem is valid), with
-/// `capacity`.
-pub(crate) fn sub_problem(problem: &Problem, members: &[usize], capacity: Option<Size>) -> Problem {
+/// The problem of the buffers at `members` (a subset of a valid problem is valid).
+pub(crate) fn sub_problem(problem: &Problem, members: &[usize]) -> Problem {
     let buffers = members
         .iter()
         .map(|&i| problem.buffers()[i].clone())
         .collect();
-    Problem::new(buffers, capacity).expect("a subset of a valid problem is valid")
+    Problem::new(buffers).expect("a subset of a valid problem is valid")
 }
 
 /// [`super::TwoLevelPlan::levels`].
 pub(crate) fn split_levels(
     problem: &Problem,
-    capacity: Size,
     spilled: &[bool],
     offsets: &[Offset],
 ) -> Result<Levels, SpillError> {
@@ -131,8 +129,8 @@ pub(crate) fn split_levels(
     }
     let fast_members: Vec<usize> = (0..n).filter(|&i| !spilled[i]).collect();
     let slow_members: Vec<usize> = (0..n).filter(|&i| spilled[i]).collect();
-    let level = |members: &[usize], capacity| {
-        let sub = sub_problem(problem, members, capacity);
+    let level = |members: &[usize]| {
+        let sub = sub_problem(problem, members);
         let plan = Plan::new(&sub, members.iter().map(|&i| offsets[i]).collect()).ok_or(
             SpillError::PlanShape {
                 expected: n,
@@ -142,8 +140,8 @@ pub(crate) fn split_levels(
         let idx = members.iter().map(|&i| BufferIdx(i as u32)).collect();
         Ok::<_, SpillError>((sub, plan, idx))
     };
-    let (fast, fast_plan, fast_buffers) = level(&fast_members, Some(capacity))?;
-    let (slow, slow_plan, slow_buffers) = level(&slow_members, None)?;
+    let (fast, fast_plan, fast_buffers) = level(&fast_members)?;
+    let (slow, slow_plan, slow_buffers) = level(&slow_members)?;
     Ok(Levels {
         fast,
         fast_plan,

@@ -87,32 +87,29 @@ impl<'a> Placer<'a> {
         }
         self.calls += 1;
         let problem = self.model.problem;
-        let sub = sub_problem(problem, &members, Some(Size(self.model.capacity)));
-        let remaining = self
-            .budget
-            .deadline()
-            .map(|d| d.saturating_duration_since(Instant::now()));
+        let sub = sub_problem(problem, &members);
         let large = members.len() > EXACT_PLACEMENT_MAX_BUFFERS;
-        let (planner, time_limit) = match (large, effort) {
-            (false, _) => (Planner::Exact, remaining),
-            // At most half the time left, the first greedy plan at least.
-            (true, Effort::Best) => (Planner::GreedyPortfolio, remaining.map(|r| r / 2)),
-            (true, Effort::Quick) => (Planner::Greedy(GreedyOrder::Start, Fit::BestFit), remaining),
+        // A child of the call's budget: the same deadline and cancellation (at most half
+        // the time left for the portfolio), the first greedy plan let finish on large
+        // sets.
+        let budget = self.budget.child().with_finish_first_plan(large);
+        let (planner, budget) = match (large, effort) {
+            (false, _) => (Planner::Exact, budget),
+            (true, Effort::Best) => (Planner::GreedyPortfolio, budget.share(Instant::now(), 0.5)),
+            (true, Effort::Quick) => (Planner::Greedy(GreedyOrder::Start, Fit::BestFit), budget),
         };
         let options = Options {
             planner,
             threads: self.options.threads,
-            time_limit,
-            cancel: self.options.cancel.clone(),
             verify: false,
             exact: ExactOptions {
                 node_limit: Some(self.options.placement_node_limit),
                 ..ExactOptions::default()
             },
-            finish_first_plan: large,
             ..Options::default()
         };
-        let Ok(report) = crate::plan(&sub, &options) else {
+        let capacity = Some(Size(self.model.capacity));
+        let Ok(report) = crate::driver::run_within(&sub, capacity, &options, &budget) else {
             return Placement::Unknown(None);
         };
         let spread = |offsets: &[Offset]| {

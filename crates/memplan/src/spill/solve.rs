@@ -19,6 +19,7 @@ use std::time::Instant;
 use crate::analysis::time_components;
 use crate::budget::Budget;
 use crate::options::{Options, Planner};
+use crate::request::Request;
 use crate::types::{Problem, Size};
 
 use super::baseline;
@@ -42,18 +43,20 @@ const RELAXATION_SHARE: f64 = 0.25;
 /// [`super::plan_spill`].
 pub(crate) fn run(
     problem: &Problem,
-    capacity: Size,
     input: &SpillInput<'_>,
+    request: &Request,
     options: &SpillOptions,
 ) -> Result<SpillReport, SpillError> {
     let started = Instant::now();
+    let capacity = request.capacity().ok_or(SpillError::NoCapacity)?;
     let model = SpillModel::new(problem, capacity, input)?;
-    // The search stops at 90 % of the limit; the rest is for the slow plan and the check.
-    let deadline = options.time_limit.and_then(|l| started.checked_add(l));
-    let search_deadline = options
-        .time_limit
-        .and_then(|l| started.checked_add(l.mul_f64(SEARCH_SHARE)));
-    let budget = Budget::new(search_deadline, options.cancel.as_ref(), false);
+    // The call's budget, started; the search stops at 90 % of it, and the rest is for
+    // the slow plan and the check.
+    let call = request
+        .budget
+        .start(started, std::time::Duration::ZERO)
+        .with_finish_first_plan(false);
+    let budget = call.share(started, SEARCH_SHARE);
     let bound_options = BoundOptions {
         rounding: options.rounding_bound,
         chain: options.chain_bound,
@@ -76,11 +79,7 @@ pub(crate) fn run(
         Bound::AtLeast(b) => b,
     };
     let relaxation = if options.lagrangian && options.baseline.is_none() {
-        let until = options
-            .time_limit
-            .and_then(|l| started.checked_add(l.mul_f64(RELAXATION_SHARE)));
-        let budget = until.map_or_else(|| budget.clone(), |d| budget.until(d));
-        cover::solve(&model, &budget)
+        cover::solve(&model, &call.share(started, RELAXATION_SHARE))
     } else {
         cover::Relaxation {
             bound: 0,
@@ -139,7 +138,7 @@ pub(crate) fn run(
         sol.cost
     );
     let bound = bound.min(sol.cost);
-    let plan = two_level(&model, options, deadline, sol)?;
+    let plan = two_level(&model, options, &call, sol)?;
     if options.verify {
         check_spill(problem, capacity, input, &plan)
             .map_err(|v| SpillError::InvalidPlan(v.to_string()))?;
@@ -217,7 +216,7 @@ fn exact_components(
     let mut total = 0u64;
     for component in time_components(model.problem) {
         let members: Vec<usize> = component.buffers.iter().map(|b| b.index()).collect();
-        let sub = sub_problem(model.problem, &members, None);
+        let sub = sub_problem(model.problem, &members);
         let part = SpillModel {
             problem: &sub,
             capacity: model.capacity,
@@ -267,7 +266,7 @@ fn exact_components(
 fn two_level(
     model: &SpillModel<'_>,
     options: &SpillOptions,
-    deadline: Option<Instant>,
+    call: &Budget,
     sol: Solution,
 ) -> Result<TwoLevelPlan, SpillError> {
     let problem = model.problem;
@@ -276,19 +275,17 @@ fn two_level(
     let mut offsets = sol.offsets;
     let mut slow_height = Size(0);
     if !slow_members.is_empty() {
-        let slow = sub_problem(problem, &slow_members, None);
+        let slow = sub_problem(problem, &slow_members);
         let slow_options = Options {
             // The greedy portfolio: without a limit, a plan that depends on the input
             // alone; with one, the first greedy plan at least (it may finish late).
             planner: Planner::GreedyPortfolio,
             threads: options.threads,
-            time_limit: deadline.map(|d| d.saturating_duration_since(Instant::now())),
-            cancel: None,
             verify: false,
-            finish_first_plan: true,
             ..Options::default()
         };
-        let report = crate::plan(&slow, &slow_options)?;
+        let budget = call.child().with_finish_first_plan(true);
+        let report = crate::driver::run_within(&slow, None, &slow_options, &budget)?;
         let plan = report
             .outcome
             .plan()

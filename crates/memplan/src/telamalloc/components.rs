@@ -168,7 +168,7 @@ mod tests {
                     Buffer::new(format!("{i}"), s, s + 1 + rng.range(0, 6), 1)
                 })
                 .collect();
-            let p = Problem::new(bufs, None).unwrap();
+            let p = Problem::new(bufs).unwrap();
             let mut cuts = Cuts::new(&p);
             let mut placed = vec![false; n];
             let count = |placed: &[bool]| {

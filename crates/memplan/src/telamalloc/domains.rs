@@ -734,7 +734,7 @@ mod tests {
                     b
                 })
                 .collect();
-            let p = Problem::new(bufs, None).unwrap();
+            let p = Problem::new(bufs).unwrap();
             let mut d =
                 Domains::new(&p, u64::MAX / 4, false, false, false, &[], &|| false).unwrap();
             let mut marks = Vec::new();

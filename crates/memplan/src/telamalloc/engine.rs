@@ -318,7 +318,7 @@ impl Search<'_, '_> {
                 .map(|&y| problem.buffers()[y as usize].clone())
                 .collect();
             let base: Vec<u64> = group.iter().map(|&y| floor(y)).collect();
-            let Ok(sub) = Problem::new(buffers, None) else {
+            let Ok(sub) = Problem::new(buffers) else {
                 return Split::Failed; // unreachable: a subset of a valid problem
             };
             let options = TelamallocOptions {

@@ -88,11 +88,12 @@ use engine::{Component, SearchEnd, SearchStats};
 /// [`crate::plan`] for [`crate::Planner::Telamalloc`]: capacity or minimise mode.
 pub(crate) fn plan(
     problem: &Problem,
+    capacity: Option<Size>,
     options: &TelamallocOptions,
     budget: &Budget,
     threads: usize,
 ) -> Outcome {
-    match problem.capacity() {
+    match capacity {
         Some(c) => solve_capacity(problem, c, options, budget, threads),
         None => minimise(problem, options, budget),
     }

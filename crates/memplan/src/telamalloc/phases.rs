@@ -114,15 +114,12 @@ mod tests {
     #[test]
     fn high_contention_first_and_everyone_grouped() {
         // Two peaks separated by a trough, then an independent low piece.
-        let p = Problem::new(
-            vec![
-                Buffer::new("a", 0, 2, 9),
-                Buffer::new("b", 1, 5, 1),
-                Buffer::new("c", 4, 6, 8),
-                Buffer::new("d", 10, 12, 2),
-            ],
-            None,
-        )
+        let p = Problem::new(vec![
+            Buffer::new("a", 0, 2, 9),
+            Buffer::new("b", 1, 5, 1),
+            Buffer::new("c", 4, 6, 8),
+            Buffer::new("d", 10, 12, 2),
+        ])
         .unwrap();
         let (phase, count) = phases(&p, 10);
         assert!(count >= 3);

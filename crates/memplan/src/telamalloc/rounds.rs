@@ -298,7 +298,7 @@ pub(super) fn search_rounds(
             continue;
         }
         let own: Vec<Buffer> = part.iter().map(|&i| bufs[i as usize].clone()).collect();
-        let Ok(sub) = Problem::new(own, None) else {
+        let Ok(sub) = Problem::new(own) else {
             return SearchEnd::Exhausted; // unreachable: a subset of a valid problem
         };
         let sub_options = TelamallocOptions {

@@ -29,7 +29,7 @@ fn microbenchmarks_need_no_backtracking() {
 }
 
 fn random_problem(rng: &mut Rng, n: usize) -> Problem {
-    Problem::new(random_buffers(rng, n, 12, 8, 6), None).unwrap()
+    Problem::new(random_buffers(rng, n, 12, 8, 6)).unwrap()
 }
 
 /// `n` buffers starting in `0..=starts`, living `1..=1 + lengths` steps, of `1..=1 + sizes`
@@ -237,7 +237,7 @@ fn problem_in_parts(rng: &mut Rng, parts: usize) -> Problem {
             bufs.push(Buffer::new(id, 100 * k + s, 100 * k + e, b.size.0));
         }
     }
-    Problem::new(bufs, None).unwrap()
+    Problem::new(bufs).unwrap()
 }
 
 /// Searching the independent parts one after the other agrees with searching the whole:
@@ -314,7 +314,7 @@ fn independent_parts_share_the_step_limit() {
         .collect();
     let cap: u64 = bufs.iter().map(|b| b.size.0).sum();
     bufs.extend((0..10).map(|i| Buffer::new(format!("s{i}"), 2 + i, 3 + i, 7 * (i + 1))));
-    let p = Problem::new(bufs, None).unwrap();
+    let p = Problem::new(bufs).unwrap();
     for (limit, expect_plan) in [(14, false), (15, true)] {
         for threads in [1, 2] {
             let o = TelamallocOptions {
@@ -350,7 +350,7 @@ fn large_parts_give_one_answer_whatever_the_threads() {
             let (s, e) = (b.lifetime.start.0 + 1000, b.lifetime.end.0 + 1000);
             bufs.push(Buffer::new(format!("t{}", bufs.len()), s, e, b.size.0));
         }
-        let p = Problem::new(bufs, None).unwrap();
+        let p = Problem::new(bufs).unwrap();
         let load = max_load(&p).0;
         let naive = p.naive_height().0;
         for cap in [load, load + (naive - load) / 16] {

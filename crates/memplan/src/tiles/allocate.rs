@@ -53,7 +53,7 @@ impl Items {
             .enumerate()
             .map(|(k, lt)| Buffer::new(k.to_string(), lt.start.0, lt.end.0, 1))
             .collect();
-        let as_problem = Problem::new(bufs, None).expect("item lifetimes are non-empty");
+        let as_problem = Problem::new(bufs).expect("item lifetimes are non-empty");
         Items {
             tensor,
             lifetime,

@@ -384,14 +384,26 @@ pub struct TileReport {
     /// The kept plan is the whole-tensor plan (see [`TileOptions::whole_tensor_fallback`]);
     /// `order` then names the best tile-aware order, which it beat.
     pub whole_tensor_fallback: bool,
+    /// The capacity the request asked to fit under ([`crate::Goal::Fit`]), if any.
+    pub capacity: Option<Size>,
+}
+
+impl TileReport {
+    /// True unless the request asked to fit under a capacity that the peak exceeds.
+    pub fn fits(&self) -> bool {
+        self.capacity.is_none_or(|c| self.plan.peak <= c)
+    }
 }
 
 /// Places every tensor with TensorAllocate (Alg. 1 of Kvochko et al.): each tensor gets
 /// a base address, its tiles sit at fixed offsets from it, and a tile's bytes may be
 /// reused once the tile is dead, before the whole tensor dies. No two live items of
-/// different tensors share a byte.
+/// different tensors share a byte. TensorAllocate is one pass per order; the request's
+/// budget bounds the whole-tensor fallback, and its capacity, if any, is reported
+/// against the peak ([`TileReport::fits`]).
 pub fn plan_tiles(
     problem: &TiledProblem,
+    request: &crate::Request,
     options: &TileOptions,
 ) -> Result<TileReport, crate::PlanError> {
     let items = allocate::Items::new(problem);
@@ -411,7 +423,7 @@ pub fn plan_tiles(
     let (mut plan, order) = best.expect("at least one order");
     let mut fell_back = false;
     if options.whole_tensor_fallback {
-        if let Some(whole) = whole_tensor_plan(problem)? {
+        if let Some(whole) = whole_tensor_plan(problem, request)? {
             if whole.peak < plan.peak {
                 plan = whole;
                 fell_back = true;
@@ -429,13 +441,17 @@ pub fn plan_tiles(
         order,
         candidates,
         whole_tensor_fallback: fell_back,
+        capacity: request.capacity(),
     })
 }
 
 /// The tile-oblivious plan as a tile plan: each tensor at its whole-tensor offset (tensors
 /// that are never live at 0). Every item lies inside its tensor's extent and whole span,
 /// so the plan is valid; its peak is measured over the live items.
-fn whole_tensor_plan(problem: &TiledProblem) -> Result<Option<TilePlan>, crate::PlanError> {
+fn whole_tensor_plan(
+    problem: &TiledProblem,
+    request: &crate::Request,
+) -> Result<Option<TilePlan>, crate::PlanError> {
     let whole = whole_tensor_problem(problem);
     if whole.is_empty() {
         return Ok(None);
@@ -445,7 +461,11 @@ fn whole_tensor_plan(problem: &TiledProblem) -> Result<Option<TilePlan>, crate::
         verify: false,
         ..crate::Options::default()
     };
-    let report = crate::plan(&whole, &options)?;
+    let minimise = crate::Request {
+        goal: crate::Goal::Minimise,
+        budget: request.budget.clone(),
+    };
+    let report = crate::plan(&whole, &minimise, &options)?;
     let Some(p) = report.outcome.plan() else {
         return Ok(None);
     };
@@ -495,5 +515,5 @@ pub fn whole_tensor_problem(problem: &TiledProblem) -> Problem {
                 .then(|| Buffer::new(t.id.clone(), span.start.0, span.end.0, t.extent()))
         })
         .collect();
-    Problem::new(bufs, None).expect("ids are unique, extents non-zero and below 2^62 in all")
+    Problem::new(bufs).expect("ids are unique, extents non-zero and below 2^62 in all")
 }
