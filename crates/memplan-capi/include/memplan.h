@@ -72,7 +72,9 @@ size_t memplan_problem_len(const memplan_problem *problem);
 /* Reads a CSV file in memplan's format (id,lower,upper,size[,alignment,offset,gaps]). */
 memplan_status memplan_problem_read_csv(const char *path, memplan_problem **out);
 
-/* Planning. `options` may be NULL. The plan returned has passed the checker. */
+/* Planning. `options` may be NULL. The plan returned has passed the checker. On
+ * MEMPLAN_ERR_NOT_FOUND, *out holds the lowest plan found, over the capacity (free it
+ * with memplan_result_free), or NULL when none was made. */
 memplan_status memplan_plan(const memplan_problem *problem, const memplan_options *options,
                             memplan_result **out);
 void memplan_result_free(memplan_result *plan);

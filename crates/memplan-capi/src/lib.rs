@@ -341,7 +341,9 @@ fn read_csv(path: &str) -> Result<memplan::Problem, (memplan_status, String)> {
 
 /// Plans `problem` with `options` (NULL: defaults) and stores the plan in `*out`.
 /// Fails with `MEMPLAN_ERR_INFEASIBLE` or `MEMPLAN_ERR_NOT_FOUND` when no plan fits the
-/// capacity. The plan has passed the independent checker.
+/// capacity; with `MEMPLAN_ERR_NOT_FOUND`, `*out` holds the lowest plan found, over the
+/// capacity (free it as any plan), or NULL when none was made. The plan has passed the
+/// independent checker (over the capacity: for everything but the capacity).
 ///
 /// # Safety
 /// `problem` must be a live problem, `options` NULL or valid, `out` writable.
@@ -356,6 +358,7 @@ pub unsafe extern "C" fn memplan_plan(
         if out.is_null() {
             return Err(arg_error("memplan_plan: out is NULL"));
         }
+        *out = std::ptr::null_mut();
         let o = options
             .as_ref()
             .copied()
@@ -383,32 +386,38 @@ pub unsafe extern "C" fn memplan_plan(
         // The one bound of every door (issue 27): the max load or the fixed buffers' top,
         // raised by the exact search's proofs (an optimal plan's height).
         let lower_bound = report.proven_lower_bound().get();
-        let (plan, optimal) = match report.outcome {
-            Outcome::Optimal(plan) => (plan, true),
-            Outcome::Feasible { plan, .. } => (plan, false),
+        let result = |plan: memplan::Plan, optimal: bool| {
+            Box::into_raw(Box::new(memplan_result {
+                height: plan.height().get(),
+                offsets: plan.into_offsets().into_iter().map(Offset::get).collect(),
+                max_load,
+                lower_bound,
+                optimal,
+                planner: CString::new(report.planner.name()).unwrap_or_default(),
+            }))
+        };
+        match report.outcome {
+            Outcome::Optimal(plan) => *out = result(plan, true),
+            Outcome::Feasible { plan, .. } => *out = result(plan, false),
             Outcome::Infeasible => {
                 return Err((
                     MEMPLAN_ERR_INFEASIBLE,
                     format!("no plan fits under the capacity: the max load is {max_load}"),
                 ))
             }
+            // The lowest plan found, over the capacity, is stored too (issue 27): the
+            // caller frees it, and may use or show it.
             Outcome::Unknown { best_so_far, .. } => {
-                let best = best_so_far.map_or(0, |p| p.height().get());
+                let best = best_so_far.as_ref().map_or(0, |p| p.height().get());
+                if let Some(plan) = best_so_far {
+                    *out = result(plan, false);
+                }
                 return Err((
                     MEMPLAN_ERR_NOT_FOUND,
                     format!("no plan found under the capacity; the best has height {best}"),
                 ));
             }
-        };
-        let result = memplan_result {
-            height: plan.height().get(),
-            offsets: plan.into_offsets().into_iter().map(Offset::get).collect(),
-            max_load,
-            lower_bound,
-            optimal,
-            planner: CString::new(report.planner.name()).unwrap_or_default(),
-        };
-        *out = Box::into_raw(Box::new(result));
+        }
         Ok(())
     })
 }

@@ -81,6 +81,41 @@ fn options_name_a_planner_and_capacity_outcomes_are_statuses() {
     }
 }
 
+/// Issue 27: when no plan under the capacity is found in time, the lowest plan found is
+/// stored beside `MEMPLAN_ERR_NOT_FOUND`, and it passes the checker without the capacity.
+/// (D's best known height is 1,031,168: nothing under 990,000 is found in 0.3 s.)
+#[test]
+fn not_found_stores_the_lowest_plan() {
+    unsafe {
+        let path = CString::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../benchmarks/minimalloc-challenging/D.1048576.csv"
+        ))
+        .unwrap();
+        let mut p = ptr::null_mut();
+        assert_eq!(memplan_problem_read_csv(path.as_ptr(), &mut p), MEMPLAN_OK);
+        assert_eq!(memplan_problem_set_capacity(p, 990_000), MEMPLAN_OK);
+        let mut o = memplan_options_default();
+        o.time_limit_seconds = 0.3;
+        let mut plan = ptr::null_mut();
+        assert_eq!(memplan_plan(p, &o, &mut plan), MEMPLAN_ERR_NOT_FOUND);
+        assert!(!plan.is_null());
+        let height = memplan_result_height(plan);
+        assert!(height > 990_000);
+        assert!(
+            last_error().contains(&height.to_string()),
+            "{}",
+            last_error()
+        );
+        assert_eq!(memplan_problem_set_capacity(p, 0), MEMPLAN_OK);
+        let n = memplan_result_len(plan);
+        let offsets = std::slice::from_raw_parts(memplan_result_offsets(plan), n);
+        assert_eq!(memplan_check(p, offsets.as_ptr(), n), MEMPLAN_OK);
+        memplan_result_free(plan);
+        memplan_problem_free(p);
+    }
+}
+
 #[test]
 fn bad_input_is_a_status_with_a_message() {
     unsafe {

@@ -487,7 +487,8 @@ impl Plan {
 /// planning.
 ///
 /// Raises ``InfeasibleError`` when no plan can fit under the capacity (proven),
-/// ``NoPlanFoundError`` when none was found in time, and ``ValueError`` for an unknown
+/// ``NoPlanFoundError`` when none was found in time (its ``best`` attribute holds the
+/// lowest plan found, over the capacity, or ``None``), and ``ValueError`` for an unknown
 /// planner or a bad time limit (negative or NaN).
 #[pyfunction]
 #[pyo3(signature = (problem, planner="auto", capacity=None, time_limit=Some(default_time_limit()), seed=None, threads=0, verify=true),
@@ -531,24 +532,8 @@ fn plan(
     // The one bound of every door (issue 27): the max load or the fixed buffers' top,
     // raised by the exact search's proofs.
     let lower_bound = report.proven_lower_bound().get();
-    let (p, optimal) = match report.outcome {
-        Outcome::Optimal(p) => (p, true),
-        Outcome::Feasible { plan, .. } => (plan, false),
-        Outcome::Infeasible => {
-            return Err(InfeasibleError::new_err(format!(
-                "no plan fits under {}: the max load is {max_load}",
-                target.capacity().map_or(0, Size::get)
-            )))
-        }
-        Outcome::Unknown { best_so_far, .. } => {
-            return Err(NoPlanFoundError::new_err(format!(
-                "no plan found under {}: the best has height {} (max load {max_load})",
-                target.capacity().map_or(0, Size::get),
-                best_so_far.map_or(0, |p| p.height().get())
-            )))
-        }
-    };
-    Ok(Plan {
+    let capacity = target.capacity().map_or(0, Size::get);
+    let to_plan = |p: memplan::Plan, optimal: bool| Plan {
         height: p.height().get(),
         offsets: p.into_offsets().into_iter().map(Offset::get).collect(),
         ids: target.buffers().iter().map(|b| b.id.clone()).collect(),
@@ -558,7 +543,25 @@ fn plan(
         optimal,
         planner: report.planner.name(),
         elapsed: report.elapsed.as_secs_f64(),
-    })
+    };
+    match report.outcome {
+        Outcome::Optimal(p) => Ok(to_plan(p, true)),
+        Outcome::Feasible { plan, .. } => Ok(to_plan(plan, false)),
+        Outcome::Infeasible => Err(InfeasibleError::new_err(format!(
+            "no plan fits under {capacity}: the max load is {max_load}"
+        ))),
+        Outcome::Unknown { best_so_far, .. } => {
+            let height = best_so_far.as_ref().map_or(0, |p| p.height().get());
+            let err = NoPlanFoundError::new_err(format!(
+                "no plan found under {capacity}: the best has height {height} (max load {max_load})"
+            ));
+            // The lowest plan found, over the capacity, for the caller to use or show
+            // (issue 27): `err.best`, or None when no plan was made.
+            let best = best_so_far.map(|p| to_plan(p, false));
+            err.value(py).setattr("best", best)?;
+            Err(err)
+        }
+    }
 }
 
 /// `problem`, or a copy of it with `capacity` in place of its own when one is given.

@@ -87,6 +87,18 @@ def test_capacity_outcomes_are_exceptions():
         memplan.check(problem.with_capacity(7), p)
 
 
+def test_issue_27_no_plan_found_carries_the_lowest_plan():
+    # D's best known height is 1,031,168: nothing under 990,000 is found in 0.3 s, and
+    # the error carries the lowest plan over it, which passes the checker.
+    problem = memplan.Problem.from_csv(str(BENCH / "minimalloc-challenging" / "D.1048576.csv"))
+    with pytest.raises(memplan.NoPlanFoundError) as caught:
+        memplan.plan(problem, capacity=990_000, time_limit=0.3)
+    best = caught.value.best
+    assert best is not None and best.height > 990_000
+    assert f"{best.height}" in str(caught.value)
+    assert memplan.check(problem, best) == best.height
+
+
 def test_errors_carry_the_library_message():
     with pytest.raises(memplan.InputError, match="'x'.*size"):
         memplan.Problem([("x", 0, 3, 0)])
