@@ -113,8 +113,11 @@ fn chance(u: &mut Unstructured<'_>, percent: u8) -> Result<bool> {
 }
 
 /// A random problem that [`Problem::new`] accepts, shaped by `knobs` (see the
-/// [module docs](self) for the invariants).
-pub fn arbitrary_problem(u: &mut Unstructured<'_>, knobs: &FuzzKnobs) -> Result<Problem> {
+/// [module docs](self) for the invariants), and sometimes a capacity to fit it under.
+pub fn arbitrary_problem(
+    u: &mut Unstructured<'_>,
+    knobs: &FuzzKnobs,
+) -> Result<(Problem, Option<Size>)> {
     let n = u.int_in_range(0..=knobs.max_buffers)?;
     // Every size and alignment at most 2^62 / (2n): Σ (size + alignment − 1) < 2^62,
     // and a greedy plan (hence every fixed offset + size) stays below that too.
@@ -190,7 +193,7 @@ pub fn arbitrary_problem(u: &mut Unstructured<'_>, knobs: &FuzzKnobs) -> Result<
     } else {
         None
     };
-    Ok(problem.with_capacity(capacity))
+    Ok((problem, capacity))
 }
 
 /// A tiny SplitMix64 for drivers that turn a seed into fuzz bytes (the smoke tests).
@@ -240,9 +243,9 @@ mod tests {
             } else {
                 FuzzKnobs::arbitrary_within(&mut u, 40).unwrap()
             };
-            let p = arbitrary_problem(&mut u, &knobs).unwrap();
+            let (p, capacity) = arbitrary_problem(&mut u, &knobs).unwrap();
             // Rebuilding validates again (arbitrary_problem would have panicked anyway).
-            let again = Problem::new(p.buffers().to_vec(), p.capacity()).unwrap();
+            let again = Problem::new(p.buffers().to_vec()).unwrap();
             assert_eq!(again, p);
             assert!(p.len() <= knobs.max_buffers);
             nonempty += usize::from(!p.is_empty());
@@ -253,7 +256,7 @@ mod tests {
                 .count();
             gaps += p.buffers().iter().filter(|b| !b.gaps.is_empty()).count();
             aligned += p.buffers().iter().filter(|b| b.alignment.0 > 1).count();
-            caps += usize::from(p.capacity().is_some());
+            caps += usize::from(capacity.is_some());
         }
         assert!(nonempty > 1000 && fixed > 100 && gaps > 100 && aligned > 100 && caps > 100);
     }
@@ -271,8 +274,8 @@ mod tests {
         let mut src = ByteSource::new(1);
         for _ in 0..200 {
             let bytes = src.bytes(1024);
-            let p = arbitrary_problem(&mut Unstructured::new(&bytes), &knobs).unwrap();
-            assert!(p.capacity().is_none());
+            let (p, capacity) = arbitrary_problem(&mut Unstructured::new(&bytes), &knobs).unwrap();
+            assert!(capacity.is_none());
             assert!(p.buffers().iter().all(|b| b.alignment.0 == 1
                 && b.fixed_offset.is_none()
                 && b.gaps.is_empty()

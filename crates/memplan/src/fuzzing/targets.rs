@@ -24,25 +24,41 @@ use crate::tiles::{
     TileOptions, TileOrder, TiledProblem, TiledTensor,
 };
 use crate::types::{Lifetime, Offset, Plan, Problem, Size};
-use crate::{plan, Bootstrap, BoxingOptions, Options, Outcome, Planner, Report};
+use crate::{
+    plan, Bootstrap, BoxingOptions, Budget, Goal, Options, Outcome, Planner, Report, Request,
+};
 
 /// The problem for a planner target: knobs drawn from the bytes, at most `max_buffers`.
-fn problem_from(data: &[u8], max_buffers: usize) -> Option<(Problem, Unstructured<'_>)> {
+type Case<'a> = (Problem, Option<Size>, Unstructured<'a>);
+
+fn problem_from(data: &[u8], max_buffers: usize) -> Option<Case<'_>> {
     let mut u = Unstructured::new(data);
     let knobs = FuzzKnobs::arbitrary_within(&mut u, max_buffers).ok()?;
-    let p = arbitrary_problem(&mut u, &knobs).ok()?;
-    Some((p, u))
+    let (p, capacity) = arbitrary_problem(&mut u, &knobs).ok()?;
+    Some((p, capacity, u))
+}
+
+/// The request of a fuzz run: the capacity as its goal, no clock (work limits only).
+fn request(capacity: Option<Size>) -> Request {
+    Request {
+        goal: Goal::from_capacity(capacity),
+        budget: Budget::unlimited(),
+    }
 }
 
 /// Everything a report promises, checked against the problem with the independent
-/// checker. Returns the height of the plan in the outcome, if any.
-pub fn assert_report_consistent(problem: &Problem, report: &Report) -> Option<u64> {
+/// checker, under the request's capacity `cap`. Returns the height of the plan in the
+/// outcome, if any.
+pub fn assert_report_consistent(
+    problem: &Problem,
+    cap: Option<Size>,
+    report: &Report,
+) -> Option<u64> {
     let load = max_load(problem);
     assert_eq!(report.max_load, load, "the report's max load");
-    let cap = problem.capacity();
     match &report.outcome {
         Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => {
-            let s = crate::check(problem, p, None)
+            let s = crate::check(problem, p, cap)
                 .unwrap_or_else(|f| panic!("{}: checker rejects the plan: {f}", report.planner));
             assert_eq!(s.height, p.height());
             assert!(p.height() >= load, "height below the max load");
@@ -63,8 +79,7 @@ pub fn assert_report_consistent(problem: &Problem, report: &Report) -> Option<u6
             let c = cap.expect("Unknown only with a capacity");
             assert!(*lower_bound >= load);
             if let Some(b) = best_so_far {
-                let free = problem.clone().with_capacity(None);
-                check_offsets(&free, b.offsets(), None)
+                check_offsets(problem, b.offsets(), None)
                     .unwrap_or_else(|f| panic!("{}: best-so-far rejected: {f}", report.planner));
                 assert!(b.height() > c, "a plan under capacity reported as Unknown");
             }
@@ -73,23 +88,21 @@ pub fn assert_report_consistent(problem: &Problem, report: &Report) -> Option<u6
     }
 }
 
-fn run(problem: &Problem, options: &Options) -> Report {
-    let report = plan(problem, options)
+fn run(problem: &Problem, request: &Request, options: &Options) -> Report {
+    let report = plan(problem, request, options)
         .unwrap_or_else(|e| panic!("{}: {e} on {problem:?}", options.planner));
-    assert_report_consistent(problem, &report);
+    assert_report_consistent(problem, request.capacity(), &report);
     report
 }
 
 /// The lowest greedy height (every order and fit), for soundness checks of proofs.
 fn best_greedy(problem: &Problem) -> u64 {
-    let free = problem.clone().with_capacity(None);
+    let free = problem;
     crate::greedy::portfolio()
         .into_iter()
-        .filter_map(|(o, f)| {
-            crate::greedy::run(&free, o, f, 1, &crate::budget::Budget::unlimited())
-        })
+        .filter_map(|(o, f)| crate::greedy::run(free, o, f, 1, &crate::budget::Budget::unlimited()))
         .map(|offs| {
-            Plan::new(&free, offs)
+            Plan::new(free, offs)
                 .expect("greedy plans fit in u64")
                 .height()
                 .0
@@ -99,9 +112,9 @@ fn best_greedy(problem: &Problem) -> u64 {
 }
 
 /// A proof of infeasibility must not contradict a plan greedy found under the capacity.
-fn assert_infeasible_is_sound(problem: &Problem, report: &Report) {
+fn assert_infeasible_is_sound(problem: &Problem, cap: Option<Size>, report: &Report) {
     if matches!(report.outcome, Outcome::Infeasible) {
-        let c = problem.capacity().expect("checked").0;
+        let c = cap.expect("checked").0;
         let g = best_greedy(problem);
         assert!(
             g > c,
@@ -144,12 +157,12 @@ pub fn parse_csv(data: &[u8]) {
 /// survives a round trip.
 pub fn parse_json(data: &[u8]) {
     let _ = crate::io::json::looks_like_json(data);
-    if let Ok(p) = crate::io::json::read_problem_json(data, None) {
+    if let Ok((p, cap)) = crate::io::json::read_problem_json(data) {
         let mut text = Vec::new();
-        crate::io::json::write_problem_json(&p, &mut text).expect("writing to memory");
-        let back = crate::io::json::read_problem_json(&text, None)
+        crate::io::json::write_problem_json(&p, cap, &mut text).expect("writing to memory");
+        let back = crate::io::json::read_problem_json(&text)
             .unwrap_or_else(|e| panic!("re-reading our own JSON: {e}"));
-        assert_eq!(back, p, "JSON round trip");
+        assert_eq!(back, (p, cap), "JSON round trip");
     }
     let _ = crate::io::json::read_placements_json(data);
     if let Ok(t) = read_tiled_json(data) {
@@ -162,7 +175,7 @@ pub fn parse_json(data: &[u8]) {
 
 /// Every greedy planner and the naive one, each followed by the checker.
 pub fn plan_greedy(data: &[u8]) {
-    let Some((p, _)) = problem_from(data, 64) else {
+    let Some((p, cap, _)) = problem_from(data, 64) else {
         return;
     };
     let mut planners: Vec<Planner> = crate::greedy::portfolio()
@@ -175,10 +188,9 @@ pub fn plan_greedy(data: &[u8]) {
             planner,
             threads: 1,
             verify: false, // the checker runs below, on every plan
-            time_limit: None,
             ..Options::default()
         };
-        run(&p, &options);
+        run(&p, &request(cap), &options);
     }
     // Every kernel of every greedy planner gives the same offsets, and they pass the
     // checker (the capacity aside: greedy ignores it).
@@ -187,7 +199,7 @@ pub fn plan_greedy(data: &[u8]) {
         let plans = crate::greedy::offsets_by_each_kernel(&p, &sequence, fit);
         let (first, offsets) = &plans[0];
         let placed: Vec<Offset> = offsets.iter().map(|&o| Offset(o)).collect();
-        if let Err(e) = crate::checker::check_with_capacity(&p, &placed, None) {
+        if let Err(e) = check_offsets(&p, &placed, None) {
             panic!("{}-{} by the {first} kernel: {e}", order.name(), fit.name());
         }
         for (name, other) in &plans[1..] {
@@ -205,14 +217,13 @@ pub fn plan_greedy(data: &[u8]) {
 /// The exact search under a node limit: consistent outcomes, sound proofs, never
 /// worse than greedy.
 pub fn plan_exact(data: &[u8]) {
-    let Some((p, mut u)) = problem_from(data, 14) else {
+    let Some((p, cap, mut u)) = problem_from(data, 14) else {
         return;
     };
     let mut options = Options {
         planner: Planner::Exact,
         threads: 1,
         verify: false,
-        time_limit: None,
         ..Options::default()
     };
     options.exact.node_limit = Some(u.int_in_range(1..=3000).unwrap_or(1000));
@@ -220,16 +231,16 @@ pub fn plan_exact(data: &[u8]) {
     options.exact.dominance = u.arbitrary().unwrap_or(true);
     options.exact.decomposition = u.arbitrary().unwrap_or(true);
     options.exact.tighten = u.arbitrary().unwrap_or(true);
-    let report = run(&p, &options);
-    assert_infeasible_is_sound(&p, &report);
-    if let (None, Some(plan)) = (p.capacity(), report.outcome.plan()) {
+    let report = run(&p, &request(cap), &options);
+    assert_infeasible_is_sound(&p, cap, &report);
+    if let (None, Some(plan)) = (cap, report.outcome.plan()) {
         assert!(plan.height().0 <= best_greedy(&p), "exact above greedy");
     }
 }
 
 /// Boxing with a few iterations and a seed from the bytes.
 pub fn plan_boxing(data: &[u8]) {
-    let Some((p, mut u)) = problem_from(data, 48) else {
+    let Some((p, cap, mut u)) = problem_from(data, 48) else {
         return;
     };
     let options = Options {
@@ -248,22 +259,20 @@ pub fn plan_boxing(data: &[u8]) {
             ][u.int_in_range(0..=2).unwrap_or(0)],
             ..BoxingOptions::default()
         },
-        time_limit: None,
         ..Options::default()
     };
-    run(&p, &options);
+    run(&p, &request(cap), &options);
 }
 
 /// TelaMalloc under a step limit, with its techniques switched from the bytes.
 pub fn plan_telamalloc(data: &[u8]) {
-    let Some((p, mut u)) = problem_from(data, 24) else {
+    let Some((p, cap, mut u)) = problem_from(data, 24) else {
         return;
     };
     let mut options = Options {
         planner: Planner::Telamalloc,
         threads: 1,
         verify: false,
-        time_limit: None,
         ..Options::default()
     };
     let t = &mut options.telamalloc;
@@ -277,12 +286,12 @@ pub fn plan_telamalloc(data: &[u8]) {
     t.decomposition.dynamic = u.arbitrary().unwrap_or(true);
     t.decomposition.independent_parts = u.arbitrary().unwrap_or(true);
     t.candidates.per_heuristic = u.int_in_range(0..=2).unwrap_or(1);
-    let report = run(&p, &options);
-    assert_infeasible_is_sound(&p, &report);
+    let report = run(&p, &request(cap), &options);
+    assert_infeasible_is_sound(&p, cap, &report);
     // The restart cycle on two threads commits in attempt order: the same answer.
     if u.arbitrary().unwrap_or(false) {
         options.threads = 2;
-        let two = run(&p, &options);
+        let two = run(&p, &request(cap), &options);
         assert_eq!(report.outcome, two.outcome, "one thread against two");
     }
 }
@@ -290,32 +299,34 @@ pub fn plan_telamalloc(data: &[u8]) {
 /// The default portfolio with small limits, and its thread-count independence when no
 /// clock is involved.
 pub fn plan_auto(data: &[u8]) {
-    let Some((p, mut u)) = problem_from(data, 32) else {
+    let Some((p, cap, mut u)) = problem_from(data, 32) else {
         return;
     };
     let mut options = Options {
         threads: 1,
-        time_limit: None,
         ..Options::default()
     };
     options.exact.node_limit = Some(u.int_in_range(1..=2000).unwrap_or(500));
-    let one = run(&p, &options);
-    assert_infeasible_is_sound(&p, &one);
+    let one = run(&p, &request(cap), &options);
+    assert_infeasible_is_sound(&p, cap, &one);
     options.threads = 2;
-    let two = run(&p, &options);
+    let two = run(&p, &request(cap), &options);
     assert_eq!(
         one.outcome, two.outcome,
         "the plan depends on the thread count"
     );
     // Under a clock, the result only has to be consistent.
-    options.time_limit = Some(std::time::Duration::from_millis(5));
-    run(&p, &options);
+    let clocked = Request {
+        goal: Goal::from_capacity(cap),
+        budget: Budget::new().with_time_limit(std::time::Duration::from_millis(5)),
+    };
+    run(&p, &clocked, &options);
 }
 
 /// Shared objects: every strategy is accepted by its checker, and no total is below
 /// the sum of the positional maxima or above the naive total.
 pub fn shared_objects(data: &[u8]) {
-    let Some((p, _)) = problem_from(data, 48) else {
+    let Some((p, _, _)) = problem_from(data, 48) else {
         return;
     };
     let bound: u64 = positional_maxima(&p).iter().map(|s| s.0).sum();
@@ -328,7 +339,8 @@ pub fn shared_objects(data: &[u8]) {
                 nearest_first,
                 verify: false,
             };
-            let r = plan_shared_objects(&p, &options).expect("never fails unverified");
+            let r =
+                plan_shared_objects(&p, &request(None), &options).expect("never fails unverified");
             let s = check_shared_objects(&p, &r.assignment)
                 .unwrap_or_else(|f| panic!("{strategy:?}: {f}"));
             assert_eq!(s.total, r.assignment.total());
@@ -415,7 +427,7 @@ pub fn tiles(data: &[u8]) {
                     whole_tensor_fallback: fallback,
                     verify: false,
                 };
-                let r = plan_tiles(&problem, &options).expect("plans");
+                let r = plan_tiles(&problem, &request(None), &options).expect("plans");
                 let s = check_tiles(&problem, &r.plan.offsets)
                     .unwrap_or_else(|f| panic!("{order:?} jump {jump} fallback {fallback}: {f}"));
                 assert_eq!(s.peak, r.plan.peak, "reported peak");
@@ -429,12 +441,11 @@ pub fn tiles(data: &[u8]) {
 /// The checker against an O(n²) reference written from the rules alone, on offsets
 /// that are sometimes a valid plan, sometimes a perturbed one, sometimes random.
 pub fn checker(data: &[u8]) {
-    let Some((p, mut u)) = problem_from(data, 24) else {
+    let Some((p, cap, mut u)) = problem_from(data, 24) else {
         return;
     };
-    let free = p.clone().with_capacity(None);
     let base = crate::greedy::run(
-        &free,
+        &p,
         crate::greedy::Order::ALL[0],
         crate::Fit::BestFit,
         1,
@@ -463,8 +474,8 @@ pub fn checker(data: &[u8]) {
     if u.int_in_range(0..=30u8).unwrap_or(1) == 0 {
         offsets.pop(); // wrong count
     }
-    let got = check_offsets(&p, &offsets, None);
-    let want = reference_valid(&p, &offsets);
+    let got = check_offsets(&p, &offsets, cap);
+    let want = reference_valid(&p, cap, &offsets);
     assert_eq!(
         got.is_ok(),
         want,
@@ -483,7 +494,7 @@ pub fn checker(data: &[u8]) {
 }
 
 /// The plan rules, pair by pair (O(n²)), from the public model only.
-pub fn reference_valid(problem: &Problem, offsets: &[Offset]) -> bool {
+pub fn reference_valid(problem: &Problem, capacity: Option<Size>, offsets: &[Offset]) -> bool {
     let bufs = problem.buffers();
     if offsets.len() != bufs.len() {
         return false;
@@ -494,7 +505,7 @@ pub fn reference_valid(problem: &Problem, offsets: &[Offset]) -> bool {
         };
         if o.0 % b.alignment.0 != 0
             || b.fixed_offset.is_some_and(|f| f != *o)
-            || problem.capacity().is_some_and(|c| end > c.0)
+            || capacity.is_some_and(|c| end > c.0)
         {
             return false;
         }

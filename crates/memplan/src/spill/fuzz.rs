@@ -25,7 +25,7 @@ pub fn fuzz_spill(data: &[u8]) {
         capacity_chance: 0,
         ..FuzzKnobs::default()
     };
-    let Ok(problem) = arbitrary_problem(&mut u, &knobs) else {
+    let Ok((problem, _)) = arbitrary_problem(&mut u, &knobs) else {
         return;
     };
     let n = problem.len();
@@ -62,7 +62,8 @@ pub fn fuzz_spill(data: &[u8]) {
         costs: costs.as_deref(),
         memory: memory.as_deref(),
     };
-    let report = match plan_spill(&problem, capacity, &input, &options) {
+    let request = crate::Request::fit(capacity).with_budget(crate::Budget::unlimited());
+    let report = match plan_spill(&problem, &input, &request, &options) {
         Ok(r) => r,
         Err(SpillError::FixedInSlow { index, .. }) => {
             assert!(problem.buffers()[index].fixed_offset.is_some());

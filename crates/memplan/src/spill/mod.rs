@@ -89,8 +89,8 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-use crate::request::Request;
 use crate::error::{Escaped, PlanError};
+use crate::request::Request;
 use crate::types::{BufferIdx, Offset, Plan, Problem, Size};
 
 pub use check::{check_spill, SpillViolation};

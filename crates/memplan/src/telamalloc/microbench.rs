@@ -41,7 +41,7 @@ impl MicrobenchKind {
 /// capacity: non-overlapping (`[i, i + 1)`, capacity the largest size) or full-overlap
 /// (all live in `[0, 1)`, capacity the sum of sizes). Sizes are 1–4,096 bytes, rounded
 /// up to 64. The same seed gives the same problem.
-pub fn generate_microbenchmark(kind: MicrobenchKind, buffers: usize, seed: u64) -> Problem {
+pub fn generate_microbenchmark(kind: MicrobenchKind, buffers: usize, seed: u64) -> (Problem, Size) {
     let mut rng = Rng::new(seed);
     let bufs: Vec<Buffer> = (0..buffers as u64)
         .map(|i| {
@@ -56,5 +56,6 @@ pub fn generate_microbenchmark(kind: MicrobenchKind, buffers: usize, seed: u64) 
         MicrobenchKind::NonOverlapping => bufs.iter().map(|b| b.size.0).max().unwrap_or(0),
         MicrobenchKind::FullOverlap => bufs.iter().map(|b| b.size.0).sum(),
     };
-    Problem::new(bufs, Some(Size(capacity))).expect("generated buffers are valid")
+    let problem = Problem::new(bufs).expect("generated buffers are valid");
+    (problem, Size(capacity))
 }
