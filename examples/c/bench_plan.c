@@ -57,12 +57,12 @@ static int read_problem(const char *path, memplan_problem **out) {
 }
 
 int main(int argc, char **argv) {
-    uint64_t capacity = 0;
     memplan_options options = memplan_options_default();
     int first = 1;
     while (first < argc && strncmp(argv[first], "--", 2) == 0 && first + 1 < argc) {
         if (strcmp(argv[first], "--capacity") == 0) {
-            capacity = strtoull(argv[first + 1], NULL, 10);
+            options.fit = 1;
+            options.capacity = strtoull(argv[first + 1], NULL, 10);
         } else if (strcmp(argv[first], "--time-limit") == 0) {
             options.time_limit_seconds = strtod(argv[first + 1], NULL);
         } else {
@@ -75,9 +75,6 @@ int main(int argc, char **argv) {
         memplan_problem *problem = NULL;
         if (read_problem(argv[i], &problem) != 0) {
             return 1;
-        }
-        if (capacity) {
-            memplan_problem_set_capacity(problem, capacity);
         }
         memplan_result *plan = NULL;
         double t0 = now_ms();

@@ -63,9 +63,11 @@ int main(int argc, char **argv) {
     printf("broken plan rejected: %s\n", memplan_last_error());
 
     /* A capacity below the max load is proven infeasible. */
-    TRY(memplan_problem_set_capacity(problem, 64));
+    memplan_options fit = memplan_options_default();
+    fit.fit = 1;
+    fit.capacity = 64;
     memplan_result *none = NULL;
-    s = memplan_plan(problem, NULL, &none);
+    s = memplan_plan(problem, &fit, &none);
     if (s != MEMPLAN_ERR_INFEASIBLE || none != NULL) {
         fprintf(stderr, "expected MEMPLAN_ERR_INFEASIBLE, got %d\n", (int)s);
         return 1;

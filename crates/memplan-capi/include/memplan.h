@@ -33,7 +33,7 @@ typedef enum memplan_status {
     MEMPLAN_ERR_INTERNAL = 7          /* a bug in memplan (a caught panic) */
 } memplan_status;
 
-/* A problem under construction: buffers, in the order added, and a capacity. */
+/* A problem under construction: buffers, in the order added. */
 typedef struct memplan_problem memplan_problem;
 /* The result of memplan_plan: one offset per buffer and the figures. */
 typedef struct memplan_result memplan_result;
@@ -42,6 +42,8 @@ typedef struct memplan_options {
     const char *planner;        /* "auto", "size-best-fit", ...; NULL means "auto" */
     double time_limit_seconds;  /* INFINITY: no limit; negative or NaN: MEMPLAN_ERR_ARGUMENT */
     uint32_t threads;           /* 0: one per core; the plan does not depend on it */
+    int32_t fit;                /* 0: minimise the height; 1: fit under `capacity` */
+    uint64_t capacity;          /* with fit = 1: the capacity (0 is a capacity too) */
 } memplan_options;
 
 /* The message of the last failed call on this thread ("" after a success). Valid until
@@ -50,7 +52,7 @@ const char *memplan_last_error(void);
 /* The library version, a static string. */
 const char *memplan_version(void);
 /* The library's defaults, shared by every door: planner NULL ("auto"), a time limit of
- * 1 s (the first plan always finishes), one thread per core. */
+ * 1 s (the first plan always finishes), one thread per core, minimise (fit 0). */
 memplan_options memplan_options_default(void);
 
 /* Problems. Buffers are validated when the problem is planned or checked. */
@@ -66,8 +68,6 @@ memplan_status memplan_problem_fix_offset(memplan_problem *problem, size_t index
 /* Buffer `index` occupies nothing during [start, end), inside its lifetime. */
 memplan_status memplan_problem_add_gap(memplan_problem *problem, size_t index,
                                        uint64_t start, uint64_t end);
-/* 0 means no capacity: minimise the height. */
-memplan_status memplan_problem_set_capacity(memplan_problem *problem, uint64_t capacity);
 size_t memplan_problem_len(const memplan_problem *problem);
 /* Reads a CSV file in memplan's format (id,lower,upper,size[,alignment,offset,gaps]). */
 memplan_status memplan_problem_read_csv(const char *path, memplan_problem **out);
@@ -89,10 +89,10 @@ int32_t memplan_result_is_optimal(const memplan_result *plan);
 const char *memplan_result_planner(const memplan_result *plan);
 
 /* Two memory levels: the buffers that do not fit under `capacity` bytes of fast memory
- * are spilled to slow memory, at the least total cost, and both levels are planned (the
- * problem's own capacity is ignored). `costs` (NULL: each buffer's size) and `memory`
- * (0 either, 1 fast, 2 slow; NULL: all either) hold memplan_problem_len(problem) entries.
- * `options` may be NULL; its planner is not used. MEMPLAN_ERR_INFEASIBLE when the buffers
+ * are spilled to slow memory, at the least total cost, and both levels are planned.
+ * `costs` (NULL: each buffer's size) and `memory` (0 either, 1 fast, 2 slow; NULL: all
+ * either) hold memplan_problem_len(problem) entries. `options` may be NULL; its planner
+ * and goal are not used (`capacity` is the goal). MEMPLAN_ERR_INFEASIBLE when the buffers
  * that must stay fast (fixed, or memory 1) do not fit, MEMPLAN_ERR_NOT_FOUND when they
  * could not be placed in time. The plan returned has passed the two-level checker. */
 typedef struct memplan_spill_result memplan_spill_result;
@@ -112,10 +112,13 @@ int32_t memplan_spill_result_is_optimal(const memplan_spill_result *plan);
 uint64_t memplan_spill_result_fast_height(const memplan_spill_result *plan);
 uint64_t memplan_spill_result_slow_height(const memplan_spill_result *plan);
 
-/* Checks `count` offsets against the problem (and its capacity) with the independent
- * checker: MEMPLAN_OK, or MEMPLAN_ERR_INVALID_PLAN naming the first violation. */
+/* Checks `count` offsets against the problem with the independent checker: MEMPLAN_OK,
+ * or MEMPLAN_ERR_INVALID_PLAN naming the first violation. memplan_check_fit also
+ * requires every buffer to end at or below `capacity`. */
 memplan_status memplan_check(const memplan_problem *problem, const uint64_t *offsets,
                              size_t count);
+memplan_status memplan_check_fit(const memplan_problem *problem, const uint64_t *offsets,
+                                 size_t count, uint64_t capacity);
 
 #ifdef __cplusplus
 }

@@ -81,16 +81,15 @@ fn arg_error(message: &str) -> (memplan_status, String) {
     (MEMPLAN_ERR_ARGUMENT, message.to_string())
 }
 
-/// A problem under construction: buffers and an optional capacity.
+/// A problem under construction: its buffers. (The capacity is the request's: see
+/// [`memplan_options::fit`].)
 pub struct memplan_problem {
     buffers: Vec<Buffer>,
-    capacity: Option<Size>,
 }
 
 impl memplan_problem {
     fn validated(&self) -> Result<Problem, (memplan_status, String)> {
-        Problem::new(self.buffers.clone(), self.capacity)
-            .map_err(|e| (MEMPLAN_ERR_INVALID_PROBLEM, e.to_string()))
+        Problem::new(self.buffers.clone()).map_err(|e| (MEMPLAN_ERR_INVALID_PROBLEM, e.to_string()))
     }
 }
 
@@ -116,6 +115,29 @@ pub struct memplan_options {
     pub time_limit_seconds: c_double,
     /// Worker threads; 0 means one per core. The plan does not depend on it.
     pub threads: u32,
+    /// The goal: 0 (the default) minimises the height; 1 fits under `capacity`, which
+    /// is then a capacity like any other (0 included). Other values:
+    /// `MEMPLAN_ERR_ARGUMENT`.
+    pub fit: i32,
+    /// The capacity to fit under, when `fit` is 1; unused otherwise.
+    pub capacity: u64,
+}
+
+impl memplan_options {
+    /// The request these options describe, for `caller`'s messages.
+    fn request(&self, caller: &str) -> Result<memplan::Request, (memplan_status, String)> {
+        let limit = memplan::TimeLimit::from_secs(self.time_limit_seconds)
+            .map_err(|e| arg_error(&format!("{caller}: time_limit_seconds {e}")))?;
+        let goal = match self.fit {
+            0 => memplan::Goal::Minimise,
+            1 => memplan::Goal::Fit(Size(self.capacity)),
+            f => return Err(arg_error(&format!("{caller}: fit must be 0 or 1, got {f}"))),
+        };
+        Ok(memplan::Request {
+            goal,
+            budget: memplan::Budget::new().with_time_limit(limit),
+        })
+    }
 }
 
 /// The message of the last failed call on this thread ("" after a success). The pointer
@@ -131,17 +153,20 @@ pub extern "C" fn memplan_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
 }
 
-/// Default options, the library's [`Options::default()`]: planner "auto", a time limit
-/// of 1 s, one thread per core.
+/// Default options, the library's [`Options::default()`] and [`memplan::Request`]'s
+/// default: planner "auto", a time limit of 1 s, one thread per core, minimise.
 #[no_mangle]
 pub extern "C" fn memplan_options_default() -> memplan_options {
-    let default = Options::default();
+    let request = memplan::Request::default();
     memplan_options {
         planner: std::ptr::null(),
-        time_limit_seconds: default
-            .time_limit
+        time_limit_seconds: request
+            .budget
+            .time_limit()
             .map_or(f64::INFINITY, |d| d.as_secs_f64()),
-        threads: default.threads as u32,
+        threads: Options::default().threads as u32,
+        fit: 0,
+        capacity: 0,
     }
 }
 
@@ -157,7 +182,6 @@ pub unsafe extern "C" fn memplan_problem_new(out: *mut *mut memplan_problem) -> 
         }
         let p = Box::new(memplan_problem {
             buffers: Vec::new(),
-            capacity: None,
         });
         *out = Box::into_raw(p);
         Ok(())
@@ -268,22 +292,6 @@ pub unsafe extern "C" fn memplan_problem_add_gap(
     })
 }
 
-/// Sets the capacity plans must fit under; 0 means none (minimise the height).
-///
-/// # Safety
-/// `problem` must be a live problem.
-#[no_mangle]
-pub unsafe extern "C" fn memplan_problem_set_capacity(
-    problem: *mut memplan_problem,
-    capacity: u64,
-) -> memplan_status {
-    guard(|| {
-        let p = problem_mut(problem, "memplan_problem_set_capacity")?;
-        p.capacity = (capacity > 0).then_some(Size(capacity));
-        Ok(())
-    })
-}
-
 /// The number of buffers added so far (0 for NULL).
 ///
 /// # Safety
@@ -310,10 +318,8 @@ pub unsafe extern "C" fn memplan_problem_read_csv(
         }
         let path = string_arg(path, "memplan_problem_read_csv")?;
         let problem = read_csv(&path)?;
-        let capacity = problem.capacity();
         *out = Box::into_raw(Box::new(memplan_problem {
             buffers: problem.into_buffers(),
-            capacity,
         }));
         Ok(())
     })
@@ -371,17 +377,14 @@ pub unsafe extern "C" fn memplan_plan(
                 .map_err(|e: memplan::PlanError| arg_error(&e.to_string()))?
         };
         let problem = p.validated()?;
-        let time_limit = memplan::TimeLimit::from_secs(o.time_limit_seconds)
-            .map_err(|e| arg_error(&format!("memplan_plan: time_limit_seconds {e}")))?
-            .duration();
+        let request = o.request("memplan_plan")?;
         let options = Options {
             planner,
             threads: o.threads as usize,
-            time_limit,
             ..Options::default()
         };
-        let report =
-            memplan::plan(&problem, &options).map_err(|e| (MEMPLAN_ERR_INTERNAL, e.to_string()))?;
+        let report = memplan::plan(&problem, &request, &options)
+            .map_err(|e| (MEMPLAN_ERR_INTERNAL, e.to_string()))?;
         let max_load = report.max_load.get();
         // The one bound of every door (issue 27): the max load or the fixed buffers' top,
         // raised by the exact search's proofs (an optimal plan's height).
@@ -512,7 +515,7 @@ pub struct memplan_spill_result {
 
 /// Two memory levels: chooses the buffers to spill to slow memory so that the others fit
 /// under `capacity` bytes of fast memory, at the least total cost, and plans both levels
-/// (the problem's own capacity is ignored). `costs`: the price of spilling each buffer
+/// (the options' goal is not used). `costs`: the price of spilling each buffer
 /// (NULL: its size); `memory`: where each must live, 0 either, 1 fast, 2 slow (NULL: all
 /// either); both hold `memplan_problem_len(problem)` entries. `options` (NULL: defaults)
 /// gives the time limit and threads; its planner is not used. Fails with
@@ -563,21 +566,21 @@ pub unsafe extern "C" fn memplan_plan_spill(
             .as_ref()
             .copied()
             .unwrap_or(memplan_options_default());
-        let time_limit = memplan::TimeLimit::from_secs(o.time_limit_seconds)
-            .map_err(|e| arg_error(&format!("memplan_plan_spill: time_limit_seconds {e}")))?
-            .duration();
+        let request = memplan::Request {
+            goal: memplan::Goal::Fit(Size(capacity)),
+            ..o.request("memplan_plan_spill")?
+        };
         let problem = p.validated()?;
         let input = SpillInput {
             costs: costs.as_deref(),
             memory: memory.as_deref(),
         };
         let options = SpillOptions {
-            time_limit,
             threads: o.threads as usize,
             ..SpillOptions::default()
         };
         let report =
-            spill::plan_spill(&problem, Size(capacity), &input, &options).map_err(|e| match e {
+            spill::plan_spill(&problem, &input, &request, &options).map_err(|e| match e {
                 SpillError::FixedInSlow { .. } => (MEMPLAN_ERR_INVALID_PROBLEM, e.to_string()),
                 SpillError::InvalidPlan(_) => (MEMPLAN_ERR_INVALID_PLAN, e.to_string()),
                 SpillError::Plan(_) => (MEMPLAN_ERR_INTERNAL, e.to_string()),
@@ -710,9 +713,9 @@ pub unsafe extern "C" fn memplan_spill_result_slow_height(
     plan.as_ref().map_or(0, |p| p.slow_height)
 }
 
-/// Checks `count` offsets (indexed like the buffers) against the problem and its capacity
-/// with the independent checker. `MEMPLAN_OK` when valid; `MEMPLAN_ERR_INVALID_PLAN`
-/// with the first violation in the message otherwise.
+/// Checks `count` offsets (indexed like the buffers) against the problem with the
+/// independent checker. `MEMPLAN_OK` when valid; `MEMPLAN_ERR_INVALID_PLAN` with the
+/// first violation in the message otherwise.
 ///
 /// # Safety
 /// `problem` must be a live problem; `offsets` must point to `count` values.
@@ -722,10 +725,40 @@ pub unsafe extern "C" fn memplan_check(
     offsets: *const u64,
     count: usize,
 ) -> memplan_status {
+    check_under(problem, offsets, count, None, "memplan_check")
+}
+
+/// [`memplan_check`], and every buffer ends at or below `capacity`.
+///
+/// # Safety
+/// As [`memplan_check`].
+#[no_mangle]
+pub unsafe extern "C" fn memplan_check_fit(
+    problem: *const memplan_problem,
+    offsets: *const u64,
+    count: usize,
+    capacity: u64,
+) -> memplan_status {
+    check_under(
+        problem,
+        offsets,
+        count,
+        Some(Size(capacity)),
+        "memplan_check_fit",
+    )
+}
+
+unsafe fn check_under(
+    problem: *const memplan_problem,
+    offsets: *const u64,
+    count: usize,
+    capacity: Option<Size>,
+    caller: &str,
+) -> memplan_status {
     guard(|| {
-        let p = problem_ref(problem, "memplan_check")?;
+        let p = problem_ref(problem, caller)?;
         if offsets.is_null() && count > 0 {
-            return Err(arg_error("memplan_check: offsets is NULL"));
+            return Err(arg_error(&format!("{caller}: offsets is NULL")));
         }
         let problem = p.validated()?;
         let raw: &[u64] = if count == 0 {
@@ -734,7 +767,7 @@ pub unsafe extern "C" fn memplan_check(
             std::slice::from_raw_parts(offsets, count)
         };
         let offsets: Vec<Offset> = raw.iter().map(|&o| Offset(o)).collect();
-        memplan::check_offsets(&problem, &offsets, None)
+        memplan::check_offsets(&problem, &offsets, capacity)
             .map(|_| ())
             .map_err(|f| (MEMPLAN_ERR_INVALID_PLAN, f.to_string()))
     })

@@ -71,12 +71,17 @@ fn options_name_a_planner_and_capacity_outcomes_are_statuses() {
         assert!(last_error().contains("no-such-planner"));
         assert!(plan.is_null());
 
-        assert_eq!(memplan_problem_set_capacity(p, 7), MEMPLAN_OK);
-        assert_eq!(
-            memplan_plan(p, ptr::null(), &mut plan),
-            MEMPLAN_ERR_INFEASIBLE
-        );
+        let mut o = memplan_options_default();
+        o.fit = 1;
+        o.capacity = 7;
+        assert_eq!(memplan_plan(p, &o, &mut plan), MEMPLAN_ERR_INFEASIBLE);
         assert!(plan.is_null());
+        // Capacity 0 is a capacity (only an empty problem fits under it), not "none".
+        o.capacity = 0;
+        assert_eq!(memplan_plan(p, &o, &mut plan), MEMPLAN_ERR_INFEASIBLE);
+        o.fit = 2;
+        assert_eq!(memplan_plan(p, &o, &mut plan), MEMPLAN_ERR_ARGUMENT);
+        assert!(last_error().contains("fit"), "{}", last_error());
         memplan_problem_free(p);
     }
 }
@@ -94,9 +99,10 @@ fn not_found_stores_the_lowest_plan() {
         .unwrap();
         let mut p = ptr::null_mut();
         assert_eq!(memplan_problem_read_csv(path.as_ptr(), &mut p), MEMPLAN_OK);
-        assert_eq!(memplan_problem_set_capacity(p, 990_000), MEMPLAN_OK);
         let mut o = memplan_options_default();
         o.time_limit_seconds = 0.3;
+        o.fit = 1;
+        o.capacity = 990_000;
         let mut plan = ptr::null_mut();
         assert_eq!(memplan_plan(p, &o, &mut plan), MEMPLAN_ERR_NOT_FOUND);
         assert!(!plan.is_null());
@@ -107,10 +113,13 @@ fn not_found_stores_the_lowest_plan() {
             "{}",
             last_error()
         );
-        assert_eq!(memplan_problem_set_capacity(p, 0), MEMPLAN_OK);
         let n = memplan_result_len(plan);
         let offsets = std::slice::from_raw_parts(memplan_result_offsets(plan), n);
         assert_eq!(memplan_check(p, offsets.as_ptr(), n), MEMPLAN_OK);
+        assert_eq!(
+            memplan_check_fit(p, offsets.as_ptr(), n, 990_000),
+            MEMPLAN_ERR_INVALID_PLAN
+        );
         memplan_result_free(plan);
         memplan_problem_free(p);
     }
@@ -209,9 +218,8 @@ fn plans_two_levels_with_costs_and_preferences() {
         assert_eq!(memplan_spill_result_slow_height(plan), 4);
         // The kept buffers, a and c, pass the one-level checker under the capacity.
         let kept = problem(&[("a", 0, 3, 4), ("c", 1, 3, 4)]);
-        assert_eq!(memplan_problem_set_capacity(kept, 8), MEMPLAN_OK);
         assert_eq!(
-            memplan_check(kept, [offsets[0], offsets[2]].as_ptr(), 2),
+            memplan_check_fit(kept, [offsets[0], offsets[2]].as_ptr(), 2, 8),
             MEMPLAN_OK
         );
         memplan_spill_result_free(plan);
@@ -269,11 +277,13 @@ fn issue_27_the_lower_bound_counts_the_fixed_buffers_top() {
         for capacity in [None, Some(128)] {
             let p = problem(&[("a", 0, 3, 4), ("b", 3, 9, 4)]);
             assert_eq!(memplan_problem_fix_offset(p, 1, 16), MEMPLAN_OK);
+            let mut o = memplan_options_default();
             if let Some(c) = capacity {
-                assert_eq!(memplan_problem_set_capacity(p, c), MEMPLAN_OK);
+                o.fit = 1;
+                o.capacity = c;
             }
             let mut plan = ptr::null_mut();
-            assert_eq!(memplan_plan(p, ptr::null(), &mut plan), MEMPLAN_OK);
+            assert_eq!(memplan_plan(p, &o, &mut plan), MEMPLAN_OK);
             assert_eq!(memplan_result_height(plan), 20, "{capacity:?}");
             assert_eq!(memplan_result_max_load(plan), 4, "{capacity:?}");
             assert_eq!(memplan_result_lower_bound(plan), 20, "{capacity:?}");

@@ -197,10 +197,9 @@ pub(crate) fn buffer_from(obj: &Bound<'_, PyAny>, k: usize) -> PyResult<(Buffer,
     )))
 }
 
-pub(crate) fn csv_options(capacity: Option<u64>, lifetimes: Option<&str>) -> PyResult<CsvOptions> {
+pub(crate) fn csv_options(lifetimes: Option<&str>) -> PyResult<CsvOptions> {
     Ok(CsvOptions {
         lifetimes: convention(lifetimes)?,
-        capacity: capacity.map(Size),
         default_alignment: None,
     })
 }

@@ -102,14 +102,22 @@ create_exception!(
 #[derive(Clone)]
 pub struct Problem {
     inner: memplan::Problem,
+    /// The capacity to fit under (given, or read from a JSON file), the default goal of
+    /// ``plan`` and ``check``: the library's problem has none (it is a goal, not part of
+    /// the problem).
+    capacity: Option<u64>,
     /// Every id was given as an int: ids are handed back as ints.
     int_ids: bool,
 }
 
 impl Problem {
     fn validated(bufs: Vec<Buffer>, capacity: Option<u64>, int_ids: bool) -> PyResult<Problem> {
-        let inner = memplan::Problem::new(bufs, capacity.map(Size)).map_err(input_error)?;
-        Ok(Problem { inner, int_ids })
+        let inner = memplan::Problem::new(bufs).map_err(input_error)?;
+        Ok(Problem {
+            inner,
+            capacity,
+            int_ids,
+        })
     }
 
     fn from_json_bytes(
@@ -119,12 +127,12 @@ impl Problem {
     ) -> PyResult<Result<Problem, memplan::ReadError>> {
         let options = memplan::io::CsvOptions {
             lifetimes: convention(lifetimes)?,
-            capacity: capacity.map(Size),
             default_alignment: None,
         };
         Ok(
-            memplan::io::read_problem_json_with(bytes, &options).map(|inner| Problem {
+            memplan::io::read_problem_json_with(bytes, &options).map(|(inner, own)| Problem {
                 inner,
+                capacity: capacity.or(own.map(Size::get)),
                 int_ids: false,
             }),
         )
@@ -227,9 +235,13 @@ impl Problem {
         });
         let bufs = to_half_open(bufs, lifetimes)?;
         let inner = py
-            .detach(|| memplan::Problem::new(bufs, capacity.map(Size)))
+            .detach(|| memplan::Problem::new(bufs))
             .map_err(input_error)?;
-        Ok(Problem { inner, int_ids })
+        Ok(Problem {
+            inner,
+            capacity,
+            int_ids,
+        })
     }
 
     /// ``Problem.from_csv(path, capacity=None, lifetimes=None)``: reads a CSV file in
@@ -241,10 +253,11 @@ impl Problem {
     #[pyo3(signature = (path, capacity=None, lifetimes=None))]
     fn from_csv(path: &str, capacity: Option<u64>, lifetimes: Option<&str>) -> PyResult<Problem> {
         let bytes = read_file(path)?;
-        let inner = memplan::io::read_problem_csv(&bytes, &csv_options(capacity, lifetimes)?)
+        let inner = memplan::io::read_problem_csv(&bytes, &csv_options(lifetimes)?)
             .map_err(|e| InputError::new_err(format!("{path}: {e}")))?;
         Ok(Problem {
             inner,
+            capacity,
             int_ids: false,
         })
     }
@@ -258,11 +271,11 @@ impl Problem {
         capacity: Option<u64>,
         lifetimes: Option<&str>,
     ) -> PyResult<Problem> {
-        let inner =
-            memplan::io::read_problem_csv(text.as_bytes(), &csv_options(capacity, lifetimes)?)
-                .map_err(input_error)?;
+        let inner = memplan::io::read_problem_csv(text.as_bytes(), &csv_options(lifetimes)?)
+            .map_err(input_error)?;
         Ok(Problem {
             inner,
+            capacity,
             int_ids: false,
         })
     }
@@ -293,7 +306,8 @@ impl Problem {
     /// The problem as JSON text (half-open lifetimes).
     fn to_json(&self) -> PyResult<String> {
         let mut out = Vec::new();
-        memplan::io::write_problem_json(&self.inner, &mut out).map_err(input_error)?;
+        memplan::io::write_problem_json(&self.inner, self.capacity.map(Size), &mut out)
+            .map_err(input_error)?;
         String::from_utf8(out).map_err(input_error)
     }
 
@@ -345,7 +359,7 @@ impl Problem {
     /// The capacity, or None.
     #[getter]
     fn capacity(&self) -> Option<u64> {
-        self.inner.capacity().map(Size::get)
+        self.capacity
     }
 
     /// The largest total size live at one time: no plan is lower.
@@ -358,13 +372,14 @@ impl Problem {
     #[pyo3(signature = (capacity=None))]
     fn with_capacity(&self, capacity: Option<u64>) -> Problem {
         Problem {
-            inner: self.inner.clone().with_capacity(capacity.map(Size)),
+            inner: self.inner.clone(),
+            capacity,
             int_ids: self.int_ids,
         }
     }
 
     fn __repr__(&self) -> String {
-        match self.inner.capacity() {
+        match self.capacity {
             Some(c) => format!("Problem({} buffers, capacity={c})", self.inner.len()),
             None => format!("Problem({} buffers)", self.inner.len()),
         }
@@ -507,17 +522,15 @@ fn plan(
     let planner: Planner = planner
         .parse()
         .map_err(|e: memplan::PlanError| PyValueError::new_err(e.to_string()))?;
-    let time_limit = match time_limit.map(memplan::TimeLimit::from_secs) {
-        Some(Err(e)) => return Err(PyValueError::new_err(format!("time_limit {e}"))),
-        Some(Ok(limit)) => limit.duration(),
-        None => None,
+    let capacity = capacity.or(problem.capacity).map(Size);
+    let request = memplan::Request {
+        goal: memplan::Goal::from_capacity(capacity),
+        budget: budget(time_limit)?,
     };
-    let target = &*with_capacity(&problem.inner, capacity);
+    let target = &problem.inner;
     let mut options = Options {
         planner,
         threads,
-        time_limit,
-        cancel: None,
         verify,
         ..Options::default()
     };
@@ -526,13 +539,13 @@ fn plan(
         options.boxing.seed = seed;
     }
     let report = py
-        .detach(|| memplan::plan(target, &options))
+        .detach(|| memplan::plan(target, &request, &options))
         .map_err(|e| MemplanError::new_err(e.to_string()))?;
     let max_load = report.max_load.get();
     // The one bound of every door (issue 27): the max load or the fixed buffers' top,
     // raised by the exact search's proofs.
     let lower_bound = report.proven_lower_bound().get();
-    let capacity = target.capacity().map_or(0, Size::get);
+    let capacity = capacity.map_or(0, Size::get);
     let to_plan = |p: memplan::Plan, optimal: bool| Plan {
         height: p.height().get(),
         offsets: p.into_offsets().into_iter().map(Offset::get).collect(),
@@ -564,20 +577,20 @@ fn plan(
     }
 }
 
-/// `problem`, or a copy of it with `capacity` in place of its own when one is given.
-fn with_capacity(
-    problem: &memplan::Problem,
-    capacity: Option<u64>,
-) -> std::borrow::Cow<'_, memplan::Problem> {
-    match capacity {
-        Some(c) => std::borrow::Cow::Owned(problem.clone().with_capacity(Some(Size(c)))),
-        None => std::borrow::Cow::Borrowed(problem),
-    }
+/// The budget of a call with `time_limit` seconds (`None`: no limit), as every door
+/// makes it: the library's default budget with that limit.
+pub(crate) fn budget(time_limit: Option<f64>) -> PyResult<memplan::Budget> {
+    let limit = match time_limit.map(memplan::TimeLimit::from_secs) {
+        Some(Err(e)) => return Err(PyValueError::new_err(format!("time_limit {e}"))),
+        Some(Ok(limit)) => limit,
+        None => memplan::TimeLimit::NONE,
+    };
+    Ok(memplan::Budget::new().with_time_limit(limit))
 }
 
-/// The library's default time limit in seconds ([`Options::DEFAULT_TIME_LIMIT`]).
+/// The library's default time limit in seconds ([`memplan::Budget::DEFAULT_TIME_LIMIT`]).
 pub(crate) fn default_time_limit() -> f64 {
-    Options::DEFAULT_TIME_LIMIT.as_secs_f64()
+    memplan::Budget::DEFAULT_TIME_LIMIT.as_secs_f64()
 }
 
 /// ``check(problem, plan, capacity=None) -> int``: runs the independent checker, which
@@ -593,23 +606,24 @@ fn check(
     plan: &Bound<'_, PyAny>,
     capacity: Option<u64>,
 ) -> PyResult<u64> {
-    let target = &*with_capacity(&problem.inner, capacity);
+    let target = &problem.inner;
+    let capacity = capacity.or(problem.capacity).map(Size);
     let result = if let Ok(p) = plan.cast::<Plan>() {
         let offsets: Vec<Offset> = p.get().offsets.iter().map(|&o| Offset(o)).collect();
-        py.detach(|| memplan::check_offsets(target, &offsets, None))
+        py.detach(|| memplan::check_offsets(target, &offsets, capacity))
     } else if let Ok(d) = plan.cast::<PyDict>() {
         let mut placements = Vec::with_capacity(d.len());
         for (k, (id, v)) in d.iter().enumerate() {
             placements.push((id_from(&id, k)?.0, Offset(v.extract::<u64>()?)));
         }
-        py.detach(|| memplan::check_placements(target, &placements, None))
+        py.detach(|| memplan::check_placements(target, &placements, capacity))
     } else if plan.cast::<PyTuple>().is_ok() || plan.cast::<PyList>().is_ok() {
         let offsets: Vec<Offset> = plan
             .extract::<Vec<u64>>()?
             .into_iter()
             .map(Offset)
             .collect();
-        py.detach(|| memplan::check_offsets(target, &offsets, None))
+        py.detach(|| memplan::check_offsets(target, &offsets, capacity))
     } else {
         return Err(PyTypeError::new_err(
             "plan must be a memplan.Plan, a list of offsets, or a dict {id: offset}",
@@ -646,7 +660,10 @@ fn share<'py>(py: Python<'py>, problem: &Problem, strategy: &str) -> PyResult<Bo
         ..memplan::shared_objects::SharedOptions::default()
     };
     let report = py
-        .detach(|| memplan::shared_objects::plan_shared_objects(&problem.inner, &options))
+        .detach(|| {
+            let request = memplan::Request::minimise();
+            memplan::shared_objects::plan_shared_objects(&problem.inner, &request, &options)
+        })
         .map_err(|e| MemplanError::new_err(e.to_string()))?;
     let out = PyDict::new(py);
     out.set_item("objects", report.assignment.object_of().to_vec())?;

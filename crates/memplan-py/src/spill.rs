@@ -1,7 +1,6 @@
 //! `memplan.plan_spill` and `memplan.SpillPlan`: the two-level planner
 //! (`memplan::spill`) for Python.
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -159,10 +158,9 @@ pub fn plan_spill(
     seed: u64,
     verify: bool,
 ) -> PyResult<SpillPlan> {
-    let time_limit = match time_limit.map(memplan::TimeLimit::from_secs) {
-        Some(Err(e)) => return Err(PyValueError::new_err(format!("time_limit {e}"))),
-        Some(Ok(limit)) => limit.duration(),
-        None => None,
+    let request = memplan::Request {
+        goal: memplan::Goal::Fit(Size(capacity)),
+        budget: crate::budget(time_limit)?,
     };
     let memory: Option<Vec<Memory>> = memory
         .map(|m| {
@@ -182,16 +180,14 @@ pub fn plan_spill(
         memory: memory.as_deref(),
     };
     let options = SpillOptions {
-        time_limit,
         threads,
         seed,
         verify,
         ..SpillOptions::default()
     };
     let target = &problem.inner;
-    let c = Size(capacity);
     let report = py
-        .detach(|| memplan::spill::plan_spill(target, c, &input, &options))
+        .detach(|| memplan::spill::plan_spill(target, &input, &request, &options))
         .map_err(spill_error)?;
     let plan = match &report.outcome {
         SpillOutcome::Optimal(p) | SpillOutcome::Feasible { plan: p, .. } => p,
@@ -207,7 +203,7 @@ pub fn plan_spill(
         }
     };
     if verify {
-        py.detach(|| check_spill(target, c, &input, plan))
+        py.detach(|| check_spill(target, Size(capacity), &input, plan))
             .map_err(|v| CheckError::new_err(v.to_string()))?;
     }
     Ok(SpillPlan {

@@ -39,25 +39,19 @@ pub fn _plan_tflite(
     let planner: Planner = planner
         .parse()
         .map_err(|e: memplan::PlanError| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
-    let time_limit = match time_limit.map(memplan::TimeLimit::from_secs) {
-        Some(Err(e)) => {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "time_limit {e}"
-            )))
-        }
-        Some(Ok(limit)) => limit.duration(),
-        None => None,
+    let request = memplan::Request {
+        goal: memplan::Goal::from_capacity(capacity.map(memplan::Size)),
+        budget: crate::budget(time_limit)?,
     };
     let path = src.display().to_string();
     let bytes = std::fs::read(&src).map_err(|e| InputError::new_err(format!("{path}: {e}")))?;
     let options = PlanOptions {
+        request,
         plan: Options {
             planner,
             threads,
-            time_limit,
             ..Options::default()
         },
-        capacity,
         replace_existing: force,
         scratch: ScratchOptions {
             reference_kernels: reference_scratch,

@@ -66,6 +66,8 @@ pub struct Picture<'a> {
     /// The time axis's span when there is no [`Picture::window`] (default: the problem's
     /// own); panels stacked by [`draw_stacked`] share one. Not shown in the heading.
     pub span: Option<(u64, u64)>,
+    /// The capacity the plan was asked to fit under, drawn as a line; `None`: none.
+    pub capacity: Option<u64>,
 }
 
 impl<'a> Picture<'a> {
@@ -80,6 +82,7 @@ impl<'a> Picture<'a> {
             highlight: Vec::new(),
             notes: None,
             span: None,
+            capacity: None,
         }
     }
 }
@@ -289,7 +292,7 @@ pub fn draw(problem: &Problem, offsets: &[u64], pic: &Picture) -> String {
         .unwrap_or(0);
     let profile = load_profile(problem);
     let max_load = profile.iter().map(|s| s.load.get()).max().unwrap_or(0);
-    let capacity = problem.capacity().map(|c| c.get());
+    let capacity = pic.capacity;
     let top = height.max(max_load).max(capacity.unwrap_or(0)).max(1);
     let top_axis = top + top / 25;
     let heading = heading_lines(pic, bufs.len(), height, max_load, (t0, t1));
@@ -934,9 +937,10 @@ mod tests {
         let bufs = (0..40)
             .map(|i| Buffer::new(format!("b{i}"), i, i + 3, 100))
             .collect();
-        let p = Problem::new(bufs, Some(memplan::Size(400))).unwrap();
+        let p = Problem::new(bufs).unwrap();
         let offsets: Vec<u64> = (0..40).map(|i| (i % 3) * 100).collect();
         let mut pic = Picture::new(900, 500, "x", true);
+        pic.capacity = Some(400);
         pic.highlight = vec!["b3".to_string()];
         let svg = draw(&p, &offsets, &pic);
         assert!(!svg.contains("hsl("), "hsl() colours");

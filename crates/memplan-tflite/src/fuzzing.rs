@@ -10,13 +10,12 @@ pub fn read_and_plan(data: &[u8]) {
         return;
     }
     let options = PlanOptions {
+        request: memplan::Request::minimise().with_budget(memplan::Budget::unlimited()),
         plan: memplan::Options {
             planner: memplan::Planner::GreedyPortfolio,
             threads: 1,
-            time_limit: None,
             ..memplan::Options::default()
         },
-        capacity: None,
         replace_existing: true,
         // A scratch request on the first operator too, when there is one.
         scratch: crate::ScratchOptions {
@@ -48,5 +47,5 @@ pub fn read_and_plan(data: &[u8]) {
         .existing_plan
         .expect("a written model carries its plan");
     assert_eq!(offsets, planned.offsets);
-    check_offsets(&again.tensors, &offsets, None).expect("a written plan passes the checker");
+    check_offsets(&again.tensors, &offsets).expect("a written plan passes the checker");
 }

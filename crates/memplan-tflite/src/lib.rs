@@ -247,10 +247,11 @@ fn problem(tensors: &[TensorLife]) -> Result<(Problem, Vec<usize>), TfliteError>
 /// What [`plan_model`] does.
 #[derive(Clone, Debug, Default)]
 pub struct PlanOptions {
-    /// The planner, its time limit and the rest, as for [`memplan::plan`].
+    /// The goal (minimise the head, or fit it under a capacity) and the budget, as for
+    /// [`memplan::plan`].
+    pub request: memplan::Request,
+    /// The planner and its techniques, as for [`memplan::plan`].
     pub plan: memplan::Options,
-    /// Fit the head under this many bytes instead of minimising it.
-    pub capacity: Option<u64>,
     /// Replace an offline plan the model already has (otherwise it is an error).
     pub replace_existing: bool,
     /// The kernel scratch requests to leave room for.
@@ -286,23 +287,21 @@ pub fn plan_model(bytes: &[u8], options: &PlanOptions) -> Result<PlannedModel, T
     if let (Some((buffer, _)), false) = (&analysis.existing_plan, options.replace_existing) {
         return Err(TfliteError::HasPlan { buffer: *buffer });
     }
-    let target = analysis
-        .problem
-        .clone()
-        .with_capacity(options.capacity.map(Size));
-    let report = memplan::plan(&target, &options.plan)?;
+    let target = &analysis.problem;
+    let capacity = options.request.capacity();
+    let report = memplan::plan(target, &options.request, &options.plan)?;
     let (plan, optimal) = match &report.outcome {
         Outcome::Optimal(p) => (p.clone(), true),
         Outcome::Feasible { plan, .. } => (plan.clone(), false),
         Outcome::Infeasible | Outcome::Unknown { .. } => {
             return Err(TfliteError::NoFit {
-                capacity: options.capacity.unwrap_or(0),
+                capacity: capacity.map_or(0, Size::get),
                 max_load: report.max_load.get(),
                 proven: matches!(report.outcome, Outcome::Infeasible),
             })
         }
     };
-    memplan::check(&target, &plan, None).map_err(|f| TfliteError::Check(f.to_string()))?;
+    memplan::check(target, &plan, capacity).map_err(|f| TfliteError::Check(f.to_string()))?;
     let height = plan.height().get();
     if height > i32::MAX as u64 {
         return Err(TfliteError::Unsupported {
@@ -342,7 +341,7 @@ fn write_read(
     replace: bool,
 ) -> Result<Vec<u8>, TfliteError> {
     let model = &read.model;
-    check_offsets(&read.tensors, offsets, None)?;
+    check_offsets(&read.tensors, offsets)?;
     let entries = model.offline_plan_entries();
     if !entries.is_empty() && !replace {
         let buffer = model.metadata[entries[entries.len() - 1]].buffer;
@@ -460,5 +459,5 @@ fn verify_written(
         Some(Ok((b, written))) if b == plan_buffer && written == offsets => {}
         _ => return fail("does not carry the plan"),
     }
-    check_offsets(&lifetimes::derive(&after)?, offsets, None).map(|_| ())
+    check_offsets(&lifetimes::derive(&after)?, offsets).map(|_| ())
 }

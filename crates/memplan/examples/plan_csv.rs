@@ -1,13 +1,13 @@
 //! The library's door, for the four-door test (`crates/memplan-py/tests/test_four_doors.py`):
-//! plans a CSV problem with `Options::default()` (or with the planner named by the second
-//! argument) and prints one offset per line, then `optimal` or `feasible`.
+//! plans a CSV problem with `Request::minimise()` and `Options::default()` (or with the
+//! planner named by the second argument) and prints one offset per line, then `optimal` or `feasible`.
 //!
 //! ```text
 //! cargo run --release -p memplan --example plan_csv -- FILE.csv [PLANNER]
 //! ```
 
 use memplan::io::{read_problem_csv, CsvOptions};
-use memplan::{plan, Options, Outcome};
+use memplan::{plan, Options, Outcome, Request};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -17,7 +17,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         options.planner = planner.parse()?;
     }
     let problem = read_problem_csv(&std::fs::read(&path)?, &CsvOptions::default())?;
-    let report = plan(&problem, &options)?;
+    let report = plan(&problem, &Request::minimise(), &options)?;
     let (plan, status) = match &report.outcome {
         Outcome::Optimal(p) => (p, "optimal"),
         Outcome::Feasible { plan, .. } => (plan, "feasible"),

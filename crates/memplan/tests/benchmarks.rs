@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use memplan::io::{read_problem_csv, CsvOptions};
-use memplan::{check, max_load, plan, Options, Outcome, Planner};
+use memplan::{check, max_load, plan, Budget, Options, Outcome, Planner, Request};
 
 fn benchmarks() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benchmarks")
@@ -39,12 +39,17 @@ fn instance(instance: &str) {
         let options = Options {
             planner,
             verify: false,
-            // The searchers are anytime: a short budget still yields a checked plan.
-            // The greedy planners end when done: no clock.
-            time_limit: searcher.then(|| std::time::Duration::from_millis(500)),
             ..Options::default()
         };
-        let report = plan(&problem, &options).unwrap();
+        // The searchers are anytime: a short budget still yields a checked plan.
+        // The greedy planners end when done: no clock.
+        let budget = if searcher {
+            Budget::new().with_time_limit(std::time::Duration::from_millis(500))
+        } else {
+            Budget::unlimited()
+        };
+        let request = Request::minimise().with_budget(budget);
+        let report = plan(&problem, &request, &options).unwrap();
         let p = match &report.outcome {
             Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => p,
             other => panic!("{instance}: {planner}: {other:?}"),
@@ -131,7 +136,7 @@ fn default_plan_beats_idealloc_on_resnet50_and_iopddl_g() {
     ] {
         let bytes = std::fs::read(root.join(name)).unwrap();
         let problem = read_problem_csv(&bytes, &CsvOptions::default()).unwrap();
-        let report = plan(&problem, &Options::default()).unwrap();
+        let report = plan(&problem, &Request::minimise(), &Options::default()).unwrap();
         let p = report.outcome.plan().unwrap();
         let fragmentation = p.height().get() - report.max_load.get();
         assert!(

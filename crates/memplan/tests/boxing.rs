@@ -5,8 +5,8 @@
 
 use memplan::testing::{generate_model_like, GenOptions};
 use memplan::{
-    check, max_load, plan, Bootstrap, BoxingOptions, Buffer, Options, Outcome, Plan, Planner,
-    Problem, SqueezeFit,
+    check, max_load, plan, Bootstrap, BoxingOptions, Budget, Buffer, Options, Outcome, Plan,
+    Planner, Problem, Request, SqueezeFit,
 };
 use proptest::prelude::*;
 
@@ -19,9 +19,13 @@ fn boxing(iterations: u32, seed: u64, threads: usize) -> Options {
             seed,
             ..BoxingOptions::default()
         },
-        time_limit: None,
         ..Options::default()
     }
+}
+
+/// Minimise with no clock: the plan depends on the input and the options alone.
+fn unlimited() -> Request {
+    Request::minimise().with_budget(Budget::unlimited())
 }
 
 const BOOTSTRAPS: [Bootstrap; 3] = [
@@ -31,7 +35,7 @@ const BOOTSTRAPS: [Bootstrap; 3] = [
 ];
 
 fn run(problem: &Problem, options: &Options) -> Plan {
-    let report = plan(problem, options).expect("boxing plans");
+    let report = plan(problem, &unlimited(), options).expect("boxing plans");
     let p = report
         .outcome
         .plan()
@@ -130,7 +134,7 @@ proptest! {
             .map(|(i, &(s, l))| Buffer::new(format!("b{i}"), s, s + l, size))
             .collect();
         let p = Problem::new(bufs).unwrap();
-        let report = plan(&p, &boxing(3, 0, 1)).unwrap();
+        let report = plan(&p, &unlimited(), &boxing(3, 0, 1)).unwrap();
         let Outcome::Optimal(plan) = &report.outcome else { panic!("not optimal: {:?}", report.outcome) };
         check(&p, plan, None).unwrap();
     }
@@ -142,7 +146,7 @@ proptest! {
             .map(|(i, &s)| Buffer::new(format!("b{i}"), 2 * i as u64, 2 * i as u64 + 2, s))
             .collect();
         let p = Problem::new(bufs).unwrap();
-        let report = plan(&p, &boxing(3, 0, 1)).unwrap();
+        let report = plan(&p, &unlimited(), &boxing(3, 0, 1)).unwrap();
         let Outcome::Optimal(plan) = &report.outcome else { panic!("not optimal") };
         prop_assert_eq!(plan.height(), max_load(&p));
     }

@@ -17,10 +17,12 @@ use memplan::fuzzing::{arbitrary_problem, ByteSource, FuzzKnobs};
 use memplan::shared_objects::{
     plan_shared_objects, positional_maxima, SharedOptions, SharedStrategy,
 };
-use memplan::{check_offsets, plan, Offset, Options, Outcome, Planner, Problem, Size};
+use memplan::{
+    check_offsets, plan, Budget, Goal, Offset, Options, Outcome, Planner, Problem, Request, Size,
+};
 
-/// `count` problems with these knobs, from seed `seed`.
-fn problems(seed: u64, count: usize, knobs: &FuzzKnobs) -> Vec<Problem> {
+/// `count` problems with these knobs, from seed `seed`, each with its capacity (if any).
+fn problems(seed: u64, count: usize, knobs: &FuzzKnobs) -> Vec<(Problem, Option<Size>)> {
     let mut src = ByteSource::new(seed);
     (0..count)
         .map(|_| {
@@ -42,11 +44,18 @@ fn small(max_buffers: usize, capacity_chance: u8) -> FuzzKnobs {
     }
 }
 
+/// Fit under `capacity` (or minimise without one), with no time limit.
+fn request(capacity: Option<Size>) -> Request {
+    Request {
+        goal: Goal::from_capacity(capacity),
+        budget: Budget::unlimited(),
+    }
+}
+
 fn options(planner: Planner) -> Options {
     let mut o = Options {
         planner,
         threads: 1,
-        time_limit: None,
         ..Options::default()
     };
     o.telamalloc.step_limit = 20_000;
@@ -57,8 +66,9 @@ fn options(planner: Planner) -> Options {
 #[test]
 fn no_planner_goes_below_the_exact_minimum() {
     let (mut above, mut total) = (0, 0);
-    for p in problems(21, 250, &small(8, 0)) {
-        let exact = plan(&p, &options(Planner::Exact)).unwrap();
+    for (p, cap) in problems(21, 250, &small(8, 0)) {
+        assert_eq!(cap, None, "no capacity: minimise mode");
+        let exact = plan(&p, &request(cap), &options(Planner::Exact)).unwrap();
         let Outcome::Optimal(best) = &exact.outcome else {
             panic!(
                 "no limit: the exact search proves its minimum: {:?}",
@@ -67,8 +77,8 @@ fn no_planner_goes_below_the_exact_minimum() {
         };
         let minimum = best.height();
         for planner in Planner::all() {
-            let r = plan(&p, &options(planner)).unwrap();
-            assert_report_consistent(&p, &r);
+            let r = plan(&p, &request(cap), &options(planner)).unwrap();
+            assert_report_consistent(&p, cap, &r);
             let h = r
                 .outcome
                 .plan()
@@ -92,14 +102,15 @@ fn no_planner_goes_below_the_exact_minimum() {
 #[test]
 fn exact_and_telamalloc_agree_on_feasibility() {
     let (mut both_fit, mut both_infeasible, mut tela_unknown) = (0, 0, 0);
-    for p in problems(22, 300, &small(10, 100)) {
-        let exact = plan(&p, &options(Planner::Exact)).unwrap();
+    for (p, cap) in problems(22, 300, &small(10, 100)) {
+        assert!(cap.is_some(), "capacity mode");
+        let exact = plan(&p, &request(cap), &options(Planner::Exact)).unwrap();
         // The search itself, not the greedy plan it tries first.
         let mut search_only = options(Planner::Telamalloc);
         search_only.telamalloc.rounds.greedy_first = false;
-        let tela = plan(&p, &search_only).unwrap();
-        assert_report_consistent(&p, &exact);
-        assert_report_consistent(&p, &tela);
+        let tela = plan(&p, &request(cap), &search_only).unwrap();
+        assert_report_consistent(&p, cap, &exact);
+        assert_report_consistent(&p, cap, &tela);
         let exact_fits = match exact.outcome {
             Outcome::Optimal(_) | Outcome::Feasible { .. } => true,
             Outcome::Infeasible => false,
@@ -160,7 +171,7 @@ fn shared_objects_stay_above_the_positional_maxima() {
         ..FuzzKnobs::default()
     };
     let mut strictly_above = 0;
-    for p in problems(23, 400, &knobs) {
+    for (p, cap) in problems(23, 400, &knobs) {
         let maxima = positional_maxima(&p);
         assert_eq!(maxima, reference_maxima(&p), "{p:?}");
         let bound: u64 = maxima.iter().map(|s| s.0).sum();
@@ -169,7 +180,7 @@ fn shared_objects_stay_above_the_positional_maxima() {
                 strategy: Some(strategy),
                 ..SharedOptions::default()
             };
-            let r = plan_shared_objects(&p, &options).unwrap();
+            let r = plan_shared_objects(&p, &request(cap), &options).unwrap();
             let total = r.assignment.total().0;
             assert!(
                 total >= bound,
@@ -195,9 +206,9 @@ fn checker_agrees_with_the_pairwise_reference() {
     };
     let mut src = ByteSource::new(24);
     let (mut valid, mut invalid) = (0, 0);
-    for p in problems(24, 3000, &knobs) {
+    for (p, cap) in problems(24, 3000, &knobs) {
         // A real plan, then the same with a few offsets moved.
-        let greedy = plan(&p.clone().with_capacity(None), &options(Planner::Naive))
+        let greedy = plan(&p, &request(None), &options(Planner::Naive))
             .unwrap()
             .outcome
             .plan()
@@ -211,12 +222,8 @@ fn checker_agrees_with_the_pairwise_reference() {
             }
         }
         for offs in [&greedy, &offsets] {
-            let want = reference_valid(&p, offs);
-            assert_eq!(
-                check_offsets(&p, offs, None).is_ok(),
-                want,
-                "{p:?} {offs:?}"
-            );
+            let want = reference_valid(&p, cap, offs);
+            assert_eq!(check_offsets(&p, offs, cap).is_ok(), want, "{p:?} {offs:?}");
             if want {
                 valid += 1;
             } else {

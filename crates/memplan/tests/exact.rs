@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use memplan::{
-    check, max_load, plan, Buffer, CancelToken, ExactOptions, Options, Outcome, Planner, Problem,
-    Size,
+    check, max_load, plan, Budget, Buffer, CancelToken, ExactOptions, Goal, Options, Outcome,
+    Planner, Problem, Request, Size,
 };
 
 fn exact(node_limit: Option<u64>) -> Options {
@@ -14,27 +14,31 @@ fn exact(node_limit: Option<u64>) -> Options {
             node_limit,
             ..ExactOptions::default()
         },
-        time_limit: None,
         ..Options::default()
+    }
+}
+
+/// Fit under `capacity` (or minimise without one), with no time limit.
+fn unlimited(capacity: Option<Size>) -> Request {
+    Request {
+        goal: Goal::from_capacity(capacity),
+        budget: Budget::unlimited(),
     }
 }
 
 /// Greedy by size puts the two long size-2 buffers at the bottom and leaves a hole; the
 /// minimum is the max load, 4.
-fn staircase(capacity: Option<u64>) -> Problem {
-    Problem::new(
-        vec![
-            Buffer::new("a", 0, 2, 2),
-            Buffer::new("b", 1, 4, 2),
-            Buffer::new("c", 3, 6, 2),
-            Buffer::new("d", 0, 1, 2),
-            Buffer::new("e", 2, 3, 1),
-            Buffer::new("f", 2, 3, 1),
-            Buffer::new("g", 4, 6, 2),
-            Buffer::new("h", 5, 6, 1),
-        ],
-        capacity.map(Size),
-    )
+fn staircase() -> Problem {
+    Problem::new(vec![
+        Buffer::new("a", 0, 2, 2),
+        Buffer::new("b", 1, 4, 2),
+        Buffer::new("c", 3, 6, 2),
+        Buffer::new("d", 0, 1, 2),
+        Buffer::new("e", 2, 3, 1),
+        Buffer::new("f", 2, 3, 1),
+        Buffer::new("g", 4, 6, 2),
+        Buffer::new("h", 5, 6, 1),
+    ])
     .expect("valid")
 }
 
@@ -47,8 +51,8 @@ fn exact_planner_is_named_and_parsed() {
 
 #[test]
 fn minimise_mode_proves_its_plan_optimal() {
-    let p = staircase(None);
-    let report = plan(&p, &exact(Some(100_000))).expect("plans");
+    let p = staircase();
+    let report = plan(&p, &unlimited(None), &exact(Some(100_000))).expect("plans");
     let Outcome::Optimal(pl) = &report.outcome else {
         panic!("expected a proven optimum, got {:?}", report.outcome)
     };
@@ -60,17 +64,14 @@ fn minimise_mode_proves_its_plan_optimal() {
 fn capacity_mode_proves_infeasibility_below_the_minimum() {
     // Two buffers live together at every step, with gaps that force them apart: the
     // max load is 2 but no plan fits under 3.
-    let p = Problem::new(
-        vec![
-            Buffer::new("x", 0, 3, 2).with_alignment(2),
-            Buffer::new("y", 0, 1, 1),
-            Buffer::new("z", 2, 3, 1),
-            Buffer::new("w", 1, 2, 1).with_fixed_offset(1),
-        ],
-        Some(Size(3)),
-    )
+    let p = Problem::new(vec![
+        Buffer::new("x", 0, 3, 2).with_alignment(2),
+        Buffer::new("y", 0, 1, 1),
+        Buffer::new("z", 2, 3, 1),
+        Buffer::new("w", 1, 2, 1).with_fixed_offset(1),
+    ])
     .expect("valid");
-    let report = plan(&p, &exact(Some(100_000))).expect("plans");
+    let report = plan(&p, &unlimited(Some(Size(3))), &exact(Some(100_000))).expect("plans");
     assert!(max_load(&p) <= Size(3));
     assert_eq!(report.outcome, Outcome::Infeasible);
     assert!(report.exact.is_some(), "the proof came from the search");
@@ -78,14 +79,11 @@ fn capacity_mode_proves_infeasibility_below_the_minimum() {
 
 #[test]
 fn cancelled_search_still_returns_the_greedy_plan() {
-    let p = staircase(None);
+    let p = staircase();
     let cancel = CancelToken::new();
     cancel.cancel();
-    let options = Options {
-        cancel: Some(cancel),
-        ..exact(None)
-    };
-    let report = plan(&p, &options).expect("plans");
+    let request = Request::minimise().with_budget(Budget::unlimited().with_cancel(&cancel));
+    let report = plan(&p, &request, &exact(None)).expect("plans");
     let pl = report
         .outcome
         .plan()
@@ -116,23 +114,21 @@ fn random_problems() -> impl Iterator<Item = Problem> {
 
 #[test]
 fn auto_tightens_what_the_greedy_portfolio_leaves() {
-    let budget = Options {
-        time_limit: Some(Duration::from_secs(60)),
-        ..Options::default()
-    };
+    let budget =
+        Request::minimise().with_budget(Budget::new().with_time_limit(Duration::from_secs(60)));
     let mut improved = 0;
     for p in random_problems() {
         let greedy_only = Options {
             planner: Planner::GreedyPortfolio,
             ..Options::default()
         };
-        let greedy = plan(&p, &greedy_only).expect("plans");
+        let greedy = plan(&p, &Request::minimise(), &greedy_only).expect("plans");
         assert!(greedy.exact.is_none(), "the greedy portfolio stays greedy");
         let g = greedy.outcome.plan().expect("a plan").height();
         if g == max_load(&p) {
             continue;
         }
-        let report = plan(&p, &budget).expect("plans");
+        let report = plan(&p, &budget, &Options::default()).expect("plans");
         assert!(report.exact.is_some(), "fragmentation left: the search ran");
         let pl = report.outcome.plan().expect("a plan");
         check(&p, pl, None).expect("valid");
@@ -146,14 +142,14 @@ fn auto_tightens_what_the_greedy_portfolio_leaves() {
         if pl.height() < g {
             improved += 1;
             // Capacity mode at that height: greedy misses it, the search finds a plan.
-            let capped = p.clone().with_capacity(Some(pl.height()));
-            let r = plan(&capped, &exact(None)).expect("plans");
+            let capped = Some(pl.height());
+            let r = plan(&p, &unlimited(capped), &exact(None)).expect("plans");
             assert_eq!(r.planner, Planner::Exact);
             let q = r.outcome.plan().expect("fits");
-            check(&capped, q, None).expect("valid");
+            check(&p, q, capped).expect("valid");
             // One byte less: proven impossible.
-            let tight = p.clone().with_capacity(Some(Size(pl.height().get() - 1)));
-            let r = plan(&tight, &exact(None)).expect("plans");
+            let tight = Some(Size(pl.height().get() - 1));
+            let r = plan(&p, &unlimited(tight), &exact(None)).expect("plans");
             assert_eq!(r.outcome, Outcome::Infeasible);
         }
     }

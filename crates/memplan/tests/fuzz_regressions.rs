@@ -3,29 +3,34 @@
 //! through the same consistency check as the fuzz targets (checker included).
 
 use memplan::fuzzing::targets::assert_report_consistent;
-use memplan::{plan, Buffer, Options, Planner, Problem, Size};
+use memplan::{plan, Budget, Buffer, Goal, Options, Planner, Problem, Request, Size};
 
-fn every_planner_is_consistent_on(problem: &Problem) {
+/// `problem`, planned for its capacity (minimised without one).
+fn every_planner_is_consistent_on((problem, capacity): &(Problem, Option<Size>)) {
+    let request = Request {
+        goal: Goal::from_capacity(*capacity),
+        budget: Budget::unlimited(),
+    };
     for planner in Planner::all() {
         for threads in [1, 2] {
             let mut options = Options {
                 planner,
                 threads,
                 verify: false,
-                time_limit: None,
                 ..Options::default()
             };
             options.exact.node_limit = Some(2_000);
             options.telamalloc.step_limit = 2_000;
             options.boxing.iterations = 3;
-            let report = plan(problem, &options).unwrap_or_else(|e| panic!("{planner}: {e}"));
-            assert_report_consistent(problem, &report);
+            let report =
+                plan(problem, &request, &options).unwrap_or_else(|e| panic!("{planner}: {e}"));
+            assert_report_consistent(problem, *capacity, &report);
         }
     }
 }
 
-fn problem(buffers: Vec<Buffer>, capacity: Option<u64>) -> Problem {
-    Problem::new(buffers, capacity.map(Size)).unwrap()
+fn problem(buffers: Vec<Buffer>, capacity: Option<u64>) -> (Problem, Option<Size>) {
+    (Problem::new(buffers).unwrap(), capacity.map(Size))
 }
 
 /// A buffer whose gaps cover its whole lifetime is live at no time: breadth order never

@@ -1,7 +1,9 @@
 //! Property tests: every planner's plan on random instances (with gaps, alignment and
 //! fixed offsets) passes the independent checker, and no plan is below the max load.
 
-use memplan::{check, max_load, plan, Buffer, Options, Outcome, Planner, Problem, Size};
+use memplan::{
+    check, max_load, plan, Budget, Buffer, Options, Outcome, Planner, Problem, Request, Size,
+};
 use proptest::prelude::*;
 
 /// The driver's greedy portfolio, in its order.
@@ -77,13 +79,13 @@ proptest! {
             let mut options = Options {
                 planner,
                 verify: false,
-                time_limit: None,
                 ..Options::default()
             };
             options.exact.node_limit = Some(2_000);
             options.boxing.iterations = 5;
             options.telamalloc.step_limit = 20_000;
-            let report = plan(&problem, &options).unwrap();
+            let unlimited = Request::minimise().with_budget(Budget::unlimited());
+            let report = plan(&problem, &unlimited, &options).unwrap();
             // A proven bound may exceed the max load (alignment, fixed offsets, or the exact
             // search's proofs), never the plan's height.
             let p = match &report.outcome {
@@ -108,18 +110,19 @@ proptest! {
         let problem = build(specs, 0);
         let lower = max_load(&problem).get();
         let cap = (lower + slack).saturating_sub(40);
-        let problem = problem.with_capacity(Some(Size(cap)));
-        let report = plan(&problem, &Options::default()).unwrap();
+        let request = Request::fit(Size(cap));
+        let report = plan(&problem, &request, &Options::default()).unwrap();
         match &report.outcome {
             Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => {
                 prop_assert!(p.height().get() <= cap);
-                prop_assert!(check(&problem, p, None).is_ok());
+                prop_assert!(check(&problem, p, Some(Size(cap))).is_ok());
             }
             // A proof: the max load, or the exact search, which agrees without a clock.
             Outcome::Infeasible if lower <= cap => {
                 prop_assert!(report.exact.is_some());
-                let o = Options { planner: Planner::Exact, time_limit: None, ..Options::default() };
-                prop_assert_eq!(plan(&problem, &o).unwrap().outcome, Outcome::Infeasible);
+                let o = Options { planner: Planner::Exact, ..Options::default() };
+                let unlimited = request.clone().with_budget(Budget::unlimited());
+                prop_assert_eq!(plan(&problem, &unlimited, &o).unwrap().outcome, Outcome::Infeasible);
             }
             Outcome::Infeasible => {}
             Outcome::Unknown { best_so_far, .. } => {
@@ -145,15 +148,15 @@ proptest! {
             .iter()
             .map(|&planner| {
                 let o = Options { planner, ..Options::default() };
-                plan(&problem, &o).unwrap().outcome.plan().unwrap().clone()
+                plan(&problem, &Request::minimise(), &o).unwrap().outcome.plan().unwrap().clone()
             })
             .collect();
         let last = plans.iter().position(|p| p.height().get() <= cap).unwrap_or(plans.len() - 1);
         let want = (0..=last).min_by_key(|&k| (plans[k].height(), k)).unwrap();
-        let capped = problem.clone().with_capacity(Some(Size(cap)));
+        let capped = Request::fit(Size(cap));
         for threads in [1, 2, 4] {
             let o = Options { planner: Planner::GreedyPortfolio, threads, ..Options::default() };
-            let report = plan(&capped, &o).unwrap();
+            let report = plan(&problem, &capped, &o).unwrap();
             if plans[want].height().get() <= cap {
                 prop_assert_eq!(report.planner, order[want], "{} threads", threads);
             }
@@ -171,11 +174,12 @@ proptest! {
         let problem = build(specs, 1);
         // No clock, so that the result depends on the input alone; the exact search is
         // bounded by nodes instead.
-        let mut o = Options { threads: 1, time_limit: None, ..Options::default() };
+        let unlimited = Request::minimise().with_budget(Budget::unlimited());
+        let mut o = Options { threads: 1, ..Options::default() };
         o.exact.node_limit = Some(1_000);
         o.boxing.iterations = 3;
-        let one = plan(&problem, &o).unwrap();
-        let four = plan(&problem, &Options { threads: 4, ..o.clone() }).unwrap();
+        let one = plan(&problem, &unlimited, &o).unwrap();
+        let four = plan(&problem, &unlimited, &Options { threads: 4, ..o.clone() }).unwrap();
         prop_assert_eq!(one.outcome, four.outcome);
         prop_assert_eq!(one.planner, four.planner);
     }
@@ -188,7 +192,7 @@ fn elementary_cases_are_optimal() {
         .map(|i| Buffer::new(format!("{i}"), i * 2, i * 2 + 2, 1 + i % 7))
         .collect();
     let problem = Problem::new(bufs).unwrap();
-    let report = plan(&problem, &Options::default()).unwrap();
+    let report = plan(&problem, &Request::minimise(), &Options::default()).unwrap();
     assert!(
         matches!(report.outcome, Outcome::Optimal(ref p) if p.offsets().iter().all(|o| o.get() == 0))
     );
@@ -197,7 +201,7 @@ fn elementary_cases_are_optimal() {
         .map(|i| Buffer::new(format!("{i}"), i % 13, i % 13 + 1 + i % 5, 8))
         .collect();
     let problem = Problem::new(bufs).unwrap();
-    let report = plan(&problem, &Options::default()).unwrap();
+    let report = plan(&problem, &Request::minimise(), &Options::default()).unwrap();
     assert!(
         matches!(report.outcome, Outcome::Optimal(_)),
         "{:?}",

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use memplan::io::{read_problem_csv, CsvOptions};
-use memplan::{check, plan, Options, Outcome, Planner, Size};
+use memplan::{check, plan, Budget, Options, Outcome, Planner, Request, Size};
 
 fn benchmark(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -18,30 +18,27 @@ fn benchmark(name: &str) -> PathBuf {
 #[test]
 fn issue_27_unknown_returns_the_exact_searchs_best_plan() {
     let bytes = std::fs::read(benchmark("minimalloc-challenging/D.1048576.csv")).unwrap();
-    let problem = read_problem_csv(&bytes, &CsvOptions::default())
-        .unwrap()
-        .with_capacity(Some(Size(1_000_000)));
+    let problem = read_problem_csv(&bytes, &CsvOptions::default()).unwrap();
+    let request = Request::fit(Size(1_000_000)).with_budget(Budget::unlimited());
     let greedy = Options {
         planner: Planner::GreedyPortfolio,
-        time_limit: None,
         ..Options::default()
     };
     let Outcome::Unknown {
         best_so_far: Some(greedy_best),
         ..
-    } = plan(&problem, &greedy).unwrap().outcome
+    } = plan(&problem, &request, &greedy).unwrap().outcome
     else {
         panic!("greedy fits D under 1,000,000?")
     };
     for planner in [Planner::Auto, Planner::Exact] {
         let mut o = Options {
             planner,
-            time_limit: None,
             threads: 1,
             ..Options::default()
         };
         o.exact.node_limit = Some(1_000);
-        let report = plan(&problem, &o).unwrap();
+        let report = plan(&problem, &request, &o).unwrap();
         let Outcome::Unknown {
             best_so_far: Some(best),
             ..
@@ -52,7 +49,7 @@ fn issue_27_unknown_returns_the_exact_searchs_best_plan() {
                 report.outcome
             )
         };
-        check(&problem.clone().with_capacity(None), best, None).unwrap();
+        check(&problem, best, None).unwrap();
         assert!(
             best.height() < greedy_best.height(),
             "{planner}: best {} is greedy's {}",

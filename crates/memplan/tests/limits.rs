@@ -4,7 +4,9 @@
 
 use arbitrary::Unstructured;
 use memplan::fuzzing::{arbitrary_problem, ByteSource, FuzzKnobs};
-use memplan::{plan, CancelToken, Options, Outcome, Planner};
+use std::time::Duration;
+
+use memplan::{plan, Budget, CancelToken, Goal, Options, Outcome, Planner, Request};
 
 #[test]
 fn a_spent_budget_returns_at_once() {
@@ -18,18 +20,27 @@ fn a_spent_budget_returns_at_once() {
     let mut first_not_best = 0;
     for _ in 0..300 {
         let bytes = src.bytes(1024);
-        let p = arbitrary_problem(&mut Unstructured::new(&bytes), &knobs).unwrap();
+        let (p, cap) = arbitrary_problem(&mut Unstructured::new(&bytes), &knobs).unwrap();
+        assert_eq!(cap, None, "minimise mode");
         let run = |planner, cancel: Option<CancelToken>| {
             let mut o = Options {
                 planner,
                 threads: 1,
-                cancel,
-                time_limit: None,
                 ..Options::default()
             };
             o.exact.node_limit = Some(5_000);
             o.boxing.iterations = 3;
-            plan(&p, &o).unwrap().outcome.plan().unwrap().clone()
+            let budget = match &cancel {
+                Some(t) => Budget::unlimited().with_cancel(t),
+                None => Budget::unlimited(),
+            };
+            let request = Request::minimise().with_budget(budget);
+            plan(&p, &request, &o)
+                .unwrap()
+                .outcome
+                .plan()
+                .unwrap()
+                .clone()
         };
         let expected = run(first, None);
         let cancelled = CancelToken::new();
@@ -59,26 +70,33 @@ fn an_endless_limit_is_no_limit() {
     let mut src = ByteSource::new(7);
     for _ in 0..20 {
         let bytes = src.bytes(1024);
-        let p = arbitrary_problem(&mut Unstructured::new(&bytes), &knobs).unwrap();
+        let (p, cap) = arbitrary_problem(&mut Unstructured::new(&bytes), &knobs).unwrap();
         for planner in [
             Planner::Auto,
             Planner::Boxing,
             Planner::Telamalloc,
             Planner::Exact,
         ] {
-            let run = |time_limit| {
+            let run = |time_limit: Option<Duration>| {
                 let o = Options {
                     planner,
                     threads: 1,
-                    time_limit,
                     ..Options::default()
                 };
-                plan(&p, &o).unwrap().outcome
+                let budget = match time_limit {
+                    Some(d) => Budget::new().with_time_limit(d),
+                    None => Budget::unlimited(),
+                };
+                let request = Request {
+                    goal: Goal::from_capacity(cap),
+                    budget,
+                };
+                plan(&p, &request, &o).unwrap().outcome
             };
-            let endless = run(Some(std::time::Duration::MAX));
+            let endless = run(Some(Duration::MAX));
             assert_eq!(
                 endless,
-                run(Some(std::time::Duration::from_secs(365 * 86_400))),
+                run(Some(Duration::from_secs(365 * 86_400))),
                 "{planner} under an endless limit"
             );
             assert_eq!(endless, run(None), "{planner} without a limit");
@@ -99,28 +117,34 @@ fn a_spent_limit_still_finishes_the_first_greedy_plan_when_asked() {
     let mut greedy_not_naive = 0;
     for _ in 0..200 {
         let bytes = src.bytes(1024);
-        let p = arbitrary_problem(&mut Unstructured::new(&bytes), &knobs).unwrap();
-        let minimise = p.clone().with_capacity(None);
+        let (p, cap) = arbitrary_problem(&mut Unstructured::new(&bytes), &knobs).unwrap();
         let plan_by = |planner: &str| {
             let o = Options {
                 planner: planner.parse().unwrap(),
                 ..Options::default()
             };
-            plan(&minimise, &o).unwrap().outcome.plan().unwrap().clone()
+            plan(&p, &Request::minimise(), &o)
+                .unwrap()
+                .outcome
+                .plan()
+                .unwrap()
+                .clone()
         };
         let size_best_fit = plan_by("size-best-fit");
         let start_best_fit = plan_by("start-best-fit");
         greedy_not_naive += usize::from(size_best_fit != plan_by("naive"));
         for planner in [Planner::Auto, Planner::Telamalloc, Planner::Boxing] {
-            for problem in [&p, &minimise] {
+            for goal in [Goal::from_capacity(cap), Goal::Minimise] {
                 let o = Options {
                     planner,
                     threads: 1,
-                    time_limit: Some(std::time::Duration::ZERO),
-                    finish_first_plan: true,
                     ..Options::default()
                 };
-                let got = match plan(problem, &o).unwrap().outcome {
+                let budget = Budget::new()
+                    .with_time_limit(Duration::ZERO)
+                    .with_finish_first_plan(true);
+                let request = Request { goal, budget };
+                let got = match plan(&p, &request, &o).unwrap().outcome {
                     Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => Some(p),
                     Outcome::Unknown { best_so_far, .. } => best_so_far,
                     Outcome::Infeasible => None,

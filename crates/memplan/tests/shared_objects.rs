@@ -6,7 +6,7 @@ use memplan::shared_objects::{
     check_shared_objects, plan_shared_objects, positional_maxima, SharedAssignment, SharedOptions,
     SharedStrategy,
 };
-use memplan::{check, max_load, Buffer, Offset, Plan, Problem, Size};
+use memplan::{check, max_load, Budget, Buffer, Offset, Plan, Problem, Request, Size};
 use proptest::prelude::*;
 
 fn problems() -> impl Strategy<Value = Problem> {
@@ -26,6 +26,11 @@ fn problems() -> impl Strategy<Value = Problem> {
             .collect();
         Problem::new(bufs).unwrap()
     })
+}
+
+/// No capacity and no clock: every strategy runs.
+fn unlimited() -> Request {
+    Request::minimise().with_budget(Budget::unlimited())
 }
 
 /// Stacks the objects one above the other (TFLite §5): an offset plan.
@@ -54,9 +59,9 @@ proptest! {
         let mut totals = Vec::new();
         for strategy in SharedStrategy::ALL {
             let opts = SharedOptions { strategy: Some(strategy), verify: false, ..SharedOptions::default() };
-            let r = plan_shared_objects(&p, &opts).unwrap();
+            let r = plan_shared_objects(&p, &unlimited(), &opts).unwrap();
             // The speed-up changes nothing.
-            let slow = plan_shared_objects(&p, &SharedOptions { nearest_first: false, ..opts }).unwrap();
+            let slow = plan_shared_objects(&p, &unlimited(), &SharedOptions { nearest_first: false, ..opts }).unwrap();
             prop_assert_eq!(&r.assignment, &slow.assignment);
             let summary = check_shared_objects(&p, &r.assignment);
             prop_assert!(summary.is_ok(), "{strategy}: {}", summary.unwrap_err());
@@ -76,7 +81,7 @@ proptest! {
             prop_assert!(plan.height() <= r.assignment.total());
             totals.push(r.assignment.total());
         }
-        let auto = plan_shared_objects(&p, &SharedOptions::default()).unwrap();
+        let auto = plan_shared_objects(&p, &unlimited(), &SharedOptions::default()).unwrap();
         prop_assert_eq!(auto.assignment.total(), *totals.iter().min().unwrap());
         prop_assert_eq!(auto.candidates.len(), SharedStrategy::ALL.len());
     }
@@ -90,7 +95,7 @@ fn reaches_the_bound_on_the_module_example() {
         Buffer::new("c", 2, 5, 6),
     ])
     .unwrap();
-    let r = plan_shared_objects(&p, &SharedOptions::default()).unwrap();
+    let r = plan_shared_objects(&p, &unlimited(), &SharedOptions::default()).unwrap();
     assert_eq!(r.lower_bound, Size(12));
     assert_eq!(r.assignment.total(), Size(12));
     assert_eq!(r.naive, Size(18));
@@ -113,7 +118,7 @@ fn benchmark_instances_are_valid() {
         );
         let bytes = std::fs::read(&path).unwrap();
         let p = read_problem_csv(&bytes, &CsvOptions::default()).unwrap();
-        let r = plan_shared_objects(&p, &SharedOptions::default()).unwrap();
+        let r = plan_shared_objects(&p, &unlimited(), &SharedOptions::default()).unwrap();
         check_shared_objects(&p, &r.assignment).unwrap();
         assert!(r.assignment.total() >= r.lower_bound);
         assert!(r.lower_bound >= max_load(&p));

@@ -8,7 +8,7 @@ use memplan::spill::{
     check_spill, plan_spill, Memory, SpillBaseline, SpillError, SpillInput, SpillOptions,
     SpillOutcome, SpillReport, SpillViolation, TwoLevelPlan,
 };
-use memplan::{max_load, plan, Buffer, Options, Outcome, Planner, Problem, Size};
+use memplan::{max_load, plan, Budget, Buffer, Options, Outcome, Planner, Problem, Request, Size};
 use proptest::prelude::*;
 
 /// A random instance: buffers, capacity, costs (or none), memory preferences (or none).
@@ -28,8 +28,18 @@ impl Instance {
     }
 
     fn run(&self, options: &SpillOptions) -> SpillReport {
-        plan_spill(&self.problem, self.capacity, &self.input(), options).expect("plans")
+        self.run_within(Budget::unlimited(), options)
     }
+
+    fn run_within(&self, budget: Budget, options: &SpillOptions) -> SpillReport {
+        let request = Request::fit(self.capacity).with_budget(budget);
+        plan_spill(&self.problem, &self.input(), &request, options).expect("plans")
+    }
+}
+
+/// Fit under `capacity`, with no time limit.
+fn fit(capacity: Size) -> Request {
+    Request::fit(capacity).with_budget(Budget::unlimited())
 }
 
 /// Up to `max_n` buffers over 12 steps, sizes up to 16, some alignment, gaps, one fixed
@@ -79,14 +89,13 @@ fn fits(problem: &Problem, members: &[usize], capacity: Size) -> bool {
         .iter()
         .map(|&i| problem.buffers()[i].clone())
         .collect();
-    let sub = Problem::new(bufs, Some(capacity)).expect("subset");
+    let sub = Problem::new(bufs).expect("subset");
     let options = Options {
         planner: Planner::Exact,
         threads: 1,
-        time_limit: None,
         ..Options::default()
     };
-    match plan(&sub, &options).expect("plans").outcome {
+    match plan(&sub, &fit(capacity), &options).expect("plans").outcome {
         Outcome::Optimal(_) | Outcome::Feasible { .. } => true,
         Outcome::Infeasible => false,
         Outcome::Unknown { .. } => panic!("the exact search without limits gave Unknown"),
@@ -267,9 +276,9 @@ proptest! {
                 prop_assert!(*m != Memory::Fast || !p.spilled[i]);
                 prop_assert!(*m != Memory::Slow || p.spilled[i]);
             }
-            let levels = p.levels(&inst.problem, capacity).unwrap();
+            let levels = p.levels(&inst.problem).unwrap();
             prop_assert_eq!(levels.fast.len() + levels.slow.len(), inst.problem.len());
-            memplan::check(&levels.fast, &levels.fast_plan, None).unwrap();
+            memplan::check(&levels.fast, &levels.fast_plan, Some(capacity)).unwrap();
             memplan::check(&levels.slow, &levels.slow_plan, None).unwrap();
         } else {
             // Only the forced-fast buffers can make it fail.
@@ -315,8 +324,8 @@ fn bad_inputs_are_typed_errors() {
     let run = |costs: Option<&[u64]>, memory: Option<&[Memory]>| {
         plan_spill(
             &p,
-            Size(8),
             &SpillInput { costs, memory },
+            &fit(Size(8)),
             &SpillOptions::default(),
         )
     };
@@ -340,6 +349,17 @@ fn bad_inputs_are_typed_errors() {
         run(Some(&[u64::MAX, 1, 0]), None).unwrap_err(),
         SpillError::CostOverflow
     );
+    // Spilling needs the fast memory's capacity.
+    assert_eq!(
+        plan_spill(
+            &p,
+            &SpillInput::default(),
+            &Request::minimise(),
+            &SpillOptions::default()
+        )
+        .unwrap_err(),
+        SpillError::NoCapacity
+    );
     assert!("fastest".parse::<Memory>().is_err());
     assert_eq!("Slow".parse::<Memory>().unwrap(), Memory::Slow);
 }
@@ -350,18 +370,18 @@ fn edge_capacities_and_empty_problems() {
     let opts = SpillOptions::default();
     let none = SpillInput::default();
     // The fixed buffer ends at 8: under 7 nothing helps.
-    let r = plan_spill(&p, Size(7), &none, &opts).unwrap();
+    let r = plan_spill(&p, &none, &fit(Size(7)), &opts).unwrap();
     assert_eq!(r.outcome, SpillOutcome::Infeasible);
     // Capacity 8: b is fixed at [4, 8), so a and c, both live with it, share [0, 4): one
     // of them goes (cost = size 4).
-    let r = plan_spill(&p, Size(8), &none, &opts).unwrap();
+    let r = plan_spill(&p, &none, &fit(Size(8)), &opts).unwrap();
     let SpillOutcome::Optimal(plan) = &r.outcome else {
         panic!("{:?}", r.outcome)
     };
     assert_eq!(plan.cost, 4);
     // Capacity 0, no forced buffer: everything is spilled, optimally.
     let free = Problem::new(vec![Buffer::new("x", 0, 2, 3), Buffer::new("y", 1, 4, 5)]).unwrap();
-    let r = plan_spill(&free, Size(0), &none, &opts).unwrap();
+    let r = plan_spill(&free, &none, &fit(Size(0)), &opts).unwrap();
     let SpillOutcome::Optimal(plan) = &r.outcome else {
         panic!("{:?}", r.outcome)
     };
@@ -369,7 +389,7 @@ fn edge_capacities_and_empty_problems() {
     assert_eq!(plan.fast_height, Size(0));
     // An empty problem.
     let empty = Problem::new(Vec::new()).unwrap();
-    let r = plan_spill(&empty, Size(0), &none, &opts).unwrap();
+    let r = plan_spill(&empty, &none, &fit(Size(0)), &opts).unwrap();
     assert_eq!(r.plan().map(|p| p.cost), Some(0));
     assert!(matches!(r.outcome, SpillOutcome::Optimal(_)));
 }
@@ -378,7 +398,7 @@ fn edge_capacities_and_empty_problems() {
 fn the_checker_rejects_broken_plans() {
     let p = three();
     let none = SpillInput::default();
-    let r = plan_spill(&p, Size(8), &none, &SpillOptions::default()).unwrap();
+    let r = plan_spill(&p, &none, &fit(Size(8)), &SpillOptions::default()).unwrap();
     let good: TwoLevelPlan = r.plan().unwrap().clone();
     check_spill(&p, Size(8), &none, &good).unwrap();
     let kept = good.kept().find(|i| i.index() != 1).unwrap().index();
@@ -419,11 +439,8 @@ fn a_time_limit_of_zero_still_answers_validly() {
     let mut src = ByteSource::new(5);
     for _ in 0..10 {
         let inst = random_instance(&mut src, 30);
-        let o = SpillOptions {
-            time_limit: Some(Duration::ZERO),
-            ..SpillOptions::default()
-        };
-        let r = inst.run(&o);
+        let budget = Budget::new().with_time_limit(Duration::ZERO);
+        let r = inst.run_within(budget, &SpillOptions::default());
         assert_valid(&inst, &r);
         if let Some(p) = r.plan() {
             assert!(r.lower_bound <= p.cost);

@@ -3,7 +3,8 @@
 
 use memplan::telamalloc::RoundOptions;
 use memplan::{
-    check, max_load, plan, Buffer, Options, Outcome, Planner, Problem, Size, TelamallocOptions,
+    check, max_load, plan, Budget, Buffer, Goal, Options, Outcome, Planner, Problem, Request, Size,
+    TelamallocOptions,
 };
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -54,15 +55,22 @@ fn telamalloc(options: TelamallocOptions) -> Options {
             },
             ..options
         },
-        time_limit: None,
         ..Options::default()
     }
 }
 
-fn assert_honours(problem: &Problem, outcome: &Outcome) {
+/// Fit under `capacity` (or minimise without one), with no time limit.
+fn unlimited(capacity: Option<Size>) -> Request {
+    Request {
+        goal: Goal::from_capacity(capacity),
+        budget: Budget::unlimited(),
+    }
+}
+
+fn assert_honours(problem: &Problem, capacity: Option<Size>, outcome: &Outcome) {
     let Some(p) = outcome.plan() else { return };
-    check(problem, p, None).expect("the checker accepts every plan");
-    if let Some(c) = problem.capacity() {
+    check(problem, p, capacity).expect("the checker accepts every plan");
+    if let Some(c) = capacity {
         assert!(p.height() <= c, "height {} over capacity {c}", p.height());
     }
     for (b, o) in problem.buffers().iter().zip(p.offsets()) {
@@ -80,15 +88,14 @@ proptest! {
     /// in both placement modes.
     #[test]
     fn alignment_and_fixed_offsets_at_the_naive_height(problem in problem_strategy()) {
-        let cap = problem.naive_height();
-        let problem = problem.with_capacity(Some(cap));
+        let cap = Some(problem.naive_height());
         for (lowest_position, canonical) in [(true, true), (true, false), (false, true), (false, false)] {
             let mut o = TelamallocOptions { lowest_position, ..Default::default() };
             o.pruning.canonical = canonical;
             let o = telamalloc(o);
-            let report = plan(&problem, &o).unwrap();
+            let report = plan(&problem, &unlimited(cap), &o).unwrap();
             prop_assert!(report.outcome.plan().is_some(), "{:?}", report.outcome);
-            assert_honours(&problem, &report.outcome);
+            assert_honours(&problem, cap, &report.outcome);
         }
     }
 
@@ -98,17 +105,16 @@ proptest! {
     fn tight_capacities_give_valid_plans_or_honest_failures(problem in problem_strategy(), frac in 0u64..=100) {
         let load = max_load(&problem).get();
         let naive = problem.naive_height().get();
-        let cap = load + (naive - load) * frac / 100;
-        let problem = problem.with_capacity(Some(Size(cap)));
+        let cap = Some(Size(load + (naive - load) * frac / 100));
         for (lowest_position, canonical) in [(true, true), (true, false), (false, true), (false, false)] {
             let mut o = TelamallocOptions { lowest_position, step_limit: 5_000, ..Default::default() };
             o.pruning.canonical = canonical;
             let o = telamalloc(o);
-            let report = plan(&problem, &o).unwrap();
-            assert_honours(&problem, &report.outcome);
+            let report = plan(&problem, &unlimited(cap), &o).unwrap();
+            assert_honours(&problem, cap, &report.outcome);
             if matches!(report.outcome, Outcome::Infeasible) {
                 // A proof must agree with the exact solver.
-                let exact = plan(&problem, &Options { planner: Planner::Exact, time_limit: None, ..Options::default() }).unwrap();
+                let exact = plan(&problem, &unlimited(cap), &Options { planner: Planner::Exact, ..Options::default() }).unwrap();
                 prop_assert_eq!(exact.outcome, Outcome::Infeasible);
             }
         }
@@ -117,10 +123,10 @@ proptest! {
     /// Minimise mode never does worse than the greedy portfolio it starts from.
     #[test]
     fn minimise_mode_is_at_most_greedy(problem in problem_strategy()) {
-        let greedy = plan(&problem, &Options { planner: Planner::GreedyPortfolio, ..Options::default() }).unwrap();
+        let greedy = plan(&problem, &Request::minimise(), &Options { planner: Planner::GreedyPortfolio, ..Options::default() }).unwrap();
         let o = telamalloc(TelamallocOptions { step_limit: 20_000, ..Default::default() });
-        let report = plan(&problem, &o).unwrap();
-        assert_honours(&problem, &report.outcome);
+        let report = plan(&problem, &unlimited(None), &o).unwrap();
+        assert_honours(&problem, None, &report.outcome);
         let (Some(g), Some(t)) = (greedy.outcome.plan(), report.outcome.plan()) else {
             panic!("minimise mode always has a plan");
         };
@@ -130,27 +136,30 @@ proptest! {
 
 #[test]
 fn max_load_over_capacity_is_infeasible() {
-    let p = Problem::new(
-        vec![Buffer::new("a", 0, 2, 5), Buffer::new("b", 1, 3, 5)],
-        Some(Size(9)),
+    let p = Problem::new(vec![Buffer::new("a", 0, 2, 5), Buffer::new("b", 1, 3, 5)]).unwrap();
+    let report = plan(
+        &p,
+        &unlimited(Some(Size(9))),
+        &telamalloc(TelamallocOptions::default()),
     )
     .unwrap();
-    let report = plan(&p, &telamalloc(TelamallocOptions::default())).unwrap();
     assert_eq!(report.outcome, Outcome::Infeasible);
 }
 
 #[test]
 fn a_fixed_buffer_that_leaves_no_room_is_infeasible() {
     // b is fixed in the middle of a 10-byte arena; a (6 bytes) fits neither below nor above.
-    let p = Problem::new(
-        vec![
-            Buffer::new("a", 0, 2, 6),
-            Buffer::new("b", 0, 2, 2).with_fixed_offset(4),
-        ],
-        Some(Size(10)),
+    let p = Problem::new(vec![
+        Buffer::new("a", 0, 2, 6),
+        Buffer::new("b", 0, 2, 2).with_fixed_offset(4),
+    ])
+    .unwrap();
+    let report = plan(
+        &p,
+        &unlimited(Some(Size(10))),
+        &telamalloc(TelamallocOptions::default()),
     )
     .unwrap();
-    let report = plan(&p, &telamalloc(TelamallocOptions::default())).unwrap();
     assert_eq!(report.outcome, Outcome::Infeasible);
 }
 
@@ -167,14 +176,19 @@ fn the_planner_name_parses() {
 fn microbenchmarks_fit_exactly() {
     use memplan::testing::{generate_microbenchmark, MicrobenchKind};
     for kind in [MicrobenchKind::NonOverlapping, MicrobenchKind::FullOverlap] {
-        let p = generate_microbenchmark(kind, 200, 9);
-        let report = plan(&p, &telamalloc(TelamallocOptions::default())).unwrap();
+        let (p, cap) = generate_microbenchmark(kind, 200, 9);
+        let report = plan(
+            &p,
+            &unlimited(Some(cap)),
+            &telamalloc(TelamallocOptions::default()),
+        )
+        .unwrap();
         assert!(
             matches!(report.outcome, Outcome::Optimal(_)),
             "{}",
             kind.name()
         );
-        assert_honours(&p, &report.outcome);
+        assert_honours(&p, Some(cap), &report.outcome);
     }
 }
 
@@ -202,9 +216,14 @@ fn with_capacity_options(planner: Planner, threads: usize) -> Options {
     Options {
         planner,
         threads,
-        time_limit: Some(std::time::Duration::from_secs(20)),
         ..Options::default()
     }
+}
+
+/// Fit under `capacity`, within 20 s.
+fn fit_within_20s(capacity: Size) -> Request {
+    Request::fit(capacity)
+        .with_budget(Budget::new().with_time_limit(std::time::Duration::from_secs(20)))
 }
 
 /// Capacity mode of the default planner: with one or two threads (the exact search alone)
@@ -220,11 +239,12 @@ fn capacity_race_returns_checked_plans_and_trusts_proofs() {
         let load = max_load(&p).get();
         let naive = p.naive_height().get();
         for cap in [load, load + (naive - load) / 3] {
-            let p = p.clone().with_capacity(Some(Size(cap)));
-            let exact = plan(&p, &with_capacity_options(Planner::Exact, 1)).unwrap();
+            let request = fit_within_20s(Size(cap));
+            let exact = plan(&p, &request, &with_capacity_options(Planner::Exact, 1)).unwrap();
             for threads in [1, 2, 3] {
-                let report = plan(&p, &with_capacity_options(Planner::Auto, threads)).unwrap();
-                assert_honours(&p, &report.outcome);
+                let report =
+                    plan(&p, &request, &with_capacity_options(Planner::Auto, threads)).unwrap();
+                assert_honours(&p, Some(Size(cap)), &report.outcome);
                 match exact.outcome {
                     Outcome::Infeasible => {
                         assert_eq!(report.outcome, Outcome::Infeasible, "seed {seed}");
@@ -252,15 +272,15 @@ fn the_exact_planner_races_nothing() {
     for seed in 0..60 {
         let p = small_problem(seed);
         let load = max_load(&p).get();
-        let p = p.with_capacity(Some(Size(load)));
+        let request = fit_within_20s(Size(load));
         for threads in [1, 3] {
             let starved = |planner| {
                 let mut o = with_capacity_options(planner, threads);
                 o.exact.node_limit = Some(1);
-                plan(&p, &o).unwrap()
+                plan(&p, &request, &o).unwrap()
             };
             let exact = starved(Planner::Exact);
-            assert_honours(&p, &exact.outcome);
+            assert_honours(&p, Some(Size(load)), &exact.outcome);
             assert_ne!(exact.planner, Planner::Telamalloc, "seed {seed}");
             if starved(Planner::Auto).planner == Planner::Telamalloc {
                 raced += 1;
@@ -287,7 +307,7 @@ fn a_greedy_plan_that_fits_answers_first() {
                 planner: name.parse().unwrap(),
                 ..Options::default()
             };
-            plan(&p, &o)
+            plan(&p, &Request::minimise(), &o)
                 .unwrap()
                 .outcome
                 .plan()
@@ -302,19 +322,23 @@ fn a_greedy_plan_that_fits_answers_first() {
         };
         let expected = if start.height() <= cap { &start } else { &size };
         by_size += usize::from(expected == &size && start != size);
-        let p = p.with_capacity(Some(cap));
         let first = plan(
             &p,
+            &unlimited(Some(cap)),
             &Options {
                 planner: Planner::Telamalloc,
-                time_limit: None,
                 ..Options::default()
             },
         )
         .unwrap();
         assert_eq!(first.outcome.plan(), Some(expected), "greedy plan first");
-        let searched = plan(&p, &telamalloc(TelamallocOptions::default())).unwrap();
-        assert_honours(&p, &searched.outcome);
+        let searched = plan(
+            &p,
+            &unlimited(Some(cap)),
+            &telamalloc(TelamallocOptions::default()),
+        )
+        .unwrap();
+        assert_honours(&p, Some(cap), &searched.outcome);
     }
     assert!(by_size > 0, "some capacities only size-best-fit met");
 }

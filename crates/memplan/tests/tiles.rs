@@ -7,7 +7,7 @@ use memplan::tiles::{
     check_tiles, plan_tiles, read_tiled_json, whole_tensor_problem, write_tiled_json, Tile,
     TileOptions, TileOrder, TiledProblem, TiledTensor,
 };
-use memplan::{Lifetime, Offset};
+use memplan::{Lifetime, Offset, Request};
 use proptest::prelude::*;
 
 /// Random tensors of rank 1–3 with random (possibly padded) strides and random tiles.
@@ -82,15 +82,15 @@ proptest! {
     #[test]
     fn plans_pass_the_chunk_checker(p in problems()) {
         for order in TileOrder::ALL {
-            let a = plan_tiles(&p, &options(order, true)).unwrap();
-            let b = plan_tiles(&p, &options(order, false)).unwrap();
+            let a = plan_tiles(&p, &Request::minimise(), &options(order, true)).unwrap();
+            let b = plan_tiles(&p, &Request::minimise(), &options(order, false)).unwrap();
             let summary = check_tiles(&p, &a.plan.offsets);
             prop_assert!(summary.is_ok(), "{}: {}", order.name(), summary.unwrap_err());
             prop_assert_eq!(summary.unwrap().peak, a.plan.peak);
             // Both collision rules skip only invalid addresses: same lowest address.
             prop_assert_eq!(&a.plan, &b.plan);
         }
-        let auto = plan_tiles(&p, &TileOptions::default()).unwrap();
+        let auto = plan_tiles(&p, &Request::minimise(), &TileOptions::default()).unwrap();
         prop_assert_eq!(auto.candidates.len(), 3);
         let best_order = auto.candidates.iter().map(|c| c.1).min().unwrap();
         // The whole-tensor fallback is kept only when it beats every tile-aware order
@@ -108,7 +108,7 @@ proptest! {
 
     #[test]
     fn the_checker_catches_a_tensor_moved_onto_a_live_peer(p in problems()) {
-        let r = plan_tiles(&p, &TileOptions::default()).unwrap();
+        let r = plan_tiles(&p, &Request::minimise(), &TileOptions::default()).unwrap();
         // Put every tensor at 0: valid only if no two live items of different tensors
         // ever share a byte there; compare with a brute-force byte map.
         let zero = vec![Offset(0); p.len()];
@@ -160,10 +160,15 @@ fn readme_example_parses_and_plans() {
     let end = start + doc[start..].find("```").unwrap();
     let p = read_tiled_json(&doc.as_bytes()[start..end]).unwrap();
     assert_eq!(p.len(), 2);
-    let r = plan_tiles(&p, &TileOptions::default()).unwrap();
+    let r = plan_tiles(&p, &Request::minimise(), &TileOptions::default()).unwrap();
     check_tiles(&p, &r.plan.offsets).unwrap();
     // y's tiles are written after the x tiles under them are dead, so y may sit on x.
-    let whole = memplan::plan(&whole_tensor_problem(&p), &memplan::Options::default()).unwrap();
+    let whole = memplan::plan(
+        &whole_tensor_problem(&p),
+        &Request::minimise(),
+        &memplan::Options::default(),
+    )
+    .unwrap();
     assert!(r.plan.peak < whole.outcome.plan().unwrap().height());
 }
 
@@ -206,7 +211,7 @@ fn generated_networks_are_deterministic_valid_and_round_trip() {
         let mut json = Vec::new();
         write_tiled_json(&p, &mut json).unwrap();
         assert_eq!(read_tiled_json(&json).unwrap(), p);
-        let r = plan_tiles(&p, &TileOptions::default()).unwrap();
+        let r = plan_tiles(&p, &Request::minimise(), &TileOptions::default()).unwrap();
         check_tiles(&p, &r.plan.offsets).unwrap();
     }
 }
@@ -224,14 +229,15 @@ fn never_worse_than_whole_tensor_planning() {
                 ..TiledGenOptions::default()
             };
             let p = generate_tiled(&opts);
-            let r = plan_tiles(&p, &TileOptions::default()).unwrap();
+            let r = plan_tiles(&p, &Request::minimise(), &TileOptions::default()).unwrap();
             check_tiles(&p, &r.plan.offsets).unwrap();
             // The whole-tensor plan the tile planner falls back to: the greedy portfolio's.
             let greedy = memplan::Options {
                 planner: memplan::Planner::GreedyPortfolio,
                 ..memplan::Options::default()
             };
-            let whole = memplan::plan(&whole_tensor_problem(&p), &greedy).unwrap();
+            let whole =
+                memplan::plan(&whole_tensor_problem(&p), &Request::minimise(), &greedy).unwrap();
             assert!(
                 r.plan.peak <= whole.outcome.plan().unwrap().height(),
                 "seed {seed} {layout:?}"

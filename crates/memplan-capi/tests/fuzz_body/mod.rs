@@ -29,17 +29,17 @@ pub fn capi(data: &[u8]) {
     let Ok(knobs) = FuzzKnobs::arbitrary_within(&mut u, 24) else {
         return;
     };
-    let Ok(problem) = arbitrary_problem(&mut u, &knobs) else {
+    let Ok((problem, capacity)) = arbitrary_problem(&mut u, &knobs) else {
         return;
     };
     let sabotage: u8 = u.int_in_range(0..=15).unwrap_or(0);
     // SAFETY: every pointer passed is NULL (on purpose, where the API allows it) or
     // comes from the API itself and is freed once.
-    unsafe { session(&problem, sabotage, &mut u) }
+    unsafe { session(&problem, capacity, sabotage, &mut u) }
 }
 
-/// The problem built through the C API, and the capacity it was given.
-unsafe fn build(problem: &Problem) -> (*mut memplan_problem, Option<Size>) {
+/// The problem built through the C API.
+unsafe fn build(problem: &Problem) -> *mut memplan_problem {
     let mut p = ptr::null_mut();
     assert_eq!(memplan_problem_new(&mut p), MEMPLAN_OK);
     assert_eq!(memplan_problem_new(ptr::null_mut()), MEMPLAN_ERR_ARGUMENT);
@@ -64,13 +64,8 @@ unsafe fn build(problem: &Problem) -> (*mut memplan_problem, Option<Size>) {
             );
         }
     }
-    let capacity = problem.capacity().filter(|c| c.0 > 0);
-    assert_eq!(
-        memplan_problem_set_capacity(p, capacity.map_or(0, |c| c.0)),
-        MEMPLAN_OK
-    );
     assert_eq!(memplan_problem_len(p), problem.len());
-    (p, capacity)
+    p
 }
 
 /// One broken call, or a broken problem, some of the time: true when the problem itself
@@ -122,8 +117,13 @@ unsafe fn break_something(p: *mut memplan_problem, problem: &Problem, sabotage: 
     broken_problem
 }
 
-unsafe fn session(problem: &Problem, sabotage: u8, u: &mut Unstructured<'_>) {
-    let (p, capacity) = build(problem);
+unsafe fn session(
+    problem: &Problem,
+    capacity: Option<Size>,
+    sabotage: u8,
+    u: &mut Unstructured<'_>,
+) {
+    let p = build(problem);
     let n = problem.len();
     let broken_problem = break_something(p, problem, sabotage);
     let mut names: Vec<String> = Planner::all().iter().map(|p| p.name()).collect();
@@ -138,6 +138,11 @@ unsafe fn session(problem: &Problem, sabotage: u8, u: &mut Unstructured<'_>) {
     options.time_limit_seconds =
         [0.02, 0.05, f64::INFINITY, -1.0, f64::NAN][u.choose_index(5).unwrap_or(0)];
     options.threads = u.int_in_range(0..=2).unwrap_or(1);
+    // The goal, said explicitly: fit 1 with the capacity (0 is a capacity too), else 0.
+    if let Some(c) = capacity {
+        options.fit = 1;
+        options.capacity = c.0;
+    }
     let slow = matches!(name.as_str(), "exact" | "telamalloc" | "boxing" | "auto");
     if options.planner.is_null() || slow {
         // Keep the search bounded: the C API has no node or step limit.
@@ -162,12 +167,11 @@ unsafe fn session(problem: &Problem, sabotage: u8, u: &mut Unstructured<'_>) {
     );
     if status == MEMPLAN_OK {
         let offsets = std::slice::from_raw_parts(memplan_result_offsets(result), n);
-        assert_eq!(
-            memplan_check(p, offsets.as_ptr(), n),
-            MEMPLAN_OK,
-            "{}",
-            last_error()
-        );
+        let checked = match capacity {
+            Some(c) => memplan_check_fit(p, offsets.as_ptr(), n, c.0),
+            None => memplan_check(p, offsets.as_ptr(), n),
+        };
+        assert_eq!(checked, MEMPLAN_OK, "{}", last_error());
         if n > 0 {
             // Moving the first buffer onto the second's place is wrong whenever the
             // two are live together and not both at the same fixed offset.
@@ -217,8 +221,7 @@ unsafe fn check_status(
                     .iter()
                     .map(|&o| Offset(o))
                     .collect();
-            let with_cap = problem.clone().with_capacity(capacity);
-            let s = memplan::check_offsets(&with_cap, &offsets, None)
+            let s = memplan::check_offsets(problem, &offsets, capacity)
                 .unwrap_or_else(|f| panic!("the C API returned an invalid plan: {f}"));
             assert_eq!(s.height.0, memplan_result_height(result));
             let load = memplan_result_max_load(result);
@@ -231,7 +234,20 @@ unsafe fn check_status(
                 capacity.is_some(),
                 "{status:?} without a capacity: {message}"
             );
-            assert!(result.is_null());
+            if status == MEMPLAN_ERR_INFEASIBLE || result.is_null() {
+                assert!(result.is_null());
+                return;
+            }
+            // Not found: the lowest plan, over the capacity and valid without it.
+            let n = memplan_result_len(result);
+            let offsets: Vec<Offset> =
+                std::slice::from_raw_parts(memplan_result_offsets(result), n)
+                    .iter()
+                    .map(|&o| Offset(o))
+                    .collect();
+            let s = memplan::check_offsets(problem, &offsets, None)
+                .unwrap_or_else(|f| panic!("the C API's best plan is invalid: {f}"));
+            assert!(capacity.is_some_and(|c| s.height > c));
         }
         other => panic!("unexpected {other:?}: {message}"),
     }

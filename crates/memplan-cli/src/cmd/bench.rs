@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use memplan::io::read_problem_csv;
-use memplan::{check, Outcome};
+use memplan::{check, Outcome, Size};
 
 use crate::exit::{self, Failure};
 use crate::flags::commands::BenchArgs;
@@ -102,13 +102,13 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
             None
         };
         // `plan`'s limits and options, so that a table row is what `plan` gives that file.
-        let limits = args.planning.limits(capacity, None);
-        let mut options = args.planning.options(&limits);
+        let request = args.planning.request(capacity.map(Size), None);
+        let mut options = args.planning.options();
         options.verify = false; // the table's own check column runs the checker
-        let problem = read_problem_csv(&bytes, &args.input_args.read_options(limits.capacity))
+        let problem = read_problem_csv(&bytes, &args.input_args.read_options())
             .map_err(|e| read_failure(&text, e))?;
         let started = Instant::now();
-        let report = memplan::plan(&problem, &options)
+        let report = memplan::plan(&problem, &request, &options)
             .map_err(|e| Failure::new(exit::CHECK, e.to_string()))?;
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         let plan = match &report.outcome {
@@ -127,8 +127,7 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
                 continue;
             }
         };
-        let uncapped = problem.clone().with_capacity(None);
-        let verdict = match check(&uncapped, plan, None) {
+        let verdict = match check(&problem, plan, None) {
             Ok(_) => "ok".to_string(),
             Err(f) => {
                 failures += 1;

@@ -13,15 +13,19 @@ use crate::shared::numbers::{count, percent, thousands};
 use crate::shared::two_level::{fast_capacity, read_plan_levels, read_spill_data, two_level_plan};
 
 pub fn check(args: CheckArgs) -> Result<(), Failure> {
-    let capacity = args.capacity.map(Size);
-    let (problem_bytes, format, problem) = load_problem(&args.problem, &args.input_args, capacity)?;
+    let formats::Loaded {
+        bytes: problem_bytes,
+        format,
+        problem,
+        capacity,
+    } = load_problem(&args.problem, &args.input_args, args.capacity.map(Size))?;
     let bytes = read_bytes(&args.plan)?;
     let placements = formats::read_placements(&args.plan, &bytes)?;
     if let Some(levels) = read_plan_levels(&args.plan, &bytes)? {
         let problem_file = (format, problem_bytes.as_slice());
         return check_two_levels(&args, problem_file, &problem, &placements, &levels);
     }
-    match check_placements(&problem, &placements, None) {
+    match check_placements(&problem, &placements, capacity) {
         Ok(summary) => {
             let (max_load, bound) = (
                 memplan::max_load(&problem).get(),

@@ -7,7 +7,7 @@ use memplan::testing::{
     DenseGenOptions, GenOptions, Layout, MicrobenchKind, TiledGenOptions,
 };
 use memplan::tiles::write_tiled_json;
-use memplan::Problem;
+use memplan::{Problem, Size};
 
 use crate::exit::Failure;
 use crate::flags::commands::{GenArgs, GenKind};
@@ -44,25 +44,33 @@ fn gen_buffers(args: &GenArgs) -> Result<String, Failure> {
     }
     // Both at most MAX_BUFFERS: they fit a usize.
     let (buffers, live) = (args.buffers as usize, args.live as usize);
-    let problem = match microbenchmark(args.kind, buffers, args.seed) {
-        Some(p) => p,
-        None if args.kind == GenKind::Dense => generate_dense_trace(&DenseGenOptions {
-            buffers,
-            seed: args.seed,
-            steps: args.steps,
-            live,
-            min_size: args.min_size,
-            max_size: args.max_size,
-        }),
-        None => generate_model_like(&GenOptions {
-            buffers,
-            seed: args.seed,
-        }),
+    // TelaMalloc's microbenchmarks come with the capacity they are meant for (written
+    // into JSON output; CSV has no place for it).
+    let (problem, capacity) = match microbenchmark(args.kind, buffers, args.seed) {
+        Some((p, c)) => (p, Some(c)),
+        None if args.kind == GenKind::Dense => (
+            generate_dense_trace(&DenseGenOptions {
+                buffers,
+                seed: args.seed,
+                steps: args.steps,
+                live,
+                min_size: args.min_size,
+                max_size: args.max_size,
+            }),
+            None,
+        ),
+        None => (
+            generate_model_like(&GenOptions {
+                buffers,
+                seed: args.seed,
+            }),
+            None,
+        ),
     };
     let json = formats::output_format(&args.output, None, Format::Csv) == Format::Json;
     write_to(&args.output, |w| {
         if json {
-            write_problem_json(&problem, w)
+            write_problem_json(&problem, capacity, w)
         } else {
             write_problem_csv(&problem, w)
         }
@@ -97,7 +105,7 @@ fn gen_tiled(args: &GenArgs) -> Result<String, Failure> {
 }
 
 /// TelaMalloc's microbenchmark for `kind`, or `None` for the other generators.
-fn microbenchmark(kind: GenKind, buffers: usize, seed: u64) -> Option<Problem> {
+fn microbenchmark(kind: GenKind, buffers: usize, seed: u64) -> Option<(Problem, Size)> {
     let k = match kind {
         GenKind::Model | GenKind::Dense => return None,
         GenKind::NonOverlapping => MicrobenchKind::NonOverlapping,

@@ -6,7 +6,7 @@ use std::mem::ManuallyDrop;
 use std::time::Duration;
 
 use memplan::io::PlanInfo;
-use memplan::{Outcome, Problem, Report};
+use memplan::{Outcome, Problem, Report, Size};
 use serde_json::json;
 
 use crate::exit::{self, Failure};
@@ -19,14 +19,18 @@ use crate::shared::progress::{interrupt_token, Progress};
 
 pub fn plan(args: PlanArgs) -> Result<(), Failure> {
     let cancel = interrupt_token();
-    let limits = args.planning.limits(args.capacity, Some(cancel.clone()));
-    let (bytes, in_format, problem) =
-        formats::load_problem(&args.input, &args.input_args, limits.capacity)?;
+    let formats::Loaded {
+        bytes,
+        format: in_format,
+        problem,
+        capacity,
+    } = formats::load_problem(&args.input, &args.input_args, args.capacity.map(Size))?;
+    let request = args.planning.request(capacity, Some(&cancel));
     // The process ends after this command: freeing a million buffers one by one (tens
     // of milliseconds) buys nothing.
     let problem = ManuallyDrop::new(problem);
     let out_format = formats::output_format(&args.output, args.output_format, in_format);
-    let mut options = args.planning.options(&limits);
+    let mut options = args.planning.options();
     options.verify = !args.no_check;
     let progress = Progress::start(
         args.quiet || args.json,
@@ -35,13 +39,14 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
             count(problem.len() as u64, "buffer"),
             options.planner
         ),
-        options.time_limit,
+        request.budget.time_limit(),
     );
-    let report = memplan::plan(&problem, &options);
+    let report = memplan::plan(&problem, &request, &options);
     progress.finish();
     let report = report.map_err(|e| Failure::new(exit::CHECK, e.to_string()))?;
     let done = Planned {
         problem: &problem,
+        capacity,
         report: &report,
         interrupted: cancel.is_cancelled(),
     };
@@ -55,6 +60,7 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
                 out_format,
                 (in_format, &bytes),
                 &problem,
+                capacity,
                 p,
                 &done.info(),
             )
@@ -90,8 +96,7 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
             // The best plan breaks the capacity and nothing else: the checker confirms
             // that without the capacity, and it is written for the user to inspect.
             if let Some(p) = best_so_far {
-                let uncapped = (*problem).clone().with_capacity(None);
-                memplan::check(&uncapped, p, None).map_err(|f| {
+                memplan::check(&problem, p, None).map_err(|f| {
                     Failure::new(exit::CHECK, format!("the best plan fails the checker: {f}"))
                 })?;
                 write(p)?;
@@ -122,6 +127,7 @@ fn inferred_lifetimes(csv: &[u8]) -> String {
 /// A finished `plan` run, for its summary and messages.
 struct Planned<'a> {
     problem: &'a Problem,
+    capacity: Option<Size>,
     report: &'a Report,
     interrupted: bool,
 }
@@ -165,7 +171,7 @@ impl Planned<'_> {
             lower_bound: self.lower_bound(),
             fragmentation: height.map(|h| h.saturating_sub(self.bound())),
             height,
-            capacity: self.problem.capacity().map(|c| c.get()),
+            capacity: self.capacity.map(|c| c.get()),
             planner: self.report.planner.name(),
             elapsed: self.report.elapsed,
             interrupted: self.interrupted,
@@ -186,7 +192,7 @@ impl Planned<'_> {
         let (report, bound) = (self.report, self.bound());
         let proven = self.lower_bound();
         // Minimise mode: the anytime answer, the best plan and the best proof.
-        let bounds = if self.problem.capacity().is_none() {
+        let bounds = if self.capacity.is_none() {
             format!(
                 "; proven ≥ {}; gap {}",
                 thousands(proven),
@@ -204,7 +210,7 @@ impl Planned<'_> {
             report.planner,
             millis(report.elapsed)
         );
-        if let Some(c) = self.problem.capacity() {
+        if let Some(c) = self.capacity {
             line += &format!(
                 "; capacity {} ({} spare)",
                 thousands(c.get()),
@@ -227,7 +233,7 @@ impl Planned<'_> {
     /// The failure of a proof that nothing fits, naming why.
     fn infeasible(&self, input: &str) -> Failure {
         let (report, max_load, head) = (self.report, self.max_load(), self.head());
-        let c = self.problem.capacity().map_or(0, |c| c.get());
+        let c = self.capacity.map_or(0, |c| c.get());
         let largest = self
             .problem
             .buffers()
@@ -269,7 +275,7 @@ impl Planned<'_> {
     /// where the best plan (over the capacity) went.
     fn not_found(&self, input: &str, written: Option<&String>) -> Failure {
         let report = self.report;
-        let c = self.problem.capacity().map_or(0, |c| c.get());
+        let c = self.capacity.map_or(0, |c| c.get());
         let best = match &report.outcome {
             Outcome::Unknown { best_so_far, .. } => {
                 best_so_far.as_ref().map_or(0, |p| p.height().get())

@@ -36,7 +36,7 @@ pub fn render(args: RenderArgs) -> Result<(), Failure> {
             "the plan file is missing (required unless the problem is a .tflite model)",
         ));
     };
-    let (format, problem) = formats::read_problem(
+    let (format, problem, capacity) = formats::read_problem(
         &args.problem,
         &bytes,
         &args.input_args,
@@ -70,7 +70,7 @@ pub fn render(args: RenderArgs) -> Result<(), Failure> {
     }
     // The checker also matches placements to buffers by id; a bad plan is still drawn
     // when every buffer has exactly one offset, so that overlaps can be seen.
-    let checked = check_placements(&problem, &placements, None);
+    let checked = check_placements(&problem, &placements, capacity);
     let offsets = offsets_by_index(&problem, &placements).ok_or_else(|| {
         let why = checked
             .as_ref()
@@ -82,6 +82,7 @@ pub fn render(args: RenderArgs) -> Result<(), Failure> {
     let mut picture = Picture::new(args.width, args.height, name, checked.is_ok());
     picture.window = window;
     picture.highlight = args.buffers.clone();
+    picture.capacity = capacity.map(Size::get);
     if format == Format::Csv {
         picture.notes = column_notes(&bytes, problem.len());
     }
@@ -119,7 +120,7 @@ fn two_levels(
     let c = Size(capacity);
     let valid = memplan::spill::check_spill(problem, c, &data.input(), &plan).is_ok();
     let split = plan
-        .levels(problem, c)
+        .levels(problem)
         .map_err(|e| Failure::new(exit::CHECK, format!("{plan_path}: cannot draw: {e}")))?;
     let bufs = problem.buffers();
     let span = (
@@ -154,6 +155,7 @@ fn two_levels(
         picture.window = window;
         picture.span = Some(span);
         picture.highlight = args.buffers.clone();
+        picture.capacity = (k == 0).then_some(capacity);
         picture.notes = notes
             .as_ref()
             .map(|n| members.iter().map(|b| n[b.0 as usize].clone()).collect());
@@ -244,7 +246,7 @@ fn render_model(
                 ),
             ));
         };
-        let valid = memplan_tflite::check_offsets(&a.tensors, offsets, None).is_ok();
+        let valid = memplan_tflite::check_offsets(&a.tensors, offsets).is_ok();
         let mut drawn = Vec::with_capacity(a.tensor_of.len());
         let mut notes = Vec::with_capacity(a.tensor_of.len());
         for &t in &a.tensor_of {

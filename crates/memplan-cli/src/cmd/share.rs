@@ -20,13 +20,13 @@ pub fn share(args: ShareArgs) -> Result<(), Failure> {
             ))
         })?),
     };
-    let (_, _, problem) = load_problem(&args.input, &args.input_args, None)?;
+    let problem = load_problem(&args.input, &args.input_args, None)?.problem;
     let options = SharedOptions {
         strategy,
         nearest_first: !args.no_nearest_first,
         verify: !args.no_check,
     };
-    let report = plan_shared_objects(&problem, &options)
+    let report = plan_shared_objects(&problem, &memplan::Request::minimise(), &options)
         .map_err(|e| Failure::new(exit::CHECK, e.to_string()))?;
     let a = &report.assignment;
     write_to(&args.output, |w| {
@@ -95,7 +95,7 @@ fn csv_field(s: &str) -> String {
 
 /// `memplan check-shared PROBLEM.csv ASSIGNMENT.csv`: the independent checker.
 pub fn check_shared(args: CheckSharedArgs) -> Result<(), Failure> {
-    let (_, _, problem) = load_problem(&args.problem, &args.input_args, None)?;
+    let problem = load_problem(&args.problem, &args.input_args, None)?.problem;
     let text = String::from_utf8(read_bytes(&args.assignment)?)
         .map_err(|_| Failure::new(exit::INPUT, format!("{}: not utf-8", args.assignment)))?;
     let bad = |line: usize, what: &str| {

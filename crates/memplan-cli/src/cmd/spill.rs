@@ -9,7 +9,7 @@ use std::time::Duration;
 use memplan::spill::{
     check_spill, plan_spill, SpillError, SpillOutcome, SpillReport, TwoLevelPlan,
 };
-use memplan::Problem;
+use memplan::{Problem, Size};
 use serde_json::json;
 
 use crate::exit::{self, Failure};
@@ -24,14 +24,19 @@ use crate::shared::two_level::{read_spill_data, SpillData};
 /// `plan --spill`: plans both levels, writes the plan, prints the summary.
 pub fn plan(args: PlanArgs) -> Result<(), Failure> {
     let cancel = interrupt_token();
-    let limits = args.planning.limits(args.capacity, Some(cancel.clone()));
-    let Some(capacity) = limits.capacity else {
+    if args.capacity.is_none() {
         return Err(Failure::usage(
             "--spill needs --capacity (the fast memory's size)",
         ));
-    };
-    let (bytes, in_format, problem) =
-        formats::load_problem(&args.input, &args.input_args, limits.capacity)?;
+    }
+    let formats::Loaded {
+        bytes,
+        format: in_format,
+        problem,
+        capacity,
+    } = formats::load_problem(&args.input, &args.input_args, args.capacity.map(Size))?;
+    let request = args.planning.request(capacity, Some(&cancel));
+    let capacity = capacity.expect("--capacity was given");
     // The process ends after this command: freeing a million buffers one by one (tens
     // of milliseconds) buys nothing.
     let problem = ManuallyDrop::new(problem);
@@ -39,7 +44,7 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
     let data = read_spill_data(&args.input, &bytes, in_format, &problem)?;
     let options = args
         .spill_tuning
-        .options(args.planning.threads, &limits, !args.no_check);
+        .options(args.planning.threads, !args.no_check);
     let progress = Progress::start(
         args.quiet || args.json,
         format!(
@@ -47,9 +52,9 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
             count(problem.len() as u64, "buffer"),
             thousands(capacity.get())
         ),
-        options.time_limit,
+        request.budget.time_limit(),
     );
-    let report = plan_spill(&problem, capacity, &data.input(), &options);
+    let report = plan_spill(&problem, &data.input(), &request, &options);
     progress.finish();
     let report = report.map_err(|e| match e {
         SpillError::InvalidPlan(_) => Failure::new(exit::CHECK, e.to_string()),

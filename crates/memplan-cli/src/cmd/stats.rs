@@ -7,7 +7,7 @@ use crate::shared::formats::load_problem;
 use crate::shared::numbers::thousands;
 
 pub fn stats(args: StatsArgs) -> Result<(), Failure> {
-    let (_, _, problem) = load_problem(&args.input, &args.input_args, None)?;
+    let problem = load_problem(&args.input, &args.input_args, None)?.problem;
     let a = memplan::analyze(&problem);
     let bufs = problem.buffers();
     let total: u64 = bufs.iter().map(|b| b.size.get()).sum();

@@ -13,10 +13,11 @@ use crate::shared::progress::{interrupt_token, stop_on_ctrl_c};
 
 pub fn tflite(args: TfliteArgs) -> Result<(), Failure> {
     let bytes = read_bytes(&args.model)?;
-    let limits = args.planning.limits(args.capacity, Some(interrupt_token()));
     let options = PlanOptions {
-        plan: args.planning.options(&limits),
-        capacity: limits.capacity.map(|c| c.get()),
+        request: args
+            .planning
+            .request(args.capacity.map(memplan::Size), Some(&interrupt_token())),
+        plan: args.planning.options(),
         replace_existing: args.force || args.output.is_none(),
         scratch: ScratchOptions {
             reference_kernels: !args.no_reference_scratch,

@@ -33,8 +33,8 @@ pub fn tiles(args: TilesArgs) -> Result<(), Failure> {
         whole_tensor_fallback: !args.no_whole_tensor_fallback,
         verify: !args.no_check,
     };
-    let report =
-        plan_tiles(&problem, &options).map_err(|e| Failure::new(exit::CHECK, e.to_string()))?;
+    let report = plan_tiles(&problem, &memplan::Request::minimise(), &options)
+        .map_err(|e| Failure::new(exit::CHECK, e.to_string()))?;
     let elapsed = started.elapsed();
     write_to(&args.output, |w| {
         writeln!(w, "id,offset")?;
@@ -66,12 +66,13 @@ pub fn tiles(args: TilesArgs) -> Result<(), Failure> {
     }
     if args.compare {
         let whole = whole_tensor_problem(&problem);
-        let r = memplan::plan(&whole, &Options::default())
+        let r = memplan::plan(&whole, &memplan::Request::minimise(), &Options::default())
             .map_err(|e| Failure::new(exit::CHECK, e.to_string()))?;
         let h = r.outcome.plan().map_or(0, |p| p.height().get());
         let ml = r.max_load.get();
         let shared = memplan::shared_objects::plan_shared_objects(
             &whole,
+            &memplan::Request::minimise(),
             &memplan::shared_objects::SharedOptions::default(),
         )
         .map_err(|e| Failure::new(exit::CHECK, e.to_string()))?;

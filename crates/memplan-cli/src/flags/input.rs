@@ -38,15 +38,13 @@ pub struct InputArgs {
 }
 
 impl InputArgs {
-    /// The problem reader's options (CSV and JSON alike), with `capacity` given to the
-    /// problem (without one, a JSON problem keeps its own `capacity`).
-    pub fn read_options(&self, capacity: Option<Size>) -> CsvOptions {
+    /// The problem reader's options (CSV and JSON alike).
+    pub fn read_options(&self) -> CsvOptions {
         CsvOptions {
             lifetimes: self.lifetimes.map(|l| match l {
                 Lifetimes::HalfOpen => LifetimeConvention::HalfOpen,
                 Lifetimes::Inclusive => LifetimeConvention::Inclusive,
             }),
-            capacity,
             default_alignment: self.alignment.map(Size),
         }
     }

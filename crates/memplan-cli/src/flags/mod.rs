@@ -6,7 +6,7 @@
 //! - [`commands`]: each command's own arguments;
 //! - [`input`]: the input flags of every command that reads a problem ([`input::InputArgs`]);
 //! - [`planning`]: the planner and budget flags of `plan`, `bench` and `tflite`, and
-//!   [`planning::PlannerArgs::limits`], the one place where `--capacity`, `--time-limit`
+//!   [`planning::PlannerArgs::request`], the one place where `--capacity`, `--time-limit`
 //!   and Ctrl-C become library arguments;
 //! - [`spill`]: the two-level planner's switches (`plan --spill`);
 //! - [`tuning`]: the ablation and tuning switches of the exact search, TelaMalloc and

@@ -1,10 +1,8 @@
 //! The planner and budget flags that `plan`, `bench` and `tflite` share, and what they
-//! become in the library: [`PlannerArgs::limits`] (the capacity, the time limit and the
-//! cancellation token) and [`PlannerArgs::options`] (the library's [`Options`]).
+//! become in the library: [`PlannerArgs::request`] (the goal and the budget: capacity,
+//! time limit, cancellation) and [`PlannerArgs::options`] (the library's [`Options`]).
 
-use std::time::Duration;
-
-use memplan::{CancelToken, Options, Planner, Size, TimeLimit};
+use memplan::{Budget, CancelToken, Goal, Options, Planner, Request, Size, TimeLimit};
 
 use super::tuning::{BoxingArgs, ExactArgs, TelamallocArgs};
 
@@ -42,38 +40,27 @@ pub struct PlannerArgs {
     pub boxing: BoxingArgs,
 }
 
-/// What a planning run may use, in the library's types: the capacity to fit under, the
-/// time limit and the token that stops it. Built by [`PlannerArgs::limits`] alone.
-#[derive(Clone, Debug)]
-pub struct Limits {
-    /// `--capacity`: the problem's (`plan`, `bench`), the fast memory's (`plan --spill`)
-    /// or the planned tensors' (`tflite`); `None`: minimise.
-    pub capacity: Option<Size>,
-    /// `--time-limit`, else the library's default; `None`: no clock.
-    pub time_limit: Option<Duration>,
-    /// Cancelled by Ctrl-C (`crate::shared::progress`), when the command listens for it.
-    pub cancel: Option<CancelToken>,
-}
-
 impl PlannerArgs {
-    /// The one place where the CLI turns `--capacity`, `--time-limit` and cancellation
-    /// into library arguments, for `plan`, `plan --spill`, `tflite` and `bench` alike:
-    /// every command takes its capacity, time limit and token from the [`Limits`] this
-    /// returns, and nowhere else.
-    pub fn limits(&self, capacity: Option<u64>, cancel: Option<CancelToken>) -> Limits {
-        Limits {
-            capacity: capacity.map(Size),
-            time_limit: match self.time_limit {
-                Some(t) => t.duration(),
-                None => Options::default().time_limit,
-            },
-            cancel,
+    /// The one place where the CLI turns `--capacity` (or a problem file's own
+    /// capacity), `--time-limit` and cancellation into the library's [`Request`], for
+    /// `plan`, `plan --spill`, `tflite` and `bench` alike: every command plans with the
+    /// request this returns, and nowhere else.
+    pub fn request(&self, capacity: Option<Size>, cancel: Option<&CancelToken>) -> Request {
+        let mut budget = Budget::new().with_finish_first_plan(!self.strict_time_limit);
+        if let Some(limit) = self.time_limit {
+            budget = budget.with_time_limit(limit);
+        }
+        if let Some(token) = cancel {
+            budget = budget.with_cancel(token);
+        }
+        Request {
+            goal: Goal::from_capacity(capacity),
+            budget,
         }
     }
 
-    /// The library's options: [`Options::default()`] with the flags given, under
-    /// `limits`.
-    pub fn options(&self, limits: &Limits) -> Options {
+    /// The library's options: [`Options::default()`] with the flags given.
+    pub fn options(&self) -> Options {
         let default = Options::default();
         Options {
             planner: if self.exact.exact {
@@ -82,13 +69,10 @@ impl PlannerArgs {
                 self.planner
             },
             threads: self.threads,
-            time_limit: limits.time_limit,
-            cancel: limits.cancel.clone(),
             verify: default.verify,
             telamalloc: self.telamalloc.options(),
             boxing: self.boxing.options(),
             exact: self.exact.options(),
-            finish_first_plan: default.finish_first_plan && !self.strict_time_limit,
         }
     }
 }
@@ -138,18 +122,17 @@ mod tests {
     #[test]
     fn no_flag_gives_the_library_defaults() {
         let flags = Flags::parse_from(["memplan"]).planning;
-        let limits = flags.limits(None, None);
-        assert_eq!(limits.capacity, None);
-        assert_eq!(limits.time_limit, Options::default().time_limit);
-        let options = flags.options(&limits);
-        assert_eq!(options.planner, Planner::Auto);
-        assert_eq!(options.time_limit, Options::default().time_limit);
-        assert!(options.finish_first_plan && options.cancel.is_none());
+        let request = flags.request(None, None);
+        assert_eq!(request.goal, Goal::Minimise);
+        assert_eq!(request.budget.time_limit(), Budget::new().time_limit());
+        assert_eq!(flags.options().planner, Planner::Auto);
         let exact = Flags::parse_from(["memplan", "--exact", "--time-limit", "inf"]).planning;
-        let options = exact.options(&exact.limits(Some(7), Some(CancelToken::new())));
-        assert_eq!(options.planner, Planner::Exact);
-        assert_eq!(options.time_limit, None);
-        assert!(options.cancel.is_some());
-        assert_eq!(exact.limits(Some(7), None).capacity, Some(Size(7)));
+        assert_eq!(exact.options().planner, Planner::Exact);
+        let token = CancelToken::new();
+        let request = exact.request(Some(Size(7)), Some(&token));
+        assert_eq!(request.budget.time_limit(), None);
+        assert_eq!(request.goal, Goal::Fit(Size(7)));
+        token.cancel();
+        assert!(request.budget.cancelled());
     }
 }

@@ -3,8 +3,6 @@
 
 use memplan::spill::{SpillBaseline, SpillOptions};
 
-use super::planning::Limits;
-
 /// The naive strategies of `--spill-baseline`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 pub enum Baseline {
@@ -52,12 +50,10 @@ pub struct SpillTuning {
 }
 
 impl SpillTuning {
-    /// The library's options: `threads` as for `plan` (`--threads`), under `limits`,
-    /// checked when `verify`.
-    pub fn options(&self, threads: usize, limits: &Limits, verify: bool) -> SpillOptions {
+    /// The library's options: `threads` as for `plan` (`--threads`), checked when
+    /// `verify`.
+    pub fn options(&self, threads: usize, verify: bool) -> SpillOptions {
         SpillOptions {
-            time_limit: limits.time_limit,
-            cancel: limits.cancel.clone(),
             threads,
             seed: self.spill_seed,
             improve: !self.spill_no_improve,

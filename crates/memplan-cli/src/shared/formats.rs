@@ -40,22 +40,22 @@ pub fn output_format(path: &str, forced: Option<Format>, input: Format) -> Forma
     forced.or_else(|| by_extension(path)).unwrap_or(input)
 }
 
-/// Reads a problem in either format, under `capacity` when given (else a JSON problem's
-/// own).
+/// Reads a problem in either format, and the capacity to fit it under: `capacity`
+/// (`--capacity`) when given, else a JSON problem's own, if any.
 pub fn read_problem(
     path: &str,
     bytes: &[u8],
     args: &InputArgs,
     capacity: Option<Size>,
-) -> Result<(Format, Problem), Failure> {
+) -> Result<(Format, Problem, Option<Size>), Failure> {
     let format = input_format(path, bytes, args.format);
-    let options = args.read_options(capacity);
-    let problem = match format {
-        Format::Csv => read_problem_csv(bytes, &options),
+    let options = args.read_options();
+    let (problem, own) = match format {
+        Format::Csv => read_problem_csv(bytes, &options).map(|p| (p, None)),
         Format::Json => read_problem_json_with(bytes, &options),
     }
     .map_err(|e| read_failure(path, e))?;
-    Ok((format, problem))
+    Ok((format, problem, capacity.or(own)))
 }
 
 /// Reads a plan's placements (`id`, `offset`) in either format.
@@ -97,22 +97,37 @@ pub fn write_plan(
     format: Format,
     input: (Format, &[u8]),
     problem: &Problem,
+    capacity: Option<Size>,
     plan: &Plan,
     info: &PlanInfo,
 ) -> std::io::Result<()> {
     match format {
-        Format::Json => write_plan_json(problem, plan, info, w),
+        Format::Json => write_plan_json(problem, capacity, plan, info, w),
         Format::Csv => write_plan_csv(&csv_source(input, problem)?, plan, w).map_err(io_error),
     }
 }
 
-/// Reads the problem at `path` (either format): its bytes, its format and the problem.
+/// A problem read from a file: its bytes and format, the problem, and the capacity to
+/// fit it under (`--capacity`, else the file's own).
+pub struct Loaded {
+    pub bytes: Vec<u8>,
+    pub format: Format,
+    pub problem: Problem,
+    pub capacity: Option<Size>,
+}
+
+/// Reads the problem at `path` (either format), under `capacity` ([`read_problem`]).
 pub fn load_problem(
     path: &str,
     args: &InputArgs,
     capacity: Option<Size>,
-) -> Result<(Vec<u8>, Format, Problem), Failure> {
+) -> Result<Loaded, Failure> {
     let bytes = read_bytes(path)?;
-    let (format, problem) = read_problem(path, &bytes, args, capacity)?;
-    Ok((bytes, format, problem))
+    let (format, problem, capacity) = read_problem(path, &bytes, args, capacity)?;
+    Ok(Loaded {
+        bytes,
+        format,
+        problem,
+        capacity,
+    })
 }

@@ -450,20 +450,20 @@ pub fn looks_like_json(input: &[u8]) -> bool {
 mod tests {
     use super::*;
     use crate::io::{read_problem_csv, CsvOptions};
-    use crate::{check, plan, Options};
+    use crate::{check, plan, Options, Request};
+
+    /// The sample problem and the capacity its file carries.
+    const CAPACITY: Option<Size> = Some(Size(64));
 
     fn sample() -> Problem {
-        Problem::new(
-            vec![
-                Buffer::new("a", 0, 3, 4),
-                Buffer::new("b \"quoted\", comma", 3, 9, 4).with_alignment(8),
-                Buffer::new("c", 0, 9, 4)
-                    .with_fixed_offset(16)
-                    .with_gap(2, 5)
-                    .with_gap(6, 7),
-            ],
-            Some(Size(64)),
-        )
+        Problem::new(vec![
+            Buffer::new("a", 0, 3, 4),
+            Buffer::new("b \"quoted\", comma", 3, 9, 4).with_alignment(8),
+            Buffer::new("c", 0, 9, 4)
+                .with_fixed_offset(16)
+                .with_gap(2, 5)
+                .with_gap(6, 7),
+        ])
         .unwrap()
     }
 
@@ -471,12 +471,13 @@ mod tests {
     fn problem_round_trips() {
         let p = sample();
         let mut out = Vec::new();
-        write_problem_json(&p, &mut out).unwrap();
-        let back = read_problem_json(&out, None).unwrap();
-        assert_eq!(back, p);
+        write_problem_json(&p, CAPACITY, &mut out).unwrap();
+        let back = read_problem_json(&out).unwrap();
+        assert_eq!(back, (p.clone(), CAPACITY));
         assert!(looks_like_json(&out));
-        let over = read_problem_json(&out, Some(Size(99))).unwrap();
-        assert_eq!(over.capacity(), Some(Size(99)));
+        let mut out = Vec::new();
+        write_problem_json(&p, None, &mut out).unwrap();
+        assert_eq!(read_problem_json(&out).unwrap(), (p, None));
     }
 
     /// Issue 27 §3: no buffers is a valid problem in every door; `"buffers": []` reads as
@@ -485,12 +486,13 @@ mod tests {
     fn issue_27_the_empty_problem_round_trips_and_plans() {
         let empty = Problem::new(vec![]).unwrap();
         let mut out = Vec::new();
-        write_problem_json(&empty, &mut out).unwrap();
-        assert_eq!(read_problem_json(&out, None).unwrap(), empty);
-        assert!(read_problem_json(br#"{"buffers": []}"#, None)
+        write_problem_json(&empty, None, &mut out).unwrap();
+        assert_eq!(read_problem_json(&out).unwrap(), (empty.clone(), None));
+        assert!(read_problem_json(br#"{"buffers": []}"#)
             .unwrap()
+            .0
             .is_empty());
-        let report = plan(&empty, &Options::default()).unwrap();
+        let report = plan(&empty, &Request::minimise(), &Options::default()).unwrap();
         let pl = report.outcome.plan().unwrap();
         assert_eq!(pl.height(), Size(0));
         assert_eq!(report.lower_bound, Size(0));
@@ -503,7 +505,8 @@ mod tests {
     #[test]
     fn plan_round_trips_through_placements() {
         let p = sample();
-        let report = plan(&p, &Options::default()).unwrap();
+        let request = Request::fit(CAPACITY.unwrap());
+        let report = plan(&p, &request, &Options::default()).unwrap();
         let pl = report.outcome.plan().unwrap();
         let mut out = Vec::new();
         let info = PlanInfo {
@@ -512,13 +515,14 @@ mod tests {
             optimal: true,
             planner: report.planner.name(),
         };
-        write_plan_json(&p, pl, &info, &mut out).unwrap();
+        write_plan_json(&p, CAPACITY, pl, &info, &mut out).unwrap();
         let placements = read_placements_json(&out).unwrap();
         let offsets: Vec<Offset> = placements.iter().map(|(_, o)| *o).collect();
         assert_eq!(offsets, pl.offsets());
-        check(&p, pl, None).unwrap();
+        check(&p, pl, CAPACITY).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(v["height"], pl.height().get());
+        assert_eq!(v["capacity"], 64);
         assert_eq!(v["planner"], report.planner.name());
     }
 
@@ -528,17 +532,13 @@ mod tests {
         let json = r#"{"buffers": [{"id": "x", "start": 0, "end": 4, "size": 10},
                                     {"id": "y", "start": 2, "end": 6, "size": 20}]}"#;
         let a = read_problem_csv(csv.as_bytes(), &CsvOptions::default()).unwrap();
-        let b = read_problem_json(json.as_bytes(), None).unwrap();
-        assert_eq!(a, b);
+        let b = read_problem_json(json.as_bytes()).unwrap();
+        assert_eq!((a, None), b);
     }
 
     #[test]
     fn errors_name_the_problem() {
-        let msg = |s: &str| {
-            read_problem_json(s.as_bytes(), None)
-                .unwrap_err()
-                .to_string()
-        };
+        let msg = |s: &str| read_problem_json(s.as_bytes()).unwrap_err().to_string();
         assert!(
             msg(r#"{"buffers": [{"id": "x", "start": 0, "end": 4, "sise": 1}]}"#).contains("sise")
         );

@@ -2,7 +2,7 @@
 
 use super::microbench::{generate_microbenchmark, MicrobenchKind};
 use super::*;
-use crate::checker::check_with_capacity;
+use crate::checker::check_offsets;
 use crate::rng::Rng;
 use crate::types::Buffer;
 
@@ -14,14 +14,13 @@ fn never() -> bool {
 fn microbenchmarks_need_no_backtracking() {
     for kind in [MicrobenchKind::NonOverlapping, MicrobenchKind::FullOverlap] {
         for n in [1, 10, 300] {
-            let p = generate_microbenchmark(kind, n, 3);
-            let cap = p.capacity().unwrap();
+            let (p, cap) = generate_microbenchmark(kind, n, 3);
             let (end, stats) = search(&p, cap.0, &TelamallocOptions::default(), &never);
             let SearchEnd::Found(off) = end else {
                 panic!("{} {n}: no plan", kind.name())
             };
             let off: Vec<Offset> = off.into_iter().map(Offset).collect();
-            check_with_capacity(&p, &off, Some(cap)).expect("valid");
+            check_offsets(&p, &off, Some(cap)).expect("valid");
             assert_eq!(stats.steps, n as u64, "{} {n}", kind.name());
             assert_eq!(stats.minor_backtracks + stats.major_backtracks, 0);
         }
@@ -97,7 +96,7 @@ fn all_technique_combinations_agree() {
                 match end {
                     SearchEnd::Found(off) => {
                         let off: Vec<Offset> = off.into_iter().map(Offset).collect();
-                        check_with_capacity(p, &off, Some(Size(cap)))
+                        check_offsets(p, &off, Some(Size(cap)))
                             .unwrap_or_else(|f| panic!("mask {mask}: {f}"));
                     }
                     SearchEnd::Infeasible => assert!(
@@ -149,7 +148,7 @@ fn the_restart_cycle_gives_one_answer_whatever_the_threads() {
                 );
                 if answers[0].0 == 0 {
                     let off: Vec<Offset> = answers[0].1.iter().map(|&o| Offset(o)).collect();
-                    check_with_capacity(&p, &off, Some(Size(cap))).expect("valid");
+                    check_offsets(&p, &off, Some(Size(cap))).expect("valid");
                 }
                 seen[answers[0].0 as usize] += 1;
             }
@@ -163,11 +162,10 @@ fn the_restart_cycle_gives_one_answer_whatever_the_threads() {
 fn exact_feasible(p: &Problem, cap: u64) -> bool {
     let options = crate::Options {
         planner: crate::Planner::Exact,
-        time_limit: None,
         ..crate::Options::default()
     };
-    let p = p.clone().with_capacity(Some(Size(cap)));
-    let report = crate::plan(&p, &options).expect("plans");
+    let request = crate::Request::fit(Size(cap)).with_budget(Budget::unlimited());
+    let report = crate::plan(p, &request, &options).expect("plans");
     match report.outcome {
         Outcome::Optimal(_) | Outcome::Feasible { .. } => true,
         Outcome::Infeasible => false,
@@ -210,7 +208,7 @@ fn complete_configuration_agrees_with_the_exact_solver() {
                 let found = match end {
                     SearchEnd::Found(off) => {
                         let off: Vec<Offset> = off.into_iter().map(Offset).collect();
-                        check_with_capacity(&p, &off, Some(Size(cap))).expect("valid");
+                        check_offsets(&p, &off, Some(Size(cap))).expect("valid");
                         true
                     }
                     _ => false,
@@ -276,7 +274,7 @@ fn independent_parts_agree_with_the_whole() {
                     (SearchEnd::Found(a), SearchEnd::Found(b)) => {
                         assert_eq!(a, b, "round {round}, cap {cap}: 1 and 2 threads");
                         let off: Vec<Offset> = a.into_iter().map(Offset).collect();
-                        check_with_capacity(&p, &off, Some(Size(cap))).expect("valid");
+                        check_offsets(&p, &off, Some(Size(cap))).expect("valid");
                         found += 1;
                         0
                     }
@@ -325,7 +323,7 @@ fn independent_parts_share_the_step_limit() {
                 SearchEnd::Found(off) => {
                     assert!(expect_plan, "a plan within {limit} steps");
                     let off: Vec<Offset> = off.into_iter().map(Offset).collect();
-                    check_with_capacity(&p, &off, Some(Size(cap))).expect("valid");
+                    check_offsets(&p, &off, Some(Size(cap))).expect("valid");
                 }
                 SearchEnd::Stopped => assert!(!expect_plan, "stopped at {limit} steps"),
                 _ => panic!("{limit}: neither a plan nor the step limit"),
@@ -367,7 +365,7 @@ fn large_parts_give_one_answer_whatever_the_threads() {
                 assert_eq!(answers[0], answers[2], "round {round}, {cap}, {step_limit}");
                 if answers[0].0 == 0 {
                     let off: Vec<Offset> = answers[0].1.iter().map(|&o| Offset(o)).collect();
-                    check_with_capacity(&p, &off, Some(Size(cap))).expect("valid");
+                    check_offsets(&p, &off, Some(Size(cap))).expect("valid");
                     found += 1;
                 }
             }
@@ -398,6 +396,6 @@ fn real_instances_in_parts_give_one_plan_whatever_the_threads() {
             .collect();
         assert_eq!(plans[0], plans[1], "{name}: one thread against two");
         let off: Vec<Offset> = plans[0].iter().map(|&o| Offset(o)).collect();
-        check_with_capacity(&p, &off, Some(Size(cap))).expect("valid");
+        check_offsets(&p, &off, Some(Size(cap))).expect("valid");
     }
 }
