@@ -111,7 +111,7 @@ pub struct memplan_options {
     pub planner: *const c_char,
     /// Stop after this many seconds and return the best plan found; `INFINITY`: no
     /// limit. Negative or NaN: `MEMPLAN_ERR_ARGUMENT`. The default is the library's
-    /// ([`Options::DEFAULT_TIME_LIMIT`], 1 s), and the first plan always finishes.
+    /// ([`memplan::Budget::DEFAULT_TIME_LIMIT`], 1 s), and the first plan always finishes.
     pub time_limit_seconds: c_double,
     /// Worker threads; 0 means one per core. The plan does not depend on it.
     pub threads: u32,

@@ -342,6 +342,13 @@ impl From<Duration> for TimeLimit {
     }
 }
 
+/// `None` is no limit.
+impl From<Option<Duration>> for TimeLimit {
+    fn from(d: Option<Duration>) -> TimeLimit {
+        TimeLimit(d)
+    }
+}
+
 impl std::str::FromStr for TimeLimit {
     type Err = TimeLimitError;
     /// Seconds as a decimal number (`0.5`, `10`, `1e3`), or `inf` for no limit.

@@ -97,12 +97,11 @@ fn run(problem: &Problem, request: &Request, options: &Options) -> Report {
 
 /// The lowest greedy height (every order and fit), for soundness checks of proofs.
 fn best_greedy(problem: &Problem) -> u64 {
-    let free = problem;
     crate::greedy::portfolio()
         .into_iter()
         .filter_map(|(o, f)| crate::greedy::run(free, o, f, 1, &crate::budget::Budget::unlimited()))
         .map(|offs| {
-            Plan::new(free, offs)
+            Plan::new(problem, offs)
                 .expect("greedy plans fit in u64")
                 .height()
                 .0
