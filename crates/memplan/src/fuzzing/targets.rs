@@ -99,7 +99,9 @@ fn run(problem: &Problem, request: &Request, options: &Options) -> Report {
 fn best_greedy(problem: &Problem) -> u64 {
     crate::greedy::portfolio()
         .into_iter()
-        .filter_map(|(o, f)| crate::greedy::run(free, o, f, 1, &crate::budget::Budget::unlimited()))
+        .filter_map(|(o, f)| {
+            crate::greedy::run(problem, o, f, 1, &crate::budget::Budget::unlimited())
+        })
         .map(|offs| {
             Plan::new(problem, offs)
                 .expect("greedy plans fit in u64")
