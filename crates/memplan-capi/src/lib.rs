@@ -535,7 +535,7 @@ pub unsafe extern "C" fn memplan_plan_spill(
     options: *const memplan_options,
     out: *mut *mut memplan_spill_result,
 ) -> memplan_status {
-    use memplan::spill::{self, Memory, SpillError, SpillInput, SpillOptions, SpillOutcome};
+    use memplan::spill::{self, Memory, SpillError, SpillInput, SpillOptions};
     guard(|| {
         let p = problem_ref(problem, "memplan_plan_spill")?;
         if out.is_null() {
@@ -587,14 +587,14 @@ pub unsafe extern "C" fn memplan_plan_spill(
                 e => (MEMPLAN_ERR_ARGUMENT, e.to_string()),
             })?;
         let plan = match &report.outcome {
-            SpillOutcome::Optimal(plan) | SpillOutcome::Feasible { plan, .. } => plan,
-            SpillOutcome::Infeasible => {
+            Outcome::Optimal(plan) | Outcome::Feasible { plan, .. } => plan,
+            Outcome::Infeasible => {
                 return Err((
                     MEMPLAN_ERR_INFEASIBLE,
                     format!("the buffers that must stay fast do not fit under {capacity}"),
                 ))
             }
-            SpillOutcome::Unknown { lower_bound } => {
+            Outcome::Unknown { lower_bound, .. } => {
                 return Err((
                     MEMPLAN_ERR_NOT_FOUND,
                     format!("no two-level plan found under {capacity} in time (proven cost >= {lower_bound})"),

@@ -665,16 +665,16 @@ fn share<'py>(py: Python<'py>, problem: &Problem, strategy: &str) -> PyResult<Bo
             memplan::shared_objects::plan_shared_objects(&problem.inner, &request, &options)
         })
         .map_err(|e| MemplanError::new_err(e.to_string()))?;
+    // Minimising: there is always an assignment.
+    let assignment = report
+        .outcome
+        .best()
+        .ok_or_else(|| MemplanError::new_err("no assignment"))?;
     let out = PyDict::new(py);
-    out.set_item("objects", report.assignment.object_of().to_vec())?;
-    let sizes: Vec<u64> = report
-        .assignment
-        .object_sizes()
-        .iter()
-        .map(|s| s.get())
-        .collect();
+    out.set_item("objects", assignment.object_of().to_vec())?;
+    let sizes: Vec<u64> = assignment.object_sizes().iter().map(|s| s.get()).collect();
     out.set_item("object_sizes", sizes)?;
-    out.set_item("total", report.assignment.total().get())?;
+    out.set_item("total", assignment.total().get())?;
     out.set_item("lower_bound", report.lower_bound.get())?;
     out.set_item("naive", report.naive.get())?;
     out.set_item("strategy", report.strategy.name())?;

@@ -4,8 +4,8 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use memplan::spill::{check_spill, Memory, SpillError, SpillInput, SpillOptions, SpillOutcome};
-use memplan::Size;
+use memplan::spill::{check_spill, Memory, SpillError, SpillInput, SpillOptions};
+use memplan::{Outcome, Size};
 
 use crate::convert::{py_id, py_ids};
 use crate::{
@@ -190,13 +190,13 @@ pub fn plan_spill(
         .detach(|| memplan::spill::plan_spill(target, &input, &request, &options))
         .map_err(spill_error)?;
     let plan = match &report.outcome {
-        SpillOutcome::Optimal(p) | SpillOutcome::Feasible { plan: p, .. } => p,
-        SpillOutcome::Infeasible => {
+        Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => p,
+        Outcome::Infeasible => {
             return Err(InfeasibleError::new_err(format!(
                 "the buffers that must stay fast (fixed offsets, memory 'fast') do not fit under {capacity}"
             )))
         }
-        SpillOutcome::Unknown { lower_bound } => {
+        Outcome::Unknown { lower_bound, .. } => {
             return Err(NoPlanFoundError::new_err(format!(
                 "no two-level plan found under {capacity} in time (proven cost ≥ {lower_bound})"
             )))

@@ -1,38 +1,78 @@
-//! The result of planning: a plan with its proven bound, a proof that none fits, or
-//! neither. Plans are indexed like the problem's buffers.
+//! The result of planning, for every planning problem of the crate: a plan with its
+//! proven bound, a proof that none fits, or neither with the best so far.
+//!
+//! One vocabulary serves [`crate::plan`] (`Outcome<Plan>`, bounds on the height),
+//! [`crate::spill::plan_spill`] (`Outcome<TwoLevelPlan, u64>`, bounds on the spilled
+//! cost), [`crate::tiles::plan_tiles`] (`Outcome<TilePlan>`, bounds on the peak) and
+//! [`crate::shared_objects::plan_shared_objects`] (`Outcome<SharedAssignment>`, bounds
+//! on the total). Invariants: a plan in `Optimal` or `Feasible` meets the request's goal
+//! (under its capacity, if any); `Optimal` means its measure equals a proven lower bound;
+//! `Infeasible` is a proof; `Unknown`'s best plan, if any, misses the capacity.
 
 use crate::types::{Plan, Size};
 
-/// The result of planning. The plan, when there is one, is indexed like the problem's buffers.
+/// The result of planning. `P` is the plan (indexed like the problem's buffers), `B` the
+/// measure its bounds are in (the height for [`crate::plan`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// The plan's height equals a proven lower bound (the max load, the fixed buffers'
-    /// top, or the exact search's proof): it is minimal.
-    Optimal(Plan),
-    /// A valid plan (under the capacity, if any) and the best proven lower bound on the height.
+pub enum Outcome<P = Plan, B = Size> {
+    /// The plan's measure equals a proven lower bound (the max load, the fixed buffers'
+    /// top, or a search's proof): it is minimal.
+    Optimal(P),
+    /// A valid plan (under the capacity, if any) and the best proven lower bound.
     Feasible {
         /// The plan.
-        plan: Plan,
-        /// No plan can be lower than this.
-        lower_bound: Size,
+        plan: P,
+        /// No plan is lower than this.
+        lower_bound: B,
     },
     /// Proven: no plan fits under the capacity.
     Infeasible,
     /// No plan under the capacity was found, and none was proven impossible.
     Unknown {
-        /// The lowest plan found, which does **not** fit under the capacity.
-        best_so_far: Option<Plan>,
-        /// No plan can be lower than this.
-        lower_bound: Size,
+        /// The lowest plan found, which does **not** fit under the capacity (`None`: no
+        /// plan was made).
+        best_so_far: Option<P>,
+        /// No plan is lower than this.
+        lower_bound: B,
     },
 }
 
-impl Outcome {
-    /// The plan, if it is valid for the problem (including its capacity).
-    pub fn plan(&self) -> Option<&Plan> {
+impl<P, B> Outcome<P, B> {
+    /// The plan, if it meets the goal (under the capacity, if any).
+    pub fn plan(&self) -> Option<&P> {
         match self {
             Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => Some(p),
             Outcome::Infeasible | Outcome::Unknown { .. } => None,
+        }
+    }
+
+    /// The plan, or else the best plan found over the capacity.
+    pub fn best(&self) -> Option<&P> {
+        match self {
+            Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => Some(p),
+            Outcome::Unknown { best_so_far, .. } => best_so_far.as_ref(),
+            Outcome::Infeasible => None,
+        }
+    }
+}
+
+impl<P, B: Copy + Ord> Outcome<P, B> {
+    /// The outcome of a heuristic's `plan` of measure `measure`, with a proven
+    /// `lower_bound` and the goal's `capacity`: `Infeasible` when the bound exceeds the
+    /// capacity (a proof), `Unknown` with the plan when the plan does, else `Optimal` when
+    /// the plan meets the bound and `Feasible` otherwise.
+    pub(crate) fn judge(plan: P, measure: B, lower_bound: B, capacity: Option<B>) -> Self {
+        if capacity.is_some_and(|c| lower_bound > c) {
+            Outcome::Infeasible
+        } else if capacity.is_some_and(|c| measure > c) {
+            Outcome::Unknown {
+                best_so_far: Some(plan),
+                lower_bound,
+            }
+        } else if measure <= lower_bound {
+            Outcome::Optimal(plan)
+        } else {
+            Outcome::Feasible { plan, lower_bound }
         }
     }
 }

@@ -62,27 +62,27 @@ proptest! {
             let r = plan_shared_objects(&p, &unlimited(), &opts).unwrap();
             // The speed-up changes nothing.
             let slow = plan_shared_objects(&p, &unlimited(), &SharedOptions { nearest_first: false, ..opts }).unwrap();
-            prop_assert_eq!(&r.assignment, &slow.assignment);
-            let summary = check_shared_objects(&p, &r.assignment);
+            prop_assert_eq!(&assignment(&r), &assignment(&slow));
+            let summary = check_shared_objects(&p, &assignment(&r));
             prop_assert!(summary.is_ok(), "{strategy}: {}", summary.unwrap_err());
-            prop_assert!(r.assignment.total().get() >= lb, "{strategy} below the bound");
+            prop_assert!(assignment(&r).total().get() >= lb, "{strategy} below the bound");
             prop_assert_eq!(r.lower_bound.get(), lb);
-            prop_assert!(r.assignment.total() <= r.naive);
+            prop_assert!(assignment(&r).total() <= r.naive);
             // Object sizes are exactly the largest buffer they hold (no waste).
-            let mut largest = vec![0u64; r.assignment.object_sizes().len()];
-            for (b, &o) in p.buffers().iter().zip(r.assignment.object_of()) {
+            let mut largest = vec![0u64; assignment(&r).object_sizes().len()];
+            for (b, &o) in p.buffers().iter().zip(assignment(&r).object_of()) {
                 largest[o as usize] = largest[o as usize].max(b.size.get());
             }
-            let sizes: Vec<u64> = r.assignment.object_sizes().iter().map(|s| s.get()).collect();
+            let sizes: Vec<u64> = assignment(&r).object_sizes().iter().map(|s| s.get()).collect();
             prop_assert_eq!(sizes, largest);
             // Stacked, the objects are a valid offset plan of height = total.
-            let plan = stacked(&p, &r.assignment);
+            let plan = stacked(&p, &assignment(&r));
             prop_assert!(check(&p, &plan, None).is_ok());
-            prop_assert!(plan.height() <= r.assignment.total());
-            totals.push(r.assignment.total());
+            prop_assert!(plan.height() <= assignment(&r).total());
+            totals.push(assignment(&r).total());
         }
         let auto = plan_shared_objects(&p, &unlimited(), &SharedOptions::default()).unwrap();
-        prop_assert_eq!(auto.assignment.total(), *totals.iter().min().unwrap());
+        prop_assert_eq!(assignment(&auto).total(), *totals.iter().min().unwrap());
         prop_assert_eq!(auto.candidates.len(), SharedStrategy::ALL.len());
     }
 }
@@ -97,7 +97,7 @@ fn reaches_the_bound_on_the_module_example() {
     .unwrap();
     let r = plan_shared_objects(&p, &unlimited(), &SharedOptions::default()).unwrap();
     assert_eq!(r.lower_bound, Size(12));
-    assert_eq!(r.assignment.total(), Size(12));
+    assert_eq!(assignment(&r).total(), Size(12));
     assert_eq!(r.naive, Size(18));
 }
 
@@ -119,8 +119,58 @@ fn benchmark_instances_are_valid() {
         let bytes = std::fs::read(&path).unwrap();
         let p = read_problem_csv(&bytes, &CsvOptions::default()).unwrap();
         let r = plan_shared_objects(&p, &unlimited(), &SharedOptions::default()).unwrap();
-        check_shared_objects(&p, &r.assignment).unwrap();
-        assert!(r.assignment.total() >= r.lower_bound);
+        check_shared_objects(&p, &assignment(&r)).unwrap();
+        assert!(assignment(&r).total() >= r.lower_bound);
         assert!(r.lower_bound >= max_load(&p));
+    }
+}
+
+/// The assignment of a minimising run (there always is one).
+fn assignment(
+    r: &memplan::shared_objects::SharedReport,
+) -> &memplan::shared_objects::SharedAssignment {
+    r.outcome.best().expect("minimising: always an assignment")
+}
+
+/// One outcome vocabulary (issue 29 §3): under a capacity below the positional-maxima
+/// bound, `Infeasible` (a proof); between the bound and the total, `Unknown` with the
+/// assignment; at or above the total, the assignment as when minimising. Tiles follow
+/// the same rule with their own bound.
+#[test]
+fn a_capacity_decides_the_outcome_by_the_bound_and_the_total() {
+    use memplan::Outcome;
+    let p = Problem::new(vec![
+        Buffer::new("a", 0, 2, 8),
+        Buffer::new("b", 1, 3, 4),
+        Buffer::new("c", 2, 4, 6),
+    ])
+    .unwrap();
+    let options = SharedOptions::default();
+    let free = plan_shared_objects(&p, &Request::minimise(), &options).unwrap();
+    let total = assignment(&free).total();
+    let bound = free.lower_bound;
+    assert!(bound <= total);
+    let at = |c: u64| {
+        plan_shared_objects(&p, &Request::fit(Size(c)), &options)
+            .unwrap()
+            .outcome
+    };
+    assert_eq!(at(bound.0 - 1), Outcome::Infeasible);
+    if bound < total {
+        assert!(matches!(
+            at(total.0 - 1),
+            Outcome::Unknown {
+                best_so_far: Some(_),
+                ..
+            }
+        ));
+    }
+    assert_eq!(at(total.0).plan(), free.outcome.plan());
+    match &free.outcome {
+        Outcome::Optimal(a) => assert_eq!(a.total(), bound),
+        Outcome::Feasible { plan, lower_bound } => {
+            assert!(plan.total() > *lower_bound && *lower_bound == bound)
+        }
+        other => panic!("minimising gave {other:?}"),
     }
 }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use memplan::fuzzing::ByteSource;
 use memplan::spill::{
     check_spill, plan_spill, Memory, SpillBaseline, SpillError, SpillInput, SpillOptions,
-    SpillOutcome, SpillReport, SpillViolation, TwoLevelPlan,
+    SpillReport, SpillViolation, TwoLevelPlan,
 };
 use memplan::{max_load, plan, Budget, Buffer, Options, Outcome, Planner, Problem, Request, Size};
 use proptest::prelude::*;
@@ -171,7 +171,7 @@ fn exact_mode_equals_brute_force_and_bounds_and_heuristics_bracket_it() {
         let exact = inst.run(&options(true, true));
         assert_valid(&inst, &exact);
         let Some(opt) = best else {
-            assert_eq!(exact.outcome, SpillOutcome::Infeasible, "case {case}");
+            assert_eq!(exact.outcome, Outcome::Infeasible, "case {case}");
             infeasible += 1;
             continue;
         };
@@ -183,7 +183,7 @@ fn exact_mode_equals_brute_force_and_bounds_and_heuristics_bracket_it() {
             let r = inst.run(&o);
             assert_valid(&inst, &r);
             match (&r.outcome, best) {
-                (SpillOutcome::Infeasible, None) => {}
+                (Outcome::Infeasible, None) => {}
                 (_, Some(opt)) => {
                     let c = r.plan().expect("the baseline finds a plan").cost;
                     assert!(
@@ -197,7 +197,7 @@ fn exact_mode_equals_brute_force_and_bounds_and_heuristics_bracket_it() {
                 }
             }
         }
-        let SpillOutcome::Optimal(p) = &exact.outcome else {
+        let Outcome::Optimal(p) = &exact.outcome else {
             panic!(
                 "case {case}: expected Optimal({opt}), got {:?}",
                 exact.outcome
@@ -371,18 +371,18 @@ fn edge_capacities_and_empty_problems() {
     let none = SpillInput::default();
     // The fixed buffer ends at 8: under 7 nothing helps.
     let r = plan_spill(&p, &none, &fit(Size(7)), &opts).unwrap();
-    assert_eq!(r.outcome, SpillOutcome::Infeasible);
+    assert_eq!(r.outcome, Outcome::Infeasible);
     // Capacity 8: b is fixed at [4, 8), so a and c, both live with it, share [0, 4): one
     // of them goes (cost = size 4).
     let r = plan_spill(&p, &none, &fit(Size(8)), &opts).unwrap();
-    let SpillOutcome::Optimal(plan) = &r.outcome else {
+    let Outcome::Optimal(plan) = &r.outcome else {
         panic!("{:?}", r.outcome)
     };
     assert_eq!(plan.cost, 4);
     // Capacity 0, no forced buffer: everything is spilled, optimally.
     let free = Problem::new(vec![Buffer::new("x", 0, 2, 3), Buffer::new("y", 1, 4, 5)]).unwrap();
     let r = plan_spill(&free, &none, &fit(Size(0)), &opts).unwrap();
-    let SpillOutcome::Optimal(plan) = &r.outcome else {
+    let Outcome::Optimal(plan) = &r.outcome else {
         panic!("{:?}", r.outcome)
     };
     assert_eq!((plan.spilled.clone(), plan.cost), (vec![true, true], 8));
@@ -391,7 +391,7 @@ fn edge_capacities_and_empty_problems() {
     let empty = Problem::new(Vec::new()).unwrap();
     let r = plan_spill(&empty, &none, &fit(Size(0)), &opts).unwrap();
     assert_eq!(r.plan().map(|p| p.cost), Some(0));
-    assert!(matches!(r.outcome, SpillOutcome::Optimal(_)));
+    assert!(matches!(r.outcome, Outcome::Optimal(_)));
 }
 
 #[test]

@@ -28,7 +28,8 @@ pub fn share(args: ShareArgs) -> Result<(), Failure> {
     };
     let report = plan_shared_objects(&problem, &memplan::Request::minimise(), &options)
         .map_err(|e| Failure::new(exit::CHECK, e.to_string()))?;
-    let a = &report.assignment;
+    // Minimising: there is always an assignment.
+    let a = report.outcome.best().expect("an assignment");
     write_to(&args.output, |w| {
         writeln!(w, "id,object,object_size")?;
         for (b, &o) in problem.buffers().iter().zip(a.object_of()) {

@@ -6,10 +6,8 @@
 use std::mem::ManuallyDrop;
 use std::time::Duration;
 
-use memplan::spill::{
-    check_spill, plan_spill, SpillError, SpillOutcome, SpillReport, TwoLevelPlan,
-};
-use memplan::{Problem, Size};
+use memplan::spill::{check_spill, plan_spill, SpillError, SpillReport, TwoLevelPlan};
+use memplan::{Outcome, Problem, Size};
 use serde_json::json;
 
 use crate::exit::{self, Failure};
@@ -198,10 +196,10 @@ impl SpillRun<'_> {
 
     fn outcome(&self) -> &'static str {
         match self.report.outcome {
-            SpillOutcome::Optimal(_) => "optimal",
-            SpillOutcome::Feasible { .. } => "feasible",
-            SpillOutcome::Infeasible => "infeasible",
-            SpillOutcome::Unknown { .. } => "unknown",
+            Outcome::Optimal(_) => "optimal",
+            Outcome::Feasible { .. } => "feasible",
+            Outcome::Infeasible => "infeasible",
+            Outcome::Unknown { .. } => "unknown",
         }
     }
 
@@ -253,8 +251,8 @@ impl SpillRun<'_> {
     fn verdict(&self, input: &str) -> Result<(), Failure> {
         let input = display_path(input);
         match &self.report.outcome {
-            SpillOutcome::Optimal(_) | SpillOutcome::Feasible { .. } => Ok(()),
-            SpillOutcome::Infeasible => Err(Failure::new(
+            Outcome::Optimal(_) | Outcome::Feasible { .. } => Ok(()),
+            Outcome::Infeasible => Err(Failure::new(
                 exit::PROVEN_INFEASIBLE,
                 format!(
                     "{input}: the buffers that must stay fast (fixed offsets, memory=fast) do not fit under {}: proved in {}",
@@ -262,7 +260,7 @@ impl SpillRun<'_> {
                     millis(self.report.elapsed)
                 ),
             )),
-            SpillOutcome::Unknown { lower_bound } => Err(Failure::new(
+            Outcome::Unknown { lower_bound, .. } => Err(Failure::new(
                 exit::NOT_FOUND,
                 format!(
                     "{input}: no two-level plan found under {} in {} (the buffers that must stay fast could not be placed, nor proven not to fit); proven cost ≥ {}",

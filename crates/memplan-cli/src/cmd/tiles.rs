@@ -36,14 +36,16 @@ pub fn tiles(args: TilesArgs) -> Result<(), Failure> {
     let report = plan_tiles(&problem, &memplan::Request::minimise(), &options)
         .map_err(|e| Failure::new(exit::CHECK, e.to_string()))?;
     let elapsed = started.elapsed();
+    // Minimising: there is always a plan.
+    let plan = report.outcome.best().expect("a plan");
     write_to(&args.output, |w| {
         writeln!(w, "id,offset")?;
-        for (t, o) in problem.tensors().iter().zip(&report.plan.offsets) {
+        for (t, o) in problem.tensors().iter().zip(&plan.offsets) {
             writeln!(w, "{},{o}", t.id)?;
         }
         Ok(())
     })?;
-    let peak = report.plan.peak.get();
+    let peak = plan.peak.get();
     let tiles: usize = problem.tensors().iter().map(|t| t.tiles.len()).sum();
     let mut line = format!(
         "memplan: {} tensors, {} tiles; tile-aware peak {}; order {}; {}",
@@ -76,7 +78,7 @@ pub fn tiles(args: TilesArgs) -> Result<(), Failure> {
             &memplan::shared_objects::SharedOptions::default(),
         )
         .map_err(|e| Failure::new(exit::CHECK, e.to_string()))?;
-        let so = shared.assignment.total().get();
+        let so = shared.outcome.best().map_or(0, |a| a.total().get());
         line += &format!(
             "; whole-tensor height {} (max load {}); tile-aware saves {} ({}); whole-tensor shared objects {} ({} saved)",
             thousands(h),

@@ -342,9 +342,10 @@ pub fn shared_objects(data: &[u8]) {
             };
             let r =
                 plan_shared_objects(&p, &request(None), &options).expect("never fails unverified");
-            let s = check_shared_objects(&p, &r.assignment)
-                .unwrap_or_else(|f| panic!("{strategy:?}: {f}"));
-            assert_eq!(s.total, r.assignment.total());
+            let a = r.outcome.plan().expect("minimising: always an assignment");
+            let s = check_shared_objects(&p, a).unwrap_or_else(|f| panic!("{strategy:?}: {f}"));
+            assert_eq!(s.total, a.total());
+            assert_eq!(matches!(r.outcome, Outcome::Optimal(_)), s.total.0 == bound);
             assert_eq!(r.lower_bound.0, bound);
             assert!(bound <= s.total.0, "total below the lower bound");
             assert!(s.total.0 <= naive, "total above one object per buffer");
@@ -429,10 +430,17 @@ pub fn tiles(data: &[u8]) {
                     verify: false,
                 };
                 let r = plan_tiles(&problem, &request(None), &options).expect("plans");
-                let s = check_tiles(&problem, &r.plan.offsets)
+                let plan = r.outcome.plan().expect("minimising: always a plan");
+                let s = check_tiles(&problem, &plan.offsets)
                     .unwrap_or_else(|f| panic!("{order:?} jump {jump} fallback {fallback}: {f}"));
-                assert_eq!(s.peak, r.plan.peak, "reported peak");
-                peaks.push(r.plan.peak);
+                assert_eq!(s.peak, plan.peak, "reported peak");
+                // The bound holds for this plan, as for any (each order's is one).
+                assert!(r.lower_bound <= plan.peak, "the tile bound is above a plan");
+                assert_eq!(
+                    matches!(r.outcome, Outcome::Optimal(_)),
+                    plan.peak == r.lower_bound
+                );
+                peaks.push(plan.peak);
             }
             assert!(peaks[1] <= peaks[0], "the fallback raised the peak");
         }

@@ -205,8 +205,11 @@ pub struct SharedCandidate {
 /// What [`plan_shared_objects`] returns.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SharedReport {
-    /// The kept assignment (the smallest total among the strategies run).
-    pub assignment: SharedAssignment,
+    /// The kept assignment (the smallest total among the strategies run) and its bounds
+    /// on the total: `Optimal` when the total equals [`SharedReport::lower_bound`]; with
+    /// a capacity, `Infeasible` when the bound exceeds it and `Unknown` (with the
+    /// assignment) when only the total does.
+    pub outcome: crate::Outcome<SharedAssignment>,
     /// The strategy that produced it.
     pub strategy: SharedStrategy,
     /// The sum of the positional maxima: no assignment has a smaller total (§4.1).
@@ -215,15 +218,6 @@ pub struct SharedReport {
     pub naive: Size,
     /// Every strategy that was run, in order.
     pub candidates: Vec<SharedCandidate>,
-    /// The capacity the request asked to fit under ([`crate::Goal::Fit`]), if any.
-    pub capacity: Option<Size>,
-}
-
-impl SharedReport {
-    /// True unless the request asked to fit under a capacity that the total exceeds.
-    pub fn fits(&self) -> bool {
-        self.capacity.is_none_or(|c| self.assignment.total() <= c)
-    }
 }
 
 /// Assigns every buffer of `problem` to a shared object (TFLite §4): no two buffers of
@@ -231,8 +225,7 @@ impl SharedReport {
 /// holds, the cost being the sum of the object sizes, reported beside its lower bound
 /// (the sum of the positional maxima). Gaps, fixed offsets, alignment and the capacity
 /// are ignored. The request's budget stops the strategies after the first (each is one
-/// greedy pass); its capacity, if any, is reported against the total
-/// ([`SharedReport::fits`]).
+/// greedy pass); its goal decides the outcome ([`SharedReport::outcome`]).
 pub fn plan_shared_objects(
     problem: &Problem,
     request: &crate::Request,
@@ -279,13 +272,13 @@ pub fn plan_shared_objects(
             detail: f.to_string(),
         })?;
     }
+    let total = assignment.total();
     Ok(SharedReport {
-        assignment,
+        outcome: crate::Outcome::judge(assignment, total, lower_bound, request.capacity()),
         strategy,
         lower_bound,
         naive,
         candidates,
-        capacity: request.capacity(),
     })
 }
 

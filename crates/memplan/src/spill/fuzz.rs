@@ -11,7 +11,7 @@ use crate::outcome::Outcome;
 use crate::types::{Problem, Size};
 
 use super::model::sub_problem;
-use super::{check_spill, plan_spill, Memory, SpillError, SpillInput, SpillOptions, SpillOutcome};
+use super::{check_spill, plan_spill, Memory, SpillError, SpillInput, SpillOptions};
 
 /// Plans a random spill problem (at most 10 buffers, capacity 0–120 % of the max load,
 /// random costs, preferences and switches) and asserts: a plan passes [`check_spill`];
@@ -73,15 +73,15 @@ pub fn fuzz_spill(data: &[u8]) {
         Err(e) => panic!("plan_spill failed: {e}"),
     };
     match &report.outcome {
-        SpillOutcome::Optimal(plan) => {
+        Outcome::Optimal(plan) => {
             assert_eq!(plan.cost, report.lower_bound, "optimal but cost != bound");
         }
-        SpillOutcome::Feasible { plan, lower_bound } => {
+        Outcome::Feasible { plan, lower_bound } => {
             assert!(*lower_bound < plan.cost, "feasible but cost <= bound");
             assert_eq!(*lower_bound, report.lower_bound);
         }
-        SpillOutcome::Infeasible => assert_forced_fast_do_not_fit(&problem, capacity, &memory),
-        SpillOutcome::Unknown { .. } => {}
+        Outcome::Infeasible => assert_forced_fast_do_not_fit(&problem, capacity, &memory),
+        Outcome::Unknown { .. } => {}
     }
     if let Some(plan) = report.plan() {
         if let Err(v) = check_spill(&problem, capacity, &input, plan) {

@@ -36,7 +36,7 @@
 //!
 //! # The answer
 //!
-//! [`plan_spill`] returns a [`SpillReport`]: a [`SpillOutcome`] (mirroring
+//! [`plan_spill`] returns a [`SpillReport`]: an [`Outcome`] (mirroring
 //! [`crate::Outcome`]: `Optimal`, `Feasible` with a bound, `Infeasible` when the buffers
 //! that must stay fast cannot fit under `C`, `Unknown` when no plan was found in time),
 //! the proven lower bound, and the effort. A [`TwoLevelPlan`] holds, per buffer, whether
@@ -90,6 +90,7 @@ use std::time::Duration;
 use thiserror::Error;
 
 use crate::error::{Escaped, PlanError};
+use crate::outcome::Outcome;
 use crate::request::Request;
 use crate::types::{BufferIdx, Offset, Plan, Problem, Size};
 
@@ -271,38 +272,6 @@ impl TwoLevelPlan {
     }
 }
 
-/// The result of [`plan_spill`]. The plan, when there is one, passes [`check_spill`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SpillOutcome {
-    /// The plan's cost equals the proven lower bound: no cheaper spill set exists.
-    Optimal(TwoLevelPlan),
-    /// A valid plan and a proven lower bound below its cost.
-    Feasible {
-        /// The plan.
-        plan: TwoLevelPlan,
-        /// No valid plan costs less than this.
-        lower_bound: u64,
-    },
-    /// Proven: the buffers that must stay fast (fixed, or [`Memory::Fast`]) do not fit
-    /// under the capacity, whatever is spilled.
-    Infeasible,
-    /// The buffers that must stay fast could not be placed in time, nor proven not to fit.
-    Unknown {
-        /// No valid plan costs less than this.
-        lower_bound: u64,
-    },
-}
-
-impl SpillOutcome {
-    /// The plan, if any.
-    pub fn plan(&self) -> Option<&TwoLevelPlan> {
-        match self {
-            SpillOutcome::Optimal(p) | SpillOutcome::Feasible { plan: p, .. } => Some(p),
-            SpillOutcome::Infeasible | SpillOutcome::Unknown { .. } => None,
-        }
-    }
-}
-
 /// Effort and intermediate results of [`plan_spill`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SpillStats {
@@ -325,8 +294,11 @@ pub struct SpillStats {
 /// What [`plan_spill`] returns.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SpillReport {
-    /// The result.
-    pub outcome: SpillOutcome,
+    /// The result: the plan and its bounds on the spilled cost. The plan, when there is
+    /// one, passes [`check_spill`]; `Infeasible` means that the buffers that must stay fast
+    /// (fixed, or [`Memory::Fast`]) do not fit under the capacity; `Unknown` that they
+    /// could not be placed in time (its `best_so_far` is always `None`).
+    pub outcome: Outcome<TwoLevelPlan, u64>,
     /// A proven lower bound on the cost of any valid plan (for `Infeasible`: the bound
     /// reached before the proof).
     pub lower_bound: u64,
@@ -406,8 +378,8 @@ pub enum SpillError {
 /// its budget, and plans both levels. See the [module docs](self) for the model.
 ///
 /// ```
-/// use memplan::spill::{plan_spill, check_spill, SpillInput, SpillOptions, SpillOutcome};
-/// use memplan::{Buffer, Problem, Request, Size};
+/// use memplan::spill::{plan_spill, check_spill, SpillInput, SpillOptions};
+/// use memplan::{Buffer, Outcome, Problem, Request, Size};
 ///
 /// let problem = Problem::new(vec![
 ///     Buffer::new("a", 0, 3, 4),
@@ -417,7 +389,7 @@ pub enum SpillError {
 /// let costs = [9, 3, 5];
 /// let input = SpillInput { costs: Some(&costs), memory: None };
 /// let report = plan_spill(&problem, &input, &Request::fit(Size(8)), &SpillOptions::default())?;
-/// let SpillOutcome::Optimal(plan) = &report.outcome else { panic!("{:?}", report.outcome) };
+/// let Outcome::Optimal(plan) = &report.outcome else { panic!("{:?}", report.outcome) };
 /// assert_eq!(plan.spilled, [false, true, false]); // b is the cheapest way to fit
 /// assert_eq!(plan.cost, 3);
 /// check_spill(&problem, Size(8), &input, plan)?;

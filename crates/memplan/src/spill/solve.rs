@@ -19,6 +19,7 @@ use std::time::Instant;
 use crate::analysis::time_components;
 use crate::budget::Budget;
 use crate::options::{Options, Planner};
+use crate::outcome::Outcome;
 use crate::request::Request;
 use crate::types::{Problem, Size};
 
@@ -29,8 +30,8 @@ use super::heuristic::{self, Solution, Start};
 use super::model::{sub_problem, Decision, SpillModel};
 use super::place::{LifetimeIndex, Placer};
 use super::{
-    check_spill, exact, improve, SpillError, SpillInput, SpillOptions, SpillOutcome, SpillReport,
-    SpillStats, TwoLevelPlan,
+    check_spill, exact, improve, SpillError, SpillInput, SpillOptions, SpillReport, SpillStats,
+    TwoLevelPlan,
 };
 
 /// The share of the time limit the search may use; the slow plan and the final check
@@ -75,7 +76,7 @@ pub(crate) fn run(
         &model.base,
         bound_options,
     ) {
-        Bound::Infeasible => return Ok(report(SpillOutcome::Infeasible, 0, stats)),
+        Bound::Infeasible => return Ok(report(Outcome::Infeasible, 0, stats)),
         Bound::AtLeast(b) => b,
     };
     let relaxation = if options.lagrangian && options.baseline.is_none() {
@@ -100,9 +101,12 @@ pub(crate) fn run(
     };
     let mut sol = match start {
         Start::Found(s) => s,
-        Start::Infeasible => return Ok(report(SpillOutcome::Infeasible, root, stats)),
+        Start::Infeasible => return Ok(report(Outcome::Infeasible, root, stats)),
         Start::Unknown => {
-            let outcome = SpillOutcome::Unknown { lower_bound: root };
+            let outcome = Outcome::Unknown {
+                best_so_far: None,
+                lower_bound: root,
+            };
             return Ok(report(outcome, root, stats));
         }
     };
@@ -144,9 +148,9 @@ pub(crate) fn run(
             .map_err(|v| SpillError::InvalidPlan(v.to_string()))?;
     }
     let outcome = if plan.cost == bound {
-        SpillOutcome::Optimal(plan)
+        Outcome::Optimal(plan)
     } else {
-        SpillOutcome::Feasible {
+        Outcome::Feasible {
             plan,
             lower_bound: bound,
         }

@@ -63,6 +63,41 @@ impl Items {
         }
     }
 
+    /// A lower bound on any plan's peak: at each time, every tensor occupies at least the
+    /// bytes of its largest live item, and items of different tensors never share a
+    /// byte while live, so the peak is at least the largest sum over tensors of their
+    /// largest live item. A sweep over the item lifetimes, O(items log items).
+    pub(super) fn lower_bound(&self) -> u64 {
+        use std::collections::BTreeMap;
+        let bytes = |k: usize| self.chunks[k].iter().map(|&(_, l)| l).sum::<u64>();
+        // (time, is_start, item): ends before starts at the same time (half-open).
+        let mut events: Vec<(u64, bool, usize)> = Vec::with_capacity(2 * self.tensor.len());
+        for (k, lt) in self.lifetime.iter().enumerate() {
+            events.push((lt.start.0, true, k));
+            events.push((lt.end.0, false, k));
+        }
+        events.sort_unstable();
+        let mut live: Vec<BTreeMap<u64, u32>> = vec![BTreeMap::new(); self.of_tensor.len()];
+        let (mut total, mut best) = (0u64, 0u64);
+        for (_, start, k) in events {
+            let t = self.tensor[k] as usize;
+            let before = live[t].keys().next_back().copied().unwrap_or(0);
+            let b = bytes(k);
+            if start {
+                *live[t].entry(b).or_insert(0) += 1;
+            } else if let Some(n) = live[t].get_mut(&b) {
+                *n -= 1;
+                if *n == 0 {
+                    live[t].remove(&b);
+                }
+            }
+            let after = live[t].keys().next_back().copied().unwrap_or(0);
+            total = total - before + after;
+            best = best.max(total);
+        }
+        best
+    }
+
     fn top(&self, k: usize) -> u64 {
         self.chunks[k].last().map_or(0, |&(o, l)| o + l)
     }

@@ -375,8 +375,13 @@ pub struct TilePlan {
 /// What [`plan_tiles`] returns.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TileReport {
-    /// The kept plan (lowest peak).
-    pub plan: TilePlan,
+    /// The kept plan (lowest peak) and its bounds on the peak: `Optimal` when the peak
+    /// equals [`TileReport::lower_bound`]; with a capacity, `Infeasible` when the bound
+    /// exceeds it and `Unknown` (with the plan) when only the plan does.
+    pub outcome: crate::Outcome<TilePlan>,
+    /// A proven lower bound on any plan's peak: the largest sum, over the tensors, of the
+    /// bytes of their largest live item at one time.
+    pub lower_bound: Size,
     /// The order that produced it.
     pub order: TileOrder,
     /// Every order run, with its peak.
@@ -384,23 +389,14 @@ pub struct TileReport {
     /// The kept plan is the whole-tensor plan (see [`TileOptions::whole_tensor_fallback`]);
     /// `order` then names the best tile-aware order, which it beat.
     pub whole_tensor_fallback: bool,
-    /// The capacity the request asked to fit under ([`crate::Goal::Fit`]), if any.
-    pub capacity: Option<Size>,
-}
-
-impl TileReport {
-    /// True unless the request asked to fit under a capacity that the peak exceeds.
-    pub fn fits(&self) -> bool {
-        self.capacity.is_none_or(|c| self.plan.peak <= c)
-    }
 }
 
 /// Places every tensor with TensorAllocate (Alg. 1 of Kvochko et al.): each tensor gets
 /// a base address, its tiles sit at fixed offsets from it, and a tile's bytes may be
 /// reused once the tile is dead, before the whole tensor dies. No two live items of
 /// different tensors share a byte. TensorAllocate is one pass per order; the request's
-/// budget bounds the whole-tensor fallback, and its capacity, if any, is reported
-/// against the peak ([`TileReport::fits`]).
+/// budget bounds the whole-tensor fallback, and its goal decides the outcome
+/// ([`TileReport::outcome`]).
 pub fn plan_tiles(
     problem: &TiledProblem,
     request: &crate::Request,
@@ -436,12 +432,14 @@ pub fn plan_tiles(
             detail: f.to_string(),
         })?;
     }
+    let lower_bound = Size(items.lower_bound());
+    let peak = plan.peak;
     Ok(TileReport {
-        plan,
+        outcome: crate::Outcome::judge(plan, peak, lower_bound, request.capacity()),
+        lower_bound,
         order,
         candidates,
         whole_tensor_fallback: fell_back,
-        capacity: request.capacity(),
     })
 }
 
