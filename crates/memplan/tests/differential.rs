@@ -171,7 +171,7 @@ fn shared_objects_stay_above_the_positional_maxima() {
         ..FuzzKnobs::default()
     };
     let mut strictly_above = 0;
-    for (p, cap) in problems(23, 400, &knobs) {
+    for (p, _) in problems(23, 400, &knobs) {
         let maxima = positional_maxima(&p);
         assert_eq!(maxima, reference_maxima(&p), "{p:?}");
         let bound: u64 = maxima.iter().map(|s| s.0).sum();

@@ -62,8 +62,8 @@ proptest! {
             let r = plan_shared_objects(&p, &unlimited(), &opts).unwrap();
             // The speed-up changes nothing.
             let slow = plan_shared_objects(&p, &unlimited(), &SharedOptions { nearest_first: false, ..opts }).unwrap();
-            prop_assert_eq!(&assignment(&r), &assignment(&slow));
-            let summary = check_shared_objects(&p, &assignment(&r));
+            prop_assert_eq!(assignment(&r), assignment(&slow));
+            let summary = check_shared_objects(&p, assignment(&r));
             prop_assert!(summary.is_ok(), "{strategy}: {}", summary.unwrap_err());
             prop_assert!(assignment(&r).total().get() >= lb, "{strategy} below the bound");
             prop_assert_eq!(r.lower_bound.get(), lb);
@@ -76,7 +76,7 @@ proptest! {
             let sizes: Vec<u64> = assignment(&r).object_sizes().iter().map(|s| s.get()).collect();
             prop_assert_eq!(sizes, largest);
             // Stacked, the objects are a valid offset plan of height = total.
-            let plan = stacked(&p, &assignment(&r));
+            let plan = stacked(&p, assignment(&r));
             prop_assert!(check(&p, &plan, None).is_ok());
             prop_assert!(plan.height() <= assignment(&r).total());
             totals.push(assignment(&r).total());
@@ -119,7 +119,7 @@ fn benchmark_instances_are_valid() {
         let bytes = std::fs::read(&path).unwrap();
         let p = read_problem_csv(&bytes, &CsvOptions::default()).unwrap();
         let r = plan_shared_objects(&p, &unlimited(), &SharedOptions::default()).unwrap();
-        check_shared_objects(&p, &assignment(&r)).unwrap();
+        check_shared_objects(&p, assignment(&r)).unwrap();
         assert!(assignment(&r).total() >= r.lower_bound);
         assert!(r.lower_bound >= max_load(&p));
     }
