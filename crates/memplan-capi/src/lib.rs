@@ -328,7 +328,7 @@ pub unsafe extern "C" fn memplan_problem_read_csv(
 #[cfg(feature = "csv")]
 fn read_csv(path: &str) -> Result<memplan::Problem, (memplan_status, String)> {
     let bytes = std::fs::read(path).map_err(|e| (MEMPLAN_ERR_IO, format!("{path}: {e}")))?;
-    memplan::io::read_problem_csv(&bytes, &memplan::io::CsvOptions::default()).map_err(|e| {
+    memplan::io::read_problem_csv(&bytes, &memplan::io::ReadOptions::default()).map_err(|e| {
         let status = match e.kind {
             memplan::ReadErrorKind::Problem(_) => MEMPLAN_ERR_INVALID_PROBLEM,
             _ => MEMPLAN_ERR_IO,

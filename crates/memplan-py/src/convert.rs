@@ -5,7 +5,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt, PyTuple};
 
-use memplan::io::{CsvOptions, LifetimeConvention};
+use memplan::io::{LifetimeConvention, ReadOptions};
 use memplan::{Buffer, Offset, Size};
 
 use crate::InputError;
@@ -197,8 +197,8 @@ pub(crate) fn buffer_from(obj: &Bound<'_, PyAny>, k: usize) -> PyResult<(Buffer,
     )))
 }
 
-pub(crate) fn csv_options(lifetimes: Option<&str>) -> PyResult<CsvOptions> {
-    Ok(CsvOptions {
+pub(crate) fn csv_options(lifetimes: Option<&str>) -> PyResult<ReadOptions> {
+    Ok(ReadOptions {
         lifetimes: convention(lifetimes)?,
         default_alignment: None,
     })

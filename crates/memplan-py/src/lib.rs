@@ -125,12 +125,12 @@ impl Problem {
         capacity: Option<u64>,
         lifetimes: Option<&str>,
     ) -> PyResult<Result<Problem, memplan::ReadError>> {
-        let options = memplan::io::CsvOptions {
+        let options = memplan::io::ReadOptions {
             lifetimes: convention(lifetimes)?,
             default_alignment: None,
         };
         Ok(
-            memplan::io::read_problem_json_with(bytes, &options).map(|(inner, own)| Problem {
+            memplan::io::read_problem_json(bytes, &options).map(|(inner, own)| Problem {
                 inner,
                 capacity: capacity.or(own.map(Size::get)),
                 int_ids: false,

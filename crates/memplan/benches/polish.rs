@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
-use memplan::io::{read_placements_csv, read_problem_csv, CsvOptions};
+use memplan::io::{read_placements_csv, read_problem_csv, ReadOptions};
 use memplan::testing::polish;
 use memplan::{check_offsets, max_load, Offset};
 
@@ -41,7 +41,7 @@ fn run() -> Result<(), String> {
     let moves = number(&args, 2, 1000, "MOVES")?;
     let seed = number(&args, 3, 1, "SEED")?;
     let read = |f: &String| std::fs::read(f).map_err(|e| format!("{f}: {e}"));
-    let p = read_problem_csv(&read(problem)?, &CsvOptions::default())
+    let p = read_problem_csv(&read(problem)?, &ReadOptions::default())
         .map_err(|e| format!("{problem}: {e}"))?;
     let placed = read_placements_csv(&read(plan)?).map_err(|e| format!("{plan}: {e}"))?;
     let by_id: HashMap<&str, Offset> = placed.iter().map(|(id, o)| (id.as_str(), *o)).collect();

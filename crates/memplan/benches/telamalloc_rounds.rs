@@ -9,7 +9,7 @@
 //! the milliseconds. Exit status 2 on bad arguments or input. Cargo runs benches from
 //! `crates/memplan`: give absolute paths.
 
-use memplan::io::{read_problem_csv, CsvOptions};
+use memplan::io::{read_problem_csv, ReadOptions};
 use memplan::testing::telamalloc_rounds_alone;
 
 fn main() {
@@ -47,7 +47,7 @@ fn run() -> Result<(), String> {
     for f in files {
         let bytes = std::fs::read(f).map_err(|e| format!("{f}: {e}"))?;
         let p =
-            read_problem_csv(&bytes, &CsvOptions::default()).map_err(|e| format!("{f}: {e}"))?;
+            read_problem_csv(&bytes, &ReadOptions::default()).map_err(|e| format!("{f}: {e}"))?;
         let mut line = f.rsplit('/').next().unwrap_or(f).to_string();
         for r in telamalloc_rounds_alone(&p, cap, steps) {
             line += &format!(

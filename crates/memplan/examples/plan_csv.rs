@@ -6,7 +6,7 @@
 //! cargo run --release -p memplan --example plan_csv -- FILE.csv [PLANNER]
 //! ```
 
-use memplan::io::{read_problem_csv, CsvOptions};
+use memplan::io::{read_problem_csv, ReadOptions};
 use memplan::{plan, Options, Outcome, Request};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -16,7 +16,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(planner) = args.next() {
         options.planner = planner.parse()?;
     }
-    let problem = read_problem_csv(&std::fs::read(&path)?, &CsvOptions::default())?;
+    let problem = read_problem_csv(&std::fs::read(&path)?, &ReadOptions::default())?;
     let report = plan(&problem, &Request::minimise(), &options)?;
     let (plan, status) = match &report.outcome {
         Outcome::Optimal(p) => (p, "optimal"),

@@ -303,7 +303,7 @@ pub(crate) fn split_at_components<'a>(
 
 /// Groups buffers into independent time components (gaps ignored: a buffer is one
 /// piece of memory for its whole lifetime).
-pub fn time_components(problem: &Problem) -> Vec<Component> {
+pub(crate) fn time_components(problem: &Problem) -> Vec<Component> {
     let bufs = problem.buffers();
     let mut order: Vec<u32> = (0..bufs.len() as u32).collect();
     order.sort_unstable_by_key(|&i| (bufs[i as usize].lifetime.start, i));

@@ -181,6 +181,9 @@ pub enum ReadErrorKind {
     /// The text is not valid JSON.
     #[error("malformed JSON: {0}")]
     Json(String),
+    /// A tiled problem's tensor breaks a rule of [`crate::tiles::TiledProblem::new`].
+    #[error("{0}")]
+    Tiles(crate::tiles::TileError),
     /// Valid JSON, but a field (`buffers[2].size`) is not what a problem needs.
     #[error("JSON {field}: {message}")]
     JsonField {

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use memplan::io::{read_problem_csv, CsvOptions};
+use memplan::io::{read_problem_csv, ReadOptions};
 use memplan::{check, max_load, plan, Budget, Options, Outcome, Planner, Request};
 
 fn benchmarks() -> PathBuf {
@@ -29,7 +29,7 @@ fn reference(instance: &str) -> (u64, u64) {
 fn instance(instance: &str) {
     let (best_known, greedy_height) = reference(instance);
     let bytes = std::fs::read(benchmarks().join(instance)).unwrap();
-    let problem = read_problem_csv(&bytes, &CsvOptions::default()).unwrap();
+    let problem = read_problem_csv(&bytes, &ReadOptions::default()).unwrap();
     let lower = max_load(&problem);
     for planner in Planner::all() {
         let searcher = matches!(
@@ -135,7 +135,7 @@ fn default_plan_beats_idealloc_on_resnet50_and_iopddl_g() {
         ("iopddl-G.csv", 5_949_769),
     ] {
         let bytes = std::fs::read(root.join(name)).unwrap();
-        let problem = read_problem_csv(&bytes, &CsvOptions::default()).unwrap();
+        let problem = read_problem_csv(&bytes, &ReadOptions::default()).unwrap();
         let report = plan(&problem, &Request::minimise(), &Options::default()).unwrap();
         let p = report.outcome.plan().unwrap();
         let fragmentation = p.height().get() - report.max_load.get();

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use memplan::io::{read_problem_csv, CsvOptions};
+use memplan::io::{read_problem_csv, ReadOptions};
 use memplan::{check, plan, Budget, Options, Outcome, Planner, Request, Size};
 
 fn benchmark(name: &str) -> PathBuf {
@@ -18,7 +18,7 @@ fn benchmark(name: &str) -> PathBuf {
 #[test]
 fn issue_27_unknown_returns_the_exact_searchs_best_plan() {
     let bytes = std::fs::read(benchmark("minimalloc-challenging/D.1048576.csv")).unwrap();
-    let problem = read_problem_csv(&bytes, &CsvOptions::default()).unwrap();
+    let problem = read_problem_csv(&bytes, &ReadOptions::default()).unwrap();
     let request = Request::fit(Size(1_000_000)).with_budget(Budget::unlimited());
     let greedy = Options {
         planner: Planner::GreedyPortfolio,

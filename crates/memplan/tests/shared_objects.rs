@@ -1,7 +1,7 @@
 //! Shared-object planning: every strategy's assignment passes the checker, no total is
 //! below the positional-maxima bound, and the bound is never below the max load.
 
-use memplan::io::{read_problem_csv, CsvOptions};
+use memplan::io::{read_problem_csv, ReadOptions};
 use memplan::shared_objects::{
     check_shared_objects, plan_shared_objects, positional_maxima, SharedAssignment, SharedOptions,
     SharedStrategy,
@@ -117,7 +117,7 @@ fn benchmark_instances_are_valid() {
             env!("CARGO_MANIFEST_DIR")
         );
         let bytes = std::fs::read(&path).unwrap();
-        let p = read_problem_csv(&bytes, &CsvOptions::default()).unwrap();
+        let p = read_problem_csv(&bytes, &ReadOptions::default()).unwrap();
         let r = plan_shared_objects(&p, &unlimited(), &SharedOptions::default()).unwrap();
         check_shared_objects(&p, assignment(&r)).unwrap();
         assert!(assignment(&r).total() >= r.lower_bound);

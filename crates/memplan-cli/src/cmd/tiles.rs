@@ -1,8 +1,6 @@
 //! `memplan tiles INPUT.json` (tile-aware planning) and `memplan check-tiles`.
 
-use memplan::tiles::{
-    plan_tiles, read_tiled_json, whole_tensor_problem, TileOptions, TileOrder, TiledReadError,
-};
+use memplan::tiles::{plan_tiles, read_tiled_json, whole_tensor_problem, TileOptions, TileOrder};
 use memplan::Options;
 
 use crate::exit::{self, Failure};
@@ -11,7 +9,7 @@ use crate::shared::files::{display_path, read_bytes, write_to};
 use crate::shared::numbers::{millis, percent, thousands};
 
 /// A tiled problem's read error as a one-line failure naming the file.
-fn read_failure(path: &str, e: TiledReadError) -> Failure {
+fn read_failure(path: &str, e: memplan::ReadError) -> Failure {
     Failure::new(exit::INPUT, format!("{}: {e}", display_path(path)))
 }
 

@@ -1,7 +1,7 @@
 //! The input flags of every command that reads a problem, and the file formats.
 
 use clap::ValueEnum;
-use memplan::io::{CsvOptions, LifetimeConvention};
+use memplan::io::{LifetimeConvention, ReadOptions};
 use memplan::Size;
 
 /// How the end column of the input is read.
@@ -39,8 +39,8 @@ pub struct InputArgs {
 
 impl InputArgs {
     /// The problem reader's options (CSV and JSON alike).
-    pub fn read_options(&self) -> CsvOptions {
-        CsvOptions {
+    pub fn read_options(&self) -> ReadOptions {
+        ReadOptions {
             lifetimes: self.lifetimes.map(|l| match l {
                 Lifetimes::HalfOpen => LifetimeConvention::HalfOpen,
                 Lifetimes::Inclusive => LifetimeConvention::Inclusive,

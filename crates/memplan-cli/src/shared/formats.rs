@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use memplan::io::{
     looks_like_json, read_placements_csv, read_placements_json, read_problem_csv,
-    read_problem_json_with, write_plan_csv, write_plan_json, write_problem_csv, PlanInfo,
+    read_problem_json, write_plan_csv, write_plan_json, write_problem_csv, PlanInfo,
 };
 use memplan::{Offset, Plan, Problem, ReadError, ReadErrorKind, Size};
 
@@ -52,7 +52,7 @@ pub fn read_problem(
     let options = args.read_options();
     let (problem, own) = match format {
         Format::Csv => read_problem_csv(bytes, &options).map(|p| (p, None)),
-        Format::Json => read_problem_json_with(bytes, &options),
+        Format::Json => read_problem_json(bytes, &options),
     }
     .map_err(|e| read_failure(path, e))?;
     Ok((format, problem, capacity.or(own)))

@@ -13,7 +13,7 @@ use super::{arbitrary_problem, FuzzKnobs};
 use crate::analysis::max_load;
 use crate::checker::check_offsets;
 use crate::io::csv::{
-    read_placements_csv, read_problem_csv, write_plan_csv, write_problem_csv, CsvOptions,
+    read_placements_csv, read_problem_csv, write_plan_csv, write_problem_csv, ReadOptions,
 };
 use crate::io::LifetimeConvention;
 use crate::shared_objects::{
@@ -134,14 +134,14 @@ pub fn parse_csv(data: &[u8]) {
         Some(LifetimeConvention::Inclusive),
     ];
     for lifetimes in conventions {
-        let options = CsvOptions {
+        let options = ReadOptions {
             lifetimes,
-            ..CsvOptions::default()
+            ..ReadOptions::default()
         };
         if let Ok(p) = read_problem_csv(data, &options) {
             let mut text = Vec::new();
             write_problem_csv(&p, &mut text).expect("writing to memory");
-            let back = read_problem_csv(&text, &CsvOptions::default())
+            let back = read_problem_csv(&text, &ReadOptions::default())
                 .unwrap_or_else(|e| panic!("re-reading our own CSV: {e}"));
             assert_eq!(back.buffers(), p.buffers(), "CSV round trip");
             if lifetimes.is_none() {
@@ -158,10 +158,10 @@ pub fn parse_csv(data: &[u8]) {
 /// survives a round trip.
 pub fn parse_json(data: &[u8]) {
     let _ = crate::io::json::looks_like_json(data);
-    if let Ok((p, cap)) = crate::io::json::read_problem_json(data) {
+    if let Ok((p, cap)) = crate::io::json::read_problem_json(data, &ReadOptions::default()) {
         let mut text = Vec::new();
         crate::io::json::write_problem_json(&p, cap, &mut text).expect("writing to memory");
-        let back = crate::io::json::read_problem_json(&text)
+        let back = crate::io::json::read_problem_json(&text, &ReadOptions::default())
             .unwrap_or_else(|e| panic!("re-reading our own JSON: {e}"));
         assert_eq!(back, (p, cap), "JSON round trip");
     }

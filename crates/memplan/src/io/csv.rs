@@ -12,7 +12,7 @@
 //!   required; `alignment`, `offset` (a fixed offset) and `gaps` are optional, and an empty
 //!   field means "not given". Other columns are kept and copied to the output.
 //! - `upper` is half-open, `[lower, upper)`; `end` is inclusive, as minimalloc reads it
-//!   (`upper = end + 1`). [`CsvOptions::lifetimes`] overrides both.
+//!   (`upper = end + 1`). [`ReadOptions::lifetimes`] overrides both.
 //! - `gaps` lists `lo-hi` intervals separated by spaces, read with the same convention as
 //!   the lifetime. minimalloc's gap windows (`lo-hi@a:b`) are not supported.
 //! - A UTF-8 byte-order mark, CRLF line ends, blank lines and spaces around fields are
@@ -27,9 +27,9 @@ use super::LifetimeConvention;
 use crate::error::{ReadError, ReadErrorKind};
 use crate::types::{Buffer, Lifetime, Offset, Plan, Problem, Size};
 
-/// Options for [`read_problem_csv`].
+/// Reading options of [`read_problem_csv`] and [`super::read_problem_json`].
 #[derive(Clone, Debug, Default)]
-pub struct CsvOptions {
+pub struct ReadOptions {
     /// Force a convention for the end column; by default `upper` is half-open and `end`
     /// inclusive.
     pub lifetimes: Option<LifetimeConvention>,
@@ -226,7 +226,7 @@ fn parse_gaps(
 /// `alignment`, `offset` (fixed) and `gaps` (`lo-hi` intervals separated by spaces)
 /// optional, an empty field meaning "not given". A BOM, CRLF, blank lines and spaces
 /// around fields are accepted; every error names the line and the column.
-pub fn read_problem_csv(input: &[u8], options: &CsvOptions) -> Result<Problem, ReadError> {
+pub fn read_problem_csv(input: &[u8], options: &ReadOptions) -> Result<Problem, ReadError> {
     let mut rdr = reader(input);
     let headers = rdr.byte_headers().map_err(csv_error)?.clone();
     let cols = columns(&headers, true)?;
@@ -586,7 +586,7 @@ mod tests {
     use super::*;
 
     fn read(text: &str) -> Result<Problem, ReadError> {
-        read_problem_csv(text.as_bytes(), &CsvOptions::default())
+        read_problem_csv(text.as_bytes(), &ReadOptions::default())
     }
 
     fn message(text: &str) -> String {
@@ -605,15 +605,15 @@ mod tests {
         let p = read("buffer_id,start,end,size,gaps\nx,0,3,4,1-1\n").unwrap();
         assert_eq!(p.buffers()[0].lifetime, Lifetime::new(0, 4));
         assert_eq!(p.buffers()[0].gaps, vec![Lifetime::new(1, 2)]);
-        let opts = CsvOptions {
+        let opts = ReadOptions {
             lifetimes: Some(LifetimeConvention::Inclusive),
-            ..CsvOptions::default()
+            ..ReadOptions::default()
         };
         let p = read_problem_csv(b"id,lower,upper,size\nx,0,3,4\n", &opts).unwrap();
         assert_eq!(p.buffers()[0].lifetime, Lifetime::new(0, 4));
-        let opts = CsvOptions {
+        let opts = ReadOptions {
             lifetimes: Some(LifetimeConvention::HalfOpen),
-            ..CsvOptions::default()
+            ..ReadOptions::default()
         };
         let p = read_problem_csv(b"id,begin,end,size\nx,0,3,4\n", &opts).unwrap();
         assert_eq!(p.buffers()[0].lifetime, Lifetime::new(0, 3));
@@ -718,7 +718,7 @@ mod tests {
     #[test]
     fn plan_output_keeps_columns() {
         let text = b"id,lower,upper,size,note\na,0,2,4,first\nb,1,3,4,\"x,y\"\n";
-        let p = read_problem_csv(text, &CsvOptions::default()).unwrap();
+        let p = read_problem_csv(text, &ReadOptions::default()).unwrap();
         let plan = Plan::new(&p, vec![Offset(0), Offset(4)]).unwrap();
         let mut out = Vec::new();
         write_plan_csv(text, &plan, &mut out).unwrap();
@@ -727,7 +727,7 @@ mod tests {
             "id,lower,upper,size,note,offset\na,0,2,4,first,0\nb,1,3,4,\"x,y\",4\n"
         );
         let text = b"id,lower,upper,size,offset\na,0,2,4,\nb,1,3,4,\n";
-        let p = read_problem_csv(text, &CsvOptions::default()).unwrap();
+        let p = read_problem_csv(text, &ReadOptions::default()).unwrap();
         let plan = Plan::new(&p, vec![Offset(4), Offset(0)]).unwrap();
         let mut out = Vec::new();
         write_plan_csv(text, &plan, &mut out).unwrap();
@@ -761,7 +761,7 @@ mod tests {
         let p = read(text).unwrap();
         let mut out = Vec::new();
         write_problem_csv(&p, &mut out).unwrap();
-        assert_eq!(read_problem_csv(&out, &CsvOptions::default()).unwrap(), p);
+        assert_eq!(read_problem_csv(&out, &ReadOptions::default()).unwrap(), p);
     }
 
     #[test]

@@ -283,18 +283,13 @@ fn check_shape(value: &serde_json::Value) -> Result<(), (String, String)> {
 /// "size", "alignment", "fixed_offset", "gaps"}]}`, half-open `[start, end)`, with
 /// `capacity`, `alignment`, `fixed_offset` and `gaps` optional and unknown fields
 /// rejected. The file's capacity, if any, comes back beside the problem: it is a goal
-/// ([`crate::Goal::Fit`]), not part of the problem.
-pub fn read_problem_json(input: &[u8]) -> Result<(Problem, Option<Size>), ReadError> {
-    read_problem_json_with(input, &super::CsvOptions::default())
-}
-
-/// [`read_problem_json`] with the reading options CSV takes: `lifetimes` (with
-/// [`super::LifetimeConvention::Inclusive`], `[first, last]` becomes `[first, last + 1)`,
-/// as ExecuTorch writes lifetimes), and `default_alignment` for buffers with no
-/// `alignment` field.
-pub fn read_problem_json_with(
+/// ([`crate::Goal::Fit`]), not part of the problem. The reading options are CSV's:
+/// `lifetimes` (with [`super::LifetimeConvention::Inclusive`], `[first, last]` becomes
+/// `[first, last + 1)`, as ExecuTorch writes lifetimes) and `default_alignment` for
+/// buffers with no `alignment` field.
+pub fn read_problem_json(
     input: &[u8],
-    options: &super::CsvOptions,
+    options: &super::ReadOptions,
 ) -> Result<(Problem, Option<Size>), ReadError> {
     let shift = u64::from(options.lifetimes == Some(super::LifetimeConvention::Inclusive));
     let end = |e: u64| {
@@ -449,7 +444,7 @@ pub fn looks_like_json(input: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::io::{read_problem_csv, CsvOptions};
+    use crate::io::{read_problem_csv, ReadOptions};
     use crate::{check, plan, Options, Request};
 
     /// The sample problem and the capacity its file carries.
@@ -472,12 +467,15 @@ mod tests {
         let p = sample();
         let mut out = Vec::new();
         write_problem_json(&p, CAPACITY, &mut out).unwrap();
-        let back = read_problem_json(&out).unwrap();
+        let back = read_problem_json(&out, &ReadOptions::default()).unwrap();
         assert_eq!(back, (p.clone(), CAPACITY));
         assert!(looks_like_json(&out));
         let mut out = Vec::new();
         write_problem_json(&p, None, &mut out).unwrap();
-        assert_eq!(read_problem_json(&out).unwrap(), (p, None));
+        assert_eq!(
+            read_problem_json(&out, &ReadOptions::default()).unwrap(),
+            (p, None)
+        );
     }
 
     /// Issue 27 §3: no buffers is a valid problem in every door; `"buffers": []` reads as
@@ -487,11 +485,16 @@ mod tests {
         let empty = Problem::new(vec![]).unwrap();
         let mut out = Vec::new();
         write_problem_json(&empty, None, &mut out).unwrap();
-        assert_eq!(read_problem_json(&out).unwrap(), (empty.clone(), None));
-        assert!(read_problem_json(br#"{"buffers": []}"#)
-            .unwrap()
-            .0
-            .is_empty());
+        assert_eq!(
+            read_problem_json(&out, &ReadOptions::default()).unwrap(),
+            (empty.clone(), None)
+        );
+        assert!(
+            read_problem_json(br#"{"buffers": []}"#, &ReadOptions::default())
+                .unwrap()
+                .0
+                .is_empty()
+        );
         let report = plan(&empty, &Request::minimise(), &Options::default()).unwrap();
         let pl = report.outcome.plan().unwrap();
         assert_eq!(pl.height(), Size(0));
@@ -531,14 +534,18 @@ mod tests {
         let csv = "id,lower,upper,size\nx,0,4,10\ny,2,6,20\n";
         let json = r#"{"buffers": [{"id": "x", "start": 0, "end": 4, "size": 10},
                                     {"id": "y", "start": 2, "end": 6, "size": 20}]}"#;
-        let a = read_problem_csv(csv.as_bytes(), &CsvOptions::default()).unwrap();
-        let b = read_problem_json(json.as_bytes()).unwrap();
+        let a = read_problem_csv(csv.as_bytes(), &ReadOptions::default()).unwrap();
+        let b = read_problem_json(json.as_bytes(), &ReadOptions::default()).unwrap();
         assert_eq!((a, None), b);
     }
 
     #[test]
     fn errors_name_the_problem() {
-        let msg = |s: &str| read_problem_json(s.as_bytes()).unwrap_err().to_string();
+        let msg = |s: &str| {
+            read_problem_json(s.as_bytes(), &ReadOptions::default())
+                .unwrap_err()
+                .to_string()
+        };
         assert!(
             msg(r#"{"buffers": [{"id": "x", "start": 0, "end": 4, "sise": 1}]}"#).contains("sise")
         );

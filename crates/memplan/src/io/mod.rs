@@ -20,10 +20,10 @@ pub enum LifetimeConvention {
 #[cfg(feature = "csv")]
 pub use csv::{
     inferred_lifetimes_csv, read_column_csv, read_placements_csv, read_problem_csv, read_rows_csv,
-    write_columns_csv, write_plan_csv, write_problem_csv, CsvOptions,
+    write_columns_csv, write_plan_csv, write_problem_csv, ReadOptions,
 };
 #[cfg(feature = "json")]
 pub use json::{
-    looks_like_json, read_placements_json, read_problem_json, read_problem_json_with,
-    write_plan_json, write_problem_json, PlanInfo,
+    looks_like_json, read_placements_json, read_problem_json, write_plan_json, write_problem_json,
+    PlanInfo,
 };

@@ -13,9 +13,9 @@
 //! (`[t, t]`) or left out, and its `tiles` may be left out.
 
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
 
-use super::{Tile, TileError, TiledProblem, TiledTensor};
+use super::{Tile, TiledProblem, TiledTensor};
+use crate::error::{ReadError, ReadErrorKind};
 use crate::types::Lifetime;
 
 #[derive(Serialize, Deserialize)]
@@ -45,24 +45,19 @@ struct TileJson {
     lifetime: [u64; 2],
 }
 
-/// Why a tiled JSON input could not be read.
-#[derive(Debug, Error)]
-pub enum TiledReadError {
-    /// Not valid JSON, or not of the expected shape; the message has line and column.
-    #[error("malformed json: {0}")]
-    Json(#[from] serde_json::Error),
-    /// A tensor breaks a rule of [`TiledProblem::new`].
-    #[error("{0}")]
-    Invalid(#[from] TileError),
-}
-
 fn lifetime(pair: [u64; 2]) -> Lifetime {
     Lifetime::new(pair[0], pair[1])
 }
 
-/// Reads and validates a tiled problem from JSON.
-pub fn read_tiled_json(input: &[u8]) -> Result<TiledProblem, TiledReadError> {
-    let file: FileJson = serde_json::from_slice(input)?;
+/// Reads and validates a tiled problem from JSON. Errors are [`ReadError`]s: malformed
+/// JSON (with its line), or a tensor that breaks a rule of [`TiledProblem::new`]
+/// ([`ReadErrorKind::Tiles`]).
+pub fn read_tiled_json(input: &[u8]) -> Result<TiledProblem, ReadError> {
+    let file: FileJson = serde_json::from_slice(input).map_err(|e| ReadError {
+        line: e.line() as u64,
+        column: None,
+        kind: ReadErrorKind::Json(e.to_string()),
+    })?;
     let tensors = file
         .tensors
         .into_iter()
@@ -84,7 +79,11 @@ pub fn read_tiled_json(input: &[u8]) -> Result<TiledProblem, TiledReadError> {
                 .collect(),
         })
         .collect();
-    Ok(TiledProblem::new(tensors)?)
+    TiledProblem::new(tensors).map_err(|e| ReadError {
+        line: 0,
+        column: None,
+        kind: ReadErrorKind::Tiles(e),
+    })
 }
 
 /// Writes a tiled problem as JSON (one tensor per line).

@@ -51,7 +51,7 @@ use thiserror::Error;
 
 pub use checker::{check_tiles, TileCheckSummary, TileViolation};
 #[cfg(feature = "json")]
-pub use json::{read_tiled_json, write_tiled_json, TiledReadError};
+pub use json::{read_tiled_json, write_tiled_json};
 
 use crate::types::{Buffer, Lifetime, Offset, Problem, Size};
 
