@@ -12,8 +12,7 @@ The default planner runs under a 1 s clock. Where every door proves its plan opt
 before the clock, the search has finished and the plans must be identical. Where the
 clock cuts the search, the plan depends on how far the search got, through any door; the
 test allows that only on the instances whose proof takes over a quarter of the budget on
-this machine (challenging B, about 0.6 s; D and J, not proven within 1 s: BENCHMARKS.md
-§1), checks their default plans for validity, and compares the doors there with the
+this machine (challenging B; D and J, not proven within 1 s: BENCHMARKS.md §2), checks their default plans for validity, and compares the doors there with the
 greedy portfolio, which has no clock. The greedy portfolio is compared on every instance.
 """
 

@@ -4,8 +4,7 @@
 //!
 //! No offline plan can place them, since the offline format has a slot per tensor only.
 //! But a plan that packs the tensors tightly can leave no hole for them, and TFLM then
-//! puts them on top, above the height (a TRANSPOSE_CONV's 128 KiB scratch cost 80 KiB
-//! on a U-Net). So memplan adds each expected request to its problem as a buffer live
+//! puts them on top, above the height (on the INT8 U-Net: BENCHMARKS.md §10). So memplan adds each expected request to its problem as a buffer live
 //! while its operator runs (TFLM's rule: from the operator's scope to the scope after the
 //! subgraphs it calls), and writes no offset for it: the plan leaves a hole of the right
 //! size at the right time, and TFLM's greedy placement (largest first, lowest gap that

@@ -117,7 +117,7 @@ pub(crate) fn fixed_top(problem: &Problem) -> u64 {
 
 /// The max load alone (cheaper than [`analyze`]: no profile, no pairs). O(n + T) when
 /// the time span T is at most about twice the number of buffers (a difference array
-/// over the span, e.g. 5 ms instead of 150 ms on a million buffers), else O(n log n).
+/// over the span), else O(n log n).
 pub fn max_load(problem: &Problem) -> Size {
     if let Some(load) = max_load_dense(problem) {
         return load;

@@ -77,10 +77,8 @@ impl CancelToken {
     }
 }
 
-/// The time a stage's setup takes per buffer, at most, as measured on this project's
-/// machine: a greedy order, the exact model or boxing's first pass on 10⁶ buffers ran
-/// 0.3–0.7 s past a 1 s limit before this rule. 1 s per million buffers; 29 ms on
-/// iopddl-S's 28,526.
+/// The time a stage's setup (a greedy order, the exact model, boxing's first pass) takes
+/// per buffer, at most: 1 s per million buffers (RELIABILITY.md §5).
 pub(crate) const SETUP_NANOS_PER_BUFFER: u64 = 1_000;
 
 /// When planning must stop: a time limit (counted from the start of the call) or a

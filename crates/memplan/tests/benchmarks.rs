@@ -125,7 +125,7 @@ instance_tests! {
     idealloc_somas_resnet50 => "idealloc/somas-resnet50.csv",
 }
 
-/// The default portfolio beats idealloc's best measured fragmentation (PEERS.md) on
+/// The default portfolio beats idealloc's best measured fragmentation (BENCHMARKS.md §3) on
 /// resnet50 and iopddl-G.
 #[test]
 fn default_plan_beats_idealloc_on_resnet50_and_iopddl_g() {

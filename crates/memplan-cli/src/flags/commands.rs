@@ -205,7 +205,7 @@ pub struct GenArgs {
     pub max_size: u64,
 }
 
-/// The most buffers `gen` makes: 10 million (300 MB of CSV, a few seconds).
+/// The most buffers `gen` makes: 10 million.
 const MAX_BUFFERS: u64 = 10_000_000;
 /// The largest on-chip memory of `gen --tiled`: 1 TiB.
 const MAX_BYTES: u64 = 1 << 40;

@@ -38,9 +38,8 @@ use crate::report::{CandidateResult, Report};
 use crate::request::Request;
 use crate::types::{Offset, Plan, Problem, Size};
 
-/// Time the final check of a plan takes per buffer on the reference machine (2 cores,
-/// release build): about 0.47 µs on 100,000 buffers, measured with `--no-check`. Rounded
-/// up, because larger inputs miss the cache more.
+/// Time the final check of a plan takes per buffer, rounded up because larger inputs miss
+/// the cache more (the measurement: RELIABILITY.md §7).
 const CHECK_TIME_PER_BUFFER: Duration = Duration::from_nanos(600);
 
 /// The time kept from the limit for the final check, so that `plan()` as a whole ends

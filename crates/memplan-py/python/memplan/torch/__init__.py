@@ -46,8 +46,7 @@ Buffer ids are the names of the nodes that create the storages.
 to ExecuTorch (``to_edge``), a ``linear`` becomes ``permute_copy(weight)`` and ``addmm``,
 and a ``permute``/``t``/``transpose`` of a weight becomes a ``permute_copy``: the
 transposed weight is then a new activation, as large as the weight, which no planner can
-shrink (efficientnet_v2_s: a 1,769,472-byte max load here, a 5,129,120-byte arena after
-lowering, 5,120,000 of it the classifier's copied weight). ``python -m memplan.torch``
+shrink (efficientnet_v2_s's classifier weight: BENCHMARKS.md §7). ``python -m memplan.torch``
 names them below its figures, and ``weight_copies(exported_program)`` lists them.
 """
 
