@@ -80,7 +80,200 @@ newtype!(
     Time
 );
 
+// Units: sizes add up; an address plus a size is an address; two addresses are a size
+// apart; a time plus a number of steps is a time. Arithmetic is plain `u64` arithmetic
+// (callers stay below `Problem::naive_height`, see the module docs): it overflows where
+// `u64` would.
+
+impl Size {
+    /// No bytes.
+    pub const ZERO: Size = Size(0);
+
+    /// `self + other`, at most `u64::MAX`.
+    #[inline]
+    pub const fn saturating_add(self, other: Size) -> Size {
+        Size(self.0.saturating_add(other.0))
+    }
+
+    /// `self − other`, at least 0.
+    #[inline]
+    pub const fn saturating_sub(self, other: Size) -> Size {
+        Size(self.0.saturating_sub(other.0))
+    }
+
+    /// The address `self` bytes above the arena's start (e.g. a capacity as the first
+    /// address a plan may not use).
+    #[inline]
+    pub const fn as_offset(self) -> Offset {
+        Offset(self.0)
+    }
+}
+
+impl Offset {
+    /// The arena's start.
+    pub const ZERO: Offset = Offset(0);
+
+    /// The first multiple of `alignment` (non-zero) at or above `self`. Callers stay below
+    /// [`Problem::naive_height`], so this does not overflow.
+    #[inline]
+    pub fn align_up(self, alignment: Size) -> Offset {
+        Offset(align_up(self.0, alignment.0))
+    }
+
+    /// [`Offset::align_up`], at most `u64::MAX` (rounded down to the alignment there).
+    #[inline]
+    pub fn align_up_saturating(self, alignment: Size) -> Offset {
+        if alignment.0 <= 1 {
+            return self;
+        }
+        match self.0 % alignment.0 {
+            0 => self,
+            r => Offset(self.0.saturating_add(alignment.0 - r)),
+        }
+    }
+
+    /// `self + size`, at most `u64::MAX`.
+    #[inline]
+    pub const fn saturating_add(self, size: Size) -> Offset {
+        Offset(self.0.saturating_add(size.0))
+    }
+
+    /// `self − size`, at least 0.
+    #[inline]
+    pub const fn saturating_sub(self, size: Size) -> Offset {
+        Offset(self.0.saturating_sub(size.0))
+    }
+
+    /// The bytes from `base` up to `self`; 0 when `self` is not above `base`.
+    #[inline]
+    pub const fn saturating_distance_from(self, base: Offset) -> Size {
+        Size(self.0.saturating_sub(base.0))
+    }
+
+    /// `self + size`, or `None` on overflow.
+    #[inline]
+    pub const fn checked_add(self, size: Size) -> Option<Offset> {
+        match self.0.checked_add(size.0) {
+            Some(end) => Some(Offset(end)),
+            None => None,
+        }
+    }
+
+    /// The height of a plan whose highest address ends here.
+    #[inline]
+    pub const fn as_height(self) -> Size {
+        Size(self.0)
+    }
+}
+
+impl Time {
+    /// `self − steps`, at least 0.
+    #[inline]
+    pub const fn saturating_sub(self, steps: u64) -> Time {
+        Time(self.0.saturating_sub(steps))
+    }
+
+    /// `self + steps`, at most `u64::MAX`.
+    #[inline]
+    pub const fn saturating_add(self, steps: u64) -> Time {
+        Time(self.0.saturating_add(steps))
+    }
+}
+
+macro_rules! arithmetic {
+    ($($a:ident $op:tt $b:ident = $out:ident, $tr:ident $f:ident $tra:ident $fa:ident;)*) => {$(
+        impl std::ops::$tr<$b> for $a {
+            type Output = $out;
+            #[inline]
+            fn $f(self, other: $b) -> $out {
+                $out(self.0 $op other.0)
+            }
+        }
+        impl std::ops::$tra<$b> for $a {
+            #[inline]
+            fn $fa(&mut self, other: $b) {
+                self.0 = self.0 $op other.0;
+            }
+        }
+    )*};
+}
+
+arithmetic! {
+    Size + Size = Size, Add add AddAssign add_assign;
+    Size - Size = Size, Sub sub SubAssign sub_assign;
+    Offset + Size = Offset, Add add AddAssign add_assign;
+    Offset - Size = Offset, Sub sub SubAssign sub_assign;
+}
+
+/// The distance between two addresses (`self` at or above `other`).
+impl std::ops::Sub for Offset {
+    type Output = Size;
+    #[inline]
+    fn sub(self, other: Offset) -> Size {
+        Size(self.0 - other.0)
+    }
+}
+
+/// A time `steps` later.
+impl std::ops::Add<u64> for Time {
+    type Output = Time;
+    #[inline]
+    fn add(self, steps: u64) -> Time {
+        Time(self.0 + steps)
+    }
+}
+
+/// The number of steps from `other` to `self` (`self` at or after `other`).
+impl std::ops::Sub for Time {
+    type Output = u64;
+    #[inline]
+    fn sub(self, other: Time) -> u64 {
+        self.0 - other.0
+    }
+}
+
+impl std::iter::Sum for Size {
+    fn sum<I: Iterator<Item = Size>>(iter: I) -> Size {
+        Size(iter.map(|s| s.0).sum())
+    }
+}
+
+/// A share of a size (`size / k`, rounded down).
+impl std::ops::Div<u64> for Size {
+    type Output = Size;
+    #[inline]
+    fn div(self, k: u64) -> Size {
+        Size(self.0 / k)
+    }
+}
+
+/// Sizes scale by counts (`k` rows of `size` bytes).
+impl std::ops::Mul<u64> for Size {
+    type Output = Size;
+    #[inline]
+    fn mul(self, k: u64) -> Size {
+        Size(self.0 * k)
+    }
+}
+
+/// An address compares with a size as the address that many bytes above the arena's
+/// start: `offset + size > capacity` reads as it should.
+impl PartialEq<Size> for Offset {
+    #[inline]
+    fn eq(&self, other: &Size) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl PartialOrd<Size> for Offset {
+    #[inline]
+    fn partial_cmp(&self, other: &Size) -> Option<std::cmp::Ordering> {
+        Some(self.0.cmp(&other.0))
+    }
+}
+
 /// The position of a buffer in [`Problem::buffers`]; plans are indexed the same way.
+/// Slices and vectors indexed by buffer take it as an index directly (`offsets[i]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BufferIdx(pub u32);
 
@@ -90,7 +283,15 @@ impl BufferIdx {
     pub const fn index(self) -> usize {
         self.0 as usize
     }
+
+    /// The buffer at position `i` (a problem holds at most `u32::MAX` buffers).
+    #[inline]
+    pub(crate) const fn new(i: usize) -> BufferIdx {
+        BufferIdx(i as u32)
+    }
 }
+
+crate::index::index_slices!(BufferIdx);
 
 impl fmt::Display for BufferIdx {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -381,6 +582,18 @@ impl Problem {
         &self.buffers[idx.index()]
     }
 
+    /// Every buffer's index, in order.
+    #[inline]
+    pub(crate) fn indices(&self) -> impl DoubleEndedIterator<Item = BufferIdx> + Clone {
+        (0..self.buffers.len() as u32).map(BufferIdx)
+    }
+
+    /// The buffers with their indices, in order.
+    #[inline]
+    pub(crate) fn indexed(&self) -> impl Iterator<Item = (BufferIdx, &Buffer)> + Clone {
+        self.indices().zip(&self.buffers)
+    }
+
     /// Number of buffers.
     #[inline]
     pub fn len(&self) -> usize {
@@ -398,6 +611,17 @@ impl Problem {
     #[inline]
     pub fn naive_height(&self) -> Size {
         self.naive_height
+    }
+
+    /// The height of the plan `offsets` (indexed like the buffers): the highest end
+    /// address, 0 for no buffers. Overflow is the caller's to rule out.
+    pub(crate) fn height_of(&self, offsets: &[Offset]) -> Size {
+        self.buffers
+            .iter()
+            .zip(offsets)
+            .map(|(b, &o)| (o + b.size).as_height())
+            .max()
+            .unwrap_or(Size::ZERO)
     }
 
     /// Gives the buffers back.
