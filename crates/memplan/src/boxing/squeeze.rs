@@ -121,7 +121,7 @@ mod tests {
             }
             check_offsets(&p, &one, None).unwrap();
             // A bound below the height abandons.
-            let below = Size(h1.get() - 1);
+            let below = h1 - Size(1);
             let how = Squeeze {
                 bound: Some(&move || below),
                 ..how

@@ -93,7 +93,7 @@ pub(crate) fn minimise_until(
     while out.lower_bound < out.height && !budget.exhausted() && !settled(&out) {
         // A pass ends when the unexplored window is under 1/1024 of the height: bisecting
         // it byte by byte costs a full probe per byte for little gain.
-        if soft.saturating_add(Size(out.height.get() / 1024)) >= out.height {
+        if soft.saturating_add(out.height / 1024) >= out.height {
             if probe_limit >= max_nodes {
                 break;
             }
@@ -105,7 +105,7 @@ pub(crate) fn minimise_until(
         let target = if first {
             out.lower_bound
         } else {
-            soft + Size((out.height - soft - Size(1)).get() / 2)
+            soft + (out.height - soft - Size(1)) / 2
         };
         // The probe at the lower bound (the one that can prove optimality) gets the full
         // limit; the bisection probes between get its square root's share (half the

@@ -530,7 +530,7 @@ mod tests {
                 })
                 .collect();
             let (low, high) = (heights.iter().min().unwrap(), heights.iter().max().unwrap());
-            for good_enough in [Size::ZERO, *low, Size((low.get() + high.get()) / 2), *high] {
+            for good_enough in [Size::ZERO, *low, (*low + *high) / 2, *high] {
                 let last = heights
                     .iter()
                     .position(|&h| h <= good_enough)

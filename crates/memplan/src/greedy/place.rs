@@ -560,7 +560,7 @@ mod tests {
             let (_, full) = place(&p, &seq, Fit::BestFit, None, Kernel::Index)
                 .found()
                 .unwrap();
-            let bound = Size(full.get() - full.get() / 4);
+            let bound = full - full / 4;
             let run = |kernel| place(&p, &seq, Fit::BestFit, Some(bound), kernel);
             assert_eq!(run(Kernel::Occupancy), run(Kernel::Index), "round {round}");
         }

@@ -280,7 +280,7 @@ pub(crate) fn minimise(problem: &Problem, options: &TelamallocOptions, budget: &
         let capacity = if first {
             low
         } else {
-            low + Size((best_height - low - Size(1)).get() / 2)
+            low + (best_height - low - Size(1)) / 2
         };
         first = false;
         match search(problem, capacity, &probe_options, &stop).0 {
