@@ -33,11 +33,59 @@ use std::fmt;
 
 use crate::error::{ProblemError, ProblemErrorKind};
 
+/// The order of a newtype over an integer: the integer's own, each comparison one
+/// instruction as on the integer (the derived order goes through `partial_cmp`, which
+/// the planners' hot loops measurably paid for).
+macro_rules! raw_order {
+    ($name:ty) => {
+        impl PartialOrd for $name {
+            #[inline]
+            fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+                Some(self.0.cmp(&other.0))
+            }
+            #[inline]
+            fn lt(&self, other: &Self) -> bool {
+                self.0 < other.0
+            }
+            #[inline]
+            fn le(&self, other: &Self) -> bool {
+                self.0 <= other.0
+            }
+            #[inline]
+            fn gt(&self, other: &Self) -> bool {
+                self.0 > other.0
+            }
+            #[inline]
+            fn ge(&self, other: &Self) -> bool {
+                self.0 >= other.0
+            }
+        }
+
+        impl Ord for $name {
+            #[inline]
+            fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+                self.0.cmp(&other.0)
+            }
+            #[inline]
+            fn max(self, other: Self) -> Self {
+                Self(self.0.max(other.0))
+            }
+            #[inline]
+            fn min(self, other: Self) -> Self {
+                Self(self.0.min(other.0))
+            }
+        }
+    };
+}
+pub(crate) use raw_order;
+
 macro_rules! newtype {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
         pub struct $name(pub u64);
+
+        crate::types::raw_order!($name);
 
         impl $name {
             /// The raw value.
@@ -270,12 +318,30 @@ impl PartialOrd<Size> for Offset {
     fn partial_cmp(&self, other: &Size) -> Option<std::cmp::Ordering> {
         Some(self.0.cmp(&other.0))
     }
+    #[inline]
+    fn lt(&self, other: &Size) -> bool {
+        self.0 < other.0
+    }
+    #[inline]
+    fn le(&self, other: &Size) -> bool {
+        self.0 <= other.0
+    }
+    #[inline]
+    fn gt(&self, other: &Size) -> bool {
+        self.0 > other.0
+    }
+    #[inline]
+    fn ge(&self, other: &Size) -> bool {
+        self.0 >= other.0
+    }
 }
 
 /// The position of a buffer in [`Problem::buffers`]; plans are indexed the same way.
 /// Slices and vectors indexed by buffer take it as an index directly (`offsets[i]`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BufferIdx(pub u32);
+
+raw_order!(BufferIdx);
 
 impl BufferIdx {
     /// The index as a `usize`, for slicing.

@@ -15,8 +15,10 @@ use crate::sections::{self, Lists, Sections};
 use crate::types::{BufferIdx, Offset, Problem, Size};
 
 /// A free buffer's position in [`Model::free`]: the search's own buffer index.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct FreeIdx(pub(crate) u32);
+
+crate::types::raw_order!(FreeIdx);
 
 impl FreeIdx {
     /// The index as a `usize`, for slicing.

@@ -475,6 +475,7 @@ impl Search<'_, '_> {
     /// monotonic floor (§6.2): every later placement, and so every unplaced buffer of
     /// a section, lies at or above this position, so it plus the largest unplaced load
     /// of a section must fit; checking it here fails such candidates without placing.
+    #[inline]
     fn canonical_bound(&self) -> Option<Offset> {
         if !self.canonical {
             return None;
