@@ -41,7 +41,7 @@ macro_rules! raw_order {
         impl PartialOrd for $name {
             #[inline]
             fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-                Some(self.0.cmp(&other.0))
+                Some(self.cmp(other))
             }
             #[inline]
             fn lt(&self, other: &Self) -> bool {
