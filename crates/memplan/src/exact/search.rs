@@ -58,7 +58,7 @@ use super::{ExactOptions, Preorder};
 use crate::budget::Budget;
 use crate::outcome::{Halt, Verdict};
 use crate::sections::Crossings;
-use crate::types::{Offset, Size};
+use crate::types::{Key, Offset, Size};
 
 /// No offset: an unplaced buffer's, or the floor of one that can never fit.
 const NONE: Offset = Offset(u64::MAX);
@@ -106,8 +106,13 @@ struct Cand {
     b: FreeIdx,
 }
 
-/// The key children are tried in: (offset, rank).
-type Key = (Offset, u32);
+impl Cand {
+    /// The order children are tried in: (offset, rank).
+    #[inline]
+    fn key(&self) -> Key {
+        Key::new(self.off, self.rank)
+    }
+}
 
 /// A trail entry: an index (buffer or section) and the offset it had (a floor or a
 /// section's level). Packed to 12 bytes: the trails hold every change along the current
@@ -337,7 +342,7 @@ impl<'a> Search<'a> {
             }
             let a1 = self.arena.len();
             drop(part);
-            let status = self.search(a0, a1, plo, phi, (base, 0));
+            let status = self.search(a0, a1, plo, phi, Key::new(base, 0));
             self.arena.truncate(a0);
             if status != FOUND {
                 return status;
@@ -377,7 +382,7 @@ impl<'a> Search<'a> {
         let floor_key = if self.opt.canonical {
             min_key
         } else {
-            (Offset::ZERO, 0)
+            Key::default()
         };
         let mut unplaced = 0usize;
         let mut min_height = NONE;
@@ -396,8 +401,8 @@ impl<'a> Search<'a> {
             }
             unplaced += 1;
             min_height = min_height.min(f + self.m.size[b]);
-            let k = (f, c.rank);
-            if k >= floor_key && first.is_none_or(|x| k < (x.off, x.rank)) {
+            let k = Key::new(f, c.rank);
+            if k >= floor_key && first.is_none_or(|x| k < x.key()) {
                 first = Some(Cand { off: f, ..c });
             }
         }
@@ -448,7 +453,7 @@ impl<'a> Search<'a> {
             Verdict::Infeasible => {}
             s => return s,
         }
-        let key = |c: &Cand| (c.off, c.rank);
+        let key = |c: &Cand| c.key();
         let bound = if self.opt.dominance { min_height } else { NONE };
         let mut after = key(&first);
         loop {
@@ -460,7 +465,7 @@ impl<'a> Search<'a> {
                     continue;
                 }
                 let off = self.floor[b];
-                if (off, c.rank) > after && off < bound {
+                if Key::new(off, c.rank) > after && off < bound {
                     self.arena.push(Cand { off, ..c });
                 }
             }
@@ -531,7 +536,7 @@ impl<'a> Search<'a> {
             };
             self.solve_parts(start, end, lo, hi, &cut_points, base)
         } else {
-            self.search(start, end, lo, hi, (c.off, c.rank + 1))
+            self.search(start, end, lo, hi, Key::new(c.off, c.rank + 1))
         };
         if status == FOUND {
             self.solution[b] = c.off;

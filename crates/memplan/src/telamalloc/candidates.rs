@@ -223,7 +223,7 @@ impl Candidates {
             .filter(|&&i| !is_placed(i) && wanted(i))
             .take(count);
         for &i in found {
-            if !out.contains(&i) {
+            if !crate::index::contains(out, i) {
                 out.push(i);
             }
         }

@@ -19,8 +19,9 @@ use super::candidates::Candidates;
 use super::components::{components, Cuts};
 use super::domains::Domains;
 use super::TelamallocOptions;
+use crate::index::contains;
 use crate::outcome::{Halt, Verdict};
-use crate::types::{Buffer, BufferIdx, Offset, Problem, Size};
+use crate::types::{Buffer, BufferIdx, Key, Offset, Problem, Size};
 
 /// Counters of one search, for reporting and tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -74,9 +75,6 @@ enum Split {
     /// The step limit or `stop()`.
     Stopped(Halt),
 }
-
-/// The canonical order's key of a placement: (offset, rank).
-type Key = (Offset, u32);
 
 struct Level {
     candidates: Vec<BufferIdx>,
@@ -260,7 +258,7 @@ impl Search<'_, '_> {
             match failure {
                 None => {
                     self.level_of[c] = d as u32;
-                    let key = (at, self.rank[c]);
+                    let key = Key::new(at, self.rank[c]);
                     let lv = &mut self.levels[d];
                     lv.chosen = Some(c);
                     lv.key = key;
@@ -378,8 +376,8 @@ impl Search<'_, '_> {
             None
         };
         if canonical {
-            if let (Some((r, _)), Some((o, _))) = (&mut row, floor_key) {
-                *r = (*r).max(o);
+            if let (Some((r, _)), Some(k)) = (&mut row, floor_key) {
+                *r = (*r).max(k.offset);
             }
         }
         let domains = &self.domains;
@@ -426,11 +424,11 @@ impl Search<'_, '_> {
             // The heuristics propose alternatives; the first candidate is the one with
             // the lowest canonical key (the lowest-ranked admissible buffer in the row),
             // so that the other buffers of the row are not shut out by a pick.
-            list.sort_by_key(|&y| (self.domains.lowest(y), self.rank[y]));
+            list.sort_by_key(|&y| Key::new(self.domains.lowest(y), self.rank[y]));
             let lowest_row = self
                 .domains
                 .min_lowest()
-                .map(|(m, _)| floor_key.map_or(m, |(o, _)| m.max(o)));
+                .map(|(m, _)| floor_key.map_or(m, |k| m.max(k.offset)));
             if let Some(r) = lowest_row {
                 let first = self.candidates.first_where(
                     self.rank_by,
@@ -454,7 +452,7 @@ impl Search<'_, '_> {
             chosen: None,
             trail_mark: self.domains.trail_len(),
             entry: self.backtracks,
-            key: (Offset::ZERO, 0),
+            key: Key::default(),
             completed: false,
         };
         if level.candidates.is_empty() && canonical {
@@ -522,7 +520,8 @@ impl Search<'_, '_> {
         };
         let bound = self.canonical_bound();
         let domains = &self.domains;
-        let mut rest: Vec<(Offset, u32, BufferIdx)> = Vec::new();
+        // Ranks are a permutation: no two buffers share a key.
+        let mut rest: Vec<(Key, BufferIdx)> = Vec::new();
         for y in self.problem.indices() {
             if self.mark[y] || domains.is_placed(y) {
                 continue;
@@ -536,14 +535,14 @@ impl Search<'_, '_> {
                 })
             };
             if ok {
-                rest.push((domains.lowest(y), self.rank[y], y));
+                rest.push((Key::new(domains.lowest(y), self.rank[y]), y));
             }
         }
         for &c in lv.tried.iter().chain(&lv.candidates[lv.next..]) {
             self.mark[c] = false;
         }
-        rest.sort_unstable();
-        rest.into_iter().map(|(_, _, y)| y).collect()
+        rest.sort_unstable_by_key(|&(key, _)| key);
+        rest.into_iter().map(|(_, y)| y).collect()
     }
 
     /// In row order every later placement lies at or above the lowest position of all,
@@ -607,7 +606,7 @@ impl Search<'_, '_> {
                     chosen: None,
                     trail_mark: 0,
                     entry: 0,
-                    key: (Offset::ZERO, 0),
+                    key: Key::default(),
                     completed: true,
                 },
             );
@@ -669,7 +668,7 @@ impl Search<'_, '_> {
                 if queue.len() >= self.options.backtracking.max_candidates.max(1) {
                     break;
                 }
-                if !lv.tried.contains(&c) && !queue.contains(&c) {
+                if !contains(&lv.tried, c) && !contains(&queue, c) {
                     queue.push(c);
                 }
             }
@@ -724,5 +723,5 @@ fn admissible(
     y: BufferIdx,
 ) -> bool {
     let lo = domains.lowest(y);
-    last.is_none_or(|k| (lo, rank[y]) > k) && below.is_none_or(|t| lo < t)
+    last.is_none_or(|k| Key::new(lo, rank[y]) > k) && below.is_none_or(|t| lo < t)
 }
