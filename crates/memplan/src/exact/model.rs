@@ -18,7 +18,7 @@ use crate::types::{BufferIdx, Offset, Problem, Size};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct FreeIdx(pub(crate) u32);
 
-crate::types::raw_order!(FreeIdx);
+crate::units::raw_order!(FreeIdx);
 
 impl FreeIdx {
     /// The index as a `usize`, for slicing.

@@ -58,7 +58,8 @@ use super::{ExactOptions, Preorder};
 use crate::budget::Budget;
 use crate::outcome::{Halt, Verdict};
 use crate::sections::Crossings;
-use crate::types::{Key, Offset, Size};
+use crate::types::{Offset, Size};
+use crate::units::Key;
 
 /// No offset: an unplaced buffer's, or the floor of one that can never fit.
 const NONE: Offset = Offset(u64::MAX);

@@ -21,7 +21,8 @@ use super::domains::Domains;
 use super::TelamallocOptions;
 use crate::index::contains;
 use crate::outcome::{Halt, Verdict};
-use crate::types::{Buffer, BufferIdx, Key, Offset, Problem, Size};
+use crate::types::{Buffer, BufferIdx, Offset, Problem, Size};
+use crate::units::Key;
 
 /// Counters of one search, for reporting and tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
