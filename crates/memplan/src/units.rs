@@ -10,6 +10,33 @@
 
 use crate::types::{align_up, Offset, Size, Time};
 
+/// The four comparisons of a `PartialOrd<$other>` impl, as those of the raw values
+/// `$x` (of `self`, named `$a`) and `$y` (of `other`, named `$b`).
+macro_rules! raw_comparisons {
+    ($other:ty, |$a:ident, $b:ident| ($x:expr, $y:expr)) => {
+        #[inline]
+        fn lt(&self, other: &$other) -> bool {
+            let ($a, $b) = (self, other);
+            $x < $y
+        }
+        #[inline]
+        fn le(&self, other: &$other) -> bool {
+            let ($a, $b) = (self, other);
+            $x <= $y
+        }
+        #[inline]
+        fn gt(&self, other: &$other) -> bool {
+            let ($a, $b) = (self, other);
+            $x > $y
+        }
+        #[inline]
+        fn ge(&self, other: &$other) -> bool {
+            let ($a, $b) = (self, other);
+            $x >= $y
+        }
+    };
+}
+
 /// The order of a newtype over an integer: the integer's own, each comparison one
 /// instruction as on the integer (the derived order goes through `partial_cmp`, which
 /// the planners' hot loops measurably paid for).
@@ -20,22 +47,7 @@ macro_rules! raw_order {
             fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
                 Some(self.cmp(other))
             }
-            #[inline]
-            fn lt(&self, other: &Self) -> bool {
-                self.0 < other.0
-            }
-            #[inline]
-            fn le(&self, other: &Self) -> bool {
-                self.0 <= other.0
-            }
-            #[inline]
-            fn gt(&self, other: &Self) -> bool {
-                self.0 > other.0
-            }
-            #[inline]
-            fn ge(&self, other: &Self) -> bool {
-                self.0 >= other.0
-            }
+            crate::units::raw_comparisons!(Self, |a, b| (a.0, b.0));
         }
 
         impl Ord for $name {
@@ -54,23 +66,11 @@ macro_rules! raw_order {
         }
     };
 }
-pub(crate) use raw_order;
+pub(crate) use {raw_comparisons, raw_order};
 
 impl Size {
     /// No bytes.
     pub const ZERO: Size = Size(0);
-
-    /// `self + other`, at most `u64::MAX`.
-    #[inline]
-    pub const fn saturating_add(self, other: Size) -> Size {
-        Size(self.0.saturating_add(other.0))
-    }
-
-    /// `self − other`, at least 0.
-    #[inline]
-    pub const fn saturating_sub(self, other: Size) -> Size {
-        Size(self.0.saturating_sub(other.0))
-    }
 
     /// The address `self` bytes above the arena's start (e.g. a capacity as the first
     /// address a plan may not use).
@@ -101,18 +101,6 @@ impl Offset {
             0 => self,
             r => Offset(self.0.saturating_add(alignment.0 - r)),
         }
-    }
-
-    /// `self + size`, at most `u64::MAX`.
-    #[inline]
-    pub const fn saturating_add(self, size: Size) -> Offset {
-        Offset(self.0.saturating_add(size.0))
-    }
-
-    /// `self − size`, at least 0.
-    #[inline]
-    pub const fn saturating_sub(self, size: Size) -> Offset {
-        Offset(self.0.saturating_sub(size.0))
     }
 
     /// The bytes from `base` up to `self`; 0 when `self` is not above `base`.
@@ -151,8 +139,17 @@ impl Time {
     }
 }
 
+/// `$a $op $b = $out` through the operator traits, and the saturating form `$sat`
+/// (at least 0, at most `u64::MAX`).
 macro_rules! arithmetic {
-    ($($a:ident $op:tt $b:ident = $out:ident, $tr:ident $f:ident $tra:ident $fa:ident;)*) => {$(
+    ($($a:ident $op:tt $b:ident = $out:ident, $tr:ident $f:ident $tra:ident $fa:ident $sat:ident;)*) => {$(
+        impl $a {
+            #[doc = concat!("`self ", stringify!($op), " other`, saturating at the bounds of `u64`.")]
+            #[inline]
+            pub const fn $sat(self, other: $b) -> $out {
+                $out(self.0.$sat(other.0))
+            }
+        }
         impl std::ops::$tr<$b> for $a {
             type Output = $out;
             #[inline]
@@ -170,10 +167,10 @@ macro_rules! arithmetic {
 }
 
 arithmetic! {
-    Size + Size = Size, Add add AddAssign add_assign;
-    Size - Size = Size, Sub sub SubAssign sub_assign;
-    Offset + Size = Offset, Add add AddAssign add_assign;
-    Offset - Size = Offset, Sub sub SubAssign sub_assign;
+    Size + Size = Size, Add add AddAssign add_assign saturating_add;
+    Size - Size = Size, Sub sub SubAssign sub_assign saturating_sub;
+    Offset + Size = Offset, Add add AddAssign add_assign saturating_add;
+    Offset - Size = Offset, Sub sub SubAssign sub_assign saturating_sub;
 }
 
 /// The distance between two addresses (`self` at or above `other`).
@@ -241,22 +238,7 @@ impl PartialOrd<Size> for Offset {
     fn partial_cmp(&self, other: &Size) -> Option<std::cmp::Ordering> {
         Some(self.0.cmp(&other.0))
     }
-    #[inline]
-    fn lt(&self, other: &Size) -> bool {
-        self.0 < other.0
-    }
-    #[inline]
-    fn le(&self, other: &Size) -> bool {
-        self.0 <= other.0
-    }
-    #[inline]
-    fn gt(&self, other: &Size) -> bool {
-        self.0 > other.0
-    }
-    #[inline]
-    fn ge(&self, other: &Size) -> bool {
-        self.0 >= other.0
-    }
+    raw_comparisons!(Size, |a, b| (a.0, b.0));
 }
 
 /// A placement's key in a canonical order (MiniMalloc §5): its offset, then its rank in a
@@ -287,22 +269,7 @@ impl PartialOrd for Key {
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
     }
-    #[inline]
-    fn lt(&self, other: &Self) -> bool {
-        self.raw() < other.raw()
-    }
-    #[inline]
-    fn le(&self, other: &Self) -> bool {
-        self.raw() <= other.raw()
-    }
-    #[inline]
-    fn gt(&self, other: &Self) -> bool {
-        self.raw() > other.raw()
-    }
-    #[inline]
-    fn ge(&self, other: &Self) -> bool {
-        self.raw() >= other.raw()
-    }
+    raw_comparisons!(Self, |a, b| (a.raw(), b.raw()));
 }
 
 impl Ord for Key {

@@ -66,8 +66,8 @@ use crate::rng::Rng;
 use crate::types::{BufferIdx, Offset, Problem, Size};
 use jobs::{colour_intervals, Arena, Job};
 
-/// Options of the boxing planner ([`crate::Planner::Boxing`]). Its time limit is
-/// [`crate::Options::time_limit`].
+/// Options of the boxing planner ([`crate::Planner::Boxing`]). Its time limit is the
+/// request's budget ([`crate::Request`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BoxingOptions {
     /// How many box-unbox-squeeze iterations to run at most. Default 100.
