@@ -279,16 +279,16 @@ pub(crate) fn component_ids(problem: &Problem) -> Vec<u32> {
 /// most `parts` runs of whole components of about equal length. Buffers of different
 /// components never conflict, so the runs can be placed apart (e.g. on different threads).
 pub(crate) fn split_at_components<'a>(
-    sequence: &'a [u32],
+    sequence: &'a [BufferIdx],
     component: &[u32],
     parts: usize,
-) -> Vec<&'a [u32]> {
+) -> Vec<&'a [BufferIdx]> {
     let mut cuts = vec![0];
     for t in 1..parts.max(1) {
         let mut at = (sequence.len() * t / parts).max(*cuts.last().expect("non-empty"));
         while at < sequence.len()
             && at > 0
-            && component[sequence[at] as usize] == component[sequence[at - 1] as usize]
+            && component[sequence[at]] == component[sequence[at - 1]]
         {
             at += 1;
         }

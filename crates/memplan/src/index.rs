@@ -1,4 +1,15 @@
-//! An index over buffer lifetimes: "which buffers are live at some time in `[s, e)`?"
+//! Indices: typed indices into slices, and an index over buffer lifetimes.
+//!
+//! # Typed indices
+//!
+//! [`index_slices!`] lets a newtype over `u32` (a [`BufferIdx`], or a family's own index)
+//! index slices and vectors directly, `offsets[i]`, so that code keeps its indices typed
+//! from end to end instead of converting with `as usize` at every access. The bounds
+//! check is the slice's own.
+//!
+//! # An index over lifetimes
+//!
+//! [`TimeIndex`] answers "which buffers are live at some time in `[s, e)`?"
 //!
 //! Buffers are sorted by start. A binary tree over that order stores, for every node,
 //! the latest end among its leaves. A query for `[s, e)` only looks at the prefix of
@@ -10,15 +21,65 @@
 //! Gaps are ignored here: a query reports every buffer whose *lifetime* overlaps; callers
 //! that care refine with [`crate::Buffer::live_together`].
 
-use crate::types::{Lifetime, Problem};
+use crate::types::{BufferIdx, Lifetime, Problem, Time};
+
+/// Lets `$idx`, a newtype over `u32` with a `const fn index(self) -> usize`, index
+/// `[T]` and `Vec<T>` (both: a vector's own `Index` impl would shadow the slice's).
+macro_rules! index_slices {
+    ($idx:ty) => {
+        impl<T> std::ops::Index<$idx> for [T] {
+            type Output = T;
+            #[inline]
+            fn index(&self, i: $idx) -> &T {
+                &self[i.index()]
+            }
+        }
+        impl<T> std::ops::IndexMut<$idx> for [T] {
+            #[inline]
+            fn index_mut(&mut self, i: $idx) -> &mut T {
+                &mut self[i.index()]
+            }
+        }
+        impl<T> std::ops::Index<$idx> for Vec<T> {
+            type Output = T;
+            #[inline]
+            fn index(&self, i: $idx) -> &T {
+                &self[i.index()]
+            }
+        }
+        impl<T> std::ops::IndexMut<$idx> for Vec<T> {
+            #[inline]
+            fn index_mut(&mut self, i: $idx) -> &mut T {
+                &mut self[i.index()]
+            }
+        }
+    };
+}
+pub(crate) use index_slices;
+
+/// `list.contains(&x)`, as fast as on integers: the standard library's fast path (which
+/// compares a chunk at a time, so that the compiler vectorises it) is for primitive
+/// types only, and TelaMalloc's candidate lists are searched at every pick.
+#[inline]
+pub(crate) fn contains(list: &[BufferIdx], x: BufferIdx) -> bool {
+    const CHUNK: usize = 16;
+    let mut chunks = list.chunks_exact(CHUNK);
+    for chunk in &mut chunks {
+        if chunk.iter().fold(false, |seen, &y| seen | (y == x)) {
+            return true;
+        }
+    }
+    chunks.remainder().contains(&x)
+}
 
 pub(crate) struct TimeIndex {
     /// Buffer indices sorted by (start, index).
-    order: Vec<u32>,
+    order: Vec<BufferIdx>,
     /// `starts[k]` is the start of `order[k]`.
-    starts: Vec<u64>,
-    /// Implicit tree: `tree[size + k]` is the end of `order[k]`; inner nodes hold the max.
-    tree: Vec<u64>,
+    starts: Vec<Time>,
+    /// Implicit tree: `tree[size + k]` is the end of `order[k]` (0 when removed); inner
+    /// nodes hold the max.
+    tree: Vec<Time>,
     size: usize,
     /// `position[i]` is the leaf of buffer `i`.
     position: Vec<u32>,
@@ -36,23 +97,20 @@ impl TimeIndex {
     }
 
     fn build(problem: &Problem, filled: bool) -> TimeIndex {
-        let bufs = problem.buffers();
-        let mut order: Vec<u32> = (0..bufs.len() as u32).collect();
-        order.sort_unstable_by_key(|&i| (bufs[i as usize].lifetime.start, i));
-        let starts: Vec<u64> = order
+        let mut order: Vec<BufferIdx> = problem.indices().collect();
+        order.sort_unstable_by_key(|&i| (problem.buffer(i).lifetime.start, i));
+        let starts: Vec<Time> = order
             .iter()
-            .map(|&i| bufs[i as usize].lifetime.start.0)
+            .map(|&i| problem.buffer(i).lifetime.start)
             .collect();
         let size = order.len().next_power_of_two().max(1);
-        let mut tree = vec![0u64; 2 * size];
-        let mut position = vec![0u32; bufs.len()];
+        let mut tree = vec![Time(0); 2 * size];
+        let mut position = vec![0u32; problem.len()];
         for (k, &i) in order.iter().enumerate() {
-            tree[size + k] = if filled {
-                bufs[i as usize].lifetime.end.0
-            } else {
-                0
-            };
-            position[i as usize] = k as u32;
+            if filled {
+                tree[size + k] = problem.buffer(i).lifetime.end;
+            }
+            position[i] = k as u32;
         }
         for node in (1..size).rev() {
             tree[node] = tree[2 * node].max(tree[2 * node + 1]);
@@ -69,8 +127,8 @@ impl TimeIndex {
     /// Calls `f(i)` for every (not removed) buffer `i` whose lifetime overlaps `span`,
     /// in increasing start order.
     #[inline]
-    pub(crate) fn for_each_overlapping(&self, span: Lifetime, mut f: impl FnMut(u32)) {
-        let (s, e) = (span.start.0, span.end.0);
+    pub(crate) fn for_each_overlapping(&self, span: Lifetime, mut f: impl FnMut(BufferIdx)) {
+        let (s, e) = (span.start, span.end);
         let limit = self.starts.partition_point(|&t| t < e);
         if limit == 0 {
             return;
@@ -98,17 +156,17 @@ impl TimeIndex {
     }
 
     /// Removes buffer `i` from all later queries.
-    pub(crate) fn remove(&mut self, i: u32) {
-        self.set_leaf(i, 0);
+    pub(crate) fn remove(&mut self, i: BufferIdx) {
+        self.set_leaf(i, Time(0));
     }
 
     /// Adds buffer `i`, whose lifetime ends at `end`, to later queries.
-    pub(crate) fn insert(&mut self, i: u32, end: u64) {
+    pub(crate) fn insert(&mut self, i: BufferIdx, end: Time) {
         self.set_leaf(i, end);
     }
 
-    fn set_leaf(&mut self, i: u32, end: u64) {
-        let mut node = self.size + self.position[i as usize] as usize;
+    fn set_leaf(&mut self, i: BufferIdx, end: Time) {
+        let mut node = self.size + self.position[i] as usize;
         self.tree[node] = end;
         while node > 1 {
             node /= 2;
@@ -125,6 +183,17 @@ impl TimeIndex {
 mod tests {
     use super::*;
     use crate::types::Buffer;
+
+    #[test]
+    fn contains_finds_exactly_the_listed_indices() {
+        let list: Vec<BufferIdx> = (0..40).map(|i| BufferIdx(3 * i)).collect();
+        for n in [0, 1, 15, 16, 17, 33, 40] {
+            for x in 0..130 {
+                let x = BufferIdx(x);
+                assert_eq!(contains(&list[..n], x), list[..n].contains(&x), "{n} {x}");
+            }
+        }
+    }
 
     #[test]
     fn matches_linear_scan() {
@@ -152,27 +221,27 @@ mod tests {
                 let mut got = Vec::new();
                 idx.for_each_overlapping(q, |i| got.push(i));
                 got.sort_unstable();
-                let want: Vec<u32> = (0..n as u32)
-                    .filter(|&i| {
-                        !removed[i as usize] && p.buffers()[i as usize].lifetime.overlaps(&q)
-                    })
+                let want: Vec<BufferIdx> = p
+                    .indexed()
+                    .filter(|&(i, b)| !removed[i] && b.lifetime.overlaps(&q))
+                    .map(|(i, _)| i)
                     .collect();
                 assert_eq!(got, want, "round {round}");
                 let mut got = Vec::new();
                 grown.for_each_overlapping(q, |i| got.push(i));
                 got.sort_unstable();
-                let want: Vec<u32> = (0..n as u32)
-                    .filter(|&i| {
-                        removed[i as usize] && p.buffers()[i as usize].lifetime.overlaps(&q)
-                    })
+                let want: Vec<BufferIdx> = p
+                    .indexed()
+                    .filter(|&(i, b)| removed[i] && b.lifetime.overlaps(&q))
+                    .map(|(i, _)| i)
                     .collect();
                 assert_eq!(got, want, "round {round}, grown");
                 if round % 2 == 0 {
-                    let r = next(n as u64) as u32;
-                    if !removed[r as usize] {
+                    let r = BufferIdx(next(n as u64) as u32);
+                    if !removed[r] {
                         idx.remove(r);
-                        grown.insert(r, p.buffers()[r as usize].lifetime.end.0);
-                        removed[r as usize] = true;
+                        grown.insert(r, p.buffer(r).lifetime.end);
+                        removed[r] = true;
                     }
                 }
             }

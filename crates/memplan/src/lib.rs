@@ -76,6 +76,7 @@ pub mod telamalloc;
 pub mod testing;
 pub mod tiles;
 mod types;
+mod units;
 mod workers;
 
 pub use analysis::{analyze, load_profile, lower_bound, max_load, Analysis, LoadStep};

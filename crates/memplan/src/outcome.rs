@@ -76,3 +76,49 @@ impl<P, B: Copy + Ord> Outcome<P, B> {
         }
     }
 }
+
+/// How one search ended: the one word every family (the greedy placement kernel, the
+/// exact search, TelaMalloc's search) answers with, inside the crate.
+///
+/// The invariant, for every family: `Found` holds a complete answer (a plan, or what
+/// the caller asked for) that meets the search's bound; `Infeasible` is a **proof** that
+/// none exists under that bound; `Stopped` proves nothing, whatever the reason. So a
+/// caller may end its own search on `Found` or `Infeasible` alone, and may always run
+/// again (with more budget, another bound or another planner) after `Stopped`.
+///
+/// The driver's capacity race answers in the same three ways, with the best plan over
+/// the capacity beside a `Stopped`; its `RaceAnswer` maps one to one:
+/// `Plan(o, p)` is `Found((o, p))`, `Infeasible` is `Infeasible`, `Unknown(best)` is
+/// `Stopped(_)` with `best` kept beside it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Verdict<T> {
+    /// The answer.
+    Found(T),
+    /// Proven: no answer exists under the search's bound.
+    Infeasible,
+    /// Ended without an answer or a proof.
+    Stopped(Halt),
+}
+
+/// Why a search stopped without an answer or a proof.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Halt {
+    /// Its budget said so: the deadline, a cancellation (a lost race included).
+    Budget,
+    /// It reached its own limit: nodes or steps (or the memory the exact search may hold).
+    Limit,
+    /// A greedy pass would have ended above the bound it was given.
+    OverBound,
+    /// A heuristic search ran out of candidates, which proves nothing.
+    Exhausted,
+}
+
+impl<T> Verdict<T> {
+    /// The answer, if found.
+    pub(crate) fn found(self) -> Option<T> {
+        match self {
+            Verdict::Found(t) => Some(t),
+            Verdict::Infeasible | Verdict::Stopped(_) => None,
+        }
+    }
+}

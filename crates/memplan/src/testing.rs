@@ -15,12 +15,17 @@ pub fn polish(
     seed: u64,
     floor: u64,
 ) -> RepairStats {
-    crate::greedy::repair::lower_peak(
+    let mut typed: Vec<crate::Offset> = offsets.iter().map(|&o| crate::Offset(o)).collect();
+    let stats = crate::greedy::repair::lower_peak(
         problem,
-        offsets,
+        &mut typed,
         moves,
         seed,
-        floor,
+        crate::Size(floor),
         &crate::budget::Budget::unlimited(),
-    )
+    );
+    for (o, t) in offsets.iter_mut().zip(typed) {
+        *o = t.get();
+    }
+    stats
 }

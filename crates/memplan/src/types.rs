@@ -36,8 +36,10 @@ use crate::error::{ProblemError, ProblemErrorKind};
 macro_rules! newtype {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
         pub struct $name(pub u64);
+
+        crate::units::raw_order!($name);
 
         impl $name {
             /// The raw value.
@@ -81,8 +83,11 @@ newtype!(
 );
 
 /// The position of a buffer in [`Problem::buffers`]; plans are indexed the same way.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// Slices and vectors indexed by buffer take it as an index directly (`offsets[i]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BufferIdx(pub u32);
+
+crate::units::raw_order!(BufferIdx);
 
 impl BufferIdx {
     /// The index as a `usize`, for slicing.
@@ -90,7 +95,15 @@ impl BufferIdx {
     pub const fn index(self) -> usize {
         self.0 as usize
     }
+
+    /// The buffer at position `i` (a problem holds at most `u32::MAX` buffers).
+    #[inline]
+    pub(crate) const fn new(i: usize) -> BufferIdx {
+        BufferIdx(i as u32)
+    }
 }
+
+crate::index::index_slices!(BufferIdx);
 
 impl fmt::Display for BufferIdx {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -381,6 +394,18 @@ impl Problem {
         &self.buffers[idx.index()]
     }
 
+    /// Every buffer's index, in order.
+    #[inline]
+    pub(crate) fn indices(&self) -> impl DoubleEndedIterator<Item = BufferIdx> + Clone {
+        (0..self.buffers.len() as u32).map(BufferIdx)
+    }
+
+    /// The buffers with their indices, in order.
+    #[inline]
+    pub(crate) fn indexed(&self) -> impl Iterator<Item = (BufferIdx, &Buffer)> + Clone {
+        self.indices().zip(&self.buffers)
+    }
+
     /// Number of buffers.
     #[inline]
     pub fn len(&self) -> usize {
@@ -398,6 +423,17 @@ impl Problem {
     #[inline]
     pub fn naive_height(&self) -> Size {
         self.naive_height
+    }
+
+    /// The height of the plan `offsets` (indexed like the buffers): the highest end
+    /// address, 0 for no buffers. Overflow is the caller's to rule out.
+    pub(crate) fn height_of(&self, offsets: &[Offset]) -> Size {
+        self.buffers
+            .iter()
+            .zip(offsets)
+            .map(|(b, &o)| (o + b.size).as_height())
+            .max()
+            .unwrap_or(Size::ZERO)
     }
 
     /// Gives the buffers back.

@@ -20,11 +20,13 @@
 
 use super::epsilon::{mu, small_job_round, MAX_ROUNDS, PHI};
 use super::jobs::{colour_intervals, Arena, NewBoxes};
+use crate::budget::Budget;
 use crate::rng::Rng;
+use crate::types::{Size, Time};
 
 /// Theorem 16: boxes `roots` (ids in `arena`) until a single size class of boxes is
 /// left. Returns the top-level jobs, which all have the same size (they are boxes unless
-/// there was nothing to box), or `None` when `stop` said so between two rounds.
+/// there was nothing to box), or `None` when the budget ran out between two rounds.
 pub(super) fn box_all(
     arena: &mut Arena,
     roots: Vec<u32>,
@@ -32,25 +34,29 @@ pub(super) fn box_all(
     rng: &mut Rng,
     threads: usize,
     gap_points: bool,
-    stop: &dyn Fn() -> bool,
+    budget: &Budget,
 ) -> Option<Vec<u32>> {
     if roots.is_empty() {
         return Some(roots);
     }
-    let h_max = roots.iter().map(|&j| arena.job(j).size).max().unwrap_or(1);
+    let h_max = roots
+        .iter()
+        .map(|&j| arena.job(j).size)
+        .max()
+        .unwrap_or(Size(1));
     let mut x = roots;
     for _round in 0..MAX_ROUNDS {
-        if stop() {
+        if budget.exhausted() {
             return None;
         }
         let h_min = x.iter().map(|&j| arena.job(j).size).min().unwrap_or(h_max);
         let Some((m, h)) = small_job_round(epsilon, h_min, h_max) else {
             break;
         };
-        let threshold = m * h as f64;
+        let threshold = m * h.get() as f64;
         let (small, large): (Vec<u32>, Vec<u32>) = x
             .iter()
-            .partition(|&&j| arena.job(j).size as f64 <= threshold);
+            .partition(|&&j| arena.job(j).size.get() as f64 <= threshold);
         if small.is_empty() {
             break;
         }
@@ -59,12 +65,12 @@ pub(super) fn box_all(
         x.extend(boxes);
     }
     // The last application, with μ* in place of ε (§3.2) and H = h_max / μ*.
-    if stop() {
+    if budget.exhausted() {
         return None;
     }
     let h_min = x.iter().map(|&j| arena.job(j).size).min().unwrap_or(h_max);
-    let mu_star = mu(epsilon, h_max as f64 / h_min as f64).min(PHI);
-    let h = (h_max as f64 / mu_star).ceil() as u64;
+    let mu_star = mu(epsilon, h_max.get() as f64 / h_min.get() as f64).min(PHI);
+    let h = Size((h_max.get() as f64 / mu_star).ceil() as u64);
     Some(box_by_size_class(
         arena,
         &x,
@@ -78,16 +84,17 @@ pub(super) fn box_all(
 
 /// Rounds `size` up to `⌊(1 + ε)^i⌋` with `(1 + ε)^(i−1) < size <= (1 + ε)^i`
 /// (Corollary 15's first step).
-fn round_up(size: u64, epsilon: f64) -> u64 {
-    if size <= 1 {
+fn round_up(size: Size, epsilon: f64) -> Size {
+    let bytes = size.get();
+    if bytes <= 1 {
         return size;
     }
     let base = 1.0 + epsilon;
-    let i = ((size as f64).ln() / base.ln()).ceil();
+    let i = ((bytes as f64).ln() / base.ln()).ceil();
     let rounded = base.powf(i).floor();
     // Guard against floating-point error: never round down.
-    if rounded >= size as f64 {
-        (rounded as u64).max(size)
+    if rounded >= bytes as f64 {
+        Size((rounded as u64).max(bytes))
     } else {
         size
     }
@@ -99,18 +106,18 @@ fn round_up(size: u64, epsilon: f64) -> u64 {
 pub(super) fn box_by_size_class(
     arena: &mut Arena,
     jobs: &[u32],
-    box_size: u64,
+    box_size: Size,
     epsilon: f64,
     rng: &mut Rng,
     threads: usize,
     gap_points: bool,
 ) -> Vec<u32> {
-    let mut keyed: Vec<(u64, u32)> = jobs
+    let mut keyed: Vec<(Size, u32)> = jobs
         .iter()
         .map(|&j| (round_up(arena.job(j).size, epsilon), j))
         .collect();
     keyed.sort_unstable_by_key(|&(h, _)| h);
-    let mut classes: Vec<(u64, Vec<u32>, u64)> = Vec::new();
+    let mut classes: Vec<(Size, Vec<u32>, u64)> = Vec::new();
     for (h, j) in keyed {
         match classes.last_mut() {
             Some((ch, members, _)) if *ch == h => members.push(j),
@@ -121,9 +128,9 @@ pub(super) fn box_by_size_class(
         c.2 = rng.next_u64();
     }
     let shared: &Arena = arena;
-    let run = |(h, members, seed): &(u64, Vec<u32>, u64)| {
+    let run = |(h, members, seed): &(Size, Vec<u32>, u64)| {
         // k = ⌊H/h⌋ jobs per box; invariants keep k >= 1, the guard keeps boxes valid.
-        let per_box = (box_size / h).max(1) as usize;
+        let per_box = (box_size.get() / h.get()).max(1) as usize;
         let size = box_size.max(*h);
         let mut out = NewBoxes::default();
         box_one_class(
@@ -193,7 +200,7 @@ fn box_one_class(
     arena: &Arena,
     members: Vec<u32>,
     per_box: usize,
-    box_size: u64,
+    box_size: Size,
     epsilon: f64,
     seed: u64,
     gap_points: bool,
@@ -201,14 +208,16 @@ fn box_one_class(
 ) {
     struct Sub {
         jobs: Vec<u32>,
-        lo: u64,
-        hi: u64,
-        points: Vec<u64>,
+        lo: Time,
+        hi: Time,
+        points: Vec<Time>,
         seed: u64,
     }
-    let (lo, hi) = members.iter().fold((u64::MAX, 0), |(l, h), &j| {
-        (l.min(arena.job(j).start), h.max(arena.job(j).end))
-    });
+    let (lo, hi) = members
+        .iter()
+        .fold((Time(u64::MAX), Time(0)), |(l, h), &j| {
+            (l.min(arena.job(j).start), h.max(arena.job(j).end))
+        });
     let mut stack = vec![Sub {
         jobs: members,
         lo,
@@ -222,7 +231,7 @@ fn box_one_class(
         }
         let mut rng = Rng::new(sub.seed);
         let mut points = sub.points;
-        let contains = |points: &[u64], j: u32| {
+        let contains = |points: &[Time], j: u32| {
             let job = arena.job(j);
             let k = points.partition_point(|&p| p < job.start);
             k < points.len() && points[k] < job.end
@@ -302,10 +311,10 @@ fn box_rows(
     arena: &Arena,
     jobs: &[u32],
     per_box: usize,
-    box_size: u64,
-    bounds: (u64, u64),
+    box_size: Size,
+    (start, end): (Time, Time),
     out: &mut NewBoxes,
-) -> Vec<u64> {
+) -> Vec<Time> {
     if jobs.is_empty() {
         return Vec::new();
     }
@@ -317,7 +326,7 @@ fn box_rows(
     let mut gaps = Vec::new();
     for row in &mut by_row {
         row.sort_by_key(|&j| arena.job(j).start);
-        let mut free_from = bounds.0;
+        let mut free_from = start;
         for &j in row.iter() {
             let job = arena.job(j);
             if job.start > free_from {
@@ -326,7 +335,7 @@ fn box_rows(
             }
             free_from = job.end;
         }
-        if free_from < bounds.1 {
+        if free_from < end {
             gaps.push(free_from);
         }
     }
@@ -347,7 +356,7 @@ fn split_into_strips(
     arena: &Arena,
     live: &[u32],
     per_box: usize,
-    box_size: u64,
+    box_size: Size,
     epsilon: f64,
     out: &mut NewBoxes,
 ) -> Vec<u32> {
@@ -421,13 +430,13 @@ mod tests {
         for eps in [0.01, 0.1, 0.3, PHI] {
             let mut last = 0;
             for s in 1..5000u64 {
-                let r = round_up(s, eps);
+                let r = round_up(Size(s), eps).get();
                 assert!(r >= s);
                 assert!(r >= last, "monotone");
                 last = r;
             }
         }
-        assert!(round_up(1000, 0.5) < 1000 * 3 / 2 + 1);
+        assert!(round_up(Size(1000), 0.5) < Size(1000 * 3 / 2 + 1));
     }
 
     /// Boxes never hold more than `per_box` jobs live at one time.
@@ -440,9 +449,9 @@ mod tests {
                 .map(|i| {
                     let s = rng.range(0, 200);
                     Job {
-                        size: 1,
-                        start: s,
-                        end: s + 1 + rng.range(0, 60),
+                        size: Size(1),
+                        start: Time(s),
+                        end: Time(s + 1 + rng.range(0, 60)),
                         first: i as u32,
                         count: 0,
                     }
@@ -459,7 +468,7 @@ mod tests {
                 &arena,
                 (0..n as u32).collect(),
                 per_box,
-                per_box as u64,
+                Size(per_box as u64),
                 eps,
                 round as u64,
                 round % 2 == 0,
@@ -471,13 +480,9 @@ mod tests {
                 for &m in members {
                     seen[m as usize] += 1;
                 }
-                for t in b.start..b.end {
-                    let depth = members
-                        .iter()
-                        .filter(|&&m| {
-                            arena.jobs[m as usize].start <= t && t < arena.jobs[m as usize].end
-                        })
-                        .count();
+                for t in b.start.get()..b.end.get() {
+                    let live = |j: &Job| j.start <= Time(t) && Time(t) < j.end;
+                    let depth = members.iter().filter(|&&m| live(arena.job(m))).count();
                     assert!(depth <= per_box, "round {round}: depth {depth} > {per_box}");
                 }
             }

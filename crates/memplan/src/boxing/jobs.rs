@@ -20,25 +20,56 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use crate::types::{Buffer, BufferIdx, Size, Time};
+
 /// The leaf payload of the dummy job (idealloc §5.6): it is boxed like any job and
 /// skipped when offsets are handed out.
-pub(super) const DUMMY: u32 = u32::MAX;
+const DUMMY: u32 = u32::MAX;
 
 /// One job. `count == 0` marks a leaf whose `first` is a buffer index (or [`DUMMY`]);
 /// otherwise the job is a box whose contents are `children[first .. first + count]`.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Job {
-    pub size: u64,
-    pub start: u64,
-    pub end: u64,
+    pub size: Size,
+    pub start: Time,
+    pub end: Time,
     pub first: u32,
     pub count: u32,
 }
 
 impl Job {
+    /// The leaf of buffer `i`: its size over its whole lifetime (gaps ignored).
+    pub fn leaf(i: BufferIdx, b: &Buffer) -> Job {
+        Job {
+            size: b.size,
+            start: b.lifetime.start,
+            end: b.lifetime.end,
+            first: i.0,
+            count: 0,
+        }
+    }
+
+    /// The dummy job (idealloc §5.6), a leaf of no buffer.
+    pub fn dummy(size: Size, start: Time, end: Time) -> Job {
+        Job {
+            size,
+            start,
+            end,
+            first: DUMMY,
+            count: 0,
+        }
+    }
+
     #[inline]
     pub fn is_leaf(&self) -> bool {
         self.count == 0
+    }
+
+    /// The buffer of a leaf (`None` for the dummy job).
+    #[inline]
+    pub fn buffer(&self) -> Option<BufferIdx> {
+        debug_assert!(self.is_leaf());
+        (self.first != DUMMY).then_some(BufferIdx(self.first))
     }
 }
 
@@ -86,9 +117,9 @@ pub(super) struct NewBoxes {
 
 impl NewBoxes {
     /// Boxes `members` (ids in `arena`) into one box of `size` bytes.
-    pub fn push_box(&mut self, arena: &Arena, size: u64, members: impl IntoIterator<Item = u32>) {
+    pub fn push_box(&mut self, arena: &Arena, size: Size, members: impl IntoIterator<Item = u32>) {
         let first = self.children.len() as u32;
-        let (mut start, mut end) = (u64::MAX, 0u64);
+        let (mut start, mut end) = (Time(u64::MAX), Time(0));
         for m in members {
             let j = arena.job(m);
             start = start.min(j.start);
@@ -118,7 +149,7 @@ pub(super) fn colour_intervals(arena: &Arena, items: &[u32]) -> (Vec<u32>, u32) 
     let mut by_start: Vec<u32> = (0..items.len() as u32).collect();
     by_start.sort_by_key(|&k| arena.job(items[k as usize]).start);
     let mut rows = vec![0u32; items.len()];
-    let mut active: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
+    let mut active: BinaryHeap<Reverse<(Time, u32)>> = BinaryHeap::new();
     let mut free: BinaryHeap<Reverse<u32>> = BinaryHeap::new();
     let mut next_row = 0u32;
     for k in by_start {
@@ -145,12 +176,12 @@ pub(super) fn colour_intervals(arena: &Arena, items: &[u32]) -> (Vec<u32>, u32) 
 
 /// True when some two of `items` overlap in time. O(n log n).
 pub(super) fn any_overlap(arena: &Arena, items: &[u32]) -> bool {
-    let mut spans: Vec<(u64, u64)> = items
+    let mut spans: Vec<(Time, Time)> = items
         .iter()
         .map(|&j| (arena.job(j).start, arena.job(j).end))
         .collect();
     spans.sort_unstable();
-    let mut reach = 0u64;
+    let mut reach = Time(0);
     for (k, &(s, e)) in spans.iter().enumerate() {
         if k > 0 && s < reach {
             return true;
@@ -170,9 +201,9 @@ mod tests {
                 .iter()
                 .enumerate()
                 .map(|(i, &(start, end))| Job {
-                    size: 1,
-                    start,
-                    end,
+                    size: Size(1),
+                    start: Time(start),
+                    end: Time(end),
                     first: i as u32,
                     count: 0,
                 })

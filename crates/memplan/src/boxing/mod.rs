@@ -58,16 +58,16 @@ mod unbox;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use crate::analysis::{component_ids, height_of, max_load};
+use crate::analysis::{component_ids, max_load};
 use crate::budget::Budget;
 use crate::greedy::{self, repair, Fit, Order};
+use crate::outcome::{Halt, Verdict};
 use crate::rng::Rng;
-use crate::types::{Offset, Problem};
-use jobs::{colour_intervals, Arena, Job, DUMMY};
-use squeeze::Stopped;
+use crate::types::{BufferIdx, Offset, Problem, Size};
+use jobs::{colour_intervals, Arena, Job};
 
-/// Options of the boxing planner ([`crate::Planner::Boxing`]). Its time limit is
-/// [`crate::Options::time_limit`].
+/// Options of the boxing planner ([`crate::Planner::Boxing`]). Its time limit is the
+/// request's budget ([`crate::Request`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BoxingOptions {
     /// How many box-unbox-squeeze iterations to run at most. Default 100.
@@ -207,13 +207,18 @@ pub(crate) struct RunStats {
     /// The iteration whose plan won, if one beat the incumbent.
     pub winner: Option<u32>,
     /// The height before and after the peak repair (equal when it found nothing).
-    pub polished: Option<(u64, u64)>,
+    pub polished: Option<(Size, Size)>,
 }
 
 /// The largest naive height (sum of the sizes, see [`Problem::naive_height`]) boxing
 /// iterates on: 2^50 bytes (1 PiB). Found by fuzzing: the dummy job of a problem with
 /// sizes near 2^53 overflowed a `u64`.
-const MAX_HEIGHT: u64 = 1 << 50;
+const MAX_HEIGHT: Size = Size(1 << 50);
+
+/// The height at which boxing stops: the max load plus the fragmentation allowed.
+fn target(problem: &Problem, options: &BoxingOptions) -> Size {
+    max_load(problem).saturating_add(Size(options.target_fragmentation))
+}
 
 /// Runs the boxing planner. `incumbent` is a plan to beat (the portfolio's best greedy
 /// plan); without one, the [`Bootstrap`] of the options makes it.
@@ -242,9 +247,7 @@ pub(crate) fn run(
             problem,
             &greedy::portfolio(),
             threads,
-            max_load(problem)
-                .0
-                .saturating_add(options.target_fragmentation),
+            target(problem, options),
             budget,
         ),
     });
@@ -276,18 +279,15 @@ fn polish(
     budget: &Budget,
     offsets: Vec<Offset>,
     round: u64,
-) -> (Vec<Offset>, u64, u64) {
-    let before = height_of(problem, &offsets);
+) -> (Vec<Offset>, Size, Size) {
+    let before = problem.height_of(&offsets);
     if options.polish_moves == 0 || budget.exhausted() {
         return (offsets, before, before);
     }
-    let target = max_load(problem)
-        .0
-        .saturating_add(options.target_fragmentation);
-    let start: Vec<u64> = offsets.iter().map(|o| o.0).collect();
+    let target = target(problem, options);
     const CHAINS: usize = 2;
     let chain = |c: usize| {
-        let mut o = start.clone();
+        let mut o = offsets.clone();
         let seed = iteration_seed(options.seed ^ 0x706f_6c69_7368 ^ round, c);
         let r = repair::lower_peak(
             problem,
@@ -297,9 +297,9 @@ fn polish(
             target,
             budget,
         );
-        (r.height_after, o)
+        (Size(r.height_after), o)
     };
-    let results: Vec<(u64, Vec<u64>)> = if threads <= 1 {
+    let results: Vec<(Size, Vec<Offset>)> = if threads <= 1 {
         (0..CHAINS).map(chain).collect()
     } else {
         std::thread::scope(|s| {
@@ -312,9 +312,9 @@ fn polish(
     // The lowest height; ties to the lower chain.
     let (after, best) = results
         .into_iter()
-        .min_by_key(|r| r.0)
+        .min_by_key(|&(height, _)| height)
         .expect("one chain at least");
-    (best.into_iter().map(Offset).collect(), before, after)
+    (best, before, after)
 }
 
 /// The box-unbox-squeeze iterations against `incumbent` (the bootstrap or the
@@ -328,19 +328,18 @@ fn run_iterations(
     incumbent: Option<Vec<Offset>>,
 ) -> (Vec<Offset>, RunStats) {
     let mut stats = RunStats::default();
-    let bufs = problem.buffers();
-    let free: Vec<u32> = (0..bufs.len() as u32)
-        .filter(|&i| bufs[i as usize].fixed_offset.is_none())
+    let free: Vec<BufferIdx> = problem
+        .indexed()
+        .filter(|(_, b)| b.fixed_offset.is_none())
+        .map(|(i, _)| i)
         .collect();
     let incumbent_height = incumbent
         .as_ref()
-        .map_or(u64::MAX, |o| height_of(problem, o));
-    let target = max_load(problem)
-        .0
-        .saturating_add(options.target_fragmentation);
+        .map_or(Size(u64::MAX), |o| problem.height_of(o));
+    let target = target(problem, options);
     // Boxing's arithmetic needs headroom (the dummy job is about 2217 times the smallest
     // size and boxes stack sizes): above MAX_HEIGHT it keeps the incumbent.
-    let too_large = problem.naive_height().0 > MAX_HEIGHT;
+    let too_large = problem.naive_height() > MAX_HEIGHT;
     if free.is_empty()
         || incumbent_height <= target
         || options.iterations == 0
@@ -357,13 +356,17 @@ fn run_iterations(
     let iterations = options.iterations as usize;
     let workers = threads.min(iterations).max(1);
     let inner_threads = (threads / workers).max(1);
+    // The heights of the iterations that finished (their bytes; `u64::MAX`: not yet).
     let heights: Vec<AtomicU64> = (0..iterations).map(|_| AtomicU64::new(u64::MAX)).collect();
     let stop_at = AtomicUsize::new(usize::MAX);
     let next = AtomicUsize::new(0);
     let completed = AtomicUsize::new(0);
     let abandoned = AtomicUsize::new(0);
+    // Each iteration runs on a budget of its own, which an earlier iteration that reaches
+    // the target cancels.
+    let own: Vec<Budget> = (0..iterations).map(|_| budget.child()).collect();
     // Plans not beaten by a lower-numbered, lower-or-equal one: (iteration, height, offsets).
-    let front: Mutex<Vec<(usize, u64, Vec<u64>)>> = Mutex::new(Vec::new());
+    let front: Mutex<Vec<(usize, Size, Vec<Offset>)>> = Mutex::new(Vec::new());
 
     let worker = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
@@ -376,32 +379,35 @@ fn run_iterations(
         let bound = || {
             heights[..k]
                 .iter()
-                .map(|h| h.load(Ordering::Relaxed))
+                .map(|h| Size(h.load(Ordering::Relaxed)))
                 .min()
-                .unwrap_or(u64::MAX)
+                .unwrap_or(Size(u64::MAX))
                 .min(incumbent_height)
         };
-        let stop = || k > stop_at.load(Ordering::Relaxed) || budget.exhausted();
-        let result = iterate(
+        let iteration = Iteration {
+            seed: iteration_seed(options.seed, k),
+            fit: options.squeeze.for_iteration(k),
+            budget: &own[k],
+            bound: options
+                .abandon
+                .then_some(&bound as &(dyn Fn() -> Size + Sync)),
+        };
+        match iterate(
             problem,
             &base,
             &free,
             &component,
             eps,
-            iteration_seed(options.seed, k),
+            options,
             inner_threads,
-            options.inherit_critical_times,
-            options.squeeze.for_iteration(k),
-            options.abandon,
-            &bound,
-            &stop,
-        );
-        match result {
-            Ok((offsets, h)) => {
+            &iteration,
+        ) {
+            Verdict::Found((offsets, h)) => {
                 completed.fetch_add(1, Ordering::Relaxed);
-                heights[k].store(h, Ordering::Relaxed);
+                heights[k].store(h.get(), Ordering::Relaxed);
                 if h <= target {
                     stop_at.fetch_min(k, Ordering::Relaxed);
+                    own[k + 1..].iter().for_each(Budget::cancel);
                 }
                 let mut f = front.lock().expect("no panic while holding the lock");
                 if !f.iter().any(|&(m, hm, _)| m <= k && hm <= h) {
@@ -409,10 +415,10 @@ fn run_iterations(
                     f.push((k, h, offsets));
                 }
             }
-            Err(Stopped::OverBound) => {
+            Verdict::Stopped(Halt::OverBound) => {
                 abandoned.fetch_add(1, Ordering::Relaxed);
             }
-            Err(Stopped::Stopped) => {}
+            Verdict::Stopped(_) | Verdict::Infeasible => {}
         }
     };
     crate::workers::run_workers(workers, worker);
@@ -429,7 +435,7 @@ fn run_iterations(
     match winner {
         Some((k, _, offsets)) => {
             stats.winner = Some(k as u32);
-            (offsets.into_iter().map(Offset).collect(), stats)
+            (offsets, stats)
         }
         None => (incumbent.unwrap_or_else(|| greedy::naive(problem)), stats),
     }
@@ -437,19 +443,10 @@ fn run_iterations(
 
 /// The prelude of the iterations (idealloc §5.6): a leaf job per free buffer, the dummy
 /// job that spans them all (when their sizes call for one), and ε.
-fn prelude(problem: &Problem, free: &[u32], options: &BoxingOptions) -> (Arena, f64) {
-    let bufs = problem.buffers();
+fn prelude(problem: &Problem, free: &[BufferIdx], options: &BoxingOptions) -> (Arena, f64) {
     let mut base = Arena::default();
-    for &i in free {
-        let b = &bufs[i as usize];
-        base.jobs.push(Job {
-            size: b.size.0,
-            start: b.lifetime.start.0,
-            end: b.lifetime.end.0,
-            first: i,
-            count: 0,
-        });
-    }
+    base.jobs
+        .extend(free.iter().map(|&i| Job::leaf(i, problem.buffer(i))));
     let h_min = base
         .jobs
         .iter()
@@ -470,19 +467,24 @@ fn prelude(problem: &Problem, free: &[u32], options: &BoxingOptions) -> (Arena, 
             .min()
             .expect("free buffers");
         let end = base.jobs.iter().map(|j| j.end).max().expect("free buffers");
-        base.jobs.push(Job {
-            size,
-            start,
-            end,
-            first: DUMMY,
-            count: 0,
-        });
+        base.jobs.push(Job::dummy(size, start, end));
     }
-    let mut sizes: Vec<u64> = base.jobs.iter().map(|j| j.size).collect();
+    let mut sizes: Vec<Size> = base.jobs.iter().map(|j| j.size).collect();
     sizes.sort_unstable();
     sizes.dedup();
     let eps = epsilon::choose_epsilon(&sizes, options.calibrate_epsilon);
     (base, eps)
+}
+
+/// What one iteration runs with, beside the prelude every iteration shares.
+struct Iteration<'a> {
+    seed: u64,
+    /// How the squeeze picks addresses.
+    fit: Fit,
+    budget: &'a Budget,
+    /// The height to beat, re-read as the squeeze goes (abandoning at once above it);
+    /// `None` when abandoning is off.
+    bound: Option<&'a (dyn Fn() -> Size + Sync)>,
 }
 
 /// One box-unbox-squeeze iteration (§3, §4).
@@ -490,43 +492,40 @@ fn prelude(problem: &Problem, free: &[u32], options: &BoxingOptions) -> (Arena, 
 fn iterate(
     problem: &Problem,
     base: &Arena,
-    free: &[u32],
+    free: &[BufferIdx],
     component: &[u32],
     eps: f64,
-    seed: u64,
+    options: &BoxingOptions,
     threads: usize,
-    gap_points: bool,
-    fit: Fit,
-    abandon: bool,
-    bound: &(dyn Fn() -> u64 + Sync),
-    stop: &(dyn Fn() -> bool + Sync),
-) -> Result<(Vec<u64>, u64), Stopped> {
-    let mut rng = Rng::new(seed);
+    iteration: &Iteration<'_>,
+) -> Verdict<(Vec<Offset>, Size)> {
+    let mut rng = Rng::new(iteration.seed);
     let mut arena = base.clone();
     let roots: Vec<u32> = (0..arena.jobs.len() as u32).collect();
-    let top = boxer::box_all(&mut arena, roots, eps, &mut rng, threads, gap_points, &stop);
-    let Some(top) = top.filter(|_| !stop()) else {
-        return Err(Stopped::Stopped);
+    let gap_points = options.inherit_critical_times;
+    let budget = iteration.budget;
+    let top = boxer::box_all(
+        &mut arena, roots, eps, &mut rng, threads, gap_points, budget,
+    );
+    let Some(top) = top.filter(|_| !budget.exhausted()) else {
+        return Verdict::Stopped(Halt::Budget);
     };
-    let bufs = problem.buffers();
-    let mut sparse = vec![0u64; bufs.len()];
+    let mut sparse = vec![Offset::ZERO; problem.len()];
     unbox::unbox_all(&arena, &top, &mut sparse);
     drop(arena);
     // Grouped by time component first: the same plan (components never conflict), but
     // the index walks stay local in memory and components can go to different threads.
     let mut sequence = free.to_vec();
     sequence.sort_by_key(|&i| {
-        let b = &bufs[i as usize];
-        (
-            component[i as usize],
-            sparse[i as usize],
-            std::cmp::Reverse(b.size),
-            i,
-        )
+        let size = problem.buffer(i).size;
+        (component[i], sparse[i], std::cmp::Reverse(size), i)
     });
-    squeeze::squeeze_components(
-        problem, &sequence, component, threads, fit, abandon, bound, stop,
-    )
+    let squeeze = squeeze::Squeeze {
+        fit: iteration.fit,
+        budget,
+        bound: iteration.bound,
+    };
+    squeeze::squeeze_components(problem, &sequence, component, threads, &squeeze)
 }
 
 /// A well-mixed seed for iteration `k`.
@@ -550,30 +549,24 @@ fn elementary(problem: &Problem) -> Option<Vec<Offset>> {
         return None;
     }
     let arena = Arena {
-        jobs: bufs
-            .iter()
-            .enumerate()
-            .map(|(i, b)| Job {
-                size: b.size.0,
-                start: b.lifetime.start.0,
-                end: b.lifetime.end.0,
-                first: i as u32,
-                count: 0,
-            })
-            .collect(),
+        jobs: problem.indexed().map(|(i, b)| Job::leaf(i, b)).collect(),
         children: Vec::new(),
     };
     let all: Vec<u32> = (0..bufs.len() as u32).collect();
     if !jobs::any_overlap(&arena, &all) {
-        return Some(vec![Offset(0); bufs.len()]);
+        return Some(vec![Offset::ZERO; bufs.len()]);
     }
-    let size = bufs[0].size.0;
+    let size = bufs[0].size;
     if bufs
         .iter()
-        .all(|b| b.size.0 == size && size.checked_rem(b.alignment.0) == Some(0))
+        .all(|b| b.size == size && size.get().checked_rem(b.alignment.get()) == Some(0))
     {
         let (rows, _) = colour_intervals(&arena, &all);
-        return Some(rows.iter().map(|&r| Offset(r as u64 * size)).collect());
+        return Some(
+            rows.iter()
+                .map(|&r| Offset::ZERO + size * u64::from(r))
+                .collect(),
+        );
     }
     None
 }

@@ -14,73 +14,78 @@
 //! known so far, the squeeze gives up, since it could not beat that plan.
 
 use crate::analysis::split_at_components;
-pub(super) use crate::greedy::Halted as Stopped;
+use crate::budget::Budget;
 use crate::greedy::{place_sequence, Fit};
-use crate::types::Problem;
+use crate::outcome::Verdict;
+use crate::types::{BufferIdx, Offset, Problem, Size};
 
-/// How often (in placements) the squeeze refreshes its bound and polls `stop`.
+/// How often (in placements) the squeeze refreshes its bound and polls its budget.
 const POLL_EVERY: usize = 1024;
 
 /// Below this many buffers, a squeeze stays on one thread.
 const PARALLEL_MIN_BUFFERS: usize = if cfg!(test) { 64 } else { 50_000 };
 
+/// How a squeeze places, and when it stops.
+pub(super) struct Squeeze<'a> {
+    pub fit: Fit,
+    pub budget: &'a Budget,
+    /// The height to beat, re-read every [`POLL_EVERY`] placements: a buffer ending above
+    /// it abandons the squeeze (`None`: never).
+    pub bound: Option<&'a (dyn Fn() -> Size + Sync)>,
+}
+
 /// [`squeeze`] on up to `threads` threads: `sequence` must be grouped by time component
 /// (`component[i]`); runs of whole components are squeezed apart, which gives the same
 /// offsets as one pass since buffers in different components never conflict.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn squeeze_components(
     problem: &Problem,
-    sequence: &[u32],
+    sequence: &[BufferIdx],
     component: &[u32],
     threads: usize,
-    fit: Fit,
-    abandon: bool,
-    bound: &(dyn Fn() -> u64 + Sync),
-    stop: &(dyn Fn() -> bool + Sync),
-) -> Result<(Vec<u64>, u64), Stopped> {
+    how: &Squeeze<'_>,
+) -> Verdict<(Vec<Offset>, Size)> {
     if threads <= 1 || sequence.len() < PARALLEL_MIN_BUFFERS {
-        return squeeze(problem, sequence, fit, abandon, bound, stop);
+        return squeeze(problem, sequence, how);
     }
     let runs = split_at_components(sequence, component, threads);
-    let results: Vec<Result<(Vec<u64>, u64), Stopped>> = std::thread::scope(|s| {
+    let results: Vec<Verdict<(Vec<Offset>, Size)>> = std::thread::scope(|s| {
         let handles: Vec<_> = runs
             .iter()
-            .map(|run| s.spawn(move || squeeze(problem, run, fit, abandon, bound, stop)))
+            .map(|run| s.spawn(move || squeeze(problem, run, how)))
             .collect();
         handles
             .into_iter()
             .map(|h| h.join().expect("the squeeze does not panic"))
             .collect()
     });
-    let mut merged: Option<(Vec<u64>, u64)> = None;
+    let mut merged: Option<(Vec<Offset>, Size)> = None;
     for (run, r) in runs.iter().zip(results) {
-        let (offsets, h) = r?;
+        let (offsets, h) = match r {
+            Verdict::Found(found) => found,
+            other => return other,
+        };
         match &mut merged {
             None => merged = Some((offsets, h)),
             Some((m, mh)) => {
                 for &i in run.iter() {
-                    m[i as usize] = offsets[i as usize];
+                    m[i] = offsets[i];
                 }
                 *mh = (*mh).max(h);
             }
         }
     }
-    Ok(merged.expect("at least one run"))
+    Verdict::Found(merged.expect("at least one run"))
 }
 
-/// Places fixed buffers, then `sequence` (every free buffer once) with `fit`, through
-/// the greedy placement kernel. `bound()` is re-read every [`POLL_EVERY`] placements;
-/// with `abandon` off it is ignored. Returns the offsets and the height.
+/// Places fixed buffers, then `sequence` (every free buffer once), through the greedy
+/// placement kernel. Returns the offsets and the height.
 pub(super) fn squeeze(
     problem: &Problem,
-    sequence: &[u32],
-    fit: Fit,
-    abandon: bool,
-    bound: &dyn Fn() -> u64,
-    stop: &dyn Fn() -> bool,
-) -> Result<(Vec<u64>, u64), Stopped> {
-    let bound = abandon.then_some(bound);
-    place_sequence(problem, sequence, fit, POLL_EVERY, stop, bound)
+    sequence: &[BufferIdx],
+    how: &Squeeze<'_>,
+) -> Verdict<(Vec<Offset>, Size)> {
+    let bound = how.bound.map(|b| b as &dyn Fn() -> Size);
+    place_sequence(problem, sequence, how.fit, POLL_EVERY, how.budget, bound)
 }
 
 #[cfg(test)]
@@ -89,7 +94,7 @@ mod tests {
     use crate::analysis::component_ids;
     use crate::checker::check_offsets;
     use crate::generate::{generate_model_like, GenOptions};
-    use crate::types::Offset;
+    use crate::outcome::Halt;
 
     /// Squeezing runs of components on several threads gives the one-thread offsets.
     #[test]
@@ -99,33 +104,30 @@ mod tests {
             seed: 2,
         });
         let component = component_ids(&p);
-        let mut sequence: Vec<u32> = (0..p.len() as u32).collect();
+        let mut sequence: Vec<BufferIdx> = p.indices().collect();
         // Any order within a component; here a scrambled one.
-        sequence.sort_by_key(|&i| (component[i as usize], (i as u64 * 2654435761) % 1000));
+        sequence.sort_by_key(|&i| (component[i], (u64::from(i.0) * 2654435761) % 1000));
+        let budget = Budget::unlimited();
         for fit in [Fit::FirstFit, Fit::BestFit] {
-            let (one, h1) = squeeze(&p, &sequence, fit, true, &|| u64::MAX, &|| false).unwrap();
+            let how = Squeeze {
+                fit,
+                budget: &budget,
+                bound: Some(&|| Size(u64::MAX)),
+            };
+            let (one, h1) = squeeze(&p, &sequence, &how).found().unwrap();
             for threads in [2, 3] {
-                let (many, h) = squeeze_components(
-                    &p,
-                    &sequence,
-                    &component,
-                    threads,
-                    fit,
-                    true,
-                    &|| u64::MAX,
-                    &|| false,
-                )
-                .unwrap();
-                assert_eq!((&one, h1), (&many, h));
+                let many = squeeze_components(&p, &sequence, &component, threads, &how);
+                assert_eq!(many, Verdict::Found((one.clone(), h1)));
             }
-            let offsets: Vec<Offset> = one.into_iter().map(Offset).collect();
-            check_offsets(&p, &offsets, None).unwrap();
+            check_offsets(&p, &one, None).unwrap();
             // A bound below the height abandons.
-            let r =
-                squeeze_components(&p, &sequence, &component, 2, fit, true, &|| h1 - 1, &|| {
-                    false
-                });
-            assert_eq!(r.unwrap_err(), Stopped::OverBound);
+            let below = h1 - Size(1);
+            let how = Squeeze {
+                bound: Some(&move || below),
+                ..how
+            };
+            let r = squeeze_components(&p, &sequence, &component, 2, &how);
+            assert_eq!(r, Verdict::Stopped(Halt::OverBound));
         }
     }
 }

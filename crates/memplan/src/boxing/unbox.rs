@@ -16,16 +16,17 @@
 //! ([`super::squeeze`]), which makes the plan valid and tight. The dummy job gets no
 //! offset.
 
-use super::jobs::{any_overlap, colour_intervals, Arena, DUMMY};
+use super::jobs::{any_overlap, colour_intervals, Arena};
+use crate::types::Offset;
 
 /// Unboxes `top` and writes a sparse offset for every buffer leaf into `offsets`
 /// (indexed by buffer).
-pub(super) fn unbox_all(arena: &Arena, top: &[u32], offsets: &mut [u64]) {
-    place_set(arena, top, 0, offsets);
+pub(super) fn unbox_all(arena: &Arena, top: &[u32], offsets: &mut [Offset]) {
+    place_set(arena, top, Offset::ZERO, offsets);
 }
 
 /// Fig. 6 `UnboxAll`.
-fn place_set(arena: &Arena, jobs: &[u32], w: u64, offsets: &mut [u64]) {
+fn place_set(arena: &Arena, jobs: &[u32], w: Offset, offsets: &mut [Offset]) {
     match jobs {
         [] => {}
         [j] => place_job(arena, *j, w, offsets),
@@ -51,21 +52,26 @@ fn place_set(arena: &Arena, jobs: &[u32], w: u64, offsets: &mut [u64]) {
 
 /// Fig. 6 `PlaceSameSizes`: colour, then place row `i` at `w + i·size`. Returns the new
 /// watermark, above the last row.
-fn place_same_sizes(arena: &Arena, jobs: &[u32], w: u64, offsets: &mut [u64]) -> u64 {
+fn place_same_sizes(arena: &Arena, jobs: &[u32], w: Offset, offsets: &mut [Offset]) -> Offset {
     let size = arena.job(jobs[0]).size;
     let (rows, count) = colour_intervals(arena, jobs);
     for (k, &j) in jobs.iter().enumerate() {
-        place_job(arena, j, w.saturating_add(rows[k] as u64 * size), offsets);
+        place_job(
+            arena,
+            j,
+            w.saturating_add(size * u64::from(rows[k])),
+            offsets,
+        );
     }
-    w.saturating_add(count as u64 * size)
+    w.saturating_add(size * u64::from(count))
 }
 
 /// Places one job at `w`: a buffer gets offset `w`; a box's contents are unboxed from `w`.
-fn place_job(arena: &Arena, j: u32, w: u64, offsets: &mut [u64]) {
+fn place_job(arena: &Arena, j: u32, w: Offset, offsets: &mut [Offset]) {
     let job = arena.job(j);
     if job.is_leaf() {
-        if job.first != DUMMY {
-            offsets[job.first as usize] = w;
+        if let Some(i) = job.buffer() {
+            offsets[i] = w;
         }
     } else {
         place_set(arena, arena.contents(j), w, offsets);

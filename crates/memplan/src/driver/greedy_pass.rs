@@ -78,7 +78,7 @@ fn portfolio(
         })
         .collect();
     let threads = threads.min(candidates.len());
-    greedy::all_of(problem, &planners, threads, 1, good_enough.0, budget)
+    greedy::all_of(problem, &planners, threads, 1, good_enough, budget)
 }
 
 /// One planner, on every thread, as the run's first plan ([`Budget::first_plan`]).

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use crate::budget::Budget;
 use crate::exact;
 use crate::options::{Options, Planner};
-use crate::outcome::Outcome;
+use crate::outcome::{Outcome, Verdict};
 use crate::types::{Offset, Problem, Size};
 
 /// The longest head start of the capacity search alone, before the minimisation (and
@@ -63,13 +63,13 @@ pub(crate) fn race_capacity(
     problem: &Problem,
     model: &exact::Model,
     start: &[Offset],
-    capacity: u64,
-    lower_bound: u64,
+    capacity: Size,
+    lower_bound: Size,
     options: &Options,
     budget: &Budget,
     threads: usize,
 ) -> (RaceAnswer, exact::ExactStats) {
-    let start_height = crate::analysis::height_of(problem, start);
+    let start_height = problem.height_of(start);
     // The anytime exact search from `from` (a plan and a proven bound): a plan under the
     // capacity, a proof, or a lower plan over it, which the next run starts from.
     let minimise_run = |from: &exact::Minimised, budget: &Budget, threads: usize| {
@@ -107,7 +107,7 @@ pub(crate) fn race_capacity(
     let tela_run = |budget: &Budget| {
         crate::telamalloc::solve_capacity(
             problem,
-            Size(capacity),
+            capacity,
             &options.telamalloc,
             &budget.strict(),
             1,
@@ -120,13 +120,13 @@ pub(crate) fn race_capacity(
         }
         Outcome::Infeasible => Ok(RaceAnswer::Infeasible),
         Outcome::Unknown { best_so_far, .. } => Err(best_so_far
-            .filter(|p| p.height().0 < start_height)
+            .filter(|p| p.height() < start_height)
             .map(|p| (p.into_offsets(), Planner::Telamalloc))),
     };
-    let exact_answer = |v: exact::Verdict| match v {
-        exact::Verdict::Feasible(o) => Some(RaceAnswer::Plan(o, Planner::Exact)),
-        exact::Verdict::Infeasible => Some(RaceAnswer::Infeasible),
-        exact::Verdict::Unknown => None,
+    let exact_answer = |v: Verdict<Vec<Offset>>| match v {
+        Verdict::Found(o) => Some(RaceAnswer::Plan(o, Planner::Exact)),
+        Verdict::Infeasible => Some(RaceAnswer::Infeasible),
+        Verdict::Stopped(_) => None,
     };
 
     let Some(deadline) = budget.deadline() else {
@@ -202,7 +202,7 @@ pub(crate) fn race_capacity(
         // The lower of the two, ties to the exact search's.
         let height = |b: &Option<(Vec<Offset>, Planner)>| {
             b.as_ref()
-                .map_or(u64::MAX, |(o, _)| crate::analysis::height_of(problem, o))
+                .map_or(Size(u64::MAX), |(o, _)| problem.height_of(o))
         };
         RaceAnswer::Unknown(if height(&tela_best) < height(&exact_best) {
             tela_best

@@ -20,8 +20,9 @@ use crate::boxing;
 use crate::budget::Budget;
 use crate::exact;
 use crate::options::{Options, Planner};
+use crate::outcome::Verdict;
 use crate::report::CandidateResult;
-use crate::types::{Problem, Size};
+use crate::types::Problem;
 
 /// Up to this many buffers, `Auto` tries the exact search before boxing.
 const EXACT_FIRST_MAX_BUFFERS: usize = 5_000;
@@ -87,35 +88,35 @@ fn exact_step(stage: &Stage<'_>, best: &mut Incumbent) {
             let (verdict, stats) = exact::solve_capacity(
                 &model,
                 problem,
-                c.0,
-                lower_bound.0,
+                c,
+                lower_bound,
                 &options.exact,
                 budget,
                 threads,
             );
             best.exact = Some(stats);
             match verdict {
-                exact::Verdict::Feasible(o) => Some(o),
-                exact::Verdict::Infeasible => {
+                Verdict::Found(o) => Some(o),
+                Verdict::Infeasible => {
                     best.proved_infeasible = true;
                     None
                 }
                 // Stopped by its node limit (or the clock): what time is left lowers the
                 // best plan over the capacity, still stopping at one that fits.
-                exact::Verdict::Unknown => {
+                Verdict::Stopped(_) => {
                     let m = exact::minimise_until(
                         &model,
                         problem,
                         best.offsets.clone(),
-                        lower_bound.0,
+                        lower_bound,
                         &options.exact,
                         budget,
                         threads,
-                        Some(c.0),
+                        Some(c),
                     );
                     best.exact.get_or_insert_with(Default::default).add(m.stats);
-                    best.proven = best.proven.max(Size(m.lower_bound));
-                    if m.lower_bound > c.0 {
+                    best.proven = best.proven.max(m.lower_bound);
+                    if m.lower_bound > c {
                         best.proved_infeasible = true;
                     }
                     m.improved.then_some(m.offsets)
@@ -128,8 +129,8 @@ fn exact_step(stage: &Stage<'_>, best: &mut Incumbent) {
                 problem,
                 &model,
                 &best.offsets,
-                c.0,
-                lower_bound.0,
+                c,
+                lower_bound,
                 options,
                 budget,
                 threads,
@@ -156,13 +157,13 @@ fn exact_step(stage: &Stage<'_>, best: &mut Incumbent) {
                 &model,
                 problem,
                 best.offsets.clone(),
-                lower_bound.0,
+                lower_bound,
                 &options.exact,
                 budget,
                 threads,
             );
             best.exact = Some(m.stats);
-            best.proven = best.proven.max(Size(m.lower_bound));
+            best.proven = best.proven.max(m.lower_bound);
             m.improved.then_some(m.offsets)
         }
     };

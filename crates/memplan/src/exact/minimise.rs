@@ -17,10 +17,10 @@
 //! plan fits under the capacity or the bound proves that none does: the driver's way to
 //! lower the best plan over the capacity while still looking for one under it.
 
-use super::{solve_capacity, ExactOptions, ExactStats, Model, Verdict};
-use crate::analysis::height_of;
+use super::{solve_capacity, ExactOptions, ExactStats, Model};
 use crate::budget::Budget;
-use crate::types::Offset;
+use crate::outcome::Verdict;
+use crate::types::{Offset, Size};
 use crate::Problem;
 
 /// What minimise mode returns.
@@ -28,9 +28,9 @@ pub(crate) struct Minimised {
     /// The lowest plan found (problem order).
     pub(crate) offsets: Vec<Offset>,
     /// Its height.
-    pub(crate) height: u64,
+    pub(crate) height: Size,
     /// No plan is lower than this.
-    pub(crate) lower_bound: u64,
+    pub(crate) lower_bound: Size,
     /// True when `offsets` came from the search (not the starting plan).
     pub(crate) improved: bool,
     /// Effort.
@@ -39,9 +39,9 @@ pub(crate) struct Minimised {
 
 impl Minimised {
     /// The state before any search: the plan `start`, the proven bound `lower`.
-    pub(crate) fn start(problem: &Problem, start: Vec<Offset>, lower: u64) -> Minimised {
+    pub(crate) fn start(problem: &Problem, start: Vec<Offset>, lower: Size) -> Minimised {
         Minimised {
-            height: height_of(problem, &start),
+            height: problem.height_of(&start),
             offsets: start,
             lower_bound: lower,
             improved: false,
@@ -55,7 +55,7 @@ pub(crate) fn minimise(
     model: &Model,
     problem: &Problem,
     start: Vec<Offset>,
-    lower: u64,
+    lower: Size,
     opt: &ExactOptions,
     budget: &Budget,
     threads: usize,
@@ -70,15 +70,15 @@ pub(crate) fn minimise_until(
     model: &Model,
     problem: &Problem,
     start: Vec<Offset>,
-    lower: u64,
+    lower: Size,
     opt: &ExactOptions,
     budget: &Budget,
     threads: usize,
-    capacity: Option<u64>,
+    capacity: Option<Size>,
 ) -> Minimised {
     let settled = |o: &Minimised| capacity.is_some_and(|c| o.height <= c || o.lower_bound > c);
     let mut out = Minimised {
-        height: height_of(problem, &start),
+        height: problem.height_of(&start),
         offsets: start,
         lower_bound: lower.max(model.fixed_top),
         improved: false,
@@ -105,7 +105,7 @@ pub(crate) fn minimise_until(
         let target = if first {
             out.lower_bound
         } else {
-            soft + (out.height - 1 - soft) / 2
+            soft + (out.height - soft - Size(1)) / 2
         };
         // The probe at the lower bound (the one that can prove optimality) gets the full
         // limit; the bisection probes between get its square root's share (half the
@@ -133,8 +133,8 @@ pub(crate) fn minimise_until(
         );
         out.stats.add(stats);
         match verdict {
-            Verdict::Feasible(offsets) => {
-                let h = height_of(problem, &offsets);
+            Verdict::Found(offsets) => {
+                let h = problem.height_of(&offsets);
                 debug_assert!(h <= target);
                 if h < out.height {
                     out.height = h;
@@ -143,10 +143,10 @@ pub(crate) fn minimise_until(
                 }
             }
             Verdict::Infeasible => {
-                out.lower_bound = target + 1;
+                out.lower_bound = target + Size(1);
                 soft = soft.max(out.lower_bound);
             }
-            Verdict::Unknown => soft = target + 1,
+            Verdict::Stopped(_) => soft = target + Size(1),
         }
     }
     out

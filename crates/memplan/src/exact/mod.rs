@@ -32,10 +32,11 @@ use std::sync::Mutex;
 
 pub(crate) use minimise::{minimise, minimise_until, Minimised};
 pub(crate) use model::Model;
-use search::{Limits, Search, Status};
+use search::{Limits, Search, Status, FOUND};
 
 use crate::budget::Budget;
-use crate::types::Offset;
+use crate::outcome::{Halt, Verdict};
+use crate::types::{Offset, Size};
 
 /// A static preorder of the buffers (MiniMalloc §7): the order in which buffers at the
 /// same offset are tried, and the order index monotonicity refers to. Every key sorts
@@ -147,35 +148,25 @@ impl ExactStats {
     }
 }
 
-/// The answer of one capacity search.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Verdict {
-    /// Offsets of every buffer (problem order) with height ≤ the capacity.
-    Feasible(Vec<Offset>),
-    /// Proven: no plan fits.
-    Infeasible,
-    /// Stopped first.
-    Unknown,
-}
-
 /// Stack for the search threads: recursion is as deep as the number of buffers.
 const STACK_BYTES: usize = 512 << 20;
 
 /// Up to this many buffers, one search thread runs on the caller's stack.
 const INLINE_MAX_BUFFERS: usize = 1000;
 
-/// Searches for a plan with height ≤ `capacity`. `lower_bound` is a proven bound (the
-/// max load); below it the answer is Infeasible at once. `offsets_of` maps a solution of
-/// the free buffers to problem offsets (fixed buffers keep theirs).
+/// Searches for a plan with height ≤ `capacity`: the offsets of every buffer (problem
+/// order; fixed buffers keep theirs), a proof that none fits, or stopped first.
+/// `lower_bound` is a proven bound (the max load); below it the answer is Infeasible at
+/// once.
 pub(crate) fn solve_capacity(
     model: &Model,
     problem: &crate::Problem,
-    capacity: u64,
-    lower_bound: u64,
+    capacity: Size,
+    lower_bound: Size,
     opt: &ExactOptions,
     budget: &Budget,
     threads: usize,
-) -> (Verdict, ExactStats) {
+) -> (Verdict<Vec<Offset>>, ExactStats) {
     let mut stats = ExactStats {
         probes: 1,
         ..ExactStats::default()
@@ -193,7 +184,7 @@ pub(crate) fn solve_capacity(
         .iter()
         .map(|&preorder| Run { preorder, capacity })
         .collect();
-    if opt.tighten && tight > 0 && tight < capacity {
+    if opt.tighten && tight > Size::ZERO && tight < capacity {
         runs.extend(preorders.iter().map(|&preorder| Run {
             preorder,
             capacity: tight,
@@ -207,7 +198,12 @@ pub(crate) fn solve_capacity(
         );
         stats.nodes += race.nodes;
         stats.backtracks += race.backtracks;
-        return (verdict.unwrap_or(Verdict::Unknown), stats);
+        let why = if budget.exhausted() {
+            Halt::Budget
+        } else {
+            Halt::Limit
+        };
+        return (verdict.unwrap_or(Verdict::Stopped(why)), stats);
     }
     // One thread: rounds with a doubling node limit (one run: a single round).
     let mut limit = if runs.len() == 1 {
@@ -225,7 +221,8 @@ pub(crate) fn solve_capacity(
         runs.retain(|_| !failed.next().unwrap_or(false));
         match verdict {
             Some(v) => return (v, stats),
-            None if limit >= max_nodes || budget.exhausted() => return (Verdict::Unknown, stats),
+            None if limit >= max_nodes => return (Verdict::Stopped(Halt::Limit), stats),
+            None if budget.exhausted() => return (Verdict::Stopped(Halt::Budget), stats),
             None => limit = limit.saturating_mul(2).min(max_nodes),
         }
     }
@@ -236,7 +233,7 @@ pub(crate) fn solve_capacity(
 #[derive(Clone, Copy, Debug)]
 struct Run {
     preorder: Option<Preorder>,
-    capacity: u64,
+    capacity: Size,
 }
 
 /// Runs every run with node limit `limit` and keeps the one that finishes (a plan, or a
@@ -254,19 +251,19 @@ struct Run {
 fn run_preorders(
     model: &Model,
     problem: &crate::Problem,
-    capacity: u64,
+    capacity: Size,
     opt: &ExactOptions,
     runs: &[Run],
     limit: u64,
     budget: &Budget,
     workers: Option<usize>,
-) -> (Option<Verdict>, ExactStats, Vec<bool>) {
+) -> (Option<Verdict<Vec<Offset>>>, ExactStats, Vec<bool>) {
     let fewest = AtomicU64::new(limit);
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<(RunResult, u64)>>> = Mutex::new(vec![None; runs.len()]);
     // A proof under a tightened capacity is no answer.
     let answers = |k: usize, status: Status| {
-        status == Status::Found || (status == Status::NotFound && runs[k].capacity >= capacity)
+        status == FOUND || (status == Verdict::Infeasible && runs[k].capacity >= capacity)
     };
     let stats = Mutex::new(ExactStats::default());
     let run = |k: usize| {
@@ -318,8 +315,9 @@ fn run_preorders(
         .iter()
         .enumerate()
         .map(|(k, r)| {
-            r.as_ref()
-                .is_some_and(|((status, _), _)| *status == Status::NotFound && !answers(k, *status))
+            r.as_ref().is_some_and(|((status, _), _)| {
+                *status == Verdict::Infeasible && !answers(k, *status)
+            })
         })
         .collect();
     let winner = results
@@ -330,24 +328,24 @@ fn run_preorders(
         .min_by_key(|(k, (_, nodes))| (*nodes, *k))
         .map(|(_, (r, _))| r);
     let verdict = winner.map(|(status, sol)| match status {
-        Status::Found => Verdict::Feasible(to_offsets(model, problem, &sol)),
+        Verdict::Found(()) => Verdict::Found(to_offsets(model, problem, &sol)),
         _ => Verdict::Infeasible,
     });
     (verdict, stats, failed_tight)
 }
 
 /// How one preorder's run ended, and the free buffers' offsets.
-type RunResult = (Status, Vec<u64>);
+type RunResult = (Status, Vec<Offset>);
 
 /// Problem-order offsets from the free buffers' offsets.
-fn to_offsets(model: &Model, problem: &crate::Problem, free: &[u64]) -> Vec<Offset> {
+fn to_offsets(model: &Model, problem: &crate::Problem, free: &[Offset]) -> Vec<Offset> {
     let mut out: Vec<Offset> = problem
         .buffers()
         .iter()
-        .map(|b| b.fixed_offset.unwrap_or(Offset(0)))
+        .map(|b| b.fixed_offset.unwrap_or(Offset::ZERO))
         .collect();
     for (&i, &o) in model.free.iter().zip(free) {
-        out[i.index()] = Offset(o);
+        out[i] = o;
     }
     out
 }

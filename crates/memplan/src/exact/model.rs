@@ -12,29 +12,48 @@
 
 use crate::budget::Budget;
 use crate::sections::{self, Lists, Sections};
-use crate::types::{align_up, BufferIdx, Problem};
+use crate::types::{BufferIdx, Offset, Problem, Size};
 
-/// The preprocessed problem, indexed by *free* buffer (`0..free.len()`).
+/// A free buffer's position in [`Model::free`]: the search's own buffer index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct FreeIdx(pub(crate) u32);
+
+crate::units::raw_order!(FreeIdx);
+
+impl FreeIdx {
+    /// The index as a `usize`, for slicing.
+    #[inline]
+    pub(crate) const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+crate::index::index_slices!(FreeIdx);
+
+/// The addresses `[offset, end)` a fixed buffer takes.
+pub(crate) type Obstacle = (Offset, Offset);
+
+/// The preprocessed problem, indexed by *free* buffer ([`FreeIdx`], `0..free.len()`).
 #[derive(Clone, Debug)]
 pub(crate) struct Model {
-    /// Problem index of each free buffer (the search's own indices are `0..free.len()`).
+    /// Problem index of each free buffer.
     pub(crate) free: Vec<BufferIdx>,
-    pub(crate) size: Vec<u64>,
-    pub(crate) align: Vec<u64>,
+    pub(crate) size: Vec<Size>,
+    pub(crate) align: Vec<Size>,
     /// Lifetime length, for the preorderings.
     pub(crate) length: Vec<u64>,
     /// Area (size × live time), for the preorderings.
     pub(crate) area: Vec<u64>,
     /// The sections of the free buffers' live segments, with the member index.
     pub(crate) sections: Sections,
-    /// Per buffer: `(offset, end)` of the fixed buffers live together with it, by offset.
-    pub(crate) fixed_conflicts: Lists<(u64, u64)>,
-    /// Per section: `(offset, end)` of the fixed buffers live during it.
-    pub(crate) section_fixed: Lists<(u64, u64)>,
+    /// Per buffer: the fixed buffers live together with it, by offset.
+    pub(crate) fixed_conflicts: Lists<Obstacle>,
+    /// Per section: the fixed buffers live during it.
+    pub(crate) section_fixed: Lists<Obstacle>,
     /// True when some free buffer is live with some fixed buffer.
     pub(crate) has_fixed: bool,
     /// Highest end of a fixed buffer: a lower bound on any height.
-    pub(crate) fixed_top: u64,
+    pub(crate) fixed_top: Size,
 }
 
 impl Model {
@@ -49,17 +68,18 @@ impl Model {
         // A buffer whose gaps cover its whole lifetime conflicts with nothing: it stays
         // at offset 0 (see `to_offsets`), like a fixed buffer, and counts in `fixed_top`
         // (found by fuzzing: it has no section, which the search assumes every buffer has).
-        let free: Vec<BufferIdx> = (0..bufs.len() as u32)
-            .map(BufferIdx)
-            .filter(|&i| bufs[i.index()].fixed_offset.is_none() && !never_live(&bufs[i.index()]))
+        let free: Vec<BufferIdx> = problem
+            .indexed()
+            .filter(|&(_, b)| b.fixed_offset.is_none() && !never_live(b))
+            .map(|(i, _)| i)
             .collect();
         // Segments of free buffers.
         let segments: Vec<Vec<(u64, u64)>> = free
             .iter()
             .map(|&i| {
-                bufs[i.index()]
+                bufs[i]
                     .live_segments()
-                    .map(|s| (s.start.0, s.end.0))
+                    .map(|s| (s.start.get(), s.end.get()))
                     .collect()
             })
             .collect();
@@ -75,21 +95,17 @@ impl Model {
         let (fixed_conflicts, section_fixed, fixed_top) =
             fixed_obstacles(problem, &free, &sections);
         let has_fixed = fixed_conflicts.iter().any(|v| !v.is_empty());
-        let size: Vec<u64> = free.iter().map(|&i| bufs[i.index()].size.0).collect();
-        let length: Vec<u64> = free
-            .iter()
-            .map(|&i| bufs[i.index()].lifetime.len())
-            .collect();
+        let size: Vec<Size> = free.iter().map(|&i| bufs[i].size).collect();
+        let length: Vec<u64> = free.iter().map(|&i| bufs[i].lifetime.len()).collect();
         let area = free
             .iter()
-            .zip(&size)
-            .map(|(&i, &z)| {
-                let live: u64 = bufs[i.index()].live_segments().map(|s| s.len()).sum();
-                z.saturating_mul(live)
+            .map(|&i| {
+                let live: u64 = bufs[i].live_segments().map(|s| s.len()).sum();
+                bufs[i].size.get().saturating_mul(live)
             })
             .collect();
         Some(Model {
-            align: free.iter().map(|&i| bufs[i.index()].alignment.0).collect(),
+            align: free.iter().map(|&i| bufs[i].alignment).collect(),
             free,
             size,
             length,
@@ -114,16 +130,16 @@ impl Model {
     /// compaction argument of the canonical search valid with fixed buffers (see
     /// `search.rs`).
     #[inline]
-    pub(crate) fn fit(&self, b: usize, at: u64, capacity: u64) -> Option<u64> {
+    pub(crate) fn fit(&self, b: FreeIdx, at: Offset, capacity: Size) -> Option<Offset> {
         let size = self.size[b];
-        let mut y = align_up(at, self.align[b]);
+        let mut y = at.align_up(self.align[b]);
         if self.has_fixed {
             // The list is tiny; loop until no fixed buffer is in the way.
             loop {
                 let mut moved = false;
-                for &(lo, hi) in self.fixed_conflicts.get(b) {
+                for &(lo, hi) in self.fixed_conflicts.get(b.index()) {
                     if lo < y.saturating_add(size) && y < hi {
-                        y = align_up(hi, self.align[b]);
+                        y = hi.align_up(self.align[b]);
                         moved = true;
                     }
                 }
@@ -133,6 +149,12 @@ impl Model {
             }
         }
         (y.checked_add(size)? <= capacity).then_some(y)
+    }
+
+    /// Every free buffer.
+    #[inline]
+    pub(crate) fn indices(&self) -> impl Iterator<Item = FreeIdx> {
+        (0..self.free.len() as u32).map(FreeIdx)
     }
 }
 
@@ -149,37 +171,31 @@ fn fixed_obstacles(
     problem: &Problem,
     free: &[BufferIdx],
     sections: &Sections,
-) -> (Vec<Vec<(u64, u64)>>, Vec<Vec<(u64, u64)>>, u64) {
+) -> (Vec<Vec<Obstacle>>, Vec<Vec<Obstacle>>, Size) {
     let bufs = problem.buffers();
     let n = free.len();
-    let fixed: Vec<usize> = (0..bufs.len())
-        .filter(|&i| bufs[i].fixed_offset.is_some())
-        .collect();
-    let mut fixed_conflicts: Vec<Vec<(u64, u64)>> = vec![Vec::new(); n];
-    let mut section_fixed: Vec<Vec<(u64, u64)>> = vec![Vec::new(); sections.len()];
+    let mut fixed_conflicts: Vec<Vec<Obstacle>> = vec![Vec::new(); n];
+    let mut section_fixed: Vec<Vec<Obstacle>> = vec![Vec::new(); sections.len()];
     let mut fixed_top = bufs
         .iter()
         .filter(|b| b.fixed_offset.is_none() && never_live(b))
-        .map(|b| b.size.0)
+        .map(|b| b.size)
         .max()
-        .unwrap_or(0);
-    for &f in &fixed {
-        let fb = &bufs[f];
-        let off = fb.fixed_offset.expect("fixed").0;
-        let range = (off, off + fb.size.0);
-        fixed_top = fixed_top.max(range.1);
+        .unwrap_or(Size::ZERO);
+    for fb in bufs.iter().filter(|b| b.fixed_offset.is_some()) {
+        let off = fb.fixed_offset.expect("fixed");
+        let end = off + fb.size;
+        fixed_top = fixed_top.max(end.as_height());
         for (b, &i) in free.iter().enumerate() {
-            if bufs[i.index()].live_together(fb) {
-                fixed_conflicts[b].push(range);
+            if bufs[i].live_together(fb) {
+                fixed_conflicts[b].push((off, end));
             }
         }
         for (s, section_fixed) in section_fixed.iter_mut().enumerate() {
-            let (a, z) = sections.bounds(s);
-            if fb
-                .live_segments()
-                .any(|seg| seg.start.0 < z && a < seg.end.0)
-            {
-                section_fixed.push(range);
+            let during = sections.bounds(s);
+            let during = crate::types::Lifetime::new(during.0, during.1);
+            if fb.live_segments().any(|seg| seg.overlaps(&during)) {
+                section_fixed.push((off, end));
             }
         }
     }

@@ -53,23 +53,25 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::model::Model;
+use super::model::{FreeIdx, Model};
 use super::{ExactOptions, Preorder};
 use crate::budget::Budget;
+use crate::outcome::{Halt, Verdict};
 use crate::sections::Crossings;
+use crate::types::{Offset, Size};
+use crate::units::Key;
 
-const NONE: u64 = u64::MAX;
+/// No offset: an unplaced buffer's, or the floor of one that can never fit.
+const NONE: Offset = Offset(u64::MAX);
 
-/// How a search ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Status {
-    /// A plan under the capacity; in [`Search::solution`].
-    Found,
-    /// Proven: none exists.
-    NotFound,
-    /// Node limit, deadline, cancellation, or a lost race.
-    Stopped,
-}
+/// How a search (or a part of it) ended: a plan under the capacity (in
+/// [`Search::solution`]), a proof that none exists, or stopped by the node limit or the
+/// trail's cap ([`Halt::Limit`]), the deadline, a cancellation or a lost race
+/// ([`Halt::Budget`]).
+pub(crate) type Status = Verdict<()>;
+
+/// [`Status`]: a plan.
+pub(crate) const FOUND: Status = Verdict::Found(());
 
 /// How often (in nodes) a search reads the clock. A node on a dense instance can cost
 /// hundreds of microseconds (minimalloc's D, 213 buffers: every 1,024 nodes overran a
@@ -100,24 +102,33 @@ pub(crate) struct Limits<'a> {
 
 #[derive(Clone, Copy, Debug)]
 struct Cand {
-    off: u64,
+    off: Offset,
     rank: u32,
-    b: u32,
+    b: FreeIdx,
 }
 
-/// A trail entry: an index (buffer or section) and the value it had. Packed to 12
-/// bytes: the trails hold every change along the current path, up to one per
-/// overlapping pair on a deep dive, so they are the search's largest state.
+impl Cand {
+    /// The order children are tried in: (offset, rank).
+    #[inline]
+    fn key(&self) -> Key {
+        Key::new(self.off, self.rank)
+    }
+}
+
+/// A trail entry: an index (buffer or section) and the offset it had (a floor or a
+/// section's level). Packed to 12 bytes: the trails hold every change along the current
+/// path, up to one per overlapping pair on a deep dive, so they are the search's largest
+/// state.
 #[derive(Clone, Copy)]
 #[repr(C, packed(4))]
 struct Saved {
     index: u32,
-    value: u64,
+    value: Offset,
 }
 
 impl Saved {
     #[inline]
-    fn new(index: usize, value: u64) -> Saved {
+    fn new(index: usize, value: Offset) -> Saved {
         Saved {
             index: index as u32,
             value,
@@ -125,7 +136,7 @@ impl Saved {
     }
 
     #[inline]
-    fn get(self) -> (usize, u64) {
+    fn get(self) -> (usize, Offset) {
         (self.index as usize, self.value)
     }
 }
@@ -135,14 +146,14 @@ pub(crate) struct Search<'a> {
     m: &'a Model,
     opt: &'a ExactOptions,
     preorder: Option<Preorder>,
-    cap: u64,
+    cap: Size,
     limits: Limits<'a>,
-    offset: Vec<u64>,
-    floor: Vec<u64>,
-    sec_floor: Vec<u64>,
-    sec_total: Vec<u64>,
+    offset: Vec<Offset>,
+    floor: Vec<Offset>,
+    sec_floor: Vec<Offset>,
+    sec_total: Vec<Size>,
     /// Max-tree over `sec_total` (leaves at `leaves..2 * leaves`), for the monotonic floor.
-    total_tree: Vec<u64>,
+    total_tree: Vec<Size>,
     leaves: usize,
     cuts: Crossings,
     floor_trail: Vec<Saved>,
@@ -153,8 +164,8 @@ pub(crate) struct Search<'a> {
     generation: u32,
     affected: Vec<u32>,
     arena: Vec<Cand>,
-    /// Offsets of the free buffers of the plan found (valid after [`Status::Found`]).
-    pub(crate) solution: Vec<u64>,
+    /// Offsets of the free buffers of the plan found (valid after [`FOUND`]).
+    pub(crate) solution: Vec<Offset>,
     /// Nodes visited.
     pub(crate) nodes: u64,
     /// Nodes all of whose children failed.
@@ -166,19 +177,23 @@ impl<'a> Search<'a> {
         m: &'a Model,
         opt: &'a ExactOptions,
         preorder: Option<Preorder>,
-        cap: u64,
+        cap: Size,
         limits: Limits<'a>,
     ) -> Search<'a> {
         let n = m.len();
         let s = m.sections.len();
-        let floor: Vec<u64> = (0..n).map(|b| m.fit(b, 0, cap).unwrap_or(NONE)).collect();
-        let mut sec_total = vec![0u64; s];
-        let mut sec_floor = vec![0u64; s];
+        let floor: Vec<Offset> = m
+            .indices()
+            .map(|b| m.fit(b, Offset::ZERO, cap).unwrap_or(NONE))
+            .collect();
+        let mut sec_total = vec![Size::ZERO; s];
+        let mut sec_floor = vec![Offset::ZERO; s];
         for (sec, (total, fl)) in sec_total.iter_mut().zip(&mut sec_floor).enumerate() {
             let mut low = NONE;
             m.sections.for_each_member(sec, |b| {
-                *total += m.size[b as usize];
-                low = low.min(floor[b as usize]);
+                let b = FreeIdx(b);
+                *total += m.size[b];
+                low = low.min(floor[b]);
                 true
             });
             if opt.unallocated_floor && low != NONE {
@@ -186,7 +201,7 @@ impl<'a> Search<'a> {
             }
         }
         let leaves = s.next_power_of_two().max(1);
-        let mut total_tree = vec![0u64; 2 * leaves];
+        let mut total_tree = vec![Size::ZERO; 2 * leaves];
         total_tree[leaves..leaves + s].copy_from_slice(&sec_total);
         for i in (1..leaves).rev() {
             total_tree[i] = total_tree[2 * i].max(total_tree[2 * i + 1]);
@@ -231,11 +246,11 @@ impl<'a> Search<'a> {
     pub(crate) fn run(&mut self) -> Status {
         let n = self.m.len();
         if n == 0 {
-            return Status::Found;
+            return FOUND;
         }
         let sections = self.m.sections.len() as u32;
-        if !self.consistent_scan(0, sections, 0) {
-            return Status::NotFound;
+        if !self.consistent_scan(0, sections, Offset::ZERO) {
+            return Verdict::Infeasible;
         }
         let cuts: Vec<u32> = if self.opt.decomposition {
             (0..self.cuts.len() as u32)
@@ -246,9 +261,13 @@ impl<'a> Search<'a> {
         };
         // The root list: every buffer, in input order.
         self.arena.clear();
-        self.arena
-            .extend((0..n as u32).map(|b| Cand { off: 0, rank: 0, b }));
-        let status = self.solve_parts(0, n, 0, self.m.sections.len() as u32, &cuts, 0);
+        let root = self.m.indices().map(|b| Cand {
+            off: Offset::ZERO,
+            rank: 0,
+            b,
+        });
+        self.arena.extend(root);
+        let status = self.solve_parts(0, n, 0, sections, &cuts, Offset::ZERO);
         self.arena.clear();
         status
     }
@@ -258,16 +277,17 @@ impl<'a> Search<'a> {
     }
 
     /// The static preorder key of `b`: larger first.
-    fn preorder_key(&self, b: usize) -> [u64; 3] {
+    fn preorder_key(&self, b: FreeIdx) -> [u64; 3] {
         let total = || {
             self.m
                 .sections
-                .runs(b)
+                .runs(b.index())
                 .iter()
                 .flat_map(|&(lo, hi)| lo..hi)
                 .map(|s| self.sec_total[s as usize])
                 .max()
-                .unwrap_or(0)
+                .unwrap_or(Size::ZERO)
+                .get()
         };
         let (length, area) = (self.m.length[b], self.m.area[b]);
         match self.preorder {
@@ -275,7 +295,7 @@ impl<'a> Search<'a> {
             Some(Preorder::LengthAreaTotal) => [length, area, total()],
             Some(Preorder::TotalAreaLength) => [total(), area, length],
             Some(Preorder::TotalLengthArea) => [total(), length, area],
-            Some(Preorder::SizeLengthArea) => [self.m.size[b], length, area],
+            Some(Preorder::SizeLengthArea) => [self.m.size[b].get(), length, area],
         }
     }
 
@@ -290,7 +310,7 @@ impl<'a> Search<'a> {
         lo: u32,
         hi: u32,
         cuts: &[u32],
-        base: u64,
+        base: Offset,
     ) -> Status {
         let mut bounds = Vec::with_capacity(cuts.len() + 2);
         bounds.push(lo);
@@ -298,14 +318,14 @@ impl<'a> Search<'a> {
         bounds.push(hi);
         for w in bounds.windows(2) {
             let (plo, phi) = (w[0], w[1]);
-            let mut part: Vec<(std::cmp::Reverse<[u64; 3]>, u32)> = self.arena[l0..l1]
+            let mut part: Vec<(std::cmp::Reverse<[u64; 3]>, FreeIdx)> = self.arena[l0..l1]
                 .iter()
                 .map(|c| c.b)
                 .filter(|&b| {
-                    let (slo, shi) = self.m.sections.span(b as usize);
-                    self.offset[b as usize] == NONE && slo >= plo && shi <= phi
+                    let (slo, shi) = self.m.sections.span(b.index());
+                    self.offset[b] == NONE && slo >= plo && shi <= phi
                 })
-                .map(|b| (std::cmp::Reverse(self.preorder_key(b as usize)), b))
+                .map(|b| (std::cmp::Reverse(self.preorder_key(b)), b))
                 .collect();
             if part.is_empty() {
                 continue;
@@ -316,20 +336,20 @@ impl<'a> Search<'a> {
             let a0 = self.arena.len();
             for (rank, &(_, b)) in part.iter().enumerate() {
                 self.arena.push(Cand {
-                    off: 0,
+                    off: Offset::ZERO,
                     rank: rank as u32,
                     b,
                 });
             }
             let a1 = self.arena.len();
             drop(part);
-            let status = self.search(a0, a1, plo, phi, (base, 0));
+            let status = self.search(a0, a1, plo, phi, Key::new(base, 0));
             self.arena.truncate(a0);
-            if status != Status::Found {
+            if status != FOUND {
                 return status;
             }
         }
-        Status::Found
+        FOUND
     }
 
     /// A node: the unallocated buffers are those of the list `arena[a0..a1]` not yet
@@ -343,26 +363,34 @@ impl<'a> Search<'a> {
     /// [`REST_BATCH`], selected afresh from the list (the floors are as they were at
     /// entry once a child is undone). The order of the children is (offset, rank), as
     /// if all were sorted at once.
-    fn search(&mut self, a0: usize, a1: usize, lo: u32, hi: u32, min_key: (u64, u32)) -> Status {
+    fn search(&mut self, a0: usize, a1: usize, lo: u32, hi: u32, min_key: Key) -> Status {
         self.nodes += 1;
         if self.nodes > self.limits.nodes
             || self
                 .limits
                 .race
                 .is_some_and(|r| self.nodes > r.load(Ordering::Relaxed))
-            || (self.nodes.is_multiple_of(POLL_EVERY) && self.should_stop())
-            || self.floor_trail.len() + self.sec_trail.len() > self.trail_cap
         {
-            return Status::Stopped;
+            return Verdict::Stopped(Halt::Limit);
+        }
+        if self.nodes.is_multiple_of(POLL_EVERY) && self.should_stop() {
+            return Verdict::Stopped(Halt::Budget);
+        }
+        if self.floor_trail.len() + self.sec_trail.len() > self.trail_cap {
+            return Verdict::Stopped(Halt::Limit);
         }
         // The first candidate in (offset, rank) order by selection (most nodes try one).
-        let floor_key = if self.opt.canonical { min_key } else { (0, 0) };
+        let floor_key = if self.opt.canonical {
+            min_key
+        } else {
+            Key::default()
+        };
         let mut unplaced = 0usize;
         let mut min_height = NONE;
         let mut first: Option<Cand> = None;
         for i in a0..a1 {
             let c = self.arena[i];
-            let b = c.b as usize;
+            let b = c.b;
             if self.offset[b] != NONE {
                 continue;
             }
@@ -370,31 +398,31 @@ impl<'a> Search<'a> {
             if f == NONE {
                 // It can never fit: floors only rise.
                 self.backtracks += 1;
-                return Status::NotFound;
+                return Verdict::Infeasible;
             }
             unplaced += 1;
             min_height = min_height.min(f + self.m.size[b]);
-            let k = (f, c.rank);
-            if k >= floor_key && first.is_none_or(|x| k < (x.off, x.rank)) {
+            let k = Key::new(f, c.rank);
+            if k >= floor_key && first.is_none_or(|x| k < x.key()) {
                 first = Some(Cand { off: f, ..c });
             }
         }
         if unplaced == 0 {
-            return Status::Found;
+            return FOUND;
         }
         let Some(first) = first else {
             self.backtracks += 1;
-            return Status::NotFound;
+            return Verdict::Infeasible;
         };
         if self.opt.dominance && first.off >= min_height {
             self.backtracks += 1;
-            return Status::NotFound;
+            return Verdict::Infeasible;
         }
         let start = self.arena.len();
         let (l0, l1) = if 2 * unplaced < a1 - a0 {
             for i in a0..a1 {
                 let c = self.arena[i];
-                if self.offset[c.b as usize] == NONE {
+                if self.offset[c.b] == NONE {
                     self.arena.push(c);
                 }
             }
@@ -404,7 +432,7 @@ impl<'a> Search<'a> {
         };
         let status = self.children(first, min_height, l0, l1, lo, hi);
         self.arena.truncate(start);
-        if status == Status::NotFound {
+        if status == Verdict::Infeasible {
             self.backtracks += 1;
         }
         status
@@ -416,35 +444,35 @@ impl<'a> Search<'a> {
     fn children(
         &mut self,
         first: Cand,
-        min_height: u64,
+        min_height: Offset,
         l0: usize,
         l1: usize,
         lo: u32,
         hi: u32,
     ) -> Status {
         match self.place_and_recurse(first, l0, l1, lo, hi) {
-            Status::NotFound => {}
+            Verdict::Infeasible => {}
             s => return s,
         }
-        let key = |c: &Cand| (c.off, c.rank);
+        let key = |c: &Cand| c.key();
         let bound = if self.opt.dominance { min_height } else { NONE };
         let mut after = key(&first);
         loop {
             let batch = self.arena.len();
             for i in l0..l1 {
                 let c = self.arena[i];
-                let b = c.b as usize;
+                let b = c.b;
                 if self.offset[b] != NONE {
                     continue;
                 }
                 let off = self.floor[b];
-                if (off, c.rank) > after && off < bound {
+                if Key::new(off, c.rank) > after && off < bound {
                     self.arena.push(Cand { off, ..c });
                 }
             }
             let found = self.arena.len() - batch;
             if found == 0 {
-                return Status::NotFound;
+                return Verdict::Infeasible;
             }
             if found > REST_BATCH {
                 self.arena[batch..].select_nth_unstable_by_key(REST_BATCH - 1, key);
@@ -455,7 +483,7 @@ impl<'a> Search<'a> {
             for i in batch..taken {
                 let c = self.arena[i];
                 match self.place_and_recurse(c, l0, l1, lo, hi) {
-                    Status::NotFound => {}
+                    Verdict::Infeasible => {}
                     s => {
                         self.arena.truncate(batch);
                         return s;
@@ -465,25 +493,25 @@ impl<'a> Search<'a> {
             after = key(&self.arena[taken - 1]);
             self.arena.truncate(batch);
             if found <= REST_BATCH {
-                return Status::NotFound;
+                return Verdict::Infeasible;
             }
         }
     }
 
     fn place_and_recurse(&mut self, c: Cand, start: usize, end: usize, lo: u32, hi: u32) -> Status {
         let m = self.m;
-        let b = c.b as usize;
+        let b = c.b;
         let size = m.size[b];
         let top = c.off + size;
         if self.opt.canonical && self.opt.monotonic_floor && self.opt.section_inference {
             // Cheap pre-check of the monotonic floor on the sections `b` does not span
             // (their totals do not change): fail without placing.
-            let (slo, shi) = m.sections.span(b);
+            let (slo, shi) = m.sections.span(b.index());
             let outside = self
                 .max_total(lo as usize, (slo.max(lo)) as usize)
                 .max(self.max_total((shi.min(hi)) as usize, hi as usize));
-            if outside > 0 && c.off.saturating_add(outside) > self.cap {
-                return Status::NotFound;
+            if outside > Size::ZERO && c.off.saturating_add(outside) > self.cap {
+                return Verdict::Infeasible;
             }
         }
         self.offset[b] = c.off;
@@ -492,7 +520,7 @@ impl<'a> Search<'a> {
         self.propagate(b, top);
         let mut cut_points: Vec<u32> = Vec::new();
         if self.opt.decomposition {
-            self.cuts.remove(b as u32, |k| {
+            self.cuts.remove(b.0, |k| {
                 if k >= lo && k + 1 < hi {
                     cut_points.push(k);
                 }
@@ -500,19 +528,23 @@ impl<'a> Search<'a> {
         }
 
         let status = if !self.consistent(lo, hi, c.off, b) {
-            Status::NotFound
+            Verdict::Infeasible
         } else if !cut_points.is_empty() {
-            let base = if self.opt.canonical { c.off } else { 0 };
+            let base = if self.opt.canonical {
+                c.off
+            } else {
+                Offset::ZERO
+            };
             self.solve_parts(start, end, lo, hi, &cut_points, base)
         } else {
-            self.search(start, end, lo, hi, (c.off, c.rank + 1))
+            self.search(start, end, lo, hi, Key::new(c.off, c.rank + 1))
         };
-        if status == Status::Found {
+        if status == FOUND {
             self.solution[b] = c.off;
         }
 
         if self.opt.decomposition {
-            self.cuts.restore(b as u32);
+            self.cuts.restore(b.0);
         }
         self.undo(b, sec_mark, floor_mark);
         self.offset[b] = NONE;
@@ -525,7 +557,7 @@ impl<'a> Search<'a> {
     /// level of every section whose lowest unallocated floor may have moved. Every change
     /// goes on the trails, for [`Search::undo`].
     #[inline]
-    fn propagate(&mut self, b: usize, top: u64) {
+    fn propagate(&mut self, b: FreeIdx, top: Offset) {
         let m = self.m;
         let size = m.size[b];
         self.generation = self.generation.wrapping_add(1);
@@ -536,7 +568,7 @@ impl<'a> Search<'a> {
         self.affected.clear();
         // The sections of `b`: raise their placed top. `b` leaves their unallocated
         // members, which may raise their lowest floor: rescan them.
-        for &(slo, shi) in m.sections.runs(b) {
+        for &(slo, shi) in m.sections.runs(b.index()) {
             for s in slo as usize..shi as usize {
                 // Only changes go on the trail: it holds O(changes on the path), not
                 // O(sections of every buffer placed).
@@ -553,7 +585,7 @@ impl<'a> Search<'a> {
             }
         }
         m.sections
-            .for_each_overlap(b, |u| self.lift(u as usize, top));
+            .for_each_overlap(b.index(), |u| self.lift(FreeIdx(u), top));
         if self.opt.unallocated_floor {
             for i in 0..self.affected.len() {
                 let s = self.affected[i] as usize;
@@ -561,8 +593,9 @@ impl<'a> Search<'a> {
                 let mut low = NONE;
                 let (offset, floor) = (&self.offset, &self.floor);
                 m.sections.for_each_member(s, |u| {
-                    if offset[u as usize] == NONE {
-                        low = low.min(floor[u as usize]);
+                    let u = FreeIdx(u);
+                    if offset[u] == NONE {
+                        low = low.min(floor[u]);
                     }
                     low > level // Else the level cannot rise.
                 });
@@ -578,16 +611,16 @@ impl<'a> Search<'a> {
     /// top is at `top` (nothing when `u` is placed, or its floor already clears `top`),
     /// and marks the sections whose level may rise for [`Search::propagate`].
     #[inline]
-    fn lift(&mut self, u: usize, top: u64) {
+    fn lift(&mut self, u: FreeIdx, top: Offset) {
         let m = self.m;
         if self.offset[u] != NONE || self.floor[u] >= top {
             return;
         }
         let old = self.floor[u];
-        self.floor_trail.push(Saved::new(u, old));
+        self.floor_trail.push(Saved::new(u.index(), old));
         self.floor[u] = m.fit(u, top, self.cap).unwrap_or(NONE);
         if self.opt.unallocated_floor {
-            for &(slo, shi) in m.sections.runs(u) {
+            for &(slo, shi) in m.sections.runs(u.index()) {
                 for s in slo..shi {
                     // Invariant: a section's level is max(placed top, lowest
                     // unallocated floor) exactly. When `u` was above the level it
@@ -605,14 +638,14 @@ impl<'a> Search<'a> {
 
     /// Undoes [`Search::propagate`] of `b` back to the trail marks.
     #[inline]
-    fn undo(&mut self, b: usize, sec_mark: usize, floor_mark: usize) {
+    fn undo(&mut self, b: FreeIdx, sec_mark: usize, floor_mark: usize) {
         let m = self.m;
         let size = m.size[b];
         while self.sec_trail.len() > sec_mark {
             let (s, v) = self.sec_trail.pop().expect("non-empty").get();
             self.sec_floor[s] = v;
         }
-        for &(slo, shi) in m.sections.runs(b) {
+        for &(slo, shi) in m.sections.runs(b.index()) {
             for s in slo as usize..shi as usize {
                 self.sec_total[s] += size;
                 self.set_tree(s);
@@ -635,9 +668,9 @@ impl<'a> Search<'a> {
     }
 
     /// The largest unallocated total among sections `[lo, hi)`.
-    fn max_total(&self, lo: usize, hi: usize) -> u64 {
+    fn max_total(&self, lo: usize, hi: usize) -> Size {
         let (mut l, mut r) = (lo + self.leaves, hi + self.leaves);
-        let mut best = 0;
+        let mut best = Size::ZERO;
         while l < r {
             if l & 1 == 1 {
                 best = best.max(self.total_tree[l]);
@@ -657,14 +690,14 @@ impl<'a> Search<'a> {
     /// whose level changed (those of `b`, and those whose effective height rose) are
     /// rechecked, the others passed at the parent; the monotonic floor `last` rises for
     /// all of them at once, which one range-max query over the totals covers.
-    fn consistent(&self, lo: u32, hi: u32, last: u64, b: usize) -> bool {
+    fn consistent(&self, lo: u32, hi: u32, last: Offset, b: FreeIdx) -> bool {
         if self.m.has_fixed {
             return self.consistent_scan(lo, hi, last);
         }
         let monotonic = self.opt.canonical && self.opt.monotonic_floor;
         let ok = |s: usize| {
             let total = self.sec_total[s];
-            if total == 0 || (s as u32) < lo || s as u32 >= hi {
+            if total == Size::ZERO || (s as u32) < lo || s as u32 >= hi {
                 return true;
             }
             let mut level = self.sec_floor[s];
@@ -676,7 +709,7 @@ impl<'a> Search<'a> {
             }
             level <= self.cap
         };
-        for &(slo, shi) in self.m.sections.runs(b) {
+        for &(slo, shi) in self.m.sections.runs(b.index()) {
             if !(slo as usize..shi as usize).all(ok) {
                 return false;
             }
@@ -686,7 +719,7 @@ impl<'a> Search<'a> {
         }
         if monotonic && self.opt.section_inference {
             let t = self.max_total(lo as usize, hi as usize);
-            if t > 0 && last.saturating_add(t) > self.cap {
+            if t > Size::ZERO && last.saturating_add(t) > self.cap {
                 return false;
             }
         }
@@ -695,11 +728,11 @@ impl<'a> Search<'a> {
 
     /// Section inference (eq. 3 with the monotonic floor and the effective height) over
     /// every section of `[lo, hi)`, after placing a buffer at `last`.
-    fn consistent_scan(&self, lo: u32, hi: u32, last: u64) -> bool {
+    fn consistent_scan(&self, lo: u32, hi: u32, last: Offset) -> bool {
         let monotonic = self.opt.canonical && self.opt.monotonic_floor;
         for s in lo as usize..hi as usize {
             let total = self.sec_total[s];
-            if total == 0 {
+            if total == Size::ZERO {
                 continue;
             }
             let mut level = self.sec_floor[s];
@@ -711,8 +744,8 @@ impl<'a> Search<'a> {
                 need = need.saturating_add(total);
                 if self.m.has_fixed {
                     for &(flo, fhi) in self.m.section_fixed.get(s) {
-                        let (a, z) = (flo.max(level), fhi.min(self.cap));
-                        need = need.saturating_add(z.saturating_sub(a));
+                        let (a, z) = (flo.max(level), fhi.min(self.cap.as_offset()));
+                        need = need.saturating_add(z.saturating_distance_from(a));
                     }
                 }
             }

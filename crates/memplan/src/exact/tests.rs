@@ -10,6 +10,14 @@ use crate::analysis::max_load;
 use crate::rng::Rng;
 use crate::{check_offsets, Buffer, Offset, Problem};
 
+/// The lowest capacity from `lb` on under which some plan fits, by brute force.
+fn brute_force_minimum(p: &Problem, lb: Size) -> Size {
+    (lb.get()..)
+        .map(Size)
+        .find(|&c| brute_force_fits(p, c))
+        .expect("some height fits")
+}
+
 fn model(p: &Problem) -> Model {
     Model::new(p, &Budget::unlimited()).expect("not aborted")
 }
@@ -35,11 +43,12 @@ fn random_problem(rng: &mut Rng, n: usize, mix: Mix) -> Problem {
             b = b.with_gap(start + 1, start + 2);
         }
         if mix.fixed && rng.chance(20) {
-            let off = rng.range(0, 3) * b.alignment.0;
-            let cand = b.clone().with_fixed_offset(off);
+            let off = Offset::ZERO + b.alignment * rng.range(0, 3);
+            let mut cand = b.clone();
+            cand.fixed_offset = Some(off);
             let clash = bufs.iter().any(|o| {
                 o.fixed_offset.is_some_and(|f| {
-                    o.live_together(&cand) && f.0 < off + cand.size.0 && off < f.0 + o.size.0
+                    o.live_together(&cand) && f < off + cand.size && off < f + o.size
                 })
             });
             if !clash {
@@ -52,20 +61,23 @@ fn random_problem(rng: &mut Rng, n: usize, mix: Mix) -> Problem {
 }
 
 /// True when some plan has height ≤ `cap`: every aligned offset, in input order.
-fn brute_force_fits(p: &Problem, cap: u64) -> bool {
-    fn go(p: &Problem, cap: u64, i: usize, offs: &mut Vec<u64>) -> bool {
+fn brute_force_fits(p: &Problem, cap: Size) -> bool {
+    fn go(p: &Problem, cap: Size, i: usize, offs: &mut Vec<Offset>) -> bool {
         let bufs = p.buffers();
         if i == bufs.len() {
             return true;
         }
         let b = &bufs[i];
-        let z = b.size.0;
+        let z = b.size;
         if z > cap {
             return false;
         }
-        let choices: Vec<u64> = match b.fixed_offset {
-            Some(o) => vec![o.0],
-            None => (0..=cap - z).step_by(b.alignment.0 as usize).collect(),
+        let choices: Vec<Offset> = match b.fixed_offset {
+            Some(o) => vec![o],
+            None => (0..=(cap - z).get())
+                .step_by(b.alignment.get() as usize)
+                .map(Offset)
+                .collect(),
         };
         for o in choices {
             if o + z > cap {
@@ -73,7 +85,7 @@ fn brute_force_fits(p: &Problem, cap: u64) -> bool {
             }
             let clash = (0..i).any(|j| {
                 let c = &bufs[j];
-                c.live_together(b) && offs[j] < o + z && o < offs[j] + c.size.0
+                c.live_together(b) && offs[j] < o + z && o < offs[j] + c.size
             });
             if clash {
                 continue;
@@ -105,13 +117,9 @@ fn all_switches() -> Vec<ExactOptions> {
         .collect()
 }
 
-fn assert_valid(p: &Problem, offs: &[Offset], cap: u64) {
+fn assert_valid(p: &Problem, offs: &[Offset], cap: Size) {
     let s = check_offsets(p, offs, None).expect("the checker accepts every plan");
-    assert!(
-        s.height.0 <= cap,
-        "height {} above capacity {cap}",
-        s.height
-    );
+    assert!(s.height <= cap, "height {} above capacity {cap}", s.height);
 }
 
 fn agree_with_brute_force(seed: u64, instances: usize, mix: Mix, need_beyond: bool) {
@@ -123,13 +131,11 @@ fn agree_with_brute_force(seed: u64, instances: usize, mix: Mix, need_beyond: bo
         let n = 2 + i % 7;
         let p = random_problem(&mut rng, n, mix);
         let m = model(&p);
-        let lb = max_load(&p).0;
-        let best = (lb..)
-            .find(|&c| brute_force_fits(&p, c))
-            .expect("some height fits");
+        let lb = max_load(&p);
+        let best = brute_force_minimum(&p, lb);
         // Just below the minimum (a proof the max load alone cannot give when
         // `best > lb`), and at it.
-        for cap in [best - 1, best] {
+        for cap in [best - Size(1), best] {
             let expected = cap >= best;
             if expected {
                 feasible += 1;
@@ -142,17 +148,17 @@ fn agree_with_brute_force(seed: u64, instances: usize, mix: Mix, need_beyond: bo
             for opt in &combos {
                 // No lower bound given: the search itself must prove infeasibility. With
                 // `tighten`, the max load is given, so that searches under it run too.
-                let bound = if opt.tighten { lb } else { 0 };
+                let bound = if opt.tighten { lb } else { Size::ZERO };
                 let (v, _) = solve_capacity(&m, &p, cap, bound, opt, &Budget::unlimited(), 1);
                 match v {
-                    Verdict::Feasible(offs) => {
+                    Verdict::Found(offs) => {
                         assert!(expected, "{opt:?} found a plan under {cap} for {p:?}");
                         assert_valid(&p, &offs, cap);
                     }
                     Verdict::Infeasible => {
                         assert!(!expected, "{opt:?} missed the plan under {cap} for {p:?}")
                     }
-                    Verdict::Unknown => panic!("no limit was set"),
+                    Verdict::Stopped(_) => panic!("no limit was set"),
                 }
             }
         }
@@ -229,10 +235,8 @@ fn minimise_reaches_the_brute_force_minimum() {
         let n = rng.range(2, 8) as usize;
         let p = random_problem(&mut rng, n, mix);
         let m = model(&p);
-        let lb = max_load(&p).0;
-        let best = (lb..)
-            .find(|&c| brute_force_fits(&p, c))
-            .expect("some height fits");
+        let lb = max_load(&p);
+        let best = brute_force_minimum(&p, lb);
         let naive: Vec<Offset> = crate::greedy::naive(&p);
         let opt = ExactOptions {
             node_limit: Some(1 << 20),
@@ -259,13 +263,23 @@ fn paper_example_fits_at_max_load_only() {
     let m = model(&p);
     assert_eq!(m.sections.len(), 3);
     let opt = ExactOptions::default();
-    let (v, _) = solve_capacity(&m, &p, 12, 12, &opt, &Budget::unlimited(), 1);
-    let Verdict::Feasible(offs) = v else {
+    let solve = |cap, bound| {
+        solve_capacity(
+            &m,
+            &p,
+            Size(cap),
+            Size(bound),
+            &opt,
+            &Budget::unlimited(),
+            1,
+        )
+        .0
+    };
+    let Verdict::Found(offs) = solve(12, 12) else {
         panic!("expected a plan")
     };
-    assert_valid(&p, &offs, 12);
-    let (v, _) = solve_capacity(&m, &p, 11, 0, &opt, &Budget::unlimited(), 1);
-    assert_eq!(v, Verdict::Infeasible);
+    assert_valid(&p, &offs, Size(12));
+    assert_eq!(solve(11, 0), Verdict::Infeasible);
 }
 
 /// A staircase that greedy orders get wrong is still searched; a node limit of one node
@@ -285,13 +299,13 @@ fn node_limit_gives_unknown_and_is_respected() {
             },
         );
         let m = model(&p);
-        let lb = max_load(&p).0;
+        let lb = max_load(&p);
         let unlimited = ExactOptions {
             decomposition: false,
             ..ExactOptions::default()
         };
         let (v, s) = solve_capacity(&m, &p, lb, lb, &unlimited, &Budget::unlimited(), 1);
-        if v == Verdict::Unknown || s.nodes <= 8 {
+        if matches!(v, Verdict::Stopped(_)) || s.nodes <= 8 {
             continue;
         }
         tried += 1;
@@ -300,7 +314,7 @@ fn node_limit_gives_unknown_and_is_respected() {
             ..unlimited
         };
         let (v, s) = solve_capacity(&m, &p, lb, lb, &limited, &Budget::unlimited(), 1);
-        assert_eq!(v, Verdict::Unknown);
+        assert_eq!(v, Verdict::Stopped(Halt::Limit));
         // Each preorder may overshoot its limit by the one node that notices it.
         assert!(
             s.nodes <= 4 * limited.preorders.len() as u64,
@@ -325,10 +339,11 @@ fn plan_does_not_depend_on_the_thread_count() {
             },
         );
         let m = model(&p);
-        let lb = max_load(&p).0;
+        let lb = max_load(&p);
         let opt = ExactOptions::default();
-        let one = solve_capacity(&m, &p, lb + 1, lb, &opt, &Budget::unlimited(), 1).0;
-        let two = solve_capacity(&m, &p, lb + 1, lb, &opt, &Budget::unlimited(), 2).0;
+        let cap = lb + Size(1);
+        let one = solve_capacity(&m, &p, cap, lb, &opt, &Budget::unlimited(), 1).0;
+        let two = solve_capacity(&m, &p, cap, lb, &opt, &Budget::unlimited(), 2).0;
         assert_eq!(one, two);
     }
 }
@@ -350,20 +365,18 @@ fn tightened_searches_never_answer_for_the_asked_capacity() {
     for i in 0..300 {
         let p = random_problem(&mut rng, 3 + i % 6, mix);
         let m = model(&p);
-        let lb = max_load(&p).0;
-        let best = (lb..)
-            .find(|&c| brute_force_fits(&p, c))
-            .expect("some height fits");
+        let lb = max_load(&p);
+        let best = brute_force_minimum(&p, lb);
         if best > lb {
             fragmented += 1;
         }
-        for cap in [best, best + 2] {
+        for cap in [best, best + Size(2)] {
             if lb.max(m.fixed_top) < cap {
                 tight += 1;
             }
             for threads in [1, 2] {
                 let (v, _) = solve_capacity(&m, &p, cap, lb, &opt, &Budget::unlimited(), threads);
-                let Verdict::Feasible(offs) = v else {
+                let Verdict::Found(offs) = v else {
                     panic!("no plan under {cap} (best {best}, max load {lb}) for {p:?}: {v:?}")
                 };
                 assert_valid(&p, &offs, cap);

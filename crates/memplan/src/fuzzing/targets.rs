@@ -199,8 +199,7 @@ pub fn plan_greedy(data: &[u8]) {
         let sequence = order.sequence(&p);
         let plans = crate::greedy::offsets_by_each_kernel(&p, &sequence, fit);
         let (first, offsets) = &plans[0];
-        let placed: Vec<Offset> = offsets.iter().map(|&o| Offset(o)).collect();
-        if let Err(e) = check_offsets(&p, &placed, None) {
+        if let Err(e) = check_offsets(&p, offsets, None) {
             panic!("{}-{} by the {first} kernel: {e}", order.name(), fit.name());
         }
         for (name, other) in &plans[1..] {

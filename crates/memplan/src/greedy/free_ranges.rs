@@ -29,35 +29,36 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
+use super::Span;
+use crate::types::{Offset, Size, Time};
+
+/// The end of the top, the free range above every live span.
+const NO_END: Offset = Offset(u64::MAX);
+
 /// The free address ranges at the current time of a sweep in start order.
 #[derive(Debug)]
 pub(crate) struct FreeRanges {
-    /// Every free range, `start -> end`; the top's end is `u64::MAX`.
-    by_start: BTreeMap<u64, u64>,
+    /// Every free range, `start -> end`; the top's end is [`NO_END`].
+    by_start: BTreeMap<Offset, Offset>,
     /// The holes (free ranges below the top), as `(length, start)`.
-    by_length: BTreeSet<(u64, u64)>,
+    by_length: BTreeSet<(Size, Offset)>,
     /// Live spans: `(end of lifetime, offset, end address)`, soonest end first.
-    live: BinaryHeap<Reverse<(u64, u64, u64)>>,
+    live: BinaryHeap<Reverse<(Time, Offset, Offset)>>,
 }
 
 impl Default for FreeRanges {
     fn default() -> FreeRanges {
         FreeRanges {
-            by_start: BTreeMap::from([(0, u64::MAX)]),
+            by_start: BTreeMap::from([(Offset::ZERO, NO_END)]),
             by_length: BTreeSet::new(),
             live: BinaryHeap::new(),
         }
     }
 }
 
-#[inline]
-fn align_up(v: u64, alignment: u64) -> u64 {
-    v.div_ceil(alignment) * alignment
-}
-
 impl FreeRanges {
     /// Frees the spans whose lifetime ends at or before `time` (half-open lifetimes).
-    pub(crate) fn expire(&mut self, time: u64) {
+    pub(crate) fn expire(&mut self, time: Time) {
         while let Some(&Reverse((end, lo, hi))) = self.live.peek() {
             if end > time {
                 break;
@@ -70,15 +71,17 @@ impl FreeRanges {
     /// The best-fit offset for `size` bytes aligned to `alignment`: the hole with the
     /// least room above the aligned offset among those that fit (the lowest offset on
     /// ties), else the aligned start of the top.
-    pub(crate) fn best_fit(&self, size: u64, alignment: u64) -> u64 {
-        let mut best: Option<(u64, u64)> = None; // (room, offset)
-        for &(length, start) in self.by_length.range((size, 0)..) {
+    pub(crate) fn best_fit(&self, size: Size, alignment: Size) -> Offset {
+        // A hole's aligned offset is at most this far above its start.
+        let slack = alignment - Size(1);
+        let mut best: Option<(Size, Offset)> = None; // (room, offset)
+        for &(length, start) in self.by_length.range((size, Offset::ZERO)..) {
             if let Some((room, _)) = best {
-                if length - (alignment - 1).min(length) > room {
+                if length - slack.min(length) > room {
                     break; // every later hole has more room than the best
                 }
             }
-            let offset = align_up(start, alignment);
+            let offset = start.align_up(alignment);
             let end = start + length;
             if offset <= end && end - offset >= size {
                 let candidate = (end - offset, offset);
@@ -94,13 +97,13 @@ impl FreeRanges {
                     .by_start
                     .last_key_value()
                     .expect("the top is always free");
-                align_up(top, alignment)
+                top.align_up(alignment)
             }
         }
     }
 
     /// Marks `[lo, hi)` taken until time `end` (exclusive). The range must be free.
-    pub(crate) fn take(&mut self, lo: u64, hi: u64, end: u64) {
+    pub(crate) fn take(&mut self, (lo, hi): Span, end: Time) {
         let (&start, &stop) = self
             .by_start
             .range(..=lo)
@@ -117,7 +120,7 @@ impl FreeRanges {
         self.live.push(Reverse((end, lo, hi)));
     }
 
-    fn free(&mut self, mut lo: u64, mut hi: u64) {
+    fn free(&mut self, mut lo: Offset, mut hi: Offset) {
         if let Some((&start, &stop)) = self.by_start.range(..lo).next_back() {
             if stop == lo {
                 self.remove(start, stop);
@@ -131,16 +134,16 @@ impl FreeRanges {
         self.insert(lo, hi);
     }
 
-    fn insert(&mut self, start: u64, stop: u64) {
+    fn insert(&mut self, start: Offset, stop: Offset) {
         self.by_start.insert(start, stop);
-        if stop != u64::MAX {
+        if stop != NO_END {
             self.by_length.insert((stop - start, start));
         }
     }
 
-    fn remove(&mut self, start: u64, stop: u64) {
+    fn remove(&mut self, start: Offset, stop: Offset) {
         self.by_start.remove(&start);
-        if stop != u64::MAX {
+        if stop != NO_END {
             self.by_length.remove(&(stop - start, start));
         }
     }
@@ -149,7 +152,18 @@ impl FreeRanges {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::greedy::{choose_offset, Fit};
+    use crate::greedy::tests::choose;
+    use crate::greedy::Fit;
+
+    /// Best-fit from raw numbers.
+    fn best_fit(free: &FreeRanges, size: u64, alignment: u64) -> u64 {
+        free.best_fit(Size(size), Size(alignment)).get()
+    }
+
+    /// Takes `[lo, hi)` until `end`, from raw numbers.
+    fn take(free: &mut FreeRanges, lo: u64, hi: u64, end: u64) {
+        free.take((Offset(lo), Offset(hi)), Time(end));
+    }
 
     /// A tiny deterministic generator, so the test needs no crate.
     fn next(state: &mut u64) -> u64 {
@@ -178,17 +192,17 @@ mod tests {
             let mut free = FreeRanges::default();
             let mut live: Vec<(u64, u64, u64)> = Vec::new(); // (end, lo, hi)
             for &(start, end, size, alignment) in &bufs {
-                free.expire(start);
+                free.expire(Time(start));
                 live.retain(|&(e, _, _)| e > start);
                 let mut spans: Vec<(u64, u64)> = live.iter().map(|&(_, lo, hi)| (lo, hi)).collect();
                 spans.sort_unstable();
-                let expected = choose_offset(&spans, size, alignment, Fit::BestFit);
-                let got = free.best_fit(size, alignment);
+                let expected = choose(&spans, size, alignment, Fit::BestFit);
+                let got = best_fit(&free, size, alignment);
                 assert_eq!(
                     got, expected,
                     "seed {seed}: live {spans:?}, size {size}, alignment {alignment}"
                 );
-                free.take(got, got + size, end);
+                take(&mut free, got, got + size, end);
                 live.push((end, got, got + size));
             }
         }
@@ -197,18 +211,18 @@ mod tests {
     #[test]
     fn freed_spans_merge_with_their_neighbours_and_lower_the_top() {
         let mut free = FreeRanges::default();
-        free.take(0, 4, 5);
-        free.take(4, 6, 3);
-        free.take(6, 10, 5);
-        assert_eq!(free.best_fit(1, 1), 10);
-        free.expire(3); // [4, 6) is a hole now
-        assert_eq!(free.best_fit(2, 1), 4);
-        assert_eq!(free.best_fit(3, 1), 10);
-        assert_eq!(free.best_fit(2, 4), 4);
-        assert_eq!(free.best_fit(2, 8), 16);
-        free.expire(5); // everything merges into the top again
+        take(&mut free, 0, 4, 5);
+        take(&mut free, 4, 6, 3);
+        take(&mut free, 6, 10, 5);
+        assert_eq!(best_fit(&free, 1, 1), 10);
+        free.expire(Time(3)); // [4, 6) is a hole now
+        assert_eq!(best_fit(&free, 2, 1), 4);
+        assert_eq!(best_fit(&free, 3, 1), 10);
+        assert_eq!(best_fit(&free, 2, 4), 4);
+        assert_eq!(best_fit(&free, 2, 8), 16);
+        free.expire(Time(5)); // everything merges into the top again
         assert_eq!(free.by_start.len(), 1);
         assert!(free.by_length.is_empty());
-        assert_eq!(free.best_fit(7, 1), 0);
+        assert_eq!(best_fit(&free, 7, 1), 0);
     }
 }

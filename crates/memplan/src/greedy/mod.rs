@@ -32,15 +32,18 @@ mod place;
 pub(crate) mod repair;
 mod unions;
 
-pub(crate) use order::contention;
 pub use order::Order;
+pub(crate) use order::{area, contention};
 #[cfg(feature = "fuzzing")]
 pub(crate) use place::offsets_by_each_kernel;
-pub(crate) use place::{place_sequence, Halted};
+pub(crate) use place::place_sequence;
 
 use crate::analysis::{component_ids, split_at_components};
 use crate::budget::Budget;
-use crate::types::{align_up, Offset, Problem};
+use crate::types::{BufferIdx, Offset, Problem, Size};
+
+/// The addresses `[lo, hi)` a placed buffer takes: `(offset, offset + size)`.
+pub(crate) type Span = (Offset, Offset);
 
 /// Every greedy planner, once, in the one portfolio order. Every family that runs
 /// several greedy planners (the driver's greedy pass, boxing's bootstrap, TelaMalloc's
@@ -100,9 +103,7 @@ impl Fit {
     }
 }
 
-const UNPLACED: u64 = u64::MAX;
-
-/// How often (in placements) a running greedy planner polls its abort flag. A placement
+/// How often (in placements) a running greedy planner polls its budget. A placement
 /// on a dense instance visits thousands of conflicts (iopddl-S: 43M overlapping pairs over
 /// 28k buffers), so 4,096 placements could overrun a time limit by 0.4 s; a poll is one
 /// clock read and two atomic loads.
@@ -125,32 +126,21 @@ pub(crate) fn run(
     threads: usize,
     budget: &Budget,
 ) -> Option<Vec<Offset>> {
-    run_until(problem, order, fit, threads, &|| budget.exhausted())
-}
-
-/// [`run`], stopping when `abort()` says so.
-fn run_until(
-    problem: &Problem,
-    order: Order,
-    fit: Fit,
-    threads: usize,
-    abort: &(dyn Fn() -> bool + Sync),
-) -> Option<Vec<Offset>> {
     let mut sequence = order.sequence(problem);
     let component = component_ids(problem);
-    sequence.sort_by_key(|&i| component[i as usize]);
+    sequence.sort_by_key(|&i| component[i]);
     // The order and the components take O(n log n) before the first poll below.
-    if abort() {
+    if budget.exhausted() {
         return None;
     }
     if threads <= 1 || sequence.len() < PARALLEL_MIN_BUFFERS {
-        return place_in_order(problem, &sequence, fit, abort);
+        return place_in_order(problem, &sequence, fit, budget);
     }
     let runs = split_at_components(&sequence, &component, threads);
     let results: Vec<Option<Vec<Offset>>> = std::thread::scope(|s| {
         let handles: Vec<_> = runs
             .iter()
-            .map(|run| s.spawn(move || place_in_order(problem, run, fit, abort)))
+            .map(|run| s.spawn(move || place_in_order(problem, run, fit, budget)))
             .collect();
         handles
             .into_iter()
@@ -161,7 +151,7 @@ fn run_until(
     let mut merged = results.pop().unwrap_or_else(|| naive(problem));
     for (run, offsets) in runs.iter().zip(&results) {
         for &i in run.iter() {
-            merged[i as usize] = offsets[i as usize];
+            merged[i] = offsets[i];
         }
     }
     Some(merged)
@@ -176,7 +166,7 @@ pub(crate) fn best_of(
     problem: &Problem,
     planners: &[(Order, Fit)],
     threads: usize,
-    good_enough: u64,
+    good_enough: Size,
     budget: &Budget,
 ) -> Option<Vec<Offset>> {
     use std::sync::Mutex;
@@ -185,7 +175,7 @@ pub(crate) fn best_of(
     // among the planners up to the last good-enough one, and a plan beaten by an earlier
     // one is never that. Usually few plans are held at once, not one per planner (12 × 8
     // MB at a million buffers); all twelve only when each is lower than every earlier one.
-    let front: Mutex<Vec<(usize, u64, Vec<Offset>)>> = Mutex::new(Vec::new());
+    let front: Mutex<Vec<(usize, Size, Vec<Offset>)>> = Mutex::new(Vec::new());
     let last = race(
         problem,
         planners,
@@ -219,7 +209,7 @@ pub(crate) fn all_of(
     planners: &[(Order, Fit)],
     threads: usize,
     inner_threads: usize,
-    good_enough: u64,
+    good_enough: Size,
     budget: &Budget,
 ) -> Vec<Option<Vec<Offset>>> {
     use std::sync::Mutex;
@@ -246,34 +236,39 @@ pub(crate) fn all_of(
 /// hand each finished plan to `keep(k, height, plan, done_at)`, where `done_at()` is the
 /// first good-enough planner so far (`usize::MAX`: none). Returns the first good-enough
 /// planner at the end.
+///
+/// Each planner runs on a budget of its own, a child of `budget` (the first planner's, of
+/// [`Budget::first_plan`]): a good-enough plan cancels those of every later planner.
 fn race(
     problem: &Problem,
     planners: &[(Order, Fit)],
     threads: usize,
     inner_threads: usize,
-    good_enough: u64,
+    good_enough: Size,
     budget: &Budget,
-    keep: impl Fn(usize, u64, Vec<Offset>, &dyn Fn() -> usize) + Sync,
+    keep: impl Fn(usize, Size, Vec<Offset>, &dyn Fn() -> usize) + Sync,
 ) -> usize {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let next = AtomicUsize::new(0);
     let done_at = AtomicUsize::new(usize::MAX);
     let first = budget.first_plan();
+    let own: Vec<Budget> = (0..planners.len())
+        .map(|k| if k == 0 { &first } else { budget }.child())
+        .collect();
     let worker = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
         if k >= planners.len() {
             break;
         }
-        let own = if k == 0 { &first } else { budget };
-        let stop = || done_at.load(Ordering::Relaxed) < k || own.exhausted();
-        if stop() || (k > 0 && budget.too_short_for_setup(problem.len())) {
+        if own[k].exhausted() || (k > 0 && budget.too_short_for_setup(problem.len())) {
             continue;
         }
         let (order, fit) = planners[k];
-        if let Some(offsets) = run_until(problem, order, fit, inner_threads, &stop) {
-            let height = crate::analysis::height_of(problem, &offsets);
+        if let Some(offsets) = run(problem, order, fit, inner_threads, &own[k]) {
+            let height = problem.height_of(&offsets);
             if height <= good_enough {
                 done_at.fetch_min(k, Ordering::Relaxed);
+                own[k + 1..].iter().for_each(Budget::cancel);
             }
             keep(k, height, offsets, &|| done_at.load(Ordering::Relaxed));
         }
@@ -285,14 +280,13 @@ fn race(
 /// Places fixed buffers, then `sequence` (which must list every free buffer once).
 pub(crate) fn place_in_order(
     problem: &Problem,
-    sequence: &[u32],
+    sequence: &[BufferIdx],
     fit: Fit,
-    abort: &(dyn Fn() -> bool + Sync),
+    budget: &Budget,
 ) -> Option<Vec<Offset>> {
-    match place_sequence(problem, sequence, fit, POLL_EVERY, abort, None) {
-        Ok((offsets, _)) => Some(offsets.into_iter().map(Offset).collect()),
-        Err(_) => None,
-    }
+    place_sequence(problem, sequence, fit, POLL_EVERY, budget, None)
+        .found()
+        .map(|(offsets, _)| offsets)
 }
 
 /// Reusable storage of [`sort_spans`].
@@ -314,7 +308,7 @@ pub(crate) struct SpanScratch {
 /// all of them is the largest of their aligned ends either way). Short lists are sorted
 /// by `(lo, hi)`; long narrow ones by `lo` alone with a radix sort, stable, so the result
 /// depends only on the input order.
-pub(crate) fn sort_spans(spans: &mut Vec<(u64, u64)>, scratch: &mut SpanScratch, narrow_ok: bool) {
+pub(crate) fn sort_spans(spans: &mut Vec<Span>, scratch: &mut SpanScratch, narrow_ok: bool) {
     let SpanScratch {
         narrow,
         radix,
@@ -323,24 +317,31 @@ pub(crate) fn sort_spans(spans: &mut Vec<(u64, u64)>, scratch: &mut SpanScratch,
     } = scratch;
     if narrow_ok {
         narrow.clear();
-        narrow.extend(spans.iter().map(|&(lo, hi)| (lo << 32) | hi));
+        narrow.extend(spans.iter().map(|&(lo, hi)| (lo.get() << 32) | hi.get()));
         if narrow.len() >= RADIX_MIN_SPANS {
             radix_sort_by_high_half(narrow, radix, counts);
         } else {
             narrow.sort_unstable();
         }
         spans.clear();
-        spans.extend(narrow.iter().map(|&c| (c >> 32, c & u32::MAX as u64)));
+        spans.extend(
+            narrow
+                .iter()
+                .map(|&c| (Offset(c >> 32), Offset(c & u32::MAX as u64))),
+        );
     } else {
         wide.clear();
         wide.extend(
             spans
                 .iter()
-                .map(|&(lo, hi)| ((lo as u128) << 64) | hi as u128),
+                .map(|&(lo, hi)| (u128::from(lo.get()) << 64) | u128::from(hi.get())),
         );
         wide.sort_unstable();
         spans.clear();
-        spans.extend(wide.iter().map(|&c| ((c >> 64) as u64, c as u64)));
+        spans.extend(
+            wide.iter()
+                .map(|&c| (Offset((c >> 64) as u64), Offset(c as u64))),
+        );
     }
 }
 
@@ -395,8 +396,8 @@ fn radix_sort_by_high_half(
 /// Picks an offset given the address ranges taken by conflicting buffers, sorted by
 /// start address (see [`sort_spans`] on equal starts).
 #[inline]
-pub(crate) fn choose_offset(taken: &[(u64, u64)], size: u64, alignment: u64, fit: Fit) -> u64 {
-    choose_offset_from(taken, size, alignment, fit, 0)
+pub(crate) fn choose_offset(taken: &[Span], size: Size, alignment: Size, fit: Fit) -> Offset {
+    choose_offset_from(taken, size, alignment, fit, Offset::ZERO)
 }
 
 /// [`choose_offset`] with the first candidate at `start` (aligned) rather than 0: what
@@ -404,14 +405,14 @@ pub(crate) fn choose_offset(taken: &[(u64, u64)], size: u64, alignment: u64, fit
 /// below it that fits (as [`unions`] knows of the ranges it leaves out).
 #[inline]
 pub(crate) fn choose_offset_from(
-    taken: &[(u64, u64)],
-    size: u64,
-    alignment: u64,
+    taken: &[Span],
+    size: Size,
+    alignment: Size,
     fit: Fit,
-    start: u64,
-) -> u64 {
+    start: Offset,
+) -> Offset {
     let mut candidate = start;
-    let mut best: Option<(u64, u64)> = None; // (gap length, offset)
+    let mut best: Option<(Size, Offset)> = None; // (gap length, offset)
     for &(lo, hi) in taken {
         if lo >= candidate + size {
             match fit {
@@ -425,7 +426,7 @@ pub(crate) fn choose_offset_from(
             }
         }
         if hi > candidate {
-            candidate = align_up(hi, alignment);
+            candidate = hi.align_up(alignment);
         }
     }
     best.map_or(candidate, |(_, o)| o)
@@ -437,16 +438,16 @@ pub(crate) fn naive(problem: &Problem) -> Vec<Offset> {
     let bufs = problem.buffers();
     let mut top = bufs
         .iter()
-        .filter_map(|b| b.fixed_offset.map(|o| o.0 + b.size.0))
+        .filter_map(|b| b.fixed_offset.map(|o| o + b.size))
         .max()
-        .unwrap_or(0);
+        .unwrap_or(Offset::ZERO);
     bufs.iter()
         .map(|b| match b.fixed_offset {
             Some(o) => o,
             None => {
-                let o = align_up(top, b.alignment.0);
-                top = o + b.size.0;
-                Offset(o)
+                let o = top.align_up(b.alignment);
+                top = o + b.size;
+                o
             }
         })
         .collect()
@@ -474,24 +475,33 @@ mod tests {
         assert_eq!(portfolio, all);
     }
 
+    /// [`choose_offset`] on raw numbers: spans, size and alignment in, the offset out.
+    pub(crate) fn choose(taken: &[(u64, u64)], size: u64, alignment: u64, fit: Fit) -> u64 {
+        let taken: Vec<Span> = taken
+            .iter()
+            .map(|&(lo, hi)| (Offset(lo), Offset(hi)))
+            .collect();
+        choose_offset(&taken, Size(size), Size(alignment), fit).get()
+    }
+
     #[test]
     fn first_and_best_fit_on_the_module_picture() {
         let taken = [(0, 2), (3, 5), (6, 8), (10, 12)];
-        assert_eq!(choose_offset(&taken, 1, 1, Fit::FirstFit), 2);
-        assert_eq!(choose_offset(&taken, 2, 1, Fit::FirstFit), 8);
-        assert_eq!(choose_offset(&taken, 2, 1, Fit::BestFit), 8);
-        assert_eq!(choose_offset(&taken, 3, 1, Fit::FirstFit), 12);
+        assert_eq!(choose(&taken, 1, 1, Fit::FirstFit), 2);
+        assert_eq!(choose(&taken, 2, 1, Fit::FirstFit), 8);
+        assert_eq!(choose(&taken, 2, 1, Fit::BestFit), 8);
+        assert_eq!(choose(&taken, 3, 1, Fit::FirstFit), 12);
         // Best-fit prefers the tight gap [5,6) over [2,3)? both size 1: the lower one.
-        assert_eq!(choose_offset(&taken, 1, 1, Fit::BestFit), 2);
+        assert_eq!(choose(&taken, 1, 1, Fit::BestFit), 2);
         let taken = [(0, 2), (5, 9), (10, 11)];
         // gaps [2,5) (3) and [9,10) (1): a size-1 buffer takes the tight one under best-fit.
-        assert_eq!(choose_offset(&taken, 1, 1, Fit::FirstFit), 2);
-        assert_eq!(choose_offset(&taken, 1, 1, Fit::BestFit), 9);
+        assert_eq!(choose(&taken, 1, 1, Fit::FirstFit), 2);
+        assert_eq!(choose(&taken, 1, 1, Fit::BestFit), 9);
         // Alignment: gap [2,5) aligned to 4 starts at 4, leaving room for 1 byte only.
-        assert_eq!(choose_offset(&taken, 2, 4, Fit::FirstFit), 12);
-        assert_eq!(choose_offset(&[], 7, 4, Fit::BestFit), 0);
+        assert_eq!(choose(&taken, 2, 4, Fit::FirstFit), 12);
+        assert_eq!(choose(&[], 7, 4, Fit::BestFit), 0);
         // Nested ranges: (0,10) covers (2,3).
-        assert_eq!(choose_offset(&[(0, 10), (2, 3)], 1, 1, Fit::FirstFit), 10);
+        assert_eq!(choose(&[(0, 10), (2, 3)], 1, 1, Fit::FirstFit), 10);
     }
 
     /// `best_of` gives what running the planners one by one gives: the lowest plan, ties
@@ -512,15 +522,15 @@ mod tests {
                 })
                 .collect();
             let p = Problem::new(bufs).unwrap();
-            let heights: Vec<u64> = planners
+            let heights: Vec<Size> = planners
                 .iter()
                 .map(|&(o, f)| {
                     let plan = run(&p, o, f, 1, &Budget::unlimited()).expect("not aborted");
-                    crate::analysis::height_of(&p, &plan)
+                    p.height_of(&plan)
                 })
                 .collect();
             let (low, high) = (heights.iter().min().unwrap(), heights.iter().max().unwrap());
-            for good_enough in [0, *low, (low + high) / 2, *high] {
+            for good_enough in [Size::ZERO, *low, (*low + *high) / 2, *high] {
                 let last = heights
                     .iter()
                     .position(|&h| h <= good_enough)
@@ -551,10 +561,10 @@ mod tests {
             } else {
                 1 << (8 + round % 24)
             };
-            let spans: Vec<(u64, u64)> = (0..n)
+            let spans: Vec<Span> = (0..n)
                 .map(|_| {
-                    let lo = rng.range(0, spread);
-                    (lo, lo + rng.range(1, 50))
+                    let lo = Offset(rng.range(0, spread));
+                    (lo, lo + Size(rng.range(1, 50)))
                 })
                 .collect();
             let mut sorted = spans.clone();
@@ -566,8 +576,8 @@ mod tests {
             b.sort_unstable();
             assert_eq!(a, b, "the same spans");
             for _ in 0..8 {
-                let size = rng.range(1, 60);
-                let align = [1, 2, 8, 16][rng.range(0, 3) as usize]; // `range` is inclusive
+                let size = Size(rng.range(1, 60));
+                let align = Size([1, 2, 8, 16][rng.range(0, 3) as usize]); // `range` is inclusive
                 for fit in [Fit::FirstFit, Fit::BestFit] {
                     assert_eq!(
                         choose_offset(&sorted, size, align, fit),

@@ -47,11 +47,14 @@
 //! have 2.75e8 overlapping pairs, and a query reads about 2,500 ranges, making about 700
 //! components of the union, from about 20 runs).
 
+use super::Span;
+use crate::types::{Lifetime, Time};
+
 /// A union of address ranges: sorted, pairwise disjoint and not touching.
-type Ranges = Vec<(u64, u64)>;
+type Ranges = Vec<Span>;
 
 /// Adds `[lo, hi)` to `ranges`, merging it with every range it overlaps or touches.
-fn add(ranges: &mut Ranges, lo: u64, hi: u64) {
+fn add(ranges: &mut Ranges, (lo, hi): Span) {
     // The first range that ends at or after `lo`, and the first that starts after `hi`:
     // those in between merge with the new one. A scan finds the second: it passes only
     // the ranges that merge (usually none or one), which the drain below removes anyway.
@@ -63,8 +66,8 @@ fn add(ranges: &mut Ranges, lo: u64, hi: u64) {
     if i == j {
         ranges.insert(i, (lo, hi));
     } else {
-        let merged = (ranges[i].0.min(lo), ranges[j - 1].1.max(hi));
-        ranges[i] = merged;
+        let ((first, _), (_, last)) = (ranges[i], ranges[j - 1]);
+        ranges[i] = (first.min(lo), last.max(hi));
         ranges.drain(i + 1..j);
     }
 }
@@ -73,7 +76,7 @@ fn add(ranges: &mut Ranges, lo: u64, hi: u64) {
 pub(crate) struct Occupancy {
     /// The distinct starts of the live segments that will be inserted or queried, sorted:
     /// leaf `k` is the time `starts[k]`.
-    starts: Vec<u64>,
+    starts: Vec<Time>,
     /// Leaves in the tree: a power of two, at least `starts.len()`.
     leaves: usize,
     /// `within[node]`, for the nodes `1..2 * leaves` (heap numbering).
@@ -85,7 +88,7 @@ pub(crate) struct Occupancy {
 impl Occupancy {
     /// An empty occupancy for rectangles and queries whose time intervals start at the
     /// given times (in any order, repeats allowed).
-    pub(crate) fn new(mut starts: Vec<u64>) -> Occupancy {
+    pub(crate) fn new(mut starts: Vec<Time>) -> Occupancy {
         starts.sort_unstable();
         starts.dedup();
         let leaves = starts.len().next_power_of_two().max(1);
@@ -97,29 +100,32 @@ impl Occupancy {
         }
     }
 
-    /// The leaves of the time interval `[start, end)`: those of the starts inside it.
+    /// The leaves of the time interval `during`: those of the starts inside it.
     #[inline]
-    fn leaf_range(&self, start: u64, end: u64) -> (usize, usize) {
-        let l = self.starts.partition_point(|&t| t < start);
-        let r = l + self.starts[l..].partition_point(|&t| t < end);
+    fn leaf_range(&self, during: Lifetime) -> (usize, usize) {
+        let l = self.starts.partition_point(|&t| t < during.start);
+        let r = l + self.starts[l..].partition_point(|&t| t < during.end);
         (l, r)
     }
 
-    /// Marks `[lo, hi)` taken during `[start, end)`; `start` must be one of the starts
+    /// Marks `span` taken `during` a time interval whose start is one of the starts
     /// given to [`Occupancy::new`].
-    pub(crate) fn insert(&mut self, start: u64, end: u64, lo: u64, hi: u64) {
-        let (l, r) = self.leaf_range(start, end);
-        debug_assert!(l < r && self.starts[l] == start, "a start given to new");
+    pub(crate) fn insert(&mut self, during: Lifetime, span: Span) {
+        let (l, r) = self.leaf_range(during);
+        debug_assert!(
+            l < r && self.starts[l] == during.start,
+            "a start given to new"
+        );
         let mut stack = [(0usize, 0usize, 0usize); 64];
         stack[0] = (1, 0, self.leaves);
         let mut top = 1;
         while top > 0 {
             top -= 1;
             let (node, nlo, nhi) = stack[top];
-            add(&mut self.within[node], lo, hi);
+            add(&mut self.within[node], span);
             if l <= nlo && nhi <= r {
                 if node < self.leaves {
-                    add(&mut self.cover[node], lo, hi);
+                    add(&mut self.cover[node], span);
                 }
                 continue;
             }
@@ -136,9 +142,9 @@ impl Occupancy {
     }
 
     /// Appends to `runs` sorted lists of disjoint address ranges whose union is the union
-    /// of the rectangles that meet `[start, end)`: O(log n) lists, each read from a node.
-    pub(crate) fn runs<'a>(&'a self, start: u64, end: u64, runs: &mut Vec<&'a [(u64, u64)]>) {
-        let (l, r) = self.leaf_range(start, end);
+    /// of the rectangles that meet `during`: O(log n) lists, each read from a node.
+    pub(crate) fn runs<'a>(&'a self, during: Lifetime, runs: &mut Vec<&'a [Span]>) {
+        let (l, r) = self.leaf_range(during);
         if l >= r {
             return;
         }
@@ -175,19 +181,27 @@ impl Occupancy {
 #[cfg(test)]
 pub(in crate::greedy) mod tests {
     use super::*;
+    use crate::types::{Offset, Size};
 
     /// The union of `spans` (any order, any overlap), as sorted, disjoint, non-touching
     /// ranges: the reference the kernels' tests compare with.
-    pub(in crate::greedy) fn union(mut spans: Vec<(u64, u64)>) -> Ranges {
+    pub(in crate::greedy) fn union(mut spans: Vec<Span>) -> Ranges {
         spans.sort_unstable();
         let mut out: Ranges = Vec::new();
         for (lo, hi) in spans {
             match out.last_mut() {
-                Some(last) if lo <= last.1 => last.1 = last.1.max(hi),
+                Some((_, end)) if lo <= *end => *end = (*end).max(hi),
                 _ => out.push((lo, hi)),
             }
         }
         out
+    }
+
+    /// Spans from raw numbers.
+    pub(in crate::greedy) fn spans(raw: &[(u64, u64)]) -> Vec<Span> {
+        raw.iter()
+            .map(|&(lo, hi)| (Offset(lo), Offset(hi)))
+            .collect()
     }
 
     /// Every query gives the union of the rectangles whose time interval meets it, as a
@@ -198,24 +212,25 @@ pub(in crate::greedy) mod tests {
         for round in 0..300 {
             let n = 1 + rng.range(0, 60) as usize;
             let horizon = 1 + rng.range(0, 40);
-            let rects: Vec<(u64, u64, u64, u64)> = (0..n)
+            let rects: Vec<(Lifetime, Span)> = (0..n)
                 .map(|_| {
                     let s = rng.range(0, horizon);
-                    let lo = rng.range(0, 200);
-                    (s, s + rng.range(1, 15), lo, lo + rng.range(1, 30))
+                    let lo = Offset(rng.range(0, 200));
+                    let during = Lifetime::new(s, s + rng.range(1, 15));
+                    (during, (lo, lo + Size(rng.range(1, 30))))
                 })
                 .collect();
-            let mut occ = Occupancy::new(rects.iter().map(|r| r.0).collect());
-            for (k, &(s, e, lo, hi)) in rects.iter().enumerate() {
-                occ.insert(s, e, lo, hi);
-                for &(qs, qe, _, _) in &rects {
+            let mut occ = Occupancy::new(rects.iter().map(|(t, _)| t.start).collect());
+            for (k, &(during, span)) in rects.iter().enumerate() {
+                occ.insert(during, span);
+                for &(query, _) in &rects {
                     let mut runs = Vec::new();
-                    occ.runs(qs, qe, &mut runs);
+                    occ.runs(query, &mut runs);
                     let got = union(runs.iter().flat_map(|r| r.iter().copied()).collect());
-                    let want: Vec<(u64, u64)> = rects[..=k]
+                    let want: Vec<Span> = rects[..=k]
                         .iter()
-                        .filter(|r| r.0 < qe && qs < r.1)
-                        .map(|r| (r.2, r.3))
+                        .filter(|(t, _)| t.overlaps(&query))
+                        .map(|&(_, span)| span)
                         .collect();
                     assert_eq!(got, union(want), "round {round}");
                 }
@@ -226,15 +241,15 @@ pub(in crate::greedy) mod tests {
     #[test]
     fn add_merges_overlapping_and_touching_ranges() {
         let mut r = Vec::new();
-        add(&mut r, 10, 20);
-        add(&mut r, 30, 40);
-        add(&mut r, 0, 5);
-        assert_eq!(r, vec![(0, 5), (10, 20), (30, 40)]);
-        add(&mut r, 20, 30);
-        assert_eq!(r, vec![(0, 5), (10, 40)]);
-        add(&mut r, 12, 13);
-        assert_eq!(r, vec![(0, 5), (10, 40)]);
-        add(&mut r, 3, 50);
-        assert_eq!(r, vec![(0, 50)]);
+        for &span in &spans(&[(10, 20), (30, 40), (0, 5)]) {
+            add(&mut r, span);
+        }
+        assert_eq!(r, spans(&[(0, 5), (10, 20), (30, 40)]));
+        add(&mut r, spans(&[(20, 30)])[0]);
+        assert_eq!(r, spans(&[(0, 5), (10, 40)]));
+        add(&mut r, spans(&[(12, 13)])[0]);
+        assert_eq!(r, spans(&[(0, 5), (10, 40)]));
+        add(&mut r, spans(&[(3, 50)])[0]);
+        assert_eq!(r, spans(&[(0, 50)]));
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::analysis::load_profile;
 use crate::index::TimeIndex;
-use crate::types::{Buffer, Lifetime, Problem, Time};
+use crate::types::{Buffer, BufferIdx, Lifetime, Problem, Size};
 
 /// How a greedy planner orders the buffers before placing them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -50,40 +50,39 @@ impl Order {
     }
 
     /// The free buffers in this order.
-    pub(crate) fn sequence(self, problem: &Problem) -> Vec<u32> {
-        let bufs = problem.buffers();
-        let mut seq: Vec<u32> = (0..bufs.len() as u32)
-            .filter(|&i| bufs[i as usize].fixed_offset.is_none())
+    pub(crate) fn sequence(self, problem: &Problem) -> Vec<BufferIdx> {
+        let mut seq: Vec<BufferIdx> = problem
+            .indexed()
+            .filter(|(_, b)| b.fixed_offset.is_none())
+            .map(|(i, _)| i)
             .collect();
         let len = |b: &Buffer| b.lifetime.len();
+        let buffer = |i| problem.buffer(i);
         match self {
             Order::Size => seq.sort_by_cached_key(|&i| {
-                let b = &bufs[i as usize];
+                let b = buffer(i);
                 (std::cmp::Reverse((b.size, len(b))), b.lifetime.start, i)
             }),
             Order::Area => seq.sort_by_cached_key(|&i| {
-                let b = &bufs[i as usize];
-                (
-                    std::cmp::Reverse((b.size.0 as u128 * len(b) as u128, b.size)),
-                    i,
-                )
+                let b = buffer(i);
+                (std::cmp::Reverse((area(b), b.size)), i)
             }),
             Order::Lifetime => seq.sort_by_cached_key(|&i| {
-                let b = &bufs[i as usize];
+                let b = buffer(i);
                 (std::cmp::Reverse((len(b), b.size)), i)
             }),
             Order::Start => seq.sort_by_cached_key(|&i| {
-                let b = &bufs[i as usize];
+                let b = buffer(i);
                 (b.lifetime.start, std::cmp::Reverse((len(b), b.size)), i)
             }),
             Order::Contention => {
                 let contention = contention(problem);
                 seq.sort_by_cached_key(|&i| {
-                    let b = &bufs[i as usize];
-                    let l = len(b) as u128;
-                    let weight = (b.size.0 as u128).saturating_mul(l.saturating_mul(l));
+                    let b = buffer(i);
+                    let l = u128::from(len(b));
+                    let weight = u128::from(b.size.get()).saturating_mul(l.saturating_mul(l));
                     (
-                        std::cmp::Reverse((contention[i as usize], b.alignment, weight, len(b))),
+                        std::cmp::Reverse((contention[i], b.alignment, weight, len(b))),
                         i,
                     )
                 })
@@ -94,21 +93,26 @@ impl Order {
     }
 }
 
+/// Size × lifetime, in bytes × time steps.
+pub(crate) fn area(b: &Buffer) -> u128 {
+    u128::from(b.size.get()) * u128::from(b.lifetime.len())
+}
+
 /// For each buffer, the largest load at any time in its lifetime (TelaMalloc §3.1);
 /// gaps are not taken out of the lifetime here.
 /// A max-segment-tree over the load profile answers each buffer in O(log n).
-pub(crate) fn contention(problem: &Problem) -> Vec<u64> {
+pub(crate) fn contention(problem: &Problem) -> Vec<Size> {
     let steps = load_profile(problem);
     let m = steps.len().max(1);
-    let mut tree = vec![0u64; 2 * m];
+    let mut tree = vec![Size::ZERO; 2 * m];
     for (k, s) in steps.iter().enumerate() {
-        tree[m + k] = s.load.0;
+        tree[m + k] = s.load;
     }
     for node in (1..m).rev() {
         tree[node] = tree[2 * node].max(tree[2 * node + 1]);
     }
     let range_max = |mut lo: usize, mut hi: usize| {
-        let mut best = 0;
+        let mut best = Size::ZERO;
         lo += m;
         hi += m;
         while lo < hi {
@@ -143,25 +147,27 @@ pub(crate) fn contention(problem: &Problem) -> Vec<u64> {
 /// load profile; the heaviest step first, and within it the largest unordered buffer first.
 /// Ordered buffers are removed from an index of their lifetimes, so each is enumerated
 /// once (gapped buffers may be seen again at steps inside their gaps).
-fn breadth_sequence(problem: &Problem) -> Vec<u32> {
+fn breadth_sequence(problem: &Problem) -> Vec<BufferIdx> {
     let bufs = problem.buffers();
     let mut live_index = TimeIndex::new(problem);
     let steps = load_profile(problem);
-    let mut by_load: Vec<usize> = (0..steps.len()).filter(|&k| steps[k].load.0 > 0).collect();
+    let mut by_load: Vec<usize> = (0..steps.len())
+        .filter(|&k| steps[k].load > Size::ZERO)
+        .collect();
     by_load.sort_by_key(|&k| (std::cmp::Reverse(steps[k].load), k));
     let mut seq = Vec::with_capacity(bufs.len());
-    let mut here: Vec<u32> = Vec::new();
+    let mut here: Vec<BufferIdx> = Vec::new();
+    let largest_first = |i: &BufferIdx| (std::cmp::Reverse(bufs[*i].size), *i);
     for k in by_load {
         let t = steps[k].time;
         here.clear();
         live_index.for_each_overlapping(
             Lifetime {
                 start: t,
-                end: Time(t.0 + 1),
+                end: t + 1,
             },
             |i| {
-                let b = &bufs[i as usize];
-                if b.gaps.iter().all(|g| !(g.start <= t && t < g.end)) {
+                if bufs[i].gaps.iter().all(|g| !(g.start <= t && t < g.end)) {
                     here.push(i);
                 }
             },
@@ -169,11 +175,11 @@ fn breadth_sequence(problem: &Problem) -> Vec<u32> {
         for &i in &here {
             live_index.remove(i);
         }
-        here.sort_unstable_by_key(|&i| (std::cmp::Reverse(bufs[i as usize].size), i));
+        here.sort_unstable_by_key(largest_first);
         seq.extend(
             here.iter()
                 .copied()
-                .filter(|&i| bufs[i as usize].fixed_offset.is_none()),
+                .filter(|&i| bufs[i].fixed_offset.is_none()),
         );
     }
     // A buffer whose gaps cover its whole lifetime is live at no step, so no step lists
@@ -182,12 +188,14 @@ fn breadth_sequence(problem: &Problem) -> Vec<u32> {
     if seq.len() < free {
         let mut listed = vec![false; bufs.len()];
         for &i in &seq {
-            listed[i as usize] = true;
+            listed[i] = true;
         }
-        let mut rest: Vec<u32> = (0..bufs.len() as u32)
-            .filter(|&i| !listed[i as usize] && bufs[i as usize].fixed_offset.is_none())
+        let mut rest: Vec<BufferIdx> = problem
+            .indexed()
+            .filter(|&(i, b)| !listed[i] && b.fixed_offset.is_none())
+            .map(|(i, _)| i)
             .collect();
-        rest.sort_unstable_by_key(|&i| (std::cmp::Reverse(bufs[i as usize].size), i));
+        rest.sort_unstable_by_key(largest_first);
         seq.extend(rest);
     }
     debug_assert_eq!(seq.len(), free);
@@ -197,6 +205,10 @@ fn breadth_sequence(problem: &Problem) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn indices(raw: &[u32]) -> Vec<BufferIdx> {
+        raw.iter().map(|&i| BufferIdx(i)).collect()
+    }
 
     fn problem() -> Problem {
         Problem::new(vec![
@@ -215,7 +227,7 @@ mod tests {
         for o in Order::ALL {
             let mut s = o.sequence(&p);
             s.sort_unstable();
-            assert_eq!(s, vec![0, 1, 2, 4], "{}", o.name());
+            assert_eq!(s, indices(&[0, 1, 2, 4]), "{}", o.name());
         }
     }
 
@@ -231,23 +243,23 @@ mod tests {
         for o in Order::ALL {
             let mut s = o.sequence(&p);
             s.sort_unstable();
-            assert_eq!(s, vec![0, 1], "{}", o.name());
+            assert_eq!(s, indices(&[0, 1]), "{}", o.name());
         }
     }
 
     #[test]
     fn orders_follow_their_keys() {
         let p = problem();
-        assert_eq!(Order::Size.sequence(&p), vec![0, 2, 1, 4]);
-        assert_eq!(Order::Start.sequence(&p), vec![4, 0, 1, 2]);
-        assert_eq!(Order::Lifetime.sequence(&p), vec![4, 1, 0, 2]);
+        assert_eq!(Order::Size.sequence(&p), indices(&[0, 2, 1, 4]));
+        assert_eq!(Order::Start.sequence(&p), indices(&[4, 0, 1, 2]));
+        assert_eq!(Order::Lifetime.sequence(&p), indices(&[4, 1, 0, 2]));
         // Loads: t0..1: a+e=5, t1..2: a+b+e=7, t2..4: b+e=3, t4..5: b=2, t5..6: b+c+d=13,
         // t6..7: b+d=10, t7..8: b=2, t8..9: b+e=3, t9..10: e=1.
         // e's contention counts its whole lifetime, gap included.
-        assert_eq!(contention(&p), vec![7, 13, 13, 13, 13]);
+        assert_eq!(contention(&p), [7, 13, 13, 13, 13].map(Size));
         // Contention: b, c and e tie at 13; size x lifetime^2 breaks it: b 2x64, e 1x100, c 3x1.
-        assert_eq!(Order::Contention.sequence(&p), vec![1, 4, 2, 0]);
+        assert_eq!(Order::Contention.sequence(&p), indices(&[1, 4, 2, 0]));
         // Breadth: heaviest step t5 (b, c, d live): c (3) then b (2); then t1 (a, e): a, e.
-        assert_eq!(Order::Breadth.sequence(&p), vec![2, 1, 0, 4]);
+        assert_eq!(Order::Breadth.sequence(&p), indices(&[2, 1, 0, 4]));
     }
 }

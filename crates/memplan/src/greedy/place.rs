@@ -24,49 +24,51 @@
 //! Management for Deep Neural Net Inference", §5.2): the smallest gap that fits, the
 //! lowest on ties, the top when none fits; first-fit the lowest address that fits.
 
-use super::{
-    choose_offset, free_ranges, occupancy, sort_spans, unions, Fit, SpanScratch, UNPLACED,
-};
+use super::{choose_offset, free_ranges, occupancy, sort_spans, unions, Fit, Span, SpanScratch};
+use crate::budget::Budget;
 use crate::index::TimeIndex;
-use crate::types::Problem;
+use crate::outcome::{Halt, Verdict};
+use crate::types::{BufferIdx, Offset, Problem, Size, Time};
 
-/// Why [`place_sequence`] did not finish.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Halted {
-    /// A buffer would end above the bound.
-    OverBound,
-    /// `stop()` said to stop.
-    Stopped,
-}
+/// The offset of a buffer not placed yet.
+const UNPLACED: Offset = Offset(u64::MAX);
 
 /// The placement kernel of every greedy pass (and of boxing's squeeze and the peak
 /// repair's promotion): fixed buffers at their offsets, then each buffer of `sequence`
 /// (every free buffer once) at the address `fit` picks among those free for its whole
-/// lifetime (gaps honoured). Polls `stop` before every `poll_every`-th placement (the
+/// lifetime (gaps honoured). Polls `budget` before every `poll_every`-th placement (the
 /// first included), and then also re-reads `bound`, if any: a buffer ending above it
-/// halts the pass. Returns the
-/// offsets and the height.
+/// halts the pass. Returns the offsets and the height; or stopped, by the budget
+/// ([`Halt::Budget`]) or the bound ([`Halt::OverBound`]).
 ///
 /// The kernel (see the module docs) is the sweep when `sequence` allows it, else the
 /// occupancy when the buffers conflict with [`DENSE_MEAN_CONFLICTS`] others or more on
 /// average, else the time index; all three give the same plan.
 pub(crate) fn place_sequence(
     problem: &Problem,
-    sequence: &[u32],
+    sequence: &[BufferIdx],
     fit: Fit,
     poll_every: usize,
-    stop: &dyn Fn() -> bool,
-    bound: Option<&dyn Fn() -> u64>,
-) -> Result<(Vec<u64>, u64), Halted> {
-    place_sequence_by(
-        problem,
+    budget: &Budget,
+    bound: Option<&dyn Fn() -> Size>,
+) -> Verdict<(Vec<Offset>, Size)> {
+    let run = Run {
         sequence,
         fit,
         poll_every,
-        stop,
+        budget,
         bound,
-        Kernel::Auto,
-    )
+    };
+    place_sequence_by(problem, &run, Kernel::Auto)
+}
+
+/// One call of [`place_sequence`]: what to place, how, and when to stop.
+struct Run<'a> {
+    sequence: &'a [BufferIdx],
+    fit: Fit,
+    poll_every: usize,
+    budget: &'a Budget,
+    bound: Option<&'a dyn Fn() -> Size>,
 }
 
 /// Which structure [`place_sequence_by`] gets conflicts from (the tests compare them).
@@ -86,13 +88,10 @@ enum Kernel {
 /// [`place_sequence`], with the kernel chosen.
 fn place_sequence_by(
     problem: &Problem,
-    sequence: &[u32],
-    fit: Fit,
-    poll_every: usize,
-    stop: &dyn Fn() -> bool,
-    bound: Option<&dyn Fn() -> u64>,
+    run: &Run<'_>,
     kernel: Kernel,
-) -> Result<(Vec<u64>, u64), Halted> {
+) -> Verdict<(Vec<Offset>, Size)> {
+    let sequence = run.sequence;
     let kernel = match kernel {
         Kernel::Auto if sweepable(problem, sequence) => Kernel::Sweep,
         Kernel::Auto if mean_conflicts(problem, sequence) >= DENSE_MEAN_CONFLICTS => {
@@ -102,9 +101,9 @@ fn place_sequence_by(
         k => k,
     };
     match kernel {
-        Kernel::Sweep => place_by_sweep(problem, sequence, fit, poll_every, stop, bound),
-        Kernel::Occupancy => place_by_occupancy(problem, sequence, fit, poll_every, stop, bound),
-        _ => place_by_index(problem, sequence, fit, poll_every, stop, bound),
+        Kernel::Sweep => place_by_sweep(problem, run),
+        Kernel::Occupancy => place_by_occupancy(problem, run),
+        _ => place_by_index(problem, run),
     }
 }
 
@@ -117,24 +116,24 @@ const DENSE_MEAN_CONFLICTS: u64 = 128;
 
 /// The mean number of other buffers whose lifetime overlaps a buffer's, among the
 /// buffers of `sequence` and the fixed ones (gaps ignored), in O(n log n).
-fn mean_conflicts(problem: &Problem, sequence: &[u32]) -> u64 {
+fn mean_conflicts(problem: &Problem, sequence: &[BufferIdx]) -> u64 {
     let bufs = problem.buffers();
     let fixed = bufs.iter().filter(|b| b.fixed_offset.is_some());
     let chosen: Vec<_> = sequence
         .iter()
-        .map(|&i| &bufs[i as usize])
+        .map(|&i| problem.buffer(i))
         .chain(fixed)
         .collect();
-    let mut starts: Vec<u64> = chosen.iter().map(|b| b.lifetime.start.0).collect();
-    let mut ends: Vec<u64> = chosen.iter().map(|b| b.lifetime.end.0).collect();
+    let mut starts: Vec<Time> = chosen.iter().map(|b| b.lifetime.start).collect();
+    let mut ends: Vec<Time> = chosen.iter().map(|b| b.lifetime.end).collect();
     starts.sort_unstable();
     ends.sort_unstable();
     // Those that start before `b` ends, less those that end by its start, less `b`.
     let total: u64 = chosen
         .iter()
         .map(|b| {
-            let begun = starts.partition_point(|&t| t < b.lifetime.end.0);
-            let over = ends.partition_point(|&t| t <= b.lifetime.start.0);
+            let begun = starts.partition_point(|&t| t < b.lifetime.end);
+            let over = ends.partition_point(|&t| t <= b.lifetime.start);
             (begun - over - 1) as u64
         })
         .sum();
@@ -145,134 +144,109 @@ fn mean_conflicts(problem: &Problem, sequence: &[u32]) -> u64 {
 /// of each placement. [`place_with`] runs the loop every kernel shares.
 trait Placed {
     /// The offset `fit` picks for buffer `i` (not fixed, not placed yet).
-    fn choose(&mut self, i: usize, fit: Fit) -> u64;
+    fn choose(&mut self, i: BufferIdx, fit: Fit) -> Offset;
     /// Records buffer `i` at `[offset, top)`: the fixed buffers first, then each chosen.
-    fn record(&mut self, i: usize, offset: u64, top: u64);
+    fn record(&mut self, i: BufferIdx, offset: Offset, top: Offset);
 }
 
 /// The loop of [`place_sequence`] over a kernel: fixed buffers at their offsets, then
-/// each buffer of `sequence` where the kernel chooses, polling `stop` and re-reading
-/// `bound` every `poll_every` placements.
+/// each buffer of the sequence where the kernel chooses, polling the budget and
+/// re-reading the bound every `poll_every` placements.
 fn place_with(
     problem: &Problem,
-    sequence: &[u32],
-    fit: Fit,
-    poll_every: usize,
-    stop: &dyn Fn() -> bool,
-    bound: Option<&dyn Fn() -> u64>,
+    run: &Run<'_>,
     kernel: &mut impl Placed,
-) -> Result<(Vec<u64>, u64), Halted> {
-    let bufs = problem.buffers();
-    let mut offset = vec![UNPLACED; bufs.len()];
-    let mut height = 0u64;
-    for (i, b) in bufs.iter().enumerate() {
+) -> Verdict<(Vec<Offset>, Size)> {
+    let mut offset = vec![UNPLACED; problem.len()];
+    let mut height = Offset::ZERO;
+    for (i, b) in problem.indexed() {
         if let Some(o) = b.fixed_offset {
-            offset[i] = o.0;
-            height = height.max(o.0 + b.size.0);
-            kernel.record(i, o.0, o.0 + b.size.0);
+            offset[i] = o;
+            height = height.max(o + b.size);
+            kernel.record(i, o, o + b.size);
         }
     }
-    let mut limit = u64::MAX;
-    for (k, &i) in sequence.iter().enumerate() {
-        if k % poll_every == 0 {
-            if stop() {
-                return Err(Halted::Stopped);
+    let mut limit = Offset(u64::MAX);
+    for (k, &i) in run.sequence.iter().enumerate() {
+        if k % run.poll_every == 0 {
+            if run.budget.exhausted() {
+                return Verdict::Stopped(Halt::Budget);
             }
-            if let Some(bound) = bound {
-                limit = bound();
+            if let Some(bound) = run.bound {
+                limit = bound().as_offset();
             }
         }
-        let i = i as usize;
-        debug_assert!(bufs[i].fixed_offset.is_none());
-        let o = kernel.choose(i, fit);
-        let top = o + bufs[i].size.0;
+        let b = problem.buffer(i);
+        debug_assert!(b.fixed_offset.is_none());
+        let o = kernel.choose(i, run.fit);
+        let top = o + b.size;
         if top > limit {
-            return Err(Halted::OverBound);
+            return Verdict::Stopped(Halt::OverBound);
         }
         height = height.max(top);
         offset[i] = o;
         kernel.record(i, o, top);
     }
-    Ok((offset, height))
+    Verdict::Found((offset, height.as_height()))
 }
 
 /// [`place_sequence`] for a sweepable sequence ([`sweepable`]): no buffer is fixed, and
 /// the buffers that conflict with the next one are those live at its start.
-fn place_by_sweep(
-    problem: &Problem,
-    sequence: &[u32],
-    fit: Fit,
-    poll_every: usize,
-    stop: &dyn Fn() -> bool,
-    bound: Option<&dyn Fn() -> u64>,
-) -> Result<(Vec<u64>, u64), Halted> {
+fn place_by_sweep(problem: &Problem, run: &Run<'_>) -> Verdict<(Vec<Offset>, Size)> {
     struct Swept<'p> {
         problem: &'p Problem,
         live: Sweep,
     }
     impl Placed for Swept<'_> {
-        fn choose(&mut self, i: usize, _fit: Fit) -> u64 {
-            let b = &self.problem.buffers()[i];
-            self.live.expire(b.lifetime.start.0);
-            self.live.choose(b.size.0, b.alignment.0)
+        fn choose(&mut self, i: BufferIdx, _fit: Fit) -> Offset {
+            let b = self.problem.buffer(i);
+            self.live.expire(b.lifetime.start);
+            self.live.choose(b.size, b.alignment)
         }
-        fn record(&mut self, i: usize, offset: u64, top: u64) {
-            let end = self.problem.buffers()[i].lifetime.end.0;
+        fn record(&mut self, i: BufferIdx, offset: Offset, top: Offset) {
+            let end = self.problem.buffer(i).lifetime.end;
             self.live.insert((offset, top), end);
         }
     }
     let mut kernel = Swept {
         problem,
-        live: Sweep::new(fit),
+        live: Sweep::new(run.fit),
     };
-    place_with(problem, sequence, fit, poll_every, stop, bound, &mut kernel)
+    place_with(problem, run, &mut kernel)
 }
 
 /// [`place_sequence`] with the union of the occupied addresses over each buffer's live
 /// segments from an [`occupancy::Occupancy`]: the offsets of [`place_by_index`], since
 /// [`choose_offset`] depends only on that union.
-fn place_by_occupancy(
-    problem: &Problem,
-    sequence: &[u32],
-    fit: Fit,
-    poll_every: usize,
-    stop: &dyn Fn() -> bool,
-    bound: Option<&dyn Fn() -> u64>,
-) -> Result<(Vec<u64>, u64), Halted> {
+fn place_by_occupancy(problem: &Problem, run: &Run<'_>) -> Verdict<(Vec<Offset>, Size)> {
     struct Occupied<'p> {
         problem: &'p Problem,
         occupancy: occupancy::Occupancy,
         scratch: unions::ChooseScratch,
     }
     impl Placed for Occupied<'_> {
-        fn choose(&mut self, i: usize, fit: Fit) -> u64 {
-            let b = &self.problem.buffers()[i];
+        fn choose(&mut self, i: BufferIdx, fit: Fit) -> Offset {
+            let b = self.problem.buffer(i);
             let mut runs = Vec::new();
             for s in b.live_segments() {
-                self.occupancy.runs(s.start.0, s.end.0, &mut runs);
+                self.occupancy.runs(s, &mut runs);
             }
-            unions::choose_offset_in_runs(
-                &mut runs,
-                b.size.0,
-                b.alignment.0,
-                fit,
-                &mut self.scratch,
-            )
+            unions::choose_offset_in_runs(&mut runs, b.size, b.alignment, fit, &mut self.scratch)
         }
-        fn record(&mut self, i: usize, offset: u64, top: u64) {
-            for s in self.problem.buffers()[i].live_segments() {
-                self.occupancy.insert(s.start.0, s.end.0, offset, top);
+        fn record(&mut self, i: BufferIdx, offset: Offset, top: Offset) {
+            for s in self.problem.buffer(i).live_segments() {
+                self.occupancy.insert(s, (offset, top));
             }
         }
     }
     let bufs = problem.buffers();
     let fixed = || bufs.iter().filter(|b| b.fixed_offset.is_some());
     let occupancy = occupancy::Occupancy::new(
-        sequence
+        run.sequence
             .iter()
-            .map(|&i| &bufs[i as usize])
+            .map(|&i| problem.buffer(i))
             .chain(fixed())
-            .flat_map(|b| b.live_segments().map(|s| s.start.0))
+            .flat_map(|b| b.live_segments().map(|s| s.start))
             .collect(),
     );
     let mut kernel = Occupied {
@@ -280,80 +254,73 @@ fn place_by_occupancy(
         occupancy,
         scratch: unions::ChooseScratch::default(),
     };
-    place_with(problem, sequence, fit, poll_every, stop, bound, &mut kernel)
+    place_with(problem, run, &mut kernel)
 }
 
 /// [`place_sequence`] with the conflicting placed buffers from a [`TimeIndex`]: the
 /// reference kernel, O(n log n + pairs · log d).
-fn place_by_index(
-    problem: &Problem,
-    sequence: &[u32],
-    fit: Fit,
-    poll_every: usize,
-    stop: &dyn Fn() -> bool,
-    bound: Option<&dyn Fn() -> u64>,
-) -> Result<(Vec<u64>, u64), Halted> {
+fn place_by_index(problem: &Problem, run: &Run<'_>) -> Verdict<(Vec<Offset>, Size)> {
     struct Indexed<'p> {
         problem: &'p Problem,
-        /// Hot data, in one array: (offset, end address) of placed buffers.
-        span: Vec<(u64, u64)>,
+        /// Hot data, in one array: the addresses each placed buffer takes.
+        span: Vec<Span>,
         /// The placed buffers only.
         index: TimeIndex,
         any_gaps: bool,
         /// The highest address used so far: while it is below 2^32, spans sort as u64s.
-        height: u64,
-        taken: Vec<(u64, u64)>,
+        height: Offset,
+        taken: Vec<Span>,
         scratch: SpanScratch,
     }
     impl Placed for Indexed<'_> {
-        fn choose(&mut self, i: usize, fit: Fit) -> u64 {
-            let bufs = self.problem.buffers();
-            let b = &bufs[i];
+        fn choose(&mut self, i: BufferIdx, fit: Fit) -> Offset {
+            let b = self.problem.buffer(i);
             let (span, taken) = (&self.span, &mut self.taken);
             taken.clear();
             if self.any_gaps {
+                let bufs = self.problem.buffers();
                 self.index.for_each_overlapping(b.lifetime, |j| {
-                    let other = &bufs[j as usize];
+                    let other = &bufs[j];
                     if (b.gaps.is_empty() && other.gaps.is_empty()) || b.live_together(other) {
-                        taken.push(span[j as usize]);
+                        taken.push(span[j]);
                     }
                 });
             } else {
                 self.index
-                    .for_each_overlapping(b.lifetime, |j| taken.push(span[j as usize]));
+                    .for_each_overlapping(b.lifetime, |j| taken.push(span[j]));
             }
-            sort_spans(taken, &mut self.scratch, self.height <= u32::MAX as u64);
-            choose_offset(taken, b.size.0, b.alignment.0, fit)
+            let narrow_ok = self.height <= Offset(u32::MAX as u64);
+            sort_spans(taken, &mut self.scratch, narrow_ok);
+            choose_offset(taken, b.size, b.alignment, fit)
         }
-        fn record(&mut self, i: usize, offset: u64, top: u64) {
+        fn record(&mut self, i: BufferIdx, offset: Offset, top: Offset) {
             self.span[i] = (offset, top);
             self.height = self.height.max(top);
-            let end = self.problem.buffers()[i].lifetime.end.0;
-            self.index.insert(i as u32, end);
+            self.index.insert(i, self.problem.buffer(i).lifetime.end);
         }
     }
     let bufs = problem.buffers();
     let mut kernel = Indexed {
         problem,
-        span: vec![(0, 0); bufs.len()],
+        span: vec![(Offset::ZERO, Offset::ZERO); bufs.len()],
         index: TimeIndex::new_empty(problem),
         any_gaps: bufs.iter().any(|b| !b.gaps.is_empty()),
-        height: 0,
+        height: Offset::ZERO,
         taken: Vec::new(),
         scratch: SpanScratch::default(),
     };
-    place_with(problem, sequence, fit, poll_every, stop, bound, &mut kernel)
+    place_with(problem, run, &mut kernel)
 }
 
 /// Whether [`place_sequence`] can sweep: `sequence` is in start order and no buffer is
 /// fixed (placed before its turn) or gapped (live together only in part).
-fn sweepable(problem: &Problem, sequence: &[u32]) -> bool {
-    let bufs = problem.buffers();
-    bufs.iter()
+fn sweepable(problem: &Problem, sequence: &[BufferIdx]) -> bool {
+    let start = |i: BufferIdx| problem.buffer(i).lifetime.start;
+    problem
+        .buffers()
+        .iter()
         .all(|b| b.fixed_offset.is_none() && b.gaps.is_empty())
-        && sequence
-            .windows(2)
-            .all(|w| bufs[w[0] as usize].lifetime.start <= bufs[w[1] as usize].lifetime.start)
+        && sequence.windows(2).all(|w| start(w[0]) <= start(w[1]))
 }
 
 /// What a sweep in start order keeps of the placed buffers live at the current time.
@@ -372,23 +339,23 @@ impl Sweep {
         }
     }
 
-    fn expire(&mut self, time: u64) {
+    fn expire(&mut self, time: Time) {
         match self {
             Sweep::Free(free) => free.expire(time),
             Sweep::Sorted(live) => live.expire(time),
         }
     }
 
-    fn choose(&self, size: u64, alignment: u64) -> u64 {
+    fn choose(&self, size: Size, alignment: Size) -> Offset {
         match self {
             Sweep::Free(free) => free.best_fit(size, alignment),
             Sweep::Sorted(live) => choose_offset(&live.spans, size, alignment, Fit::FirstFit),
         }
     }
 
-    fn insert(&mut self, span: (u64, u64), end: u64) {
+    fn insert(&mut self, span: Span, end: Time) {
         match self {
-            Sweep::Free(free) => free.take(span.0, span.1, end),
+            Sweep::Free(free) => free.take(span, end),
             Sweep::Sorted(live) => live.insert(span, end),
         }
     }
@@ -399,13 +366,13 @@ impl Sweep {
 /// [`choose_offset`] allows), and beside each the end of its lifetime.
 #[derive(Default)]
 struct LiveSpans {
-    spans: Vec<(u64, u64)>,
-    ends: Vec<u64>,
+    spans: Vec<Span>,
+    ends: Vec<Time>,
 }
 
 impl LiveSpans {
     /// Drops the buffers whose lifetime ends at or before `time` (half-open lifetimes).
-    fn expire(&mut self, time: u64) {
+    fn expire(&mut self, time: Time) {
         let mut kept = 0;
         for r in 0..self.spans.len() {
             if self.ends[r] > time {
@@ -418,8 +385,9 @@ impl LiveSpans {
         self.ends.truncate(kept);
     }
 
-    fn insert(&mut self, span: (u64, u64), end: u64) {
-        let at = self.spans.partition_point(|&(lo, _)| lo <= span.0);
+    fn insert(&mut self, span: Span, end: Time) {
+        let (offset, _) = span;
+        let at = self.spans.partition_point(|&(lo, _)| lo <= offset);
         self.spans.insert(at, span);
         self.ends.insert(at, end);
     }
@@ -431,19 +399,27 @@ impl LiveSpans {
 #[cfg(feature = "fuzzing")]
 pub(crate) fn offsets_by_each_kernel(
     problem: &Problem,
-    sequence: &[u32],
+    sequence: &[BufferIdx],
     fit: Fit,
-) -> Vec<(&'static str, Vec<u64>)> {
+) -> Vec<(&'static str, Vec<Offset>)> {
     let mut kernels = vec![("occupancy", Kernel::Occupancy), ("index", Kernel::Index)];
     if sweepable(problem, sequence) {
         kernels.push(("sweep", Kernel::Sweep));
     }
+    let budget = Budget::unlimited();
+    let run = Run {
+        sequence,
+        fit,
+        poll_every: 64,
+        budget: &budget,
+        bound: None,
+    };
     kernels
         .into_iter()
         .map(|(name, kernel)| {
-            let (offsets, _) =
-                place_sequence_by(problem, sequence, fit, 64, &|| false, None, kernel)
-                    .expect("no stop and no bound: the pass finishes");
+            let (offsets, _) = place_sequence_by(problem, &run, kernel)
+                .found()
+                .expect("no stop and no bound: the pass finishes");
             (name, offsets)
         })
         .collect()
@@ -453,6 +429,26 @@ pub(crate) fn offsets_by_each_kernel(
 mod tests {
     use super::*;
     use crate::greedy::Order;
+
+    /// [`place_sequence_by`] with `kernel`, an unlimited budget and a fixed `bound`.
+    fn place(
+        p: &Problem,
+        sequence: &[BufferIdx],
+        fit: Fit,
+        bound: Option<Size>,
+        kernel: Kernel,
+    ) -> Verdict<(Vec<Offset>, Size)> {
+        let budget = Budget::unlimited();
+        let bound = bound.map(|b| move || b);
+        let run = Run {
+            sequence,
+            fit,
+            poll_every: 64,
+            budget: &budget,
+            bound: bound.as_ref().map(|b| b as &dyn Fn() -> Size),
+        };
+        place_sequence_by(p, &run, kernel)
+    }
 
     /// The sweep of start-ordered sequences gives the plan the index gives, for both
     /// fits, with alignments and addresses above 2^32; sequences in another order are
@@ -479,20 +475,16 @@ mod tests {
             let seq = Order::Start.sequence(&p);
             assert!(sweepable(&p, &seq));
             let mut other = Order::Size.sequence(&p);
-            if other.windows(2).any(|w| {
-                p.buffers()[w[0] as usize].lifetime.start
-                    > p.buffers()[w[1] as usize].lifetime.start
-            }) {
+            let start = |i: BufferIdx| p.buffer(i).lifetime.start;
+            if other.windows(2).any(|w| start(w[0]) > start(w[1])) {
                 assert!(!sweepable(&p, &other));
             }
-            other.sort_by_key(|&i| p.buffers()[i as usize].lifetime.start);
+            other.sort_by_key(|&i| start(i));
             for fit in Fit::ALL {
                 for seq in [&seq, &other] {
-                    let swept =
-                        place_sequence_by(&p, seq, fit, 64, &|| false, None, Kernel::Auto).unwrap();
-                    let indexed =
-                        place_sequence_by(&p, seq, fit, 64, &|| false, None, Kernel::Index)
-                            .unwrap();
+                    let swept = place(&p, seq, fit, None, Kernel::Auto);
+                    let indexed = place(&p, seq, fit, None, Kernel::Index);
+                    assert!(matches!(swept, Verdict::Found(_)));
                     assert_eq!(swept, indexed, "round {round}, {fit:?}");
                 }
             }
@@ -505,7 +497,7 @@ mod tests {
         use crate::types::{Buffer, Size};
         let n = 1 + rng.range(0, 150) as usize;
         let horizon = 1 + rng.range(0, 80);
-        let mut fixed_top = 0u64;
+        let mut fixed_top = Offset::ZERO;
         let bufs = (0..n)
             .map(|i| {
                 let start = rng.range(0, horizon);
@@ -518,9 +510,9 @@ mod tests {
                     b = b.with_gap(g, g + 1 + rng.range(0, start + len - 2 - g));
                 }
                 if fixed && rng.range(0, 9) == 0 {
-                    let o = fixed_top.div_ceil(b.alignment.0) * b.alignment.0;
-                    fixed_top = o + b.size.0;
-                    b = b.with_fixed_offset(o);
+                    let o = fixed_top.align_up(b.alignment);
+                    fixed_top = o + b.size;
+                    b.fixed_offset = Some(o);
                 }
                 b
             })
@@ -540,10 +532,9 @@ mod tests {
             for order in Order::ALL {
                 let seq = order.sequence(&p);
                 for fit in Fit::ALL {
-                    let run = |kernel| {
-                        place_sequence_by(&p, &seq, fit, 64, &|| false, None, kernel).unwrap()
-                    };
+                    let run = |kernel| place(&p, &seq, fit, None, kernel);
                     let indexed = run(Kernel::Index);
+                    assert!(matches!(indexed, Verdict::Found(_)));
                     assert_eq!(
                         run(Kernel::Occupancy),
                         indexed,
@@ -566,21 +557,11 @@ mod tests {
         for round in 0..120 {
             let p = random_problem(&mut rng, 1, true, true);
             let seq = Order::Size.sequence(&p);
-            let full = place_sequence_by(&p, &seq, Fit::BestFit, 1, &|| false, None, Kernel::Index)
-                .unwrap()
-                .1;
+            let (_, full) = place(&p, &seq, Fit::BestFit, None, Kernel::Index)
+                .found()
+                .unwrap();
             let bound = full - full / 4;
-            let run = |kernel| {
-                place_sequence_by(
-                    &p,
-                    &seq,
-                    Fit::BestFit,
-                    1,
-                    &|| false,
-                    Some(&|| bound),
-                    kernel,
-                )
-            };
+            let run = |kernel| place(&p, &seq, Fit::BestFit, Some(bound), kernel);
             assert_eq!(run(Kernel::Occupancy), run(Kernel::Index), "round {round}");
         }
     }
@@ -614,7 +595,7 @@ mod tests {
                 let order = Order::ALL[order];
                 let fit = if first_fit { Fit::FirstFit } else { Fit::BestFit };
                 let seq = order.sequence(&p);
-                let run = |kernel| place_sequence_by(&p, &seq, fit, 64, &|| false, None, kernel);
+                let run = |kernel| place(&p, &seq, fit, None, kernel);
                 let indexed = run(Kernel::Index);
                 prop_assert_eq!(run(Kernel::Occupancy), indexed.clone());
                 prop_assert_eq!(run(Kernel::Auto), indexed);
@@ -632,8 +613,8 @@ mod tests {
             let seq = Order::Start.sequence(&p);
             let n = bufs.len() as u64;
             let mut total = 0u64;
-            for (i, a) in bufs.iter().enumerate() {
-                for (j, b) in bufs.iter().enumerate() {
+            for (i, a) in p.indexed() {
+                for (j, b) in p.indexed() {
                     total += (i != j && a.lifetime.overlaps(&b.lifetime)) as u64;
                 }
             }

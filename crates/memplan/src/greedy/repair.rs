@@ -42,10 +42,10 @@
 use std::collections::{BTreeSet, HashSet};
 
 use crate::budget::Budget;
-use crate::greedy::{choose_offset, place_in_order, sort_spans, Fit, SpanScratch};
+use crate::greedy::{choose_offset, place_in_order, sort_spans, Fit, Span, SpanScratch};
 use crate::index::TimeIndex;
 use crate::rng::Rng;
-use crate::types::{Lifetime, Problem, Time};
+use crate::types::{BufferIdx, Lifetime, Offset, Problem, Size};
 
 /// At most this many buffers are lifted in one move.
 const MAX_LIFTED: usize = 64;
@@ -77,32 +77,34 @@ pub struct RepairStats {
     pub height_after: u64,
 }
 
+/// The top of a buffer and the buffer, ordered by top: the plan's tops in a set.
+type Top = (Offset, BufferIdx);
+
 /// Lowers the height of the plan `offsets` (one per buffer, valid) by at most `moves`
 /// peak-repair moves, stopping early when the height reaches `floor` (the max load, or a
 /// target) or the budget runs out. `offsets` is updated in place and stays valid.
 pub(crate) fn lower_peak(
     problem: &Problem,
-    offsets: &mut [u64],
+    offsets: &mut [Offset],
     moves: u64,
     seed: u64,
-    floor: u64,
+    floor: Size,
     budget: &Budget,
 ) -> RepairStats {
-    let stop = &|| budget.exhausted();
     let bufs = problem.buffers();
     let mut stats = RepairStats::default();
     let mut m = Mover::new(problem, offsets, seed);
-    stats.height_before = m.height();
+    stats.height_before = m.height().get();
     stats.height_after = stats.height_before;
     if bufs.is_empty() || moves == 0 {
         return stats;
     }
-    let mut promoted: HashSet<(u32, u64)> = HashSet::new();
+    let mut promoted: HashSet<(BufferIdx, Offset)> = HashSet::new();
     let promote_degree = (4 * MAX_LIFTED).max(bufs.len() / 4);
 
     while stats.moves < moves {
         // A move costs up to milliseconds on large plans: poll before each one.
-        if stop() {
+        if budget.exhausted() {
             break;
         }
         let h = m.height();
@@ -111,17 +113,15 @@ pub(crate) fn lower_peak(
         }
         stats.moves += 1;
         // 1. A peak buffer, at random among those touching the height.
-        let peak: Vec<u32> = m
-            .tops
-            .range((h, 0)..)
-            .map(|&(_, i)| i)
-            .filter(|&i| bufs[i as usize].fixed_offset.is_none())
+        let at_peak = || m.tops.range((h, BufferIdx(0))..).map(|&(_, i)| i);
+        let peak: Vec<BufferIdx> = at_peak()
+            .filter(|&i| bufs[i].fixed_offset.is_none())
             .collect();
         if peak.is_empty() {
             break; // a fixed buffer sets the height: nothing to do
         }
-        let count_at_h = m.tops.range((h, 0)..).count();
-        let p = peak[m.rng.range(0, peak.len() as u64 - 1) as usize] as usize;
+        let count_at_h = at_peak().count();
+        let p = peak[m.rng.range(0, peak.len() as u64 - 1) as usize];
         // A peak buffer live with a large part of the plan is rarely moved by a local
         // move: the band around it spans most of the time axis. Once per (buffer,
         // height), put it first and re-place every other buffer in increasing offset
@@ -130,8 +130,8 @@ pub(crate) fn lower_peak(
         m.index
             .for_each_overlapping(bufs[p].lifetime, |_| degree += 1);
         let long_lived = degree > promote_degree;
-        if long_lived && promoted.len() < MAX_PROMOTIONS && promoted.insert((p as u32, h)) {
-            if let Some(better) = promote(problem, offsets, p, (h, count_at_h), stop) {
+        if long_lived && promoted.len() < MAX_PROMOTIONS && promoted.insert((p, h)) {
+            if let Some(better) = promote(problem, offsets, p, (h, count_at_h), budget) {
                 offsets.copy_from_slice(&better);
                 m.tops = tops_of(problem, offsets);
                 stats.kept += 1;
@@ -146,16 +146,21 @@ pub(crate) fn lower_peak(
             stats.kept += 1;
         }
     }
-    stats.height_after = m.height();
+    stats.height_after = m.height().get();
     stats
 }
 
 /// The tops `(offset + size, buffer)` of every buffer of a plan.
-fn tops_of(problem: &Problem, offsets: &[u64]) -> BTreeSet<(u64, u32)> {
-    let bufs = problem.buffers();
-    (0..bufs.len() as u32)
-        .map(|i| (offsets[i as usize] + bufs[i as usize].size.0, i))
+fn tops_of(problem: &Problem, offsets: &[Offset]) -> BTreeSet<Top> {
+    problem
+        .indexed()
+        .map(|(i, b)| (offsets[i] + b.size, i))
         .collect()
+}
+
+/// The sum of the offsets of `lifted`: 64 offsets below 2^64 each do not overflow it.
+fn offset_sum(lifted: &[BufferIdx], offsets: &[Offset]) -> u128 {
+    lifted.iter().map(|&j| u128::from(offsets[j].get())).sum()
 }
 
 /// The state of [`lower_peak`]'s moves: the index and tops of the plan, the random
@@ -163,37 +168,37 @@ fn tops_of(problem: &Problem, offsets: &[u64]) -> BTreeSet<(u64, u32)> {
 struct Mover<'a> {
     problem: &'a Problem,
     index: TimeIndex,
-    tops: BTreeSet<(u64, u32)>,
+    tops: BTreeSet<Top>,
     rng: Rng,
     any_gaps: bool,
     /// While every address fits in 32 bits, a span packs into one u64 (faster to sort).
     narrow_ok: bool,
-    candidates: Vec<(u64, u32)>,
-    lifted: Vec<u32>,
-    old: Vec<u64>,
-    taken: Vec<(u64, u64)>,
+    candidates: Vec<Top>,
+    lifted: Vec<BufferIdx>,
+    old: Vec<Offset>,
+    taken: Vec<Span>,
     scratch: SpanScratch,
 }
 
 impl<'a> Mover<'a> {
-    fn new(problem: &'a Problem, offsets: &[u64], seed: u64) -> Mover<'a> {
+    fn new(problem: &'a Problem, offsets: &[Offset], seed: u64) -> Mover<'a> {
         let bufs = problem.buffers();
         let tops = tops_of(problem, offsets);
         // A move may place a buffer above the height (and is then undone), but never
         // higher than the height plus its size and alignment.
         let headroom = bufs
             .iter()
-            .map(|b| b.size.0.saturating_add(b.alignment.0))
+            .map(|b| b.size.saturating_add(b.alignment))
             .max()
-            .unwrap_or(0);
-        let height = tops.last().map_or(0, |&(t, _)| t);
+            .unwrap_or(Size::ZERO);
+        let height = tops.last().map_or(Offset::ZERO, |&(t, _)| t);
         Mover {
             problem,
             index: TimeIndex::new(problem),
             tops,
             rng: Rng::new(seed),
             any_gaps: bufs.iter().any(|b| !b.gaps.is_empty()),
-            narrow_ok: height.saturating_add(headroom) <= u32::MAX as u64,
+            narrow_ok: height.saturating_add(headroom) <= Offset(u32::MAX as u64),
             candidates: Vec::new(),
             lifted: Vec::new(),
             old: Vec::new(),
@@ -202,14 +207,19 @@ impl<'a> Mover<'a> {
         }
     }
 
-    fn height(&self) -> u64 {
-        self.tops.last().map_or(0, |&(t, _)| t)
+    fn height(&self) -> Offset {
+        self.tops.last().map_or(Offset::ZERO, |&(t, _)| t)
+    }
+
+    /// The plan's tops at or above `h`.
+    fn count_at(&self, h: Offset) -> usize {
+        self.tops.range((h, BufferIdx(0))..).count()
     }
 
     /// Step 2 of a move: the buffers to lift, from a time window around peak buffer `p`
     /// or around a buffer that holds it up (the chain of supports below it), down to a
     /// random depth below that buffer.
-    fn choose_lifted(&mut self, offsets: &[u64], p: usize, long_lived: bool) {
+    fn choose_lifted(&mut self, offsets: &[Offset], p: BufferIdx, long_lived: bool) {
         let bufs = self.problem.buffers();
         let rng = &mut self.rng;
         let steps = rng.range(0, MAX_CHAIN);
@@ -223,21 +233,22 @@ impl<'a> Mover<'a> {
             rng,
         );
         let life = bufs[anchor].lifetime;
-        let widen = (life.end.0 - life.start.0).saturating_mul(rng.range(0, MAX_WIDEN));
+        let widen = life.len().saturating_mul(rng.range(0, MAX_WIDEN));
         let window = Lifetime {
-            start: Time(life.start.0.saturating_sub(widen)),
-            end: Time(life.end.0.saturating_add(widen)),
+            start: life.start.saturating_sub(widen),
+            end: life.end.saturating_add(widen),
         };
-        let depth = bufs[anchor]
-            .size
-            .0
-            .saturating_mul(1 << rng.range(0, MAX_DEPTH_SHIFT));
-        let depth_floor = (offsets[anchor] + bufs[anchor].size.0).saturating_sub(depth);
+        let size = bufs[anchor].size;
+        let depth = Size(
+            size.get()
+                .saturating_mul(1 << rng.range(0, MAX_DEPTH_SHIFT)),
+        );
+        let depth_floor = (offsets[anchor] + size).saturating_sub(depth);
         let candidates = &mut self.candidates;
         candidates.clear();
         self.index.for_each_overlapping(window, |j| {
-            let b = &bufs[j as usize];
-            let top = offsets[j as usize] + b.size.0;
+            let b = &bufs[j];
+            let top = offsets[j] + b.size;
             if b.fixed_offset.is_none() && top > depth_floor {
                 candidates.push((top, j));
             }
@@ -257,21 +268,21 @@ impl<'a> Mover<'a> {
             self.candidates
                 .iter()
                 .map(|&(_, j)| j)
-                .filter(|&j| !keep_p_still || j as usize != p),
+                .filter(|&j| !keep_p_still || j != p),
         );
-        if !keep_p_still && !self.lifted.contains(&(p as u32)) {
-            self.lifted.push(p as u32);
+        if !keep_p_still && !self.lifted.contains(&p) {
+            self.lifted.push(p);
         }
     }
 
     /// Step 3: lifts the chosen buffers out and puts them back in a random order with a
     /// random fit. Returns the sum of their old offsets.
-    fn replace_lifted(&mut self, offsets: &mut [u64]) -> u128 {
+    fn replace_lifted(&mut self, offsets: &mut [Offset]) -> u128 {
         let bufs = self.problem.buffers();
         shuffle(&mut self.lifted, &mut self.rng);
         if self.rng.chance(50) {
             self.lifted
-                .sort_by_key(|&j| std::cmp::Reverse(bufs[j as usize].size.0));
+                .sort_by_key(|&j| std::cmp::Reverse(bufs[j].size));
         }
         let fit = if self.rng.chance(75) {
             Fit::FirstFit
@@ -279,57 +290,53 @@ impl<'a> Mover<'a> {
             Fit::BestFit
         };
         self.old.clear();
-        let mut old_sum = 0u128; // 64 offsets below 2^64 each: no overflow in u128
+        let old_sum = offset_sum(&self.lifted, offsets);
         for &j in &self.lifted {
-            old_sum += offsets[j as usize] as u128;
-            self.old.push(offsets[j as usize]);
+            self.old.push(offsets[j]);
             self.index.remove(j);
-            self.tops
-                .remove(&(offsets[j as usize] + bufs[j as usize].size.0, j));
+            self.tops.remove(&(offsets[j] + bufs[j].size, j));
         }
         for &j in &self.lifted {
-            let b = &bufs[j as usize];
+            let b = &bufs[j];
             let taken = &mut self.taken;
             taken.clear();
             let any_gaps = self.any_gaps;
             self.index.for_each_overlapping(b.lifetime, |k| {
-                if !any_gaps || b.live_together(&bufs[k as usize]) {
-                    let o = offsets[k as usize];
-                    taken.push((o, o + bufs[k as usize].size.0));
+                if !any_gaps || b.live_together(&bufs[k]) {
+                    let o = offsets[k];
+                    taken.push((o, o + bufs[k].size));
                 }
             });
             sort_spans(taken, &mut self.scratch, self.narrow_ok);
-            let o = choose_offset(taken, b.size.0, b.alignment.0, fit);
-            offsets[j as usize] = o;
-            self.index.insert(j, b.lifetime.end.0);
-            self.tops.insert((o + b.size.0, j));
+            let o = choose_offset(taken, b.size, b.alignment, fit);
+            offsets[j] = o;
+            self.index.insert(j, b.lifetime.end);
+            self.tops.insert((o + b.size, j));
         }
         old_sum
     }
 
     /// Step 4: keeps the move when (height, buffers at the height, summed offsets of the
     /// lifted buffers) did not grow above `before`; else puts them back. True when kept.
-    fn keep_or_undo(&mut self, offsets: &mut [u64], before: (u64, usize, u128)) -> bool {
+    fn keep_or_undo(&mut self, offsets: &mut [Offset], before: (Offset, usize, u128)) -> bool {
         let bufs = self.problem.buffers();
         let new_h = self.height();
-        let new_count = self.tops.range((new_h, 0)..).count();
-        let new_sum: u128 = self
-            .lifted
-            .iter()
-            .map(|&j| offsets[j as usize] as u128)
-            .sum();
-        if (new_h, new_count, new_sum) <= before {
+        let after = (
+            new_h,
+            self.count_at(new_h),
+            offset_sum(&self.lifted, offsets),
+        );
+        if after <= before {
             return true;
         }
         for &j in &self.lifted {
             self.index.remove(j);
-            self.tops
-                .remove(&(offsets[j as usize] + bufs[j as usize].size.0, j));
+            self.tops.remove(&(offsets[j] + bufs[j].size, j));
         }
         for (&j, &o) in self.lifted.iter().zip(&self.old) {
-            offsets[j as usize] = o;
-            self.index.insert(j, bufs[j as usize].lifetime.end.0);
-            self.tops.insert((o + bufs[j as usize].size.0, j));
+            offsets[j] = o;
+            self.index.insert(j, bufs[j].lifetime.end);
+            self.tops.insert((o + bufs[j].size, j));
         }
         false
     }
@@ -340,22 +347,29 @@ impl<'a> Mover<'a> {
 /// `than`.
 fn promote(
     problem: &Problem,
-    offsets: &[u64],
-    p: usize,
-    than: (u64, usize),
-    stop: &(dyn Fn() -> bool + Sync),
-) -> Option<Vec<u64>> {
-    let bufs = problem.buffers();
-    let mut sequence: Vec<u32> = (0..bufs.len() as u32)
-        .filter(|&i| i as usize != p && bufs[i as usize].fixed_offset.is_none())
+    offsets: &[Offset],
+    p: BufferIdx,
+    than: (Offset, usize),
+    budget: &Budget,
+) -> Option<Vec<Offset>> {
+    let mut sequence: Vec<BufferIdx> = problem
+        .indexed()
+        .filter(|&(i, b)| i != p && b.fixed_offset.is_none())
+        .map(|(i, _)| i)
         .collect();
-    sequence.sort_unstable_by_key(|&i| (offsets[i as usize], i));
-    sequence.insert(0, p as u32);
-    let placed = place_in_order(problem, &sequence, Fit::FirstFit, stop)?;
-    let tops = || bufs.iter().zip(&placed).map(|(b, o)| o.0 + b.size.0);
-    let h = tops().max().unwrap_or(0);
+    sequence.sort_unstable_by_key(|&i| (offsets[i], i));
+    sequence.insert(0, p);
+    let placed = place_in_order(problem, &sequence, Fit::FirstFit, budget)?;
+    let tops = || {
+        problem
+            .buffers()
+            .iter()
+            .zip(&placed)
+            .map(|(b, &o)| o + b.size)
+    };
+    let h = tops().max().unwrap_or(Offset::ZERO);
     let count = tops().filter(|&t| t == h).count();
-    ((h, count) < than).then(|| placed.into_iter().map(|o| o.0).collect())
+    ((h, count) < than).then_some(placed)
 }
 
 /// Follows the chain of supports down from buffer `p` for at most `steps` links and
@@ -365,26 +379,26 @@ fn promote(
 /// earlier move).
 fn walk_supports(
     problem: &Problem,
-    offsets: &[u64],
+    offsets: &[Offset],
     index: &TimeIndex,
     any_gaps: bool,
-    p: usize,
+    p: BufferIdx,
     steps: u64,
     rng: &mut Rng,
-) -> usize {
+) -> BufferIdx {
     let bufs = problem.buffers();
     let mut cur = p;
-    let mut supports: Vec<usize> = Vec::new();
+    let mut supports: Vec<BufferIdx> = Vec::new();
     for _ in 0..steps {
         let (o, b) = (offsets[cur], &bufs[cur]);
-        if o == 0 {
+        if o == Offset::ZERO {
             break;
         }
         supports.clear();
         index.for_each_overlapping(b.lifetime, |k| {
-            let other = &bufs[k as usize];
-            if offsets[k as usize] + other.size.0 == o && (!any_gaps || b.live_together(other)) {
-                supports.push(k as usize);
+            let other = &bufs[k];
+            if offsets[k] + other.size == o && (!any_gaps || b.live_together(other)) {
+                supports.push(k);
             }
         });
         if supports.is_empty() {
@@ -396,7 +410,7 @@ fn walk_supports(
 }
 
 /// Fisher–Yates, from the seeded generator.
-fn shuffle(items: &mut [u32], rng: &mut Rng) {
+fn shuffle(items: &mut [BufferIdx], rng: &mut Rng) {
     for k in (1..items.len()).rev() {
         let j = rng.range(0, k as u64) as usize;
         items.swap(k, j);
@@ -409,26 +423,17 @@ mod tests {
     use crate::checker::check_offsets;
     use crate::generate::{generate_model_like, GenOptions};
     use crate::greedy::{run, Order};
-    use crate::types::Offset;
 
     #[test]
     fn repair_keeps_plans_valid_and_never_raises_the_height() {
         for seed in 0..6 {
             let p = generate_model_like(&GenOptions { buffers: 400, seed });
-            let start = run(&p, Order::Start, Fit::FirstFit, 1, &Budget::unlimited()).unwrap();
-            let mut offsets: Vec<u64> = start.iter().map(|o| o.0).collect();
-            let stats = lower_peak(&p, &mut offsets, 300, seed, 0, &Budget::unlimited());
+            let mut offsets =
+                run(&p, Order::Start, Fit::FirstFit, 1, &Budget::unlimited()).unwrap();
+            let stats = lower_peak(&p, &mut offsets, 300, seed, Size(0), &Budget::unlimited());
             assert!(stats.height_after <= stats.height_before);
-            let plan: Vec<Offset> = offsets.iter().map(|&o| Offset(o)).collect();
-            check_offsets(&p, &plan, None).unwrap();
-            let h = p
-                .buffers()
-                .iter()
-                .zip(&offsets)
-                .map(|(b, o)| o + b.size.0)
-                .max()
-                .unwrap();
-            assert_eq!(h, stats.height_after);
+            check_offsets(&p, &offsets, None).unwrap();
+            assert_eq!(p.height_of(&offsets).get(), stats.height_after);
         }
     }
 
@@ -440,16 +445,12 @@ mod tests {
             buffers: 500,
             seed: 4,
         });
-        let start: Vec<u64> = run(&p, Order::Size, Fit::FirstFit, 1, &Budget::unlimited())
-            .unwrap()
-            .iter()
-            .map(|o| o.0)
-            .collect();
-        for first in [0, 17, 250, 499] {
-            let o = promote(&p, &start, first, (u64::MAX, usize::MAX), &|| false).unwrap();
-            assert_eq!(o[first], 0);
-            let plan: Vec<Offset> = o.iter().map(|&x| Offset(x)).collect();
-            check_offsets(&p, &plan, None).unwrap();
+        let start = run(&p, Order::Size, Fit::FirstFit, 1, &Budget::unlimited()).unwrap();
+        for first in [0, 17, 250, 499].map(BufferIdx) {
+            let than = (Offset(u64::MAX), usize::MAX);
+            let o = promote(&p, &start, first, than, &Budget::unlimited()).unwrap();
+            assert_eq!(o[first], Offset::ZERO);
+            check_offsets(&p, &o, None).unwrap();
         }
     }
 
@@ -459,15 +460,11 @@ mod tests {
             buffers: 300,
             seed: 9,
         });
-        let start: Vec<u64> = run(&p, Order::Size, Fit::FirstFit, 1, &Budget::unlimited())
-            .unwrap()
-            .iter()
-            .map(|o| o.0)
-            .collect();
+        let start = run(&p, Order::Size, Fit::FirstFit, 1, &Budget::unlimited()).unwrap();
         let mut a = start.clone();
         let mut b = start;
-        lower_peak(&p, &mut a, 200, 5, 0, &Budget::unlimited());
-        lower_peak(&p, &mut b, 200, 5, 0, &Budget::unlimited());
+        lower_peak(&p, &mut a, 200, 5, Size(0), &Budget::unlimited());
+        lower_peak(&p, &mut b, 200, 5, Size(0), &Budget::unlimited());
         assert_eq!(a, b);
     }
 }

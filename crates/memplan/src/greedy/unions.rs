@@ -31,14 +31,14 @@
 //! way, so the offset is the same, from shorter lists. The tests compare both fits with
 //! `choose_offset` over the materialised union.
 
-use super::{choose_offset_from, Fit};
-use crate::types::align_up;
+use super::{choose_offset_from, Fit, Span};
+use crate::types::{Offset, Size};
 
 /// Reusable storage of [`choose_offset_in_runs`].
 #[derive(Default)]
 pub(crate) struct ChooseScratch {
     union: UnionScratch,
-    taken: Vec<(u64, u64)>,
+    taken: Vec<Span>,
 }
 
 /// The offset `fit` picks for `size` bytes aligned to `alignment` when the taken
@@ -46,12 +46,12 @@ pub(crate) struct ChooseScratch {
 /// [`super::choose_offset`] gives over that union. Leaves in `runs` what is left of each
 /// (see the module docs).
 pub(crate) fn choose_offset_in_runs(
-    runs: &mut [&[(u64, u64)]],
-    size: u64,
-    alignment: u64,
+    runs: &mut [&[Span]],
+    size: Size,
+    alignment: Size,
     fit: Fit,
     scratch: &mut ChooseScratch,
-) -> u64 {
+) -> Offset {
     let (x, next) = lowest_fit(runs, size, alignment);
     match (fit, next) {
         (Fit::FirstFit, _) | (Fit::BestFit, None) => x,
@@ -67,17 +67,17 @@ pub(crate) fn choose_offset_in_runs(
 /// The lowest aligned `x` such that `[x, x + size)` misses every run, and the least
 /// start of a range above it (`None`: nothing is above). Drops from the front of each run
 /// the ranges that end at or below `x`.
-fn lowest_fit(runs: &mut [&[(u64, u64)]], size: u64, alignment: u64) -> (u64, Option<u64>) {
+fn lowest_fit(runs: &mut [&[Span]], size: Size, alignment: Size) -> (Offset, Option<Offset>) {
     let k = runs.len();
-    let mut x = 0u64;
-    let (mut r, mut clean, mut next) = (0, 0, None::<u64>);
+    let mut x = Offset::ZERO;
+    let (mut r, mut clean, mut next) = (0, 0, None::<Offset>);
     while clean < k {
         let run = &mut runs[r];
         *run = &run[first_ending_above(run, x)..];
         match run.first() {
             Some(&(lo, hi)) if lo < x + size => {
                 // `[x', x' + size)` meets `[lo, hi)` for every x' in [x, hi).
-                x = align_up(hi, alignment);
+                x = hi.align_up(alignment);
                 clean = 0;
                 next = None;
                 continue; // the same run again, from the new `x`
@@ -94,7 +94,7 @@ fn lowest_fit(runs: &mut [&[(u64, u64)]], size: u64, alignment: u64) -> (u64, Op
 /// The index of the first range of `run` that ends above `x` (`run.len()` when none
 /// does): a gallop from the front, then a binary search.
 #[inline]
-fn first_ending_above(run: &[(u64, u64)], x: u64) -> usize {
+fn first_ending_above(run: &[Span], x: Offset) -> usize {
     match run.first() {
         Some(&(_, hi)) if hi <= x => {}
         _ => return 0,
@@ -114,7 +114,7 @@ fn first_ending_above(run: &[(u64, u64)], x: u64) -> usize {
 /// queue of lists by length.
 #[derive(Default)]
 struct UnionScratch {
-    pool: Vec<Vec<(u64, u64)>>,
+    pool: Vec<Vec<Span>>,
     free: Vec<usize>,
     queue: std::collections::BinaryHeap<std::cmp::Reverse<(usize, usize)>>,
 }
@@ -128,12 +128,7 @@ struct UnionScratch {
 /// query) are read once or twice: O(total · log runs) at worst, and every merge
 /// coalesces what overlaps or touches, so merged lists shrink toward the union. A list
 /// is named by `k`: `runs[k]` below `runs.len()`, else `pool[k - runs.len()]`.
-fn union_of_runs(
-    runs: &[&[(u64, u64)]],
-    min_gap: u64,
-    scratch: &mut UnionScratch,
-    out: &mut Vec<(u64, u64)>,
-) {
+fn union_of_runs(runs: &[&[Span]], min_gap: Size, scratch: &mut UnionScratch, out: &mut Vec<Span>) {
     use std::cmp::Reverse;
     out.clear();
     if runs.len() <= 1 {
@@ -181,14 +176,14 @@ fn union_of_runs(
 /// Written without data-dependent branches in the loop (which side comes next, whether
 /// to coalesce): on interleaved lists those are coin flips.
 #[inline]
-fn merge_union(a: &[(u64, u64)], b: &[(u64, u64)], min_gap: u64, out: &mut Vec<(u64, u64)>) {
-    const PAST: (u64, u64) = (u64::MAX, u64::MAX);
+fn merge_union(a: &[Span], b: &[Span], min_gap: Size, out: &mut Vec<Span>) {
+    const PAST: Span = (Offset(u64::MAX), Offset(u64::MAX));
     let total = a.len() + b.len();
     if total == 0 {
         return;
     }
     let first = out.len();
-    out.resize(first + total, (0, 0));
+    out.resize(first + total, (Offset::ZERO, Offset::ZERO));
     let dst = &mut out[first..];
     let (mut i, mut j, mut w) = (0usize, 0usize, 0usize);
     let pick = |i: usize, j: usize| {
@@ -225,31 +220,31 @@ mod tests {
     use crate::greedy::choose_offset;
     use proptest::prelude::*;
 
-    use crate::greedy::occupancy::tests::union;
+    use crate::greedy::occupancy::tests::{spans, union};
 
     /// A run from random spans: their union (sorted, disjoint, non-touching).
-    fn run_of(spans: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
-        union(spans.into_iter().map(|(lo, len)| (lo, lo + len)).collect())
+    fn run_of(raw: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+        let raw: Vec<(u64, u64)> = raw.into_iter().map(|(lo, len)| (lo, lo + len)).collect();
+        union(spans(&raw))
+            .into_iter()
+            .map(|(lo, hi)| (lo.get(), hi.get()))
+            .collect()
     }
 
     /// What [`choose_offset_in_runs`] picks over fresh slices of `runs`.
     fn pick(runs: &[Vec<(u64, u64)>], size: u64, alignment: u64, fit: Fit) -> u64 {
-        let mut slices: Vec<&[(u64, u64)]> = runs.iter().map(|r| r.as_slice()).collect();
-        choose_offset_in_runs(
-            &mut slices,
-            size,
-            alignment,
-            fit,
-            &mut ChooseScratch::default(),
-        )
+        let runs: Vec<Vec<Span>> = runs.iter().map(|r| spans(r)).collect();
+        let mut slices: Vec<&[Span]> = runs.iter().map(|r| r.as_slice()).collect();
+        let (size, alignment) = (Size(size), Size(alignment));
+        choose_offset_in_runs(&mut slices, size, alignment, fit, &mut Default::default()).get()
     }
 
     fn check(runs: &[Vec<(u64, u64)>], size: u64, alignment: u64) -> Result<(), TestCaseError> {
-        let taken = union(runs.concat());
+        let taken = union(spans(&runs.concat()));
         for fit in Fit::ALL {
             prop_assert_eq!(
                 pick(runs, size, alignment, fit),
-                choose_offset(&taken, size, alignment, fit),
+                choose_offset(&taken, Size(size), Size(alignment), fit).get(),
                 "{:?}, size {}, alignment {}, runs {:?}",
                 fit,
                 size,
@@ -257,9 +252,10 @@ mod tests {
                 runs
             );
         }
-        let slices: Vec<&[(u64, u64)]> = runs.iter().map(|r| r.as_slice()).collect();
+        let runs: Vec<Vec<Span>> = runs.iter().map(|r| spans(r)).collect();
+        let slices: Vec<&[Span]> = runs.iter().map(|r| r.as_slice()).collect();
         let mut merged = Vec::new();
-        union_of_runs(&slices, 1, &mut UnionScratch::default(), &mut merged);
+        union_of_runs(&slices, Size(1), &mut UnionScratch::default(), &mut merged);
         prop_assert_eq!(merged, taken);
         Ok(())
     }

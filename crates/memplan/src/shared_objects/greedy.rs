@@ -8,7 +8,7 @@ use std::collections::BinaryHeap;
 use super::bound::MaxAddTree;
 use super::objects::Objects;
 use crate::index::TimeIndex;
-use crate::types::{Lifetime, Problem, Size};
+use crate::types::{BufferIdx, Lifetime, Problem, Size};
 
 const UNASSIGNED: u32 = u32::MAX;
 
@@ -70,16 +70,16 @@ pub(super) fn by_breadth(problem: &Problem) -> (Vec<u32>, Vec<u64>) {
     let mut index = TimeIndex::new(problem);
     let mut objs = Objects::new();
     let mut object_of = vec![UNASSIGNED; bufs.len()];
-    let mut profile: Vec<u32> = Vec::new();
+    let mut profile: Vec<BufferIdx> = Vec::new();
     for (t, _) in breadth {
         profile.clear();
         index.for_each_overlapping(Lifetime::new(t, t + 1), |i| profile.push(i));
         for &i in &profile {
             index.remove(i);
         }
-        profile.sort_by_key(|&i| (Reverse(bufs[i as usize].size), i));
+        profile.sort_by_key(|&i| (Reverse(bufs[i].size), i));
         for &i in &profile {
-            let i = i as usize;
+            let i = i.index();
             let (s, e) = span(problem, i);
             let size = bufs[i].size.0;
             // The smallest suitable object not smaller than the buffer, else the

@@ -6,7 +6,8 @@
 //! the first unplaced one. Placing only moves cursors forward; unplacing a buffer moves
 //! its cursors back to its rank. So a pick costs O(1) amortised along a branch.
 
-use crate::types::{Buffer, Problem};
+use crate::greedy::area;
+use crate::types::{Buffer, BufferIdx, Problem, Size};
 
 /// One way to rank buffers; the first unplaced buffer in the ranking is the candidate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,33 +27,24 @@ pub(super) enum Heuristic {
     ContentionArea,
 }
 
-fn sort_by(bufs: &[Buffer], contention: &[u64], h: Heuristic, list: &mut [u32]) {
-    let len = |b: &Buffer| b.lifetime.len() as u128;
-    let key = |i: u32| {
-        let b = &bufs[i as usize];
-        let s = b.size.0 as u128;
+fn sort_by(bufs: &[Buffer], contention: &[Size], h: Heuristic, list: &mut [BufferIdx]) {
+    let len = |b: &Buffer| u128::from(b.lifetime.len());
+    let bytes = |s: Size| u128::from(s.get());
+    let key = |i: BufferIdx| {
+        let b = &bufs[i];
+        let s = bytes(b.size);
         match h {
             Heuristic::Lifetime => (len(b), s, 0, 0),
             Heuristic::Size => (s, len(b), 0, 0),
-            Heuristic::Area => (s.saturating_mul(len(b)), s, 0, 0),
+            Heuristic::Area => (area(b), s, 0, 0),
             Heuristic::Contention => (
-                contention[i as usize] as u128,
-                b.alignment.0 as u128,
+                bytes(contention[i]),
+                bytes(b.alignment),
                 s.saturating_mul(len(b).saturating_mul(len(b))),
                 len(b),
             ),
-            Heuristic::ContentionLifetime => (
-                contention[i as usize] as u128,
-                len(b),
-                s.saturating_mul(len(b)),
-                0,
-            ),
-            Heuristic::ContentionArea => (
-                contention[i as usize] as u128,
-                s.saturating_mul(len(b)),
-                len(b),
-                0,
-            ),
+            Heuristic::ContentionLifetime => (bytes(contention[i]), len(b), area(b), 0),
+            Heuristic::ContentionArea => (bytes(contention[i]), area(b), len(b), 0),
         }
     };
     list.sort_by_cached_key(|&i| (std::cmp::Reverse(key(i)), i));
@@ -60,7 +52,7 @@ fn sort_by(bufs: &[Buffer], contention: &[u64], h: Heuristic, list: &mut [u32]) 
 
 /// A sorted list per heuristic for one group of buffers, with its cursors.
 struct Group {
-    lists: Vec<Vec<u32>>,
+    lists: Vec<Vec<BufferIdx>>,
     cursors: Vec<usize>,
 }
 
@@ -86,21 +78,21 @@ impl Candidates {
         problem: &Problem,
         heuristics: Vec<Heuristic>,
         proposing: usize,
-        contention: &[u64],
+        contention: &[Size],
         phase_of: Vec<u32>,
         phase_count: u32,
     ) -> Candidates {
         let bufs = problem.buffers();
         let n = bufs.len();
         let phases = phase_count as usize;
-        let mut members: Vec<Vec<u32>> = vec![Vec::new(); phases];
-        for (i, &p) in phase_of.iter().enumerate() {
-            members[p as usize].push(i as u32);
+        let mut members: Vec<Vec<BufferIdx>> = vec![Vec::new(); phases];
+        for (i, &p) in problem.indices().zip(&phase_of) {
+            members[p as usize].push(i);
         }
         let mut groups = Vec::with_capacity(phases + 1);
         let mut phase_rank = vec![vec![0u32; n]; heuristics.len()];
         let mut global_rank = vec![vec![0u32; n]; heuristics.len()];
-        let all: Vec<u32> = (0..n as u32).collect();
+        let all: Vec<BufferIdx> = problem.indices().collect();
         for (g, m) in members.iter().chain(std::iter::once(&all)).enumerate() {
             let mut lists = Vec::with_capacity(heuristics.len());
             for (k, &h) in heuristics.iter().enumerate() {
@@ -112,7 +104,7 @@ impl Candidates {
                     &mut phase_rank[k]
                 };
                 for (r, &i) in list.iter().enumerate() {
-                    rank[i as usize] = r as u32;
+                    rank[i] = r as u32;
                 }
                 lists.push(list);
             }
@@ -135,36 +127,36 @@ impl Candidates {
 
     /// `i`'s place in heuristic `k`'s order over all buffers (a static rank for the
     /// canonical order).
-    pub(super) fn rank(&self, k: usize, i: u32) -> u32 {
-        self.global_rank[k % self.heuristics.len()][i as usize]
+    pub(super) fn rank(&self, k: usize, i: BufferIdx) -> u32 {
+        self.global_rank[k % self.heuristics.len()][i]
     }
 
     pub(super) fn heuristic_count(&self) -> usize {
         self.proposing
     }
 
-    pub(super) fn phase_of(&self, i: u32) -> u32 {
-        self.phase_of[i as usize]
+    pub(super) fn phase_of(&self, i: BufferIdx) -> u32 {
+        self.phase_of[i]
     }
 
     pub(super) fn phase_is_open(&self, p: u32) -> bool {
         self.unplaced_in_phase[p as usize] > 0
     }
 
-    pub(super) fn on_place(&mut self, i: u32) {
-        self.unplaced_in_phase[self.phase_of[i as usize] as usize] -= 1;
+    pub(super) fn on_place(&mut self, i: BufferIdx) {
+        self.unplaced_in_phase[self.phase_of[i] as usize] -= 1;
     }
 
-    pub(super) fn on_unplace(&mut self, i: u32) {
-        let p = self.phase_of[i as usize] as usize;
+    pub(super) fn on_unplace(&mut self, i: BufferIdx) {
+        let p = self.phase_of[i] as usize;
         self.unplaced_in_phase[p] += 1;
         self.first_open = self.first_open.min(p);
         let global = self.groups.len() - 1;
         for k in 0..self.heuristics.len() {
             let c = &mut self.groups[p].cursors[k];
-            *c = (*c).min(self.phase_rank[k][i as usize] as usize);
+            *c = (*c).min(self.phase_rank[k][i] as usize);
             let c = &mut self.groups[global].cursors[k];
-            *c = (*c).min(self.global_rank[k][i as usize] as usize);
+            *c = (*c).min(self.global_rank[k][i] as usize);
         }
     }
 
@@ -185,9 +177,9 @@ impl Candidates {
     pub(super) fn first_where(
         &mut self,
         k: usize,
-        is_placed: impl Fn(u32) -> bool,
-        wanted: impl Fn(u32) -> bool,
-    ) -> Option<u32> {
+        is_placed: impl Fn(BufferIdx) -> bool,
+        wanted: impl Fn(BufferIdx) -> bool,
+    ) -> Option<BufferIdx> {
         let g = self.groups.len() - 1;
         let group = &mut self.groups[g];
         let list = &group.lists[k];
@@ -208,10 +200,10 @@ impl Candidates {
         &mut self,
         phase: Option<u32>,
         k: usize,
-        is_placed: impl Fn(u32) -> bool,
-        wanted: impl Fn(u32) -> bool,
+        is_placed: impl Fn(BufferIdx) -> bool,
+        wanted: impl Fn(BufferIdx) -> bool,
         (window, count): (usize, usize),
-        out: &mut Vec<u32>,
+        out: &mut Vec<BufferIdx>,
     ) {
         let g = match phase {
             Some(p) => p as usize,
@@ -231,7 +223,7 @@ impl Candidates {
             .filter(|&&i| !is_placed(i) && wanted(i))
             .take(count);
         for &i in found {
-            if !out.contains(&i) {
+            if !crate::index::contains(out, i) {
                 out.push(i);
             }
         }

@@ -29,7 +29,7 @@
 //! by an `unplace` when the search undoes it.
 
 use crate::sections::Crossings;
-use crate::types::Problem;
+use crate::types::{BufferIdx, Problem, Time};
 
 /// Crossing counts per boundary and where the unplaced buffers start.
 pub(super) struct Cuts {
@@ -49,12 +49,12 @@ impl Cuts {
     pub(super) fn new(problem: &Problem) -> Cuts {
         let bufs = problem.buffers();
         let times = crate::analysis::lifetime_boundaries(problem);
-        let at = |t: u64| times.partition_point(|&x| x < t) as u32;
+        let at = |t: Time| times.partition_point(|&x| x < t.get()) as u32;
         let interior: Vec<(u32, u32)> = bufs
             .iter()
-            .map(|b| (at(b.lifetime.start.0) + 1, at(b.lifetime.end.0)))
+            .map(|b| (at(b.lifetime.start) + 1, at(b.lifetime.end)))
             .collect();
-        let start_at: Vec<u32> = bufs.iter().map(|b| at(b.lifetime.start.0)).collect();
+        let start_at: Vec<u32> = bufs.iter().map(|b| at(b.lifetime.start)).collect();
         let mut cuts = Cuts {
             crossing: Crossings::new(interior, times.len()),
             start_at,
@@ -98,11 +98,11 @@ impl Cuts {
     }
 
     /// Buffer `i` is placed. Remembers whether that opened a cut (see [`Cuts::take_split`]).
-    pub(super) fn place(&mut self, i: u32) {
-        self.add_start(self.start_at[i as usize], -1);
+    pub(super) fn place(&mut self, i: BufferIdx) {
+        self.add_start(self.start_at[i], -1);
         self.unplaced -= 1;
-        self.crossing.remove(i, |_| {});
-        let (first, last) = self.crossing.range(i);
+        self.crossing.remove(i.0, |_| {});
+        let (first, last) = self.crossing.range(i.0);
         // Every boundary inside `i` was crossed by `i` until now, so only those can
         // have just opened.
         if !self.split {
@@ -111,10 +111,10 @@ impl Cuts {
     }
 
     /// Buffer `i` is unplaced again.
-    pub(super) fn unplace(&mut self, i: u32) {
-        self.add_start(self.start_at[i as usize], 1);
+    pub(super) fn unplace(&mut self, i: BufferIdx) {
+        self.add_start(self.start_at[i], 1);
         self.unplaced += 1;
-        self.crossing.restore(i);
+        self.crossing.restore(i.0);
     }
 
     /// Whether the placements since the last call opened a cut; clears the flag.
@@ -130,19 +130,21 @@ impl Cuts {
 
 /// The unplaced buffers grouped into components, in time order: sorted by start, a new
 /// group begins at a buffer starting at or after every end so far.
-pub(super) fn components(problem: &Problem, unplaced: impl Iterator<Item = u32>) -> Vec<Vec<u32>> {
-    let bufs = problem.buffers();
-    let mut order: Vec<(u64, u32)> = unplaced
-        .map(|i| (bufs[i as usize].lifetime.start.0, i))
+pub(super) fn components(
+    problem: &Problem,
+    unplaced: impl Iterator<Item = BufferIdx>,
+) -> Vec<Vec<BufferIdx>> {
+    let mut order: Vec<(Time, BufferIdx)> = unplaced
+        .map(|i| (problem.buffer(i).lifetime.start, i))
         .collect();
     order.sort_unstable();
-    let mut groups: Vec<Vec<u32>> = Vec::new();
-    let mut end = 0u64;
+    let mut groups: Vec<Vec<BufferIdx>> = Vec::new();
+    let mut end = Time(0);
     for (start, i) in order {
         if groups.is_empty() || start >= end {
             groups.push(Vec::new());
         }
-        end = end.max(bufs[i as usize].lifetime.end.0);
+        end = end.max(problem.buffer(i).lifetime.end);
         groups.last_mut().expect("pushed").push(i);
     }
     groups
@@ -171,22 +173,21 @@ mod tests {
             let p = Problem::new(bufs).unwrap();
             let mut cuts = Cuts::new(&p);
             let mut placed = vec![false; n];
-            let count = |placed: &[bool]| {
-                components(&p, (0..n as u32).filter(|&i| !placed[i as usize])).len()
-            };
+            let open = |placed: &[bool]| p.indices().filter(|&i| !placed[i]).collect::<Vec<_>>();
+            let count = |placed: &[bool]| components(&p, open(placed).into_iter()).len();
             assert_eq!(cuts.is_split(), count(&placed) > 1, "round {round}: root");
-            let mut stack: Vec<u32> = Vec::new();
+            let mut stack: Vec<BufferIdx> = Vec::new();
             for _ in 0..40 {
-                let open: Vec<u32> = (0..n as u32).filter(|&i| !placed[i as usize]).collect();
+                let open = open(&placed);
                 if count(&placed) <= 1 && !open.is_empty() && rng.range(0, 3) > 0 {
                     let i = open[rng.range(0, open.len() as u64 - 1) as usize];
                     cuts.place(i);
-                    placed[i as usize] = true;
+                    placed[i] = true;
                     stack.push(i);
                     assert_eq!(cuts.take_split(), count(&placed) > 1, "round {round}");
                 } else if let Some(i) = stack.pop() {
                     cuts.unplace(i);
-                    placed[i as usize] = false;
+                    placed[i] = false;
                 }
                 assert_eq!(cuts.is_split(), count(&placed) > 1, "round {round}");
             }

@@ -38,35 +38,23 @@
 use super::maxtree::MaxTree;
 use crate::index::TimeIndex;
 use crate::sections;
-use crate::types::{Buffer, Lifetime, Problem, Time};
+use crate::types::{Buffer, BufferIdx, Lifetime, Offset, Problem, Size};
 
-pub(super) const UNPLACED: u64 = u64::MAX;
-
-/// Rounds up to a multiple of `alignment`, saturating instead of overflowing.
-#[inline]
-pub(super) fn align_up_sat(value: u64, alignment: u64) -> u64 {
-    if alignment <= 1 {
-        return value;
-    }
-    match value % alignment {
-        0 => value,
-        r => value.saturating_add(alignment - r),
-    }
-}
+pub(super) const UNPLACED: Offset = Offset(u64::MAX);
 
 enum Undo {
-    Placed(u32),
-    Lowest(u32, u64),
-    Above(u32),
-    Top(u32, u64),
-    Floor(u32, u64),
+    Placed(BufferIdx),
+    Lowest(BufferIdx, Offset),
+    Above(BufferIdx),
+    Top(u32, Offset),
+    Floor(u32, Offset),
 }
 
 /// Why a placement failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Failure {
     /// This unplaced buffer has no offset left under the capacity.
-    Buffer(u32),
+    Buffer(BufferIdx),
     /// Cross-section `k`: its top plus its unplaced load exceed the capacity.
     Section(u32),
     /// Cross-section `k`: the lowest domain of its unplaced buffers plus their load
@@ -81,15 +69,15 @@ pub(super) enum Failure {
 struct Sections {
     /// The steps, each buffer's runs of them and (with `floors`) their members.
     model: sections::Sections,
-    unplaced_load: Vec<u64>,
-    top: Vec<u64>,
+    unplaced_load: Vec<Size>,
+    top: Vec<Offset>,
     /// The largest unplaced load of any section.
     max_unplaced: MaxTree,
     /// Whether section floors are kept (`floor` then has one entry per section).
     floors: bool,
     /// `floor[k]`: the lowest domain among the unplaced members of section `k` (a lower
     /// bound that only rises; exact after every placement).
-    floor: Vec<u64>,
+    floor: Vec<Offset>,
     /// Sections to rescan, marked with `generation`.
     stamp: Vec<u32>,
     generation: u32,
@@ -100,11 +88,15 @@ impl Sections {
     /// `None` when `stop()` said so between the steps of the setup.
     fn new(problem: &Problem, floors: bool, stop: &dyn Fn() -> bool) -> Option<Sections> {
         let steps = crate::analysis::load_profile(problem);
-        let times: Vec<u64> = steps.iter().map(|s| s.time.0).collect();
+        let times: Vec<u64> = steps.iter().map(|s| s.time.get()).collect();
         let segments: Vec<Vec<(u64, u64)>> = problem
             .buffers()
             .iter()
-            .map(|b| b.live_segments().map(|g| (g.start.0, g.end.0)).collect())
+            .map(|b| {
+                b.live_segments()
+                    .map(|g| (g.start.get(), g.end.get()))
+                    .collect()
+            })
             .collect();
         if stop() {
             return None;
@@ -114,10 +106,10 @@ impl Sections {
         if stop() {
             return None;
         }
-        let unplaced_load: Vec<u64> = steps.iter().map(|s| s.load.0).collect();
+        let unplaced_load: Vec<Size> = steps.iter().map(|s| s.load).collect();
         let kept = if floors { steps.len() } else { 0 };
         Some(Sections {
-            floor: vec![0; kept],
+            floor: vec![Offset::ZERO; kept],
             stamp: vec![0; kept],
             generation: 0,
             affected: Vec::new(),
@@ -125,33 +117,42 @@ impl Sections {
             model,
             max_unplaced: MaxTree::new(&unplaced_load),
             unplaced_load,
-            top: vec![0; steps.len()],
+            top: vec![Offset::ZERO; steps.len()],
         })
     }
 
     /// The time interval of section `k`.
     fn span(&self, k: u32) -> Lifetime {
         let (a, z) = self.model.bounds(k as usize);
-        Lifetime {
-            start: Time(a),
-            end: Time(z),
-        }
+        Lifetime::new(a, z)
+    }
+
+    /// The sections buffer `i` is live in, by runs `[first, last)`.
+    #[inline]
+    fn runs(&self, i: BufferIdx) -> &[(u32, u32)] {
+        self.model.runs(i.index())
+    }
+
+    /// Calls `f` on every buffer live during section `k` until it returns false.
+    #[inline]
+    fn for_each_member(&self, k: usize, mut f: impl FnMut(BufferIdx) -> bool) {
+        self.model.for_each_member(k, |z| f(BufferIdx(z)));
     }
 }
 
 /// The placed offsets, the domains of unplaced buffers, and the trail to undo them.
 pub(super) struct Domains<'p> {
     bufs: &'p [Buffer],
-    capacity: u64,
-    offset: Vec<u64>,
-    lowest: Vec<u64>,
-    above: Vec<Vec<u32>>,
+    capacity: Size,
+    offset: Vec<Offset>,
+    lowest: Vec<Offset>,
+    above: Vec<Vec<BufferIdx>>,
     trail: Vec<Undo>,
     unplaced: TimeIndex,
     placed: TimeIndex,
     placed_count: usize,
-    scratch: Vec<u32>,
-    intervals: Vec<(u64, u64)>,
+    scratch: Vec<BufferIdx>,
+    intervals: Vec<(Offset, Offset)>,
     sections: Option<Sections>,
     /// Skyline mode: `lowest[y]` is the top of `y`'s placed neighbours, not the lowest
     /// hole that fits.
@@ -160,8 +161,9 @@ pub(super) struct Domains<'p> {
     min_tree: MinTree,
     /// `lowest + size` of unplaced buffers: the lowest top any of them can have.
     min_top: MinTree,
-    /// Buffers whose domain rose during the current placement (section floors).
-    raised: Vec<u32>,
+    /// Buffers whose domain rose during the current placement, with their old domain
+    /// (section floors).
+    raised: Vec<(BufferIdx, Offset)>,
 }
 
 /// A tournament tree over buffers: the smallest value and where it is. Raising a leaf
@@ -169,7 +171,7 @@ pub(super) struct Domains<'p> {
 /// when its sibling holds the same value (the common case: neighbours rise together).
 struct MinTree {
     size: usize,
-    min: Vec<u64>,
+    min: Vec<Offset>,
 }
 
 impl MinTree {
@@ -177,7 +179,7 @@ impl MinTree {
         let size = n.next_power_of_two().max(1);
         let mut min = vec![UNPLACED; 2 * size];
         for leaf in &mut min[size..size + n] {
-            *leaf = 0;
+            *leaf = Offset::ZERO;
         }
         for node in (1..size).rev() {
             min[node] = min[2 * node].min(min[2 * node + 1]);
@@ -186,8 +188,8 @@ impl MinTree {
     }
 
     #[inline]
-    fn set(&mut self, i: u32, value: u64) {
-        let mut node = self.size + i as usize;
+    fn set(&mut self, i: BufferIdx, value: Offset) {
+        let mut node = self.size + i.index();
         self.min[node] = value;
         while node > 1 {
             node /= 2;
@@ -199,7 +201,7 @@ impl MinTree {
         }
     }
 
-    fn argmin(&self) -> Option<(u64, u32)> {
+    fn argmin(&self) -> Option<(Offset, BufferIdx)> {
         if self.min[1] == UNPLACED {
             return None;
         }
@@ -211,7 +213,7 @@ impl MinTree {
                 2 * node + 1
             };
         }
-        Some((self.min[1], (node - self.size) as u32))
+        Some((self.min[1], BufferIdx::new(node - self.size)))
     }
 }
 
@@ -223,11 +225,11 @@ impl<'p> Domains<'p> {
     /// `None` when `stop()` said so during the setup.
     pub(super) fn new(
         problem: &'p Problem,
-        capacity: u64,
+        capacity: Size,
         skyline: bool,
         section_inference: bool,
         section_floors: bool,
-        base: &[u64],
+        base: &[Offset],
         stop: &dyn Fn() -> bool,
     ) -> Option<Domains<'p>> {
         let n = problem.len();
@@ -240,7 +242,7 @@ impl<'p> Domains<'p> {
             bufs: problem.buffers(),
             capacity,
             offset: vec![UNPLACED; n],
-            lowest: vec![0; n],
+            lowest: vec![Offset::ZERO; n],
             above: vec![Vec::new(); n],
             trail: Vec::new(),
             unplaced: TimeIndex::new(problem),
@@ -254,28 +256,28 @@ impl<'p> Domains<'p> {
             min_tree: MinTree::new(n),
             min_top: {
                 let mut t = MinTree::new(n);
-                for (i, b) in problem.buffers().iter().enumerate() {
-                    t.set(i as u32, b.size.0);
+                for (i, b) in problem.indexed() {
+                    t.set(i, Offset::ZERO + b.size);
                 }
                 t
             },
         };
         if !base.is_empty() {
-            for (i, b) in problem.buffers().iter().enumerate() {
-                let lo = align_up_sat(base[i], b.alignment.0);
+            for (i, b) in problem.indexed() {
+                let lo = base[i].align_up_saturating(b.alignment);
                 domains.lowest[i] = lo;
-                domains.set_lowest_key(i as u32, lo);
+                domains.set_lowest_key(i, lo);
             }
             // Section floors start exact (the lowest domain of each section's members).
             if let Some(sec) = domains.sections.as_mut().filter(|s| s.floors) {
                 for k in 0..sec.floor.len() {
-                    let mut low = None::<u64>;
-                    sec.model.for_each_member(k, |z| {
-                        let l = domains.lowest[z as usize];
+                    let mut low = None::<Offset>;
+                    sec.for_each_member(k, |z| {
+                        let l = domains.lowest[z];
                         low = Some(low.map_or(l, |m| m.min(l)));
                         true
                     });
-                    sec.floor[k] = low.unwrap_or(0);
+                    sec.floor[k] = low.unwrap_or(Offset::ZERO);
                 }
             }
         }
@@ -283,8 +285,8 @@ impl<'p> Domains<'p> {
     }
 
     #[inline]
-    pub(super) fn is_placed(&self, i: u32) -> bool {
-        self.offset[i as usize] != UNPLACED
+    pub(super) fn is_placed(&self, i: BufferIdx) -> bool {
+        self.offset[i] != UNPLACED
     }
 
     #[inline]
@@ -294,8 +296,8 @@ impl<'p> Domains<'p> {
 
     /// The lowest feasible offset of an unplaced buffer (its domain's minimum).
     #[inline]
-    pub(super) fn lowest(&self, i: u32) -> u64 {
-        self.lowest[i as usize]
+    pub(super) fn lowest(&self, i: BufferIdx) -> Offset {
+        self.lowest[i]
     }
 
     #[inline]
@@ -304,7 +306,7 @@ impl<'p> Domains<'p> {
     }
 
     /// The offsets, once every buffer is placed.
-    pub(super) fn offsets(&self) -> &[u64] {
+    pub(super) fn offsets(&self) -> &[Offset] {
         &self.offset
     }
 
@@ -315,44 +317,44 @@ impl<'p> Domains<'p> {
 
     /// True when `[at, at + size)` fits under the capacity.
     #[inline]
-    pub(super) fn fits(&self, i: u32, at: u64) -> bool {
-        at.saturating_add(self.bufs[i as usize].size.0) <= self.capacity
+    pub(super) fn fits(&self, i: BufferIdx, at: Offset) -> bool {
+        at.saturating_add(self.bufs[i].size) <= self.capacity
     }
 
     /// The highest offset at which `i` still fits under the capacity (saturating at 0).
     #[inline]
-    pub(super) fn capacity_left_for(&self, i: u32) -> u64 {
-        self.capacity.saturating_sub(self.bufs[i as usize].size.0)
+    pub(super) fn capacity_left_for(&self, i: BufferIdx) -> Offset {
+        self.capacity.as_offset().saturating_sub(self.bufs[i].size)
     }
 
     /// Places `x` at `at` (which must avoid its placed neighbours) and propagates.
     /// On failure returns the first unplaced buffer whose domain became empty; the
     /// caller undoes with [`Domains::undo_to`].
-    pub(super) fn place(&mut self, x: u32, at: u64) -> Result<(), Failure> {
-        let bx = &self.bufs[x as usize];
+    pub(super) fn place(&mut self, x: BufferIdx, at: Offset) -> Result<(), Failure> {
+        let bx = &self.bufs[x];
         debug_assert!(!self.is_placed(x));
-        self.offset[x as usize] = at;
+        self.offset[x] = at;
         self.unplaced.remove(x);
-        self.placed.insert(x, bx.lifetime.end.0);
+        self.placed.insert(x, bx.lifetime.end);
         self.trail.push(Undo::Placed(x));
         self.placed_count += 1;
         self.min_tree.set(x, UNPLACED);
         self.min_top.set(x, UNPLACED);
-        let end = at + bx.size.0;
+        let end = at + bx.size;
         if let Some(sec) = &mut self.sections {
             let mut failed = None;
-            for &(first, last) in sec.model.runs(x as usize) {
+            for &(first, last) in sec.model.runs(x.index()) {
                 sec.max_unplaced
-                    .range_add(first as usize, last as usize, -(bx.size.0 as i64));
+                    .range_add(first as usize, last as usize, -(bx.size.get() as i64));
                 for k in first..last {
-                    sec.unplaced_load[k as usize] -= bx.size.0;
-                    if end > sec.top[k as usize] {
-                        self.trail.push(Undo::Top(k, sec.top[k as usize]));
-                        sec.top[k as usize] = end;
+                    let s = k as usize;
+                    sec.unplaced_load[s] -= bx.size;
+                    if end > sec.top[s] {
+                        self.trail.push(Undo::Top(k, sec.top[s]));
+                        sec.top[s] = end;
                     }
                     if failed.is_none()
-                        && sec.top[k as usize].saturating_add(sec.unplaced_load[k as usize])
-                            > self.capacity
+                        && sec.top[s].saturating_add(sec.unplaced_load[s]) > self.capacity
                     {
                         failed = Some(k);
                     }
@@ -369,22 +371,20 @@ impl<'p> Domains<'p> {
             .for_each_overlapping(bx.lifetime, |y| neighbours.push(y));
         let mut result = Ok(());
         for &y in &neighbours {
-            let by = &self.bufs[y as usize];
+            let by = &self.bufs[y];
             if !Self::conflict(bx, by) {
                 continue;
             }
-            let lo = self.lowest[y as usize];
-            let size = by.size.0;
+            let lo = self.lowest[y];
+            let size = by.size;
             if self.skyline {
-                let top = align_up_sat(end, by.alignment.0);
+                let top = end.align_up_saturating(by.alignment);
                 if top > lo {
                     self.trail.push(Undo::Lowest(y, lo));
-                    self.lowest[y as usize] = top;
+                    self.lowest[y] = top;
                     self.set_lowest_key(y, top);
                     if self.has_floors() {
-                        self.raised.push(y);
-                        self.raised.push(lo as u32);
-                        self.raised.push((lo >> 32) as u32);
+                        self.raised.push((y, lo));
                     }
                     if top.saturating_add(size) > self.capacity {
                         result = Err(Failure::Buffer(y));
@@ -397,13 +397,13 @@ impl<'p> Domains<'p> {
                 continue;
             }
             if at >= lo.saturating_add(size) {
-                self.above[y as usize].push(x);
+                self.above[y].push(x);
                 self.trail.push(Undo::Above(y));
                 continue;
             }
-            let new_lo = self.first_fit_above(y, align_up_sat(end, by.alignment.0));
+            let new_lo = self.first_fit_above(y, end.align_up_saturating(by.alignment));
             self.trail.push(Undo::Lowest(y, lo));
-            self.lowest[y as usize] = new_lo;
+            self.lowest[y] = new_lo;
             self.set_lowest_key(y, new_lo);
             if new_lo.saturating_add(size) > self.capacity {
                 result = Err(Failure::Buffer(y));
@@ -423,14 +423,14 @@ impl<'p> Domains<'p> {
     /// Section floors (MiniMalloc §6.2, strengthening 2, sound for skyline placement):
     /// the unplaced buffers of a section all sit at or above the lowest of their
     /// domains, so that plus their load must fit. A section's floor can only rise when
-    /// the buffer holding it is placed (`x`) or rises (`raised`, as triples of buffer
-    /// and old domain); only those sections are rescanned, and a rescan stops at the
-    /// first member still at the old floor.
-    fn check_section_floors(&mut self, x: u32) -> Result<(), Failure> {
+    /// the buffer holding it is placed (`x`) or rises (`raised`, with its old domain);
+    /// only those sections are rescanned, and a rescan stops at the first member still
+    /// at the old floor.
+    fn check_section_floors(&mut self, x: BufferIdx) -> Result<(), Failure> {
         if !self.has_floors() {
             return Ok(());
         }
-        let at = self.offset[x as usize];
+        let at = self.offset[x];
         let sec = self.sections.as_mut().expect("has floors");
         sec.generation = sec.generation.wrapping_add(1);
         if sec.generation == 0 {
@@ -439,19 +439,20 @@ impl<'p> Domains<'p> {
         }
         let generation = sec.generation;
         sec.affected.clear();
-        let mark = |sec: &mut Sections, i: u32, old: u64| {
-            for &(first, last) in sec.model.runs(i as usize) {
+        let mark = |sec: &mut Sections, i: BufferIdx, old: Offset| {
+            for &(first, last) in sec.model.runs(i.index()) {
                 for k in first..last {
-                    if sec.floor[k as usize] >= old && sec.stamp[k as usize] != generation {
-                        sec.stamp[k as usize] = generation;
+                    let s = k as usize;
+                    if sec.floor[s] >= old && sec.stamp[s] != generation {
+                        sec.stamp[s] = generation;
                         sec.affected.push(k);
                     }
                 }
             }
         };
         mark(sec, x, at);
-        for t in self.raised.chunks_exact(3) {
-            mark(sec, t[0], u64::from(t[1]) | (u64::from(t[2]) << 32));
+        for &(y, old) in &self.raised {
+            mark(sec, y, old);
         }
         let mut result = Ok(());
         for a in 0..sec.affected.len() {
@@ -460,9 +461,9 @@ impl<'p> Domains<'p> {
             // Members come in no particular order: the floor is a lower bound on their
             // domains, so a member at or below it ends the scan with the same result.
             let mut low = UNPLACED;
-            sec.model.for_each_member(k, |z| {
-                if self.offset[z as usize] == UNPLACED {
-                    low = low.min(self.lowest[z as usize]);
+            sec.for_each_member(k, |z| {
+                if self.offset[z] == UNPLACED {
+                    low = low.min(self.lowest[z]);
                 }
                 low > old
             });
@@ -481,13 +482,12 @@ impl<'p> Domains<'p> {
     }
 
     /// The first offset at or above `from` where `y` avoids the intervals in `above[y]`.
-    fn first_fit_above(&mut self, y: u32, from: u64) -> u64 {
-        let by = &self.bufs[y as usize];
-        let (size, align) = (by.size.0, by.alignment.0);
+    fn first_fit_above(&mut self, y: BufferIdx, from: Offset) -> Offset {
+        let by = &self.bufs[y];
         self.intervals.clear();
-        for &z in &self.above[y as usize] {
-            let o = self.offset[z as usize];
-            let e = o + self.bufs[z as usize].size.0;
+        for &z in &self.above[y] {
+            let o = self.offset[z];
+            let e = o + self.bufs[z].size;
             if e > from {
                 self.intervals.push((o, e));
             }
@@ -495,11 +495,11 @@ impl<'p> Domains<'p> {
         self.intervals.sort_unstable();
         let mut candidate = from;
         for &(lo, hi) in &self.intervals {
-            if lo >= candidate.saturating_add(size) {
+            if lo >= candidate.saturating_add(by.size) {
                 break;
             }
             if hi > candidate {
-                candidate = align_up_sat(hi, align);
+                candidate = hi.align_up_saturating(by.alignment);
             }
         }
         candidate
@@ -508,69 +508,71 @@ impl<'p> Domains<'p> {
     /// With section inference and every future placement at or above `floor`: true
     /// when some section's unplaced load no longer fits between `floor` and the
     /// capacity (MiniMalloc's offset-monotonic bound on section height).
-    pub(super) fn floor_overflows(&self, floor: u64) -> bool {
+    pub(super) fn floor_overflows(&self, floor: Offset) -> bool {
         self.sections.as_ref().is_some_and(|sec| {
             let m = sec.max_unplaced.max();
-            m > 0 && floor.saturating_add(m as u64) > self.capacity
+            m > 0 && floor.saturating_add(Size(m as u64)) > self.capacity
         })
     }
 
     /// With section inference: one past the highest offset from which every section's
     /// unplaced load still fits under the capacity (`None` without sections).
-    pub(super) fn floor_limit(&self) -> Option<u64> {
+    pub(super) fn floor_limit(&self) -> Option<Offset> {
         self.sections.as_ref().map(|sec| {
-            let m = sec.max_unplaced.max().max(0) as u64;
-            (self.capacity + 1).saturating_sub(m)
+            let m = Size(sec.max_unplaced.max().max(0) as u64);
+            (self.capacity + Size(1)).as_offset().saturating_sub(m)
         })
     }
 
     /// The smallest `lowest` among unplaced buffers, and one buffer that has it.
-    pub(super) fn min_lowest(&self) -> Option<(u64, u32)> {
+    pub(super) fn min_lowest(&self) -> Option<(Offset, BufferIdx)> {
         self.min_tree.argmin()
     }
 
     /// The lowest `lowest + size` among unplaced buffers: a buffer placed at or above it
     /// would leave room for some other buffer entirely below (MiniMalloc's dominance).
-    pub(super) fn min_top(&self) -> Option<u64> {
+    pub(super) fn min_top(&self) -> Option<Offset> {
         self.min_top.argmin().map(|(v, _)| v)
     }
 
     #[inline]
-    fn set_lowest_key(&mut self, y: u32, lowest: u64) {
+    fn set_lowest_key(&mut self, y: BufferIdx, lowest: Offset) {
         self.min_tree.set(y, lowest);
-        let size = self.bufs[y as usize].size.0;
-        self.min_top.set(y, lowest.saturating_add(size));
+        self.min_top
+            .set(y, lowest.saturating_add(self.bufs[y].size));
     }
 
     /// Undoes every change made after the trail had length `mark`.
-    pub(super) fn undo_to(&mut self, mark: usize, mut on_unplace: impl FnMut(u32)) {
+    pub(super) fn undo_to(&mut self, mark: usize, mut on_unplace: impl FnMut(BufferIdx)) {
         while self.trail.len() > mark {
             match self.trail.pop().expect("longer than mark") {
                 Undo::Placed(x) => {
                     if let Some(sec) = &mut self.sections {
-                        let size = self.bufs[x as usize].size.0;
-                        for &(first, last) in sec.model.runs(x as usize) {
-                            sec.max_unplaced
-                                .range_add(first as usize, last as usize, size as i64);
-                            for k in first..last {
-                                sec.unplaced_load[k as usize] += size;
+                        let size = self.bufs[x].size;
+                        for &(first, last) in sec.model.runs(x.index()) {
+                            sec.max_unplaced.range_add(
+                                first as usize,
+                                last as usize,
+                                size.get() as i64,
+                            );
+                            for load in &mut sec.unplaced_load[first as usize..last as usize] {
+                                *load += size;
                             }
                         }
                     }
-                    self.offset[x as usize] = UNPLACED;
+                    self.offset[x] = UNPLACED;
                     self.placed.remove(x);
-                    self.unplaced
-                        .insert(x, self.bufs[x as usize].lifetime.end.0);
+                    self.unplaced.insert(x, self.bufs[x].lifetime.end);
                     self.placed_count -= 1;
-                    self.set_lowest_key(x, self.lowest[x as usize]);
+                    self.set_lowest_key(x, self.lowest[x]);
                     on_unplace(x);
                 }
                 Undo::Lowest(y, lo) => {
-                    self.lowest[y as usize] = lo;
+                    self.lowest[y] = lo;
                     self.set_lowest_key(y, lo);
                 }
                 Undo::Above(y) => {
-                    self.above[y as usize].pop();
+                    self.above[y].pop();
                 }
                 Undo::Top(k, top) => {
                     if let Some(sec) = &mut self.sections {
@@ -587,33 +589,36 @@ impl<'p> Domains<'p> {
     }
 
     /// Calls `f(z)` for every placed buffer live together with `y`.
-    fn for_each_placed_neighbour(&self, y: u32, mut f: impl FnMut(u32)) {
-        let by = &self.bufs[y as usize];
+    fn for_each_placed_neighbour(&self, y: BufferIdx, mut f: impl FnMut(BufferIdx)) {
+        let by = &self.bufs[y];
         self.placed.for_each_overlapping(by.lifetime, |z| {
-            if Self::conflict(by, &self.bufs[z as usize]) {
+            if Self::conflict(by, &self.bufs[z]) {
                 f(z)
             }
         });
     }
 
+    /// The end address of placed buffer `z`.
+    #[inline]
+    fn top_of(&self, z: BufferIdx) -> Offset {
+        self.offset[z] + self.bufs[z].size
+    }
+
     /// Why `y` has no offset under `limit` (usually the capacity): the chain of placed
     /// neighbours that, scanned from address 0 upward, push its first fit past `limit`.
-    pub(super) fn explain(&self, y: u32) -> Vec<u32> {
-        let by = &self.bufs[y as usize];
-        let mut placed: Vec<(u64, u64, u32)> = Vec::new();
-        self.for_each_placed_neighbour(y, |z| {
-            let o = self.offset[z as usize];
-            placed.push((o, o + self.bufs[z as usize].size.0, z));
-        });
+    pub(super) fn explain(&self, y: BufferIdx) -> Vec<BufferIdx> {
+        let by = &self.bufs[y];
+        let mut placed: Vec<(Offset, Offset, BufferIdx)> = Vec::new();
+        self.for_each_placed_neighbour(y, |z| placed.push((self.offset[z], self.top_of(z), z)));
         placed.sort_unstable();
         let mut chain = Vec::new();
-        let mut candidate = 0u64;
+        let mut candidate = Offset::ZERO;
         for (lo, hi, z) in placed {
-            if lo >= candidate.saturating_add(by.size.0) {
+            if lo >= candidate.saturating_add(by.size) {
                 break;
             }
             if hi > candidate {
-                candidate = align_up_sat(hi, by.alignment.0);
+                candidate = hi.align_up_saturating(by.alignment);
                 chain.push(z);
             }
         }
@@ -621,7 +626,7 @@ impl<'p> Domains<'p> {
     }
 
     /// Why a placement failed: the placed buffers it blames.
-    pub(super) fn explain_failure(&self, failure: Failure) -> Vec<u32> {
+    pub(super) fn explain_failure(&self, failure: Failure) -> Vec<BufferIdx> {
         match failure {
             Failure::Buffer(y) if self.skyline => {
                 self.explain_skyline(y, self.capacity_left_for(y))
@@ -634,10 +639,10 @@ impl<'p> Domains<'p> {
                     .sections
                     .as_ref()
                     .expect("section failures need sections");
-                let limit = self.capacity.saturating_sub(sec.unplaced_load[k as usize]);
+                let limit = self.room_under(sec, k);
                 let mut out = Vec::new();
-                sec.model.for_each_member(k as usize, |y| {
-                    if self.offset[y as usize] == UNPLACED {
+                sec.for_each_member(k as usize, |y| {
+                    if self.offset[y] == UNPLACED {
                         out.extend(self.explain_skyline(y, limit));
                     }
                     true
@@ -653,17 +658,10 @@ impl<'p> Domains<'p> {
                     .sections
                     .as_ref()
                     .expect("section failures need sections");
-                let limit = self.capacity.saturating_sub(sec.unplaced_load[k as usize]);
+                let limit = self.room_under(sec, k);
                 let mut out = Vec::new();
                 self.placed.for_each_overlapping(sec.span(k), |z| {
-                    let o = self.offset[z as usize];
-                    if o + self.bufs[z as usize].size.0 > limit
-                        && sec
-                            .model
-                            .runs(z as usize)
-                            .iter()
-                            .any(|&(f, l)| f <= k && k < l)
-                    {
+                    if self.top_of(z) > limit && sec.runs(z).iter().any(|&(f, l)| f <= k && k < l) {
                         out.push(z);
                     }
                 });
@@ -672,12 +670,19 @@ impl<'p> Domains<'p> {
         }
     }
 
+    /// The highest address section `k`'s unplaced load leaves free under the capacity.
+    fn room_under(&self, sec: &Sections, k: u32) -> Offset {
+        self.capacity
+            .saturating_sub(sec.unplaced_load[k as usize])
+            .as_offset()
+    }
+
     /// The placed neighbours of `x` that reach above `limit`: why `x` cannot sit on the
     /// skyline under the capacity.
-    pub(super) fn explain_skyline(&self, x: u32, limit: u64) -> Vec<u32> {
+    pub(super) fn explain_skyline(&self, x: BufferIdx, limit: Offset) -> Vec<BufferIdx> {
         let mut out = Vec::new();
         self.for_each_placed_neighbour(x, |z| {
-            if self.offset[z as usize] + self.bufs[z as usize].size.0 > limit {
+            if self.top_of(z) > limit {
                 out.push(z);
             }
         });
@@ -691,23 +696,21 @@ mod tests {
     use crate::rng::Rng;
 
     /// The lowest feasible offset, recomputed from scratch.
-    fn brute_lowest(p: &Problem, off: &[u64], y: usize) -> u64 {
-        let by = &p.buffers()[y];
-        let mut taken: Vec<(u64, u64)> = p
-            .buffers()
-            .iter()
-            .enumerate()
+    fn brute_lowest(p: &Problem, off: &[Offset], y: BufferIdx) -> Offset {
+        let by = p.buffer(y);
+        let mut taken: Vec<(Offset, Offset)> = p
+            .indexed()
             .filter(|&(z, bz)| off[z] != UNPLACED && z != y && by.live_together(bz))
-            .map(|(z, bz)| (off[z], off[z] + bz.size.0))
+            .map(|(z, bz)| (off[z], off[z] + bz.size))
             .collect();
         taken.sort_unstable();
-        let mut c = 0;
+        let mut c = Offset::ZERO;
         for (lo, hi) in taken {
-            if lo >= c + by.size.0 {
+            if lo >= c + by.size {
                 break;
             }
             if hi > c {
-                c = align_up_sat(hi, by.alignment.0);
+                c = hi.align_up_saturating(by.alignment);
             }
         }
         c
@@ -736,10 +739,10 @@ mod tests {
                 .collect();
             let p = Problem::new(bufs).unwrap();
             let mut d =
-                Domains::new(&p, u64::MAX / 4, false, false, false, &[], &|| false).unwrap();
+                Domains::new(&p, Size(u64::MAX / 4), false, false, false, &[], &|| false).unwrap();
             let mut marks = Vec::new();
             for _ in 0..3 * n {
-                let unplaced: Vec<u32> = (0..n as u32).filter(|&i| !d.is_placed(i)).collect();
+                let unplaced: Vec<BufferIdx> = p.indices().filter(|&i| !d.is_placed(i)).collect();
                 if unplaced.is_empty() || (rng.chance(30) && !marks.is_empty()) {
                     if let Some(m) = marks.pop() {
                         d.undo_to(m, |_| {});
@@ -750,17 +753,18 @@ mod tests {
                     let at = if rng.chance(50) {
                         d.lowest(x)
                     } else {
-                        let mut at = d.lowest(x) + rng.range(0, 8);
-                        at = align_up_sat(at, p.buffers()[x as usize].alignment.0);
+                        let bx = p.buffer(x);
+                        let at =
+                            (d.lowest(x) + Size(rng.range(0, 8))).align_up_saturating(bx.alignment);
                         let mut off = d.offsets().to_vec();
-                        off[x as usize] = at;
+                        off[x] = at;
                         // Keep it only if it overlaps nobody.
-                        let ok = (0..n).all(|z| {
-                            z == x as usize
+                        let ok = p.indexed().all(|(z, bz)| {
+                            z == x
                                 || off[z] == UNPLACED
-                                || !p.buffers()[z].live_together(&p.buffers()[x as usize])
-                                || off[z] + p.buffers()[z].size.0 <= at
-                                || at + p.buffers()[x as usize].size.0 <= off[z]
+                                || !bz.live_together(bx)
+                                || off[z] + bz.size <= at
+                                || at + bx.size <= off[z]
                         });
                         if ok {
                             at
@@ -771,10 +775,10 @@ mod tests {
                     marks.push(d.trail_len());
                     assert!(d.place(x, at).is_ok());
                 }
-                for y in 0..n {
-                    if !d.is_placed(y as u32) {
+                for y in p.indices() {
+                    if !d.is_placed(y) {
                         assert_eq!(
-                            d.lowest(y as u32),
+                            d.lowest(y),
                             brute_lowest(&p, d.offsets(), y),
                             "round {round}, buffer {y}"
                         );

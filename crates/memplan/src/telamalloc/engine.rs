@@ -19,7 +19,10 @@ use super::candidates::Candidates;
 use super::components::{components, Cuts};
 use super::domains::Domains;
 use super::TelamallocOptions;
-use crate::types::{Buffer, Problem};
+use crate::index::contains;
+use crate::outcome::{Halt, Verdict};
+use crate::types::{Buffer, BufferIdx, Offset, Problem, Size};
+use crate::units::Key;
 
 /// Counters of one search, for reporting and tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -34,17 +37,16 @@ pub(crate) struct SearchStats {
     pub(crate) subtree_escapes: u64,
 }
 
-/// How a search ended.
-pub(crate) enum SearchEnd {
-    /// Every buffer placed under the capacity: the offsets.
-    Found(Vec<u64>),
-    /// The fixed buffers alone leave some buffer no room: no plan exists.
-    Infeasible,
-    /// The root ran out of candidates (the search is heuristic: this proves nothing).
-    Exhausted,
-    /// The step limit was reached or `stop()` said so.
-    Stopped,
-}
+/// How a search ended: `Found` with every buffer's offset under the capacity;
+/// `Infeasible` when the fixed buffers alone leave some buffer no room (or, from the
+/// restart cycle, a complete configuration ran out of candidates); `Stopped` at the step
+/// limit ([`Halt::Limit`]), when `stop()` said so ([`Halt::Budget`]), or when the root
+/// ran out of candidates ([`Halt::Exhausted`]: the search is heuristic, this proves
+/// nothing).
+pub(crate) type SearchEnd = Verdict<Vec<Offset>>;
+
+/// [`SearchEnd`] of a heuristic search that ran out of candidates.
+pub(crate) const EXHAUSTED: SearchEnd = Verdict::Stopped(Halt::Exhausted);
 
 const NO_LEVEL: u32 = u32::MAX;
 
@@ -61,38 +63,38 @@ const MAX_DEPTH: u32 = 48;
 /// at the top) and how many splits it is nested in.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Component<'b> {
-    pub(crate) base: &'b [u64],
+    pub(crate) base: &'b [Offset],
     pub(crate) depth: u32,
 }
 
 /// What solving the components of a split gave.
 enum Split {
     /// Every component placed: the offsets of the whole problem.
-    Solved(Vec<u64>),
+    Solved(Vec<Offset>),
     /// Some component has no plan (or, heuristically, none was found).
     Failed,
     /// The step limit or `stop()`.
-    Stopped,
+    Stopped(Halt),
 }
 
 struct Level {
-    candidates: Vec<u32>,
+    candidates: Vec<BufferIdx>,
     next: usize,
-    tried: Vec<u32>,
-    conflicts: Vec<u32>,
-    chosen: Option<u32>,
+    tried: Vec<BufferIdx>,
+    conflicts: Vec<BufferIdx>,
+    chosen: Option<BufferIdx>,
     trail_mark: usize,
     /// The global backtrack count when this level's current subtree was entered.
     entry: u64,
     /// (offset, rank) of `chosen`: the canonical order's key (`canonical`).
-    key: (u64, u32),
+    key: Key,
     /// The list has been completed with every admissible buffer (`complete_candidates`).
     completed: bool,
 }
 
 struct Search<'p, 'o> {
     problem: &'p Problem,
-    capacity: u64,
+    capacity: Size,
     options: &'o TelamallocOptions,
     domains: Domains<'p>,
     candidates: Candidates,
@@ -118,7 +120,7 @@ struct Search<'p, 'o> {
 /// search sits in a decomposition.
 pub(crate) fn search(
     problem: &Problem,
-    capacity: u64,
+    capacity: Size,
     candidates: Candidates,
     rank_by: usize,
     options: &TelamallocOptions,
@@ -129,11 +131,11 @@ pub(crate) fn search(
     let canonical =
         options.pruning.canonical && problem.buffers().iter().all(|b| b.fixed_offset.is_none());
     let bufs = problem.buffers();
-    if (0..at.base.len()).any(|i| !fits_above(&bufs[i], at.base[i], capacity)) {
-        return (SearchEnd::Infeasible, SearchStats::default());
+    if (bufs.iter().zip(at.base)).any(|(b, &floor)| !fits_above(b, floor, capacity)) {
+        return (Verdict::Infeasible, SearchStats::default());
     }
     // The setup is polled too: on long-lived buffers it is most of a second.
-    let stopped = (SearchEnd::Stopped, SearchStats::default());
+    let stopped = (Verdict::Stopped(Halt::Budget), SearchStats::default());
     let Some(domains) = Domains::new(
         problem,
         capacity,
@@ -172,23 +174,23 @@ pub(crate) fn search(
         cuts,
         depth: at.depth,
     };
-    s.rank = (0..n as u32)
+    s.rank = problem
+        .indices()
         .map(|i| s.candidates.rank(rank_by, i))
         .collect();
-    for (i, b) in problem.buffers().iter().enumerate() {
+    for (i, b) in problem.indexed() {
         if let Some(o) = b.fixed_offset {
-            let i = i as u32;
-            if !s.domains.fits(i, o.0) {
-                return (SearchEnd::Infeasible, s.stats);
+            if !s.domains.fits(i, o) {
+                return (Verdict::Infeasible, s.stats);
             }
             s.candidates.on_place(i);
-            if s.domains.place(i, o.0).is_err() {
+            if s.domains.place(i, o).is_err() {
                 // A proof only when domains are exact (lowest-position mode); the
                 // skyline ignores the room below a fixed buffer.
                 let end = if options.lowest_position {
-                    SearchEnd::Infeasible
+                    Verdict::Infeasible
                 } else {
-                    SearchEnd::Exhausted
+                    EXHAUSTED
                 };
                 return (end, s.stats);
             }
@@ -201,27 +203,28 @@ pub(crate) fn search(
 impl Search<'_, '_> {
     fn run(&mut self, n: usize, stop: &dyn Fn() -> bool) -> SearchEnd {
         if self.cuts.as_ref().is_some_and(|c| c.is_split()) && self.depth < MAX_DEPTH {
-            return match self.solve_split(0, stop) {
-                Split::Solved(offsets) => SearchEnd::Found(offsets),
-                Split::Failed => SearchEnd::Exhausted,
-                Split::Stopped => SearchEnd::Stopped,
+            return match self.solve_split(Offset::ZERO, stop) {
+                Split::Solved(offsets) => Verdict::Found(offsets),
+                Split::Failed => EXHAUSTED,
+                Split::Stopped(h) => Verdict::Stopped(h),
             };
         }
         let root = self.new_level(None);
         self.levels.push(root);
         loop {
             if self.domains.placed_count() == n {
-                return SearchEnd::Found(self.domains.offsets().to_vec());
+                return Verdict::Found(self.domains.offsets().to_vec());
             }
-            if self.stats.steps >= self.options.step_limit
-                || (self.stats.steps % POLL_EVERY == POLL_EVERY - 1 && stop())
-            {
-                return SearchEnd::Stopped;
+            if self.stats.steps >= self.options.step_limit {
+                return Verdict::Stopped(Halt::Limit);
+            }
+            if self.stats.steps % POLL_EVERY == POLL_EVERY - 1 && stop() {
+                return Verdict::Stopped(Halt::Budget);
             }
             let d = self.levels.len() - 1;
             let Some(c) = self.next_candidate(d) else {
                 if d == 0 {
-                    return SearchEnd::Exhausted;
+                    return EXHAUSTED;
                 }
                 self.stats.major_backtracks += 1;
                 self.major_backtrack(d);
@@ -247,16 +250,16 @@ impl Search<'_, '_> {
             let split = self.cuts.as_mut().is_some_and(|c| c.take_split());
             if failure.is_none() && split && self.depth < MAX_DEPTH {
                 match self.solve_split(at, stop) {
-                    Split::Solved(offsets) => return SearchEnd::Found(offsets),
-                    Split::Stopped => return SearchEnd::Stopped,
+                    Split::Solved(offsets) => return Verdict::Found(offsets),
+                    Split::Stopped(h) => return Verdict::Stopped(h),
                     // Nothing is blamed: the level falls back one step (chronologically).
                     Split::Failed => failure = Some(Vec::new()),
                 }
             }
             match failure {
                 None => {
-                    self.level_of[c as usize] = d as u32;
-                    let key = (at, self.rank[c as usize]);
+                    self.level_of[c] = d as u32;
+                    let key = Key::new(at, self.rank[c]);
                     let lv = &mut self.levels[d];
                     lv.chosen = Some(c);
                     lv.key = key;
@@ -292,32 +295,29 @@ impl Search<'_, '_> {
     /// problem of its own, its domains starting at the current floors lifted to `last`
     /// (the last offset of the canonical sequence), one after the other. The steps they
     /// take count against this search's limit.
-    fn solve_split(&mut self, last: u64, stop: &dyn Fn() -> bool) -> Split {
+    fn solve_split(&mut self, last: Offset, stop: &dyn Fn() -> bool) -> Split {
         let (problem, capacity) = (self.problem, self.capacity);
         let domains = &self.domains;
         let groups = components(
             problem,
-            (0..problem.len() as u32).filter(|&i| !domains.is_placed(i)),
+            problem.indices().filter(|&i| !domains.is_placed(i)),
         );
         let mut offsets = self.domains.offsets().to_vec();
         for group in groups {
-            let floor = |y: u32| self.domains.lowest(y).max(last);
+            let floor = |y: BufferIdx| self.domains.lowest(y).max(last);
             if let [y] = group[..] {
                 // One buffer: its floor is its place (one placement tried).
                 self.stats.steps += 1;
-                let b = &problem.buffers()[y as usize];
-                let at = super::domains::align_up_sat(floor(y), b.alignment.0);
-                if at.saturating_add(b.size.0) > capacity {
+                let b = problem.buffer(y);
+                let at = floor(y).align_up_saturating(b.alignment);
+                if at.saturating_add(b.size) > capacity {
                     return Split::Failed;
                 }
-                offsets[y as usize] = at;
+                offsets[y] = at;
                 continue;
             }
-            let buffers: Vec<Buffer> = group
-                .iter()
-                .map(|&y| problem.buffers()[y as usize].clone())
-                .collect();
-            let base: Vec<u64> = group.iter().map(|&y| floor(y)).collect();
+            let buffers: Vec<Buffer> = group.iter().map(|&y| problem.buffer(y).clone()).collect();
+            let base: Vec<Offset> = group.iter().map(|&y| floor(y)).collect();
             let Ok(sub) = Problem::new(buffers) else {
                 return Split::Failed; // unreachable: a subset of a valid problem
             };
@@ -336,13 +336,13 @@ impl Search<'_, '_> {
             self.stats.major_backtracks += stats.major_backtracks;
             self.stats.subtree_escapes += stats.subtree_escapes;
             match end {
-                SearchEnd::Found(found) => {
+                Verdict::Found(found) => {
                     for (&y, o) in group.iter().zip(found) {
-                        offsets[y as usize] = o;
+                        offsets[y] = o;
                     }
                 }
-                SearchEnd::Exhausted | SearchEnd::Infeasible => return Split::Failed,
-                SearchEnd::Stopped => return Split::Stopped,
+                Verdict::Stopped(Halt::Exhausted) | Verdict::Infeasible => return Split::Failed,
+                Verdict::Stopped(h) => return Split::Stopped(h),
             }
         }
         Split::Solved(offsets)
@@ -351,8 +351,8 @@ impl Search<'_, '_> {
     /// A decision point after placing `last`: the candidates of every heuristic, first in
     /// `last`'s phase (or the first open phase), then in the next open phase (§5.3); or
     /// among all buffers when grouping is off.
-    fn new_level(&mut self, last: Option<u32>) -> Level {
-        let mut list: Vec<u32> = Vec::new();
+    fn new_level(&mut self, last: Option<BufferIdx>) -> Level {
+        let mut list: Vec<BufferIdx> = Vec::new();
         let floor_key = self.last_key(self.levels.len());
         let bound = self.canonical_bound();
         let cands = &mut self.candidates;
@@ -377,19 +377,19 @@ impl Search<'_, '_> {
             None
         };
         if canonical {
-            if let (Some((r, _)), Some((o, _))) = (&mut row, floor_key) {
-                *r = (*r).max(o);
+            if let (Some((r, _)), Some(k)) = (&mut row, floor_key) {
+                *r = (*r).max(k.offset);
             }
         }
         let domains = &self.domains;
-        let placed = |i: u32| domains.is_placed(i);
+        let placed = |i: BufferIdx| domains.is_placed(i);
         let below = if self.options.candidates.dominance {
             self.domains.min_top()
         } else {
             None
         };
         let ranks = &self.rank;
-        let in_row = |i: u32| {
+        let in_row = |i: BufferIdx| {
             if canonical {
                 return admissible(domains, ranks, floor_key, bound, i)
                     && row.is_none_or(|(r, _)| domains.lowest(i) == r);
@@ -425,11 +425,11 @@ impl Search<'_, '_> {
             // The heuristics propose alternatives; the first candidate is the one with
             // the lowest canonical key (the lowest-ranked admissible buffer in the row),
             // so that the other buffers of the row are not shut out by a pick.
-            list.sort_by_key(|&y| (self.domains.lowest(y), self.rank[y as usize]));
+            list.sort_by_key(|&y| Key::new(self.domains.lowest(y), self.rank[y]));
             let lowest_row = self
                 .domains
                 .min_lowest()
-                .map(|(m, _)| m.max(floor_key.map_or(0, |k| k.0)));
+                .map(|(m, _)| floor_key.map_or(m, |k| m.max(k.offset)));
             if let Some(r) = lowest_row {
                 let first = self.candidates.first_where(
                     self.rank_by,
@@ -453,7 +453,7 @@ impl Search<'_, '_> {
             chosen: None,
             trail_mark: self.domains.trail_len(),
             entry: self.backtracks,
-            key: (0, 0),
+            key: Key::default(),
             completed: false,
         };
         if level.candidates.is_empty() && canonical {
@@ -474,7 +474,8 @@ impl Search<'_, '_> {
     /// monotonic floor (§6.2): every later placement, and so every unplaced buffer of
     /// a section, lies at or above this position, so it plus the largest unplaced load
     /// of a section must fit; checking it here fails such candidates without placing.
-    fn canonical_bound(&self) -> Option<u64> {
+    #[inline]
+    fn canonical_bound(&self) -> Option<Offset> {
         if !self.canonical {
             return None;
         }
@@ -492,7 +493,7 @@ impl Search<'_, '_> {
     }
 
     /// The key of the placement made just below level `d` (the canonical floor).
-    fn last_key(&self, d: usize) -> Option<(u64, u32)> {
+    fn last_key(&self, d: usize) -> Option<Key> {
         if d == 0 {
             None
         } else {
@@ -503,9 +504,9 @@ impl Search<'_, '_> {
     /// Every unplaced buffer admissible at a level (canonical: after the last key and
     /// under the dominance bound; otherwise: in the row, if rows are on) that is neither
     /// tried nor queued there, lowest position first, then by rank.
-    fn admissible_rest(&mut self, lv: &Level, last: Option<(u64, u32)>) -> Vec<u32> {
+    fn admissible_rest(&mut self, lv: &Level, last: Option<Key>) -> Vec<BufferIdx> {
         for &c in lv.tried.iter().chain(&lv.candidates[lv.next..]) {
-            self.mark[c as usize] = true;
+            self.mark[c] = true;
         }
         let domains = &self.domains;
         let below = if self.options.candidates.dominance {
@@ -520,9 +521,10 @@ impl Search<'_, '_> {
         };
         let bound = self.canonical_bound();
         let domains = &self.domains;
-        let mut rest: Vec<(u64, u32, u32)> = Vec::new();
-        for y in 0..self.mark.len() as u32 {
-            if self.mark[y as usize] || domains.is_placed(y) {
+        // Ranks are a permutation: no two buffers share a key.
+        let mut rest: Vec<(Key, BufferIdx)> = Vec::new();
+        for y in self.problem.indices() {
+            if self.mark[y] || domains.is_placed(y) {
                 continue;
             }
             let ok = if self.canonical {
@@ -534,14 +536,14 @@ impl Search<'_, '_> {
                 })
             };
             if ok {
-                rest.push((domains.lowest(y), self.rank[y as usize], y));
+                rest.push((Key::new(domains.lowest(y), self.rank[y]), y));
             }
         }
         for &c in lv.tried.iter().chain(&lv.candidates[lv.next..]) {
-            self.mark[c as usize] = false;
+            self.mark[c] = false;
         }
-        rest.sort_unstable();
-        rest.into_iter().map(|(_, _, y)| y).collect()
+        rest.sort_unstable_by_key(|&(key, _)| key);
+        rest.into_iter().map(|(_, y)| y).collect()
     }
 
     /// In row order every later placement lies at or above the lowest position of all,
@@ -549,23 +551,23 @@ impl Search<'_, '_> {
     /// some section no longer fits above it. Blames what holds that buffer up.
     /// Canonical: every later placement also lies at or above `at`, where `c` was just
     /// placed (blame what holds `c` up there).
-    fn floor_failure(&mut self, c: u32, at: u64) -> Option<Vec<u32>> {
+    fn floor_failure(&mut self, c: BufferIdx, at: Offset) -> Option<Vec<BufferIdx>> {
         let (floor, i) = self.domains.min_lowest()?;
         if self.canonical && at > floor {
             if self.domains.floor_overflows(at) {
-                return Some(self.blame_skyline(c, at.saturating_sub(1)));
+                return Some(self.blame_skyline(c, at.saturating_sub(Size(1))));
             }
             return None;
         }
         if self.domains.floor_overflows(floor) {
-            Some(self.blame_skyline(i, floor.saturating_sub(1)))
+            Some(self.blame_skyline(i, floor.saturating_sub(Size(1))))
         } else {
             None
         }
     }
 
     /// What holds `x` above `limit`, when backjumping needs it.
-    fn blame_skyline(&self, x: u32, limit: u64) -> Vec<u32> {
+    fn blame_skyline(&self, x: BufferIdx, limit: Offset) -> Vec<BufferIdx> {
         if self.options.backtracking.backjump {
             self.domains.explain_skyline(x, limit)
         } else {
@@ -575,7 +577,7 @@ impl Search<'_, '_> {
 
     /// The next untried candidate of level `d`; when the list runs out and
     /// `complete_candidates` is on, the list goes on with every other admissible buffer.
-    fn next_candidate(&mut self, d: usize) -> Option<u32> {
+    fn next_candidate(&mut self, d: usize) -> Option<BufferIdx> {
         loop {
             let last = self.last_key(d);
             let below = self.canonical_bound();
@@ -605,7 +607,7 @@ impl Search<'_, '_> {
                     chosen: None,
                     trail_mark: 0,
                     entry: 0,
-                    key: (0, 0),
+                    key: Key::default(),
                     completed: true,
                 },
             );
@@ -623,7 +625,7 @@ impl Search<'_, '_> {
         let mut blamed: Vec<u32> = self.levels[d]
             .conflicts
             .iter()
-            .map(|&z| self.level_of[z as usize])
+            .map(|&z| self.level_of[z])
             .filter(|&l| l != NO_LEVEL && (l as usize) < d)
             .collect();
         blamed.sort_unstable_by(|a, b| b.cmp(a));
@@ -638,10 +640,10 @@ impl Search<'_, '_> {
         } else {
             Vec::new()
         };
-        let conflicts: Vec<u32> = std::mem::take(&mut self.levels[d].conflicts)
+        let conflicts: Vec<BufferIdx> = std::mem::take(&mut self.levels[d].conflicts)
             .into_iter()
             .filter(|&z| {
-                let l = self.level_of[z as usize];
+                let l = self.level_of[z];
                 l != NO_LEVEL && (l as usize) < target
             })
             .collect();
@@ -651,22 +653,23 @@ impl Search<'_, '_> {
     /// Undoes level `t`'s placement and everything above it; level `t` then goes on with
     /// `prepend` (capped, skipping what it already tried) before its own remaining
     /// candidates.
-    fn jump_to(&mut self, t: usize, prepend: Vec<u32>, conflicts: Vec<u32>) {
+    fn jump_to(&mut self, t: usize, prepend: Vec<BufferIdx>, conflicts: Vec<BufferIdx>) {
         let mark = self.levels[t].trail_mark;
         self.levels.truncate(t + 1);
         self.undo_to(mark);
         let lv = &mut self.levels[t];
         if let Some(c) = lv.chosen.take() {
-            self.level_of[c as usize] = NO_LEVEL;
+            self.level_of[c] = NO_LEVEL;
         }
         lv.conflicts.extend(conflicts);
         if !prepend.is_empty() {
-            let mut queue: Vec<u32> = Vec::with_capacity(self.options.backtracking.max_candidates);
+            let mut queue: Vec<BufferIdx> =
+                Vec::with_capacity(self.options.backtracking.max_candidates);
             for &c in prepend.iter().chain(&lv.candidates[lv.next..]) {
                 if queue.len() >= self.options.backtracking.max_candidates.max(1) {
                     break;
                 }
-                if !lv.tried.contains(&c) && !queue.contains(&c) {
+                if !contains(&lv.tried, c) && !contains(&queue, c) {
                     queue.push(c);
                 }
             }
@@ -702,8 +705,11 @@ impl Search<'_, '_> {
 }
 
 /// True when `b` fits under `capacity` at `floor` rounded up to its alignment.
-fn fits_above(b: &Buffer, floor: u64, capacity: u64) -> bool {
-    super::domains::align_up_sat(floor, b.alignment.0).saturating_add(b.size.0) <= capacity
+fn fits_above(b: &Buffer, floor: Offset, capacity: Size) -> bool {
+    floor
+        .align_up_saturating(b.alignment)
+        .saturating_add(b.size)
+        <= capacity
 }
 
 /// Canonical order (MiniMalloc §5): `y` may come next when its key (position, rank) is
@@ -713,10 +719,10 @@ fn fits_above(b: &Buffer, floor: u64, capacity: u64) -> bool {
 fn admissible(
     domains: &Domains<'_>,
     rank: &[u32],
-    last: Option<(u64, u32)>,
-    below: Option<u64>,
-    y: u32,
+    last: Option<Key>,
+    below: Option<Offset>,
+    y: BufferIdx,
 ) -> bool {
     let lo = domains.lowest(y);
-    last.is_none_or(|k| (lo, rank[y as usize]) > k) && below.is_none_or(|t| lo < t)
+    last.is_none_or(|k| Key::new(lo, rank[y]) > k) && below.is_none_or(|t| lo < t)
 }

@@ -1,6 +1,8 @@
 //! A segment tree with range add and global max: the largest unplaced load over all
 //! cross-sections, kept up to date in O(log n) per placement.
 
+use crate::types::Size;
+
 pub(super) struct MaxTree {
     size: usize,
     /// `max[node]`: the max over the node's range, including the node's own `add`.
@@ -9,11 +11,11 @@ pub(super) struct MaxTree {
 }
 
 impl MaxTree {
-    pub(super) fn new(values: &[u64]) -> MaxTree {
+    pub(super) fn new(values: &[Size]) -> MaxTree {
         let size = values.len().next_power_of_two().max(1);
         let mut max = vec![i64::MIN / 4; 2 * size];
         for (k, &v) in values.iter().enumerate() {
-            max[size + k] = v.min(i64::MAX as u64 / 4) as i64;
+            max[size + k] = v.get().min(i64::MAX as u64 / 4) as i64;
         }
         for node in (1..size).rev() {
             max[node] = max[2 * node].max(max[2 * node + 1]);
@@ -61,7 +63,7 @@ mod tests {
         let mut rng = Rng::new(5);
         for n in 1..40usize {
             let mut v: Vec<i64> = (0..n).map(|_| rng.range(0, 100) as i64).collect();
-            let mut t = MaxTree::new(&v.iter().map(|&x| x as u64).collect::<Vec<_>>());
+            let mut t = MaxTree::new(&v.iter().map(|&x| Size(x as u64)).collect::<Vec<_>>());
             for _ in 0..50 {
                 let a = rng.range(0, n as u64 - 1) as usize;
                 let b = rng.range(a as u64 + 1, n as u64) as usize;

@@ -3,9 +3,10 @@
 
 use std::time::{Duration, Instant};
 
-use super::{rounds, search_ranked, SearchEnd, TelamallocOptions};
+use super::{rounds, search_ranked, TelamallocOptions};
 use crate::analysis::max_load;
-use crate::types::Problem;
+use crate::outcome::{Halt, Verdict};
+use crate::types::{Problem, Size};
 
 /// How one configuration ended at one capacity.
 #[derive(Clone, Debug)]
@@ -45,18 +46,18 @@ pub fn rounds_alone(problem: &Problem, capacity: u64, step_limit: u64) -> Vec<Ro
         ("systematic 0", &systematic, 0),
     ];
     let mut out = Vec::new();
-    for at in [capacity, max_load(problem).0] {
+    for at in [Size(capacity), max_load(problem)] {
         for &(name, o, rank) in &configs {
             let t = Instant::now();
             let (end, stats) = search_ranked(problem, at, rank, o, &|| false);
             out.push(RoundRun {
                 name,
-                capacity: at,
+                capacity: at.get(),
                 end: match end {
-                    SearchEnd::Found(_) => 'F',
-                    SearchEnd::Exhausted => 'X',
-                    SearchEnd::Infeasible => 'I',
-                    SearchEnd::Stopped => '-',
+                    Verdict::Found(_) => 'F',
+                    Verdict::Stopped(Halt::Exhausted) => 'X',
+                    Verdict::Infeasible => 'I',
+                    Verdict::Stopped(_) => '-',
                 },
                 steps: stats.steps,
                 elapsed: t.elapsed(),

@@ -52,10 +52,11 @@ pub fn generate_microbenchmark(kind: MicrobenchKind, buffers: usize, seed: u64) 
             }
         })
         .collect();
+    let sizes = bufs.iter().map(|b| b.size);
     let capacity = match kind {
-        MicrobenchKind::NonOverlapping => bufs.iter().map(|b| b.size.0).max().unwrap_or(0),
-        MicrobenchKind::FullOverlap => bufs.iter().map(|b| b.size.0).sum(),
+        MicrobenchKind::NonOverlapping => sizes.max().unwrap_or(Size::ZERO),
+        MicrobenchKind::FullOverlap => sizes.sum(),
     };
     let problem = Problem::new(bufs).expect("generated buffers are valid");
-    (problem, Size(capacity))
+    (problem, capacity)
 }

@@ -75,7 +75,7 @@ mod rounds;
 use crate::analysis::max_load;
 use crate::budget::Budget;
 use crate::greedy::{self, contention, Fit, Order};
-use crate::outcome::Outcome;
+use crate::outcome::{Outcome, Verdict};
 use crate::types::{Offset, Plan, Problem, Size};
 pub use options::{
     BacktrackOptions, CandidateOptions, DecompositionOptions, PruningOptions, RoundOptions,
@@ -102,7 +102,7 @@ pub(crate) fn plan(
 /// One search under `capacity`.
 pub(crate) fn search(
     problem: &Problem,
-    capacity: u64,
+    capacity: Size,
     options: &TelamallocOptions,
     stop: &dyn Fn() -> bool,
 ) -> (SearchEnd, SearchStats) {
@@ -112,20 +112,20 @@ pub(crate) fn search(
 /// [`search`] with heuristic number `rank_by` setting the canonical order.
 fn search_ranked(
     problem: &Problem,
-    capacity: u64,
+    capacity: Size,
     rank_by: usize,
     options: &TelamallocOptions,
     stop: &dyn Fn() -> bool,
 ) -> (SearchEnd, SearchStats) {
     // Every lowest-offset placement stays under the naive height; clamping keeps the
     // arithmetic far from overflow.
-    let capacity = capacity.min(problem.naive_height().0);
+    let capacity = capacity.min(problem.naive_height());
     // A buffer that ends above the capacity wherever it goes: the max load misses it
     // when its gaps cover its whole lifetime (found by fuzzing), and the engine assumes
     // every buffer fits somewhere.
-    let fits = |b: &crate::Buffer| b.fixed_offset.map_or(0, |o| o.0) + b.size.0 <= capacity;
+    let fits = |b: &crate::Buffer| b.fixed_offset.unwrap_or(Offset::ZERO) + b.size <= capacity;
     if !problem.buffers().iter().all(fits) {
-        return (SearchEnd::Infeasible, SearchStats::default());
+        return (Verdict::Infeasible, SearchStats::default());
     }
     search_component(
         problem,
@@ -143,7 +143,7 @@ fn search_ranked(
 /// height).
 fn search_component(
     problem: &Problem,
-    capacity: u64,
+    capacity: Size,
     rank_by: usize,
     options: &TelamallocOptions,
     stop: &dyn Fn() -> bool,
@@ -179,9 +179,8 @@ fn search_component(
     engine::search(problem, capacity, cands, rank_by, options, stop, at)
 }
 
-fn to_plan(problem: &Problem, offsets: Vec<u64>) -> Plan {
-    Plan::new(problem, offsets.into_iter().map(Offset).collect())
-        .expect("placed buffers lie under the capacity")
+fn to_plan(problem: &Problem, offsets: Vec<Offset>) -> Plan {
+    Plan::new(problem, offsets).expect("placed buffers lie under the capacity")
 }
 
 /// Capacity mode: one search under `capacity`. This is the hook for racing TelaMalloc
@@ -221,12 +220,12 @@ pub(crate) fn solve_capacity(
         }
         _ => {}
     }
-    match rounds::search_rounds(problem, capacity.0, options, budget, threads) {
-        SearchEnd::Found(offsets) => fits(to_plan(problem, offsets)),
-        SearchEnd::Infeasible => Outcome::Infeasible,
+    match rounds::search_rounds(problem, capacity, options, budget, threads) {
+        Verdict::Found(offsets) => fits(to_plan(problem, offsets)),
+        Verdict::Infeasible => Outcome::Infeasible,
         // The greedy plan may fit when the search did not (found by fuzzing: huge
         // alignments); `Unknown` promises that no plan under the capacity was found.
-        SearchEnd::Exhausted | SearchEnd::Stopped => match fallback {
+        Verdict::Stopped(_) => match fallback {
             Some(plan) if plan.height() <= capacity => fits(plan),
             best_so_far => Outcome::Unknown {
                 best_so_far,
@@ -267,7 +266,7 @@ fn first_greedy(problem: &Problem, capacity: Size, budget: &Budget) -> Option<Pl
 pub(crate) fn minimise(problem: &Problem, options: &TelamallocOptions, budget: &Budget) -> Outcome {
     let lower_bound = max_load(problem);
     let stop = || budget.exhausted();
-    let greedy = greedy::best_of(problem, &greedy::portfolio(), 1, lower_bound.0, budget)
+    let greedy = greedy::best_of(problem, &greedy::portfolio(), 1, lower_bound, budget)
         .unwrap_or_else(|| greedy::naive(problem));
     let mut best = Plan::new(problem, greedy).expect("greedy plans do not overflow");
     let mut best_height = best.height();
@@ -275,23 +274,23 @@ pub(crate) fn minimise(problem: &Problem, options: &TelamallocOptions, budget: &
         step_limit: (options.step_limit / 16).max(1),
         ..options.clone()
     };
-    let mut low = lower_bound.0; // lowest capacity not yet tried and failed
+    let mut low = lower_bound; // lowest capacity not yet tried and failed
     let mut first = true;
-    while low < best_height.0 && !stop() {
+    while low < best_height && !stop() {
         let capacity = if first {
             low
         } else {
-            low + (best_height.0 - 1 - low) / 2
+            low + (best_height - low - Size(1)) / 2
         };
         first = false;
         match search(problem, capacity, &probe_options, &stop).0 {
-            SearchEnd::Found(offsets) => {
+            Verdict::Found(offsets) => {
                 let plan = to_plan(problem, offsets);
                 best_height = plan.height();
                 best = plan;
             }
             // Infeasible is a proof, the others are not; either way, look higher.
-            SearchEnd::Infeasible | SearchEnd::Exhausted | SearchEnd::Stopped => low = capacity + 1,
+            Verdict::Infeasible | Verdict::Stopped(_) => low = capacity + Size(1),
         }
     }
     if best_height <= lower_bound {

@@ -19,13 +19,13 @@
 
 use crate::analysis::{load_profile, time_components};
 use crate::index::TimeIndex;
-use crate::types::{Lifetime, Problem, Time};
+use crate::types::{BufferIdx, Lifetime, Problem, Size};
 
 /// How many threshold steps from 100% of the capacity down to 0.
 const THRESHOLD_STEPS: u64 = 10;
 
 /// The phase of every buffer, and the number of phases.
-pub(super) fn phases(problem: &Problem, capacity: u64) -> (Vec<u32>, u32) {
+pub(super) fn phases(problem: &Problem, capacity: Size) -> (Vec<u32>, u32) {
     let n = problem.len();
     let mut phase = vec![u32::MAX; n];
     if n == 0 {
@@ -35,25 +35,26 @@ pub(super) fn phases(problem: &Problem, capacity: u64) -> (Vec<u32>, u32) {
     let components = time_components(problem);
     let mut index = TimeIndex::new(problem);
     let mut count = 0u32;
-    let mut found: Vec<u32> = Vec::new();
+    let mut found: Vec<BufferIdx> = Vec::new();
     // Per component: its load steps `[first, last)` and its peak.
-    let spans: Vec<(usize, usize, u64)> = components
+    let spans: Vec<(usize, usize, Size)> = components
         .iter()
         .map(|c| {
             let first = steps.partition_point(|s| s.time < c.span.start);
             let last = steps.partition_point(|s| s.time < c.span.end);
             let peak = steps[first..last]
                 .iter()
-                .map(|s| s.load.0)
+                .map(|s| s.load)
                 .max()
-                .unwrap_or(0);
+                .unwrap_or(Size::ZERO);
             (first, last, peak)
         })
         .collect();
     let mut left: Vec<usize> = components.iter().map(|c| c.buffers.len()).collect();
     for level in 0..=THRESHOLD_STEPS {
+        let share = u128::from(THRESHOLD_STEPS - level);
         let threshold =
-            (capacity as u128 * (THRESHOLD_STEPS - level) as u128 / THRESHOLD_STEPS as u128) as u64;
+            Size((u128::from(capacity.get()) * share / u128::from(THRESHOLD_STEPS)) as u64);
         for (ci, c) in components.iter().enumerate() {
             // The load steps inside the component: step k holds on [time_k, time_k+1).
             let (first, last, peak) = spans[ci];
@@ -62,13 +63,13 @@ pub(super) fn phases(problem: &Problem, capacity: u64) -> (Vec<u32>, u32) {
             }
             let mut k = first;
             while k < last {
-                if steps[k].load.0 < threshold || (level < THRESHOLD_STEPS && steps[k].load.0 == 0)
-                {
+                let load = steps[k].load;
+                if load < threshold || (level < THRESHOLD_STEPS && load == Size::ZERO) {
                     k += 1;
                     continue;
                 }
                 let start = steps[k].time;
-                while k < last && steps[k].load.0 >= threshold {
+                while k < last && steps[k].load >= threshold {
                     k += 1;
                 }
                 let end = if k < steps.len() {
@@ -78,7 +79,7 @@ pub(super) fn phases(problem: &Problem, capacity: u64) -> (Vec<u32>, u32) {
                 };
                 let range = Lifetime {
                     start,
-                    end: end.max(Time(start.0 + 1)),
+                    end: end.max(start + 1),
                 };
                 found.clear();
                 index.for_each_overlapping(range, |i| found.push(i));
@@ -86,7 +87,7 @@ pub(super) fn phases(problem: &Problem, capacity: u64) -> (Vec<u32>, u32) {
                     continue;
                 }
                 for &i in &found {
-                    phase[i as usize] = count;
+                    phase[i] = count;
                     index.remove(i);
                 }
                 left[ci] = left[ci].saturating_sub(found.len());
@@ -121,7 +122,7 @@ mod tests {
             Buffer::new("d", 10, 12, 2),
         ])
         .unwrap();
-        let (phase, count) = phases(&p, 10);
+        let (phase, count) = phases(&p, Size(10));
         assert!(count >= 3);
         // a (load 10 at time 1) is in the first phase, with b which overlaps the peak.
         assert_eq!(phase[0], 0);

@@ -62,11 +62,12 @@ use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use super::components::components;
-use super::engine::{SearchEnd, SearchStats};
+use super::engine::{SearchEnd, SearchStats, EXHAUSTED};
 use super::{search_ranked, TelamallocOptions};
 use crate::analysis::max_load;
 use crate::budget::Budget;
-use crate::types::{Buffer, Problem};
+use crate::outcome::{Halt, Verdict};
+use crate::types::{Buffer, Offset, Problem, Size};
 
 /// How many times the others' step budget a systematic round gets. They are complete
 /// (running out proves infeasibility), their steps are the cheapest, and per round,
@@ -142,9 +143,9 @@ struct Done {
 /// The fixed part of the cycle.
 struct Schedule<'a> {
     problem: &'a Problem,
-    capacity: u64,
+    capacity: Size,
     options: &'a TelamallocOptions,
-    slots: Vec<(u64, usize, Round)>,
+    slots: Vec<(Size, usize, Round)>,
     /// Two modes: §5.4 rounds and systematic ones share the budget.
     mixed: bool,
     chronological: TelamallocOptions,
@@ -223,13 +224,15 @@ impl Schedule<'_> {
         let more = state.left > 0 && !stop();
         let proves = self.complete || (!as_asked && self.chronological.is_complete(self.problem));
         match end {
-            SearchEnd::Exhausted | SearchEnd::Infeasible if cap == self.capacity && proves => {
-                Some(SearchEnd::Infeasible)
+            Verdict::Stopped(Halt::Exhausted) | Verdict::Infeasible
+                if cap == self.capacity && proves =>
+            {
+                Some(Verdict::Infeasible)
             }
-            SearchEnd::Infeasible if cap == self.capacity => Some(SearchEnd::Infeasible),
-            SearchEnd::Exhausted | SearchEnd::Infeasible if more => {
+            Verdict::Infeasible if cap == self.capacity => Some(Verdict::Infeasible),
+            Verdict::Stopped(Halt::Exhausted) | Verdict::Infeasible if more => {
                 // A proof for this capacity: drop every slot under it.
-                if proves || matches!(end, SearchEnd::Infeasible) {
+                if proves || matches!(end, Verdict::Infeasible) {
                     for (e, &(c, _, _)) in state.exhausted.iter_mut().zip(&self.slots) {
                         if c == cap {
                             *e = true;
@@ -240,7 +243,7 @@ impl Schedule<'_> {
                 if state.exhausted.iter().all(|&e| e) {
                     let wider = state.per_heuristic.max(1) * 2;
                     if !self.options.candidates.widen || wider > MAX_WIDTH {
-                        return Some(SearchEnd::Exhausted);
+                        return Some(EXHAUSTED);
                     }
                     state.per_heuristic = wider;
                     state.max_candidates = state.max_candidates.max(1) * 2;
@@ -248,8 +251,10 @@ impl Schedule<'_> {
                 }
                 None
             }
-            SearchEnd::Infeasible => Some(SearchEnd::Exhausted),
-            SearchEnd::Stopped if more && self.options.rounds.restarts => None,
+            Verdict::Infeasible => Some(EXHAUSTED),
+            Verdict::Stopped(h) if h != Halt::Exhausted && more && self.options.rounds.restarts => {
+                None
+            }
             end => Some(end),
         }
     }
@@ -264,42 +269,44 @@ const ONE_THREAD_PART: usize = 64;
 /// time order, within the one step limit.
 pub(super) fn search_rounds(
     problem: &Problem,
-    capacity: u64,
+    capacity: Size,
     options: &TelamallocOptions,
     budget: &Budget,
     threads: usize,
 ) -> SearchEnd {
     let stop = &|| budget.exhausted();
     let parts = if options.decomposition.independent_parts {
-        components(problem, 0..problem.len() as u32)
+        components(problem, problem.indices())
     } else {
         Vec::new()
     };
     if parts.len() <= 1 {
-        return cycle(problem, capacity, 0, options, stop, threads).0;
+        return cycle(problem, capacity, Size::ZERO, options, stop, threads).0;
     }
-    let bufs = problem.buffers();
-    let whole_load = max_load(problem).0;
-    let mut offsets = vec![0u64; problem.len()];
+    let whole_load = max_load(problem);
+    let mut offsets = vec![Offset::ZERO; problem.len()];
     let mut left = options.step_limit;
     for part in parts {
-        if left == 0 || stop() {
-            return SearchEnd::Stopped;
+        if left == 0 {
+            return Verdict::Stopped(Halt::Limit);
+        }
+        if stop() {
+            return Verdict::Stopped(Halt::Budget);
         }
         if let [i] = part[..] {
             // Alone in its time: at its fixed offset, or at 0 (one placement tried).
-            let b = &bufs[i as usize];
-            let at = b.fixed_offset.map_or(0, |o| o.0);
-            if at.saturating_add(b.size.0) > capacity {
-                return SearchEnd::Infeasible;
+            let b = problem.buffer(i);
+            let at = b.fixed_offset.unwrap_or(Offset::ZERO);
+            if at.saturating_add(b.size) > capacity {
+                return Verdict::Infeasible;
             }
-            offsets[i as usize] = at;
+            offsets[i] = at;
             left -= 1;
             continue;
         }
-        let own: Vec<Buffer> = part.iter().map(|&i| bufs[i as usize].clone()).collect();
+        let own: Vec<Buffer> = part.iter().map(|&i| problem.buffer(i).clone()).collect();
         let Ok(sub) = Problem::new(own) else {
-            return SearchEnd::Exhausted; // unreachable: a subset of a valid problem
+            return EXHAUSTED; // unreachable: a subset of a valid problem
         };
         let sub_options = TelamallocOptions {
             step_limit: left,
@@ -313,9 +320,9 @@ pub(super) fn search_rounds(
         let (end, steps) = cycle(&sub, capacity, whole_load, &sub_options, stop, threads);
         left = left.saturating_sub(steps);
         match end {
-            SearchEnd::Found(found) => {
+            Verdict::Found(found) => {
                 for (&i, o) in part.iter().zip(found) {
-                    offsets[i as usize] = o;
+                    offsets[i] = o;
                 }
             }
             // A part without a plan leaves the whole without one; a proof for the part
@@ -323,7 +330,7 @@ pub(super) fn search_rounds(
             end => return end,
         }
     }
-    SearchEnd::Found(offsets)
+    Verdict::Found(offsets)
 }
 
 /// The restart cycle under `capacity` (the module doc), on up to `threads` threads, with
@@ -331,8 +338,8 @@ pub(super) fn search_rounds(
 /// the steps it took.
 fn cycle(
     problem: &Problem,
-    capacity: u64,
-    floor: u64,
+    capacity: Size,
+    floor: Size,
     options: &TelamallocOptions,
     stop: &(dyn Fn() -> bool + Sync),
     threads: usize,
@@ -346,7 +353,7 @@ fn cycle(
     let mut caps = vec![capacity];
     // A part never needs to go under the whole problem's max load (`floor`): that is
     // already optimal for the whole, and lower is only harder.
-    let load = max_load(problem).0.max(floor);
+    let load = max_load(problem).max(floor);
     if options.rounds.restarts && options.rounds.tighten && load < capacity {
         caps = vec![load, capacity];
     }
@@ -361,7 +368,7 @@ fn cycle(
     // ranked by longest lifetime) and the paper's own §5.4 round (lowest valid positions
     // in any order; the rank only matters for canonical sequences, so it is not rotated
     // there), then a systematic round per order.
-    let mut slots: Vec<(u64, usize, Round)> = Vec::new();
+    let mut slots: Vec<(Size, usize, Round)> = Vec::new();
     for &c in &caps {
         if mixed {
             if options.pruning.canonical {
@@ -457,7 +464,7 @@ fn run_attempt(
     match attempt {
         None => Done {
             attempt: None,
-            end: SearchEnd::Stopped,
+            end: Verdict::Stopped(Halt::Budget),
             steps: 0,
             cut: false,
         },
@@ -465,16 +472,17 @@ fn run_attempt(
         // starts past the deadline.
         Some(a) if stop() => Done {
             attempt: Some(a),
-            end: SearchEnd::Stopped,
+            end: Verdict::Stopped(Halt::Budget),
             steps: 0,
             cut: false,
         },
         Some(a) => {
             let (end, stats) = schedule.run(&a, &|| stop() || cut());
-            if matches!(end, SearchEnd::Found(_)) {
+            if matches!(end, Verdict::Found(_)) {
                 found_at.fetch_min(k, Ordering::Relaxed);
             }
-            let cut = matches!(end, SearchEnd::Stopped) && cut();
+            let stopped = matches!(end, Verdict::Stopped(h) if h != Halt::Exhausted);
+            let cut = stopped && cut();
             Done {
                 attempt: Some(a),
                 end,
@@ -505,7 +513,7 @@ fn commit_waiting(
         let (end, steps) = if done.attempt.as_ref() == Some(&expected) && !done.cut {
             (done.end, done.steps)
         } else if stop() {
-            (SearchEnd::Stopped, 0)
+            (Verdict::Stopped(Halt::Budget), 0)
         } else {
             // Launched with other parameters, or cut short: run it as the sequential
             // run would (rare: a slot exhausted, a widening, the step limit running
@@ -513,7 +521,7 @@ fn commit_waiting(
             let (end, stats) = schedule.run(&expected, stop);
             (end, stats.steps)
         };
-        if found_at.load(Ordering::Relaxed) == k && !matches!(end, SearchEnd::Found(_)) {
+        if found_at.load(Ordering::Relaxed) == k && !matches!(end, Verdict::Found(_)) {
             // The plan that cut later attempts short does not stand.
             found_at.store(u64::MAX, Ordering::Relaxed);
         }

@@ -3,6 +3,7 @@
 use super::microbench::{generate_microbenchmark, MicrobenchKind};
 use super::*;
 use crate::checker::check_offsets;
+use crate::outcome::Halt;
 use crate::rng::Rng;
 use crate::types::Buffer;
 
@@ -15,11 +16,10 @@ fn microbenchmarks_need_no_backtracking() {
     for kind in [MicrobenchKind::NonOverlapping, MicrobenchKind::FullOverlap] {
         for n in [1, 10, 300] {
             let (p, cap) = generate_microbenchmark(kind, n, 3);
-            let (end, stats) = search(&p, cap.0, &TelamallocOptions::default(), &never);
-            let SearchEnd::Found(off) = end else {
+            let (end, stats) = search(&p, cap, &TelamallocOptions::default(), &never);
+            let Verdict::Found(off) = end else {
                 panic!("{} {n}: no plan", kind.name())
             };
-            let off: Vec<Offset> = off.into_iter().map(Offset).collect();
             check_offsets(&p, &off, Some(cap)).expect("valid");
             assert_eq!(stats.steps, n as u64, "{} {n}", kind.name());
             assert_eq!(stats.minor_backtracks + stats.major_backtracks, 0);
@@ -48,12 +48,12 @@ fn random_buffers(rng: &mut Rng, n: usize, starts: u64, lengths: u64, sizes: u64
 }
 
 /// A search's end as a comparable key: plans by their offsets, verdicts by kind.
-fn key(end: SearchEnd) -> (u8, Vec<u64>) {
+fn key(end: SearchEnd) -> (u8, Vec<Offset>) {
     match end {
-        SearchEnd::Found(off) => (0, off),
-        SearchEnd::Infeasible => (1, Vec::new()),
-        SearchEnd::Exhausted => (2, Vec::new()),
-        SearchEnd::Stopped => (3, Vec::new()),
+        Verdict::Found(off) => (0, off),
+        Verdict::Infeasible => (1, Vec::new()),
+        Verdict::Stopped(Halt::Exhausted) => (2, Vec::new()),
+        Verdict::Stopped(_) => (3, Vec::new()),
     }
 }
 
@@ -89,17 +89,16 @@ fn all_technique_combinations_agree() {
             opts
         };
         for p in &problems {
-            let load = max_load(p).0;
-            let naive = p.naive_height().0;
+            let load = max_load(p);
+            let naive = p.naive_height();
             for cap in [naive, load + (naive - load) / 2, load] {
                 let (end, _) = search(p, cap, &o, &never);
                 match end {
-                    SearchEnd::Found(off) => {
-                        let off: Vec<Offset> = off.into_iter().map(Offset).collect();
-                        check_offsets(p, &off, Some(Size(cap)))
+                    Verdict::Found(off) => {
+                        check_offsets(p, &off, Some(cap))
                             .unwrap_or_else(|f| panic!("mask {mask}: {f}"));
                     }
-                    SearchEnd::Infeasible => assert!(
+                    Verdict::Infeasible => assert!(
                         !o.is_complete(p) || cap < naive,
                         "mask {mask}: a proof at the naive height"
                     ),
@@ -122,9 +121,14 @@ fn the_restart_cycle_gives_one_answer_whatever_the_threads() {
     let mut seen = [0usize; 4];
     for round in 0..40 {
         let p = random_problem(&mut rng, 10 + round % 50);
-        let load = max_load(&p).0;
-        let naive = p.naive_height().0;
-        for cap in [load - 1, load, load + 1, load + (naive - load) / 8] {
+        let load = max_load(&p);
+        let naive = p.naive_height();
+        for cap in [
+            load - Size(1),
+            load,
+            load + Size(1),
+            load + (naive - load) / 8,
+        ] {
             for step_limit in [700, 2_500, 4_100, 9_000, 2_000_000] {
                 let o = {
                     let mut opts = TelamallocOptions {
@@ -134,7 +138,7 @@ fn the_restart_cycle_gives_one_answer_whatever_the_threads() {
                     opts.candidates.widen = round % 2 == 0;
                     opts
                 };
-                let answers: Vec<(u8, Vec<u64>)> = [1, 2, 3]
+                let answers: Vec<(u8, Vec<Offset>)> = [1, 2, 3]
                     .iter()
                     .map(|&t| key(rounds::search_rounds(&p, cap, &o, &Budget::unlimited(), t)))
                     .collect();
@@ -147,8 +151,7 @@ fn the_restart_cycle_gives_one_answer_whatever_the_threads() {
                     "round {round}, cap {cap}, {step_limit}"
                 );
                 if answers[0].0 == 0 {
-                    let off: Vec<Offset> = answers[0].1.iter().map(|&o| Offset(o)).collect();
-                    check_offsets(&p, &off, Some(Size(cap))).expect("valid");
+                    check_offsets(&p, &answers[0].1, Some(cap)).expect("valid");
                 }
                 seen[answers[0].0 as usize] += 1;
             }
@@ -159,12 +162,12 @@ fn the_restart_cycle_gives_one_answer_whatever_the_threads() {
 }
 
 /// The exact solver's verdict on `p` under `cap`.
-fn exact_feasible(p: &Problem, cap: u64) -> bool {
+fn exact_feasible(p: &Problem, cap: Size) -> bool {
     let options = crate::Options {
         planner: crate::Planner::Exact,
         ..crate::Options::default()
     };
-    let request = crate::Request::fit(Size(cap)).with_budget(Budget::unlimited());
+    let request = crate::Request::fit(cap).with_budget(Budget::unlimited());
     let report = crate::plan(p, &request, &options).expect("plans");
     match report.outcome {
         Outcome::Optimal(_) | Outcome::Feasible { .. } => true,
@@ -181,8 +184,8 @@ fn complete_configuration_agrees_with_the_exact_solver() {
     let mut rng = Rng::new(23);
     for round in 0..60 {
         let p = random_problem(&mut rng, 4 + round % 7);
-        let load = max_load(&p).0;
-        let naive = p.naive_height().0;
+        let load = max_load(&p);
+        let naive = p.naive_height();
         for cap in [load, load + (naive - load) / 4, load + (naive - load) / 2] {
             let truth = exact_feasible(&p, cap);
             for mask in 0u32..128 {
@@ -206,9 +209,8 @@ fn complete_configuration_agrees_with_the_exact_solver() {
                 };
                 let (end, _) = search(&p, cap, &o, &never);
                 let found = match end {
-                    SearchEnd::Found(off) => {
-                        let off: Vec<Offset> = off.into_iter().map(Offset).collect();
-                        check_offsets(&p, &off, Some(Size(cap))).expect("valid");
+                    Verdict::Found(off) => {
+                        check_offsets(&p, &off, Some(cap)).expect("valid");
                         true
                     }
                     _ => false,
@@ -230,9 +232,11 @@ fn problem_in_parts(rng: &mut Rng, parts: usize) -> Problem {
             2 + rng.range(0, 9) as usize
         };
         for b in random_problem(rng, n).buffers() {
-            let (s, e) = (b.lifetime.start.0, b.lifetime.end.0);
-            let id = format!("{}", bufs.len());
-            bufs.push(Buffer::new(id, 100 * k + s, 100 * k + e, b.size.0));
+            let mut b = b.clone();
+            b.id = format!("{}", bufs.len());
+            b.lifetime.start = b.lifetime.start + 100 * k;
+            b.lifetime.end = b.lifetime.end + 100 * k;
+            bufs.push(b);
         }
     }
     Problem::new(bufs).unwrap()
@@ -248,8 +252,8 @@ fn independent_parts_agree_with_the_whole() {
     let mut found = 0;
     for round in 0..60 {
         let p = problem_in_parts(&mut rng, 2 + round % 5);
-        let load = max_load(&p).0;
-        let naive = p.naive_height().0;
+        let load = max_load(&p);
+        let naive = p.naive_height();
         for cap in [load, load + (naive - load) / 8, load + (naive - load) / 2] {
             let complete = round % 2 == 0;
             let base = {
@@ -271,16 +275,16 @@ fn independent_parts_agree_with_the_whole() {
                 let one = rounds::search_rounds(&p, cap, &o, &Budget::unlimited(), 1);
                 let two = rounds::search_rounds(&p, cap, &o, &Budget::unlimited(), 2);
                 let verdict = match (one, two) {
-                    (SearchEnd::Found(a), SearchEnd::Found(b)) => {
+                    (Verdict::Found(a), Verdict::Found(b)) => {
                         assert_eq!(a, b, "round {round}, cap {cap}: 1 and 2 threads");
-                        let off: Vec<Offset> = a.into_iter().map(Offset).collect();
-                        check_offsets(&p, &off, Some(Size(cap))).expect("valid");
+                        check_offsets(&p, &a, Some(cap)).expect("valid");
                         found += 1;
                         0
                     }
-                    (SearchEnd::Infeasible, SearchEnd::Infeasible) => 1,
-                    (SearchEnd::Exhausted, SearchEnd::Exhausted) => 2,
-                    (SearchEnd::Stopped, SearchEnd::Stopped) => 3,
+                    (Verdict::Infeasible, Verdict::Infeasible) => 1,
+                    (Verdict::Stopped(a), Verdict::Stopped(b)) if a == b => {
+                        2 + u8::from(a != Halt::Exhausted)
+                    }
                     _ => panic!("round {round}, cap {cap}: 1 and 2 threads disagree"),
                 };
                 verdicts.push(verdict);
@@ -310,7 +314,7 @@ fn independent_parts_share_the_step_limit() {
     let mut bufs: Vec<Buffer> = (0..5)
         .map(|i| Buffer::new(format!("{i}"), 0, 1, 64 * (i + 1)))
         .collect();
-    let cap: u64 = bufs.iter().map(|b| b.size.0).sum();
+    let cap: Size = bufs.iter().map(|b| b.size).sum();
     bufs.extend((0..10).map(|i| Buffer::new(format!("s{i}"), 2 + i, 3 + i, 7 * (i + 1))));
     let p = Problem::new(bufs).unwrap();
     for (limit, expect_plan) in [(14, false), (15, true)] {
@@ -320,12 +324,11 @@ fn independent_parts_share_the_step_limit() {
                 ..TelamallocOptions::default()
             };
             match rounds::search_rounds(&p, cap, &o, &Budget::unlimited(), threads) {
-                SearchEnd::Found(off) => {
+                Verdict::Found(off) => {
                     assert!(expect_plan, "a plan within {limit} steps");
-                    let off: Vec<Offset> = off.into_iter().map(Offset).collect();
-                    check_offsets(&p, &off, Some(Size(cap))).expect("valid");
+                    check_offsets(&p, &off, Some(cap)).expect("valid");
                 }
-                SearchEnd::Stopped => assert!(!expect_plan, "stopped at {limit} steps"),
+                Verdict::Stopped(Halt::Limit) => assert!(!expect_plan, "stopped at {limit} steps"),
                 _ => panic!("{limit}: neither a plan nor the step limit"),
             }
         }
@@ -345,27 +348,29 @@ fn large_parts_give_one_answer_whatever_the_threads() {
         let mut bufs = random_buffers(&mut rng, 70 + round * 5, 30, 14, 99);
         let tail = problem_in_parts(&mut rng, 3);
         for b in tail.buffers() {
-            let (s, e) = (b.lifetime.start.0 + 1000, b.lifetime.end.0 + 1000);
-            bufs.push(Buffer::new(format!("t{}", bufs.len()), s, e, b.size.0));
+            let mut b = b.clone();
+            b.id = format!("t{}", bufs.len());
+            b.lifetime.start = b.lifetime.start + 1000;
+            b.lifetime.end = b.lifetime.end + 1000;
+            bufs.push(b);
         }
         let p = Problem::new(bufs).unwrap();
-        let load = max_load(&p).0;
-        let naive = p.naive_height().0;
+        let load = max_load(&p);
+        let naive = p.naive_height();
         for cap in [load, load + (naive - load) / 16] {
             for step_limit in [50, 2_000, 30_000] {
                 let o = TelamallocOptions {
                     step_limit,
                     ..TelamallocOptions::default()
                 };
-                let answers: Vec<(u8, Vec<u64>)> = [1, 2, 3]
+                let answers: Vec<(u8, Vec<Offset>)> = [1, 2, 3]
                     .iter()
                     .map(|&t| key(rounds::search_rounds(&p, cap, &o, &Budget::unlimited(), t)))
                     .collect();
                 assert_eq!(answers[0], answers[1], "round {round}, {cap}, {step_limit}");
                 assert_eq!(answers[0], answers[2], "round {round}, {cap}, {step_limit}");
                 if answers[0].0 == 0 {
-                    let off: Vec<Offset> = answers[0].1.iter().map(|&o| Offset(o)).collect();
-                    check_offsets(&p, &off, Some(Size(cap))).expect("valid");
+                    check_offsets(&p, &answers[0].1, Some(cap)).expect("valid");
                     found += 1;
                 }
             }
@@ -382,20 +387,20 @@ fn real_instances_in_parts_give_one_plan_whatever_the_threads() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../benchmarks/minimalloc-challenging");
     for (name, cap) in [("E.1048576.csv", 1_048_576), ("F.1048576.csv", 1_101_004)] {
+        let cap = Size(cap);
         let bytes = std::fs::read(root.join(name)).expect("vendored benchmark");
         let p = crate::io::csv::read_problem_csv(&bytes, &Default::default()).expect("valid");
-        let plans: Vec<Vec<u64>> = [1, 2]
+        let plans: Vec<Vec<Offset>> = [1, 2]
             .iter()
             .map(|&t| {
                 let o = TelamallocOptions::default();
                 match rounds::search_rounds(&p, cap, &o, &Budget::unlimited(), t) {
-                    SearchEnd::Found(off) => off,
+                    Verdict::Found(off) => off,
                     _ => panic!("{name}: TelaMalloc solves it at {cap}"),
                 }
             })
             .collect();
         assert_eq!(plans[0], plans[1], "{name}: one thread against two");
-        let off: Vec<Offset> = plans[0].iter().map(|&o| Offset(o)).collect();
-        check_offsets(&p, &off, Some(Size(cap))).expect("valid");
+        check_offsets(&p, &plans[0], Some(cap)).expect("valid");
     }
 }

@@ -5,7 +5,7 @@ use std::cmp::Reverse;
 use super::chunks::{collision_shift, render_chunks, Chunks};
 use super::{TileOrder, TilePlan, TiledProblem};
 use crate::index::TimeIndex;
-use crate::types::{Buffer, Lifetime, Offset, Problem, Size};
+use crate::types::{Buffer, BufferIdx, Lifetime, Offset, Problem, Size};
 
 /// Every live item (a tile, or a whole tensor during its whole lifetime), rendered once.
 pub(super) struct Items {
@@ -118,7 +118,7 @@ impl Items {
                 for (t, items) in self.of_tensor.iter().enumerate() {
                     for &k in items {
                         index.for_each_overlapping(self.lifetime[k as usize], |p| {
-                            let pt = self.tensor[p as usize] as usize;
+                            let pt = self.tensor[p] as usize;
                             if pt != t && seen[pt] != t {
                                 seen[pt] = t;
                                 peers[t] += 1;
@@ -149,7 +149,7 @@ impl Items {
             peers.clear();
             for &k in items {
                 let mut p = Vec::new();
-                index.for_each_overlapping(self.lifetime[k as usize], |q| p.push(q));
+                index.for_each_overlapping(self.lifetime[k as usize], |q| p.push(q.0));
                 peers.push(p);
             }
             let mut addr = 0u64;
@@ -201,7 +201,7 @@ impl Items {
             }
             base[t] = addr;
             for &k in items {
-                index.insert(k, self.lifetime[k as usize].end.0);
+                index.insert(BufferIdx(k), self.lifetime[k as usize].end);
                 peak = peak.max(addr + self.top(k as usize));
             }
         }
