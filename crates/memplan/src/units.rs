@@ -70,30 +70,30 @@ pub(crate) use {raw_comparisons, raw_order};
 
 impl Size {
     /// No bytes.
-    pub const ZERO: Size = Size(0);
+    pub(crate) const ZERO: Size = Size(0);
 
     /// The address `self` bytes above the arena's start (e.g. a capacity as the first
     /// address a plan may not use).
     #[inline]
-    pub const fn as_offset(self) -> Offset {
+    pub(crate) const fn as_offset(self) -> Offset {
         Offset(self.0)
     }
 }
 
 impl Offset {
     /// The arena's start.
-    pub const ZERO: Offset = Offset(0);
+    pub(crate) const ZERO: Offset = Offset(0);
 
     /// The first multiple of `alignment` (non-zero) at or above `self`. Callers stay below
     /// the problem's naive height, so this does not overflow.
     #[inline]
-    pub fn align_up(self, alignment: Size) -> Offset {
+    pub(crate) fn align_up(self, alignment: Size) -> Offset {
         Offset(align_up(self.0, alignment.0))
     }
 
     /// [`Offset::align_up`], at most `u64::MAX` (rounded down to the alignment there).
     #[inline]
-    pub fn align_up_saturating(self, alignment: Size) -> Offset {
+    pub(crate) fn align_up_saturating(self, alignment: Size) -> Offset {
         if alignment.0 <= 1 {
             return self;
         }
@@ -105,13 +105,13 @@ impl Offset {
 
     /// The bytes from `base` up to `self`; 0 when `self` is not above `base`.
     #[inline]
-    pub const fn saturating_distance_from(self, base: Offset) -> Size {
+    pub(crate) const fn saturating_distance_from(self, base: Offset) -> Size {
         Size(self.0.saturating_sub(base.0))
     }
 
     /// `self + size`, or `None` on overflow.
     #[inline]
-    pub const fn checked_add(self, size: Size) -> Option<Offset> {
+    pub(crate) const fn checked_add(self, size: Size) -> Option<Offset> {
         match self.0.checked_add(size.0) {
             Some(end) => Some(Offset(end)),
             None => None,
@@ -120,7 +120,7 @@ impl Offset {
 
     /// The height of a plan whose highest address ends here.
     #[inline]
-    pub const fn as_height(self) -> Size {
+    pub(crate) const fn as_height(self) -> Size {
         Size(self.0)
     }
 }
@@ -128,13 +128,13 @@ impl Offset {
 impl Time {
     /// `self − steps`, at least 0.
     #[inline]
-    pub const fn saturating_sub(self, steps: u64) -> Time {
+    pub(crate) const fn saturating_sub(self, steps: u64) -> Time {
         Time(self.0.saturating_sub(steps))
     }
 
     /// `self + steps`, at most `u64::MAX`.
     #[inline]
-    pub const fn saturating_add(self, steps: u64) -> Time {
+    pub(crate) const fn saturating_add(self, steps: u64) -> Time {
         Time(self.0.saturating_add(steps))
     }
 }
@@ -146,7 +146,7 @@ macro_rules! arithmetic {
         impl $a {
             #[doc = concat!("`self ", stringify!($op), " other`, saturating at the bounds of `u64`.")]
             #[inline]
-            pub const fn $sat(self, other: $b) -> $out {
+            pub(crate) const fn $sat(self, other: $b) -> $out {
                 $out(self.0.$sat(other.0))
             }
         }

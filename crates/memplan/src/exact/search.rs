@@ -365,15 +365,16 @@ impl<'a> Search<'a> {
     /// if all were sorted at once.
     fn search(&mut self, a0: usize, a1: usize, lo: u32, hi: u32, min_key: Key) -> Status {
         self.nodes += 1;
-        if self.nodes > self.limits.nodes
-            || self
-                .limits
-                .race
-                .is_some_and(|r| self.nodes > r.load(Ordering::Relaxed))
-        {
+        if self.nodes > self.limits.nodes {
             return Verdict::Stopped(Halt::Limit);
         }
-        if self.nodes.is_multiple_of(POLL_EVERY) && self.should_stop() {
+        // A lost race, or the budget.
+        if self
+            .limits
+            .race
+            .is_some_and(|r| self.nodes > r.load(Ordering::Relaxed))
+            || (self.nodes.is_multiple_of(POLL_EVERY) && self.should_stop())
+        {
             return Verdict::Stopped(Halt::Budget);
         }
         if self.floor_trail.len() + self.sec_trail.len() > self.trail_cap {
