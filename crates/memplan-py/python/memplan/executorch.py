@@ -748,7 +748,8 @@ def memory_planning_pass(
     ``planner``, ``threads`` and ``seed`` go to ``memplan.plan``; ``fast_capacity`` to
     ``Algorithm`` (arena 1 under it, the rest spilled to a new arena). memplan's own
     checker always checks every plan (it costs little). ``verify=True`` also runs
-    ExecuTorch's ``Verifier.verify_storage_reuse``, which is slow (BENCHMARKS.md §7). Other keyword arguments go to ``MemoryPlanningPass`` (``alignment``,
+    ExecuTorch's ``Verifier.verify_storage_reuse``, which makes ``to_executorch`` 2-4x
+    slower (BENCHMARKS.md §7). Other keyword arguments go to ``MemoryPlanningPass`` (``alignment``,
     ``alloc_graph_input``, ``alloc_graph_output``, ``alloc_mutable_buffers``,
     ``share_mutable_buffers``, ``allow_lifetime_and_storage_overlap``). Every argument is
     checked here: a bad one raises ``memplan.InputError``.
