@@ -163,8 +163,21 @@ fn never_live(b: &crate::Buffer) -> bool {
     b.live_segments().next().is_none()
 }
 
+/// The union of address ranges, as disjoint ranges sorted by offset.
+fn union_of(mut ranges: Vec<Obstacle>) -> Vec<Obstacle> {
+    ranges.sort_unstable();
+    let mut out: Vec<Obstacle> = Vec::with_capacity(ranges.len());
+    for (lo, hi) in ranges {
+        match out.last_mut() {
+            Some(last) if lo <= last.1 => last.1 = last.1.max(hi),
+            _ => out.push((lo, hi)),
+        }
+    }
+    out
+}
+
 /// The fixed buffers as obstacles: for each free buffer the address ranges of the fixed
-/// buffers live with it (sorted), for each section those live in it, and the highest
+/// buffers live with it (sorted), for each section the union of those live in it, and the highest
 /// end of a fixed or never-live buffer (a lower bound on any height).
 #[allow(clippy::type_complexity)]
 fn fixed_obstacles(
@@ -201,6 +214,14 @@ fn fixed_obstacles(
     }
     for v in &mut fixed_conflicts {
         v.sort_unstable();
+    }
+    // A section's fixed buffers need not be live together (only each with the section's
+    // free buffers), so their address ranges may overlap: keep their union, so that
+    // section inference counts each address once. (Summed, two fixed buffers at the same
+    // addresses at different times of one section "proved" a feasible capacity
+    // infeasible.)
+    for v in &mut section_fixed {
+        *v = union_of(std::mem::take(v));
     }
     (fixed_conflicts, section_fixed, fixed_top)
 }

@@ -389,3 +389,30 @@ fn tightened_searches_never_answer_for_the_asked_capacity() {
     );
     assert!(tight > 100, "{tight} searches with a tightened run");
 }
+
+/// Two fixed buffers at overlapping addresses, live at different times of one section of
+/// a free buffer, take those addresses once: section inference used to add both up and
+/// answer Infeasible (with 0 nodes) at 111,054, where a plan of that height exists
+/// (found by the lower-bounds fuzz body).
+#[test]
+fn fixed_buffers_never_live_together_are_counted_once_per_address() {
+    let p = Problem::new(vec![
+        Buffer::new("a", 37944, 51762, 4096)
+            .with_alignment(2)
+            .with_fixed_offset(106958),
+        Buffer::new("b", 37944, 67591, 106958).with_alignment(2),
+        Buffer::new("c", 63464, 67591, 2)
+            .with_alignment(2)
+            .with_fixed_offset(106960),
+    ])
+    .unwrap();
+    let m = model(&p);
+    let cap = Size(111_054);
+    let opt = ExactOptions::default();
+    let (v, _) = solve_capacity(&m, &p, cap, cap, &opt, &Budget::unlimited(), 1);
+    let Verdict::Found(offsets) = v else {
+        panic!("a plan of height 111,054 exists, got {v:?}")
+    };
+    check_offsets(&p, &offsets, Some(cap)).expect("valid");
+    assert_eq!(brute_force_minimum(&p, Size(0)), cap);
+}
