@@ -55,11 +55,8 @@ impl Report {
     /// The plan's height above [`Report::lower_bound`], when there is a plan (over the
     /// capacity included).
     pub fn fragmentation(&self) -> Option<Size> {
-        let plan = match &self.outcome {
-            Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => Some(p),
-            Outcome::Unknown { best_so_far, .. } => best_so_far.as_ref(),
-            Outcome::Infeasible => None,
-        };
-        plan.map(|p| Size(p.height().get().saturating_sub(self.lower_bound.get())))
+        self.outcome
+            .best()
+            .map(|p| Size(p.height().get().saturating_sub(self.lower_bound.get())))
     }
 }

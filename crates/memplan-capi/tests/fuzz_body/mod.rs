@@ -214,13 +214,8 @@ unsafe fn check_status(
     }
     match status {
         MEMPLAN_OK => {
-            let n = memplan_result_len(result);
-            assert_eq!(n, problem.len());
-            let offsets: Vec<Offset> =
-                std::slice::from_raw_parts(memplan_result_offsets(result), n)
-                    .iter()
-                    .map(|&o| Offset(o))
-                    .collect();
+            assert_eq!(memplan_result_len(result), problem.len());
+            let offsets = result_offsets(result);
             let s = memplan::check_offsets(problem, &offsets, capacity)
                 .unwrap_or_else(|f| panic!("the C API returned an invalid plan: {f}"));
             assert_eq!(s.height.0, memplan_result_height(result));
@@ -239,16 +234,20 @@ unsafe fn check_status(
                 return;
             }
             // Not found: the lowest plan, over the capacity and valid without it.
-            let n = memplan_result_len(result);
-            let offsets: Vec<Offset> =
-                std::slice::from_raw_parts(memplan_result_offsets(result), n)
-                    .iter()
-                    .map(|&o| Offset(o))
-                    .collect();
+            let offsets = result_offsets(result);
             let s = memplan::check_offsets(problem, &offsets, None)
                 .unwrap_or_else(|f| panic!("the C API's best plan is invalid: {f}"));
             assert!(capacity.is_some_and(|c| s.height > c));
         }
         other => panic!("unexpected {other:?}: {message}"),
     }
+}
+
+/// The offsets of a plan the C API returned.
+unsafe fn result_offsets(result: *const memplan_result) -> Vec<Offset> {
+    let n = memplan_result_len(result);
+    std::slice::from_raw_parts(memplan_result_offsets(result), n)
+        .iter()
+        .map(|&o| Offset(o))
+        .collect()
 }

@@ -185,12 +185,11 @@ fn first_solution(
     let mut best: Option<Solution> = None;
     for (k, cover) in covers.iter().enumerate() {
         let last = k + 1 == covers.len();
-        let share = match budget.deadline() {
-            Some(d) if !last => {
-                let now = Instant::now();
-                budget.until(now + d.saturating_duration_since(now) / 2)
-            }
-            _ => budget.clone(),
+        // Every cover but the last gets at most half the time left.
+        let share = if last {
+            budget.clone()
+        } else {
+            budget.share(Instant::now(), 0.5)
         };
         let mut placer = Placer::new(model, options, &share);
         let start = heuristic::run(model, &mut placer, index, *cover);
