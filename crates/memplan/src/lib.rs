@@ -69,7 +69,7 @@ mod rng;
 mod sections;
 pub mod shared_objects;
 pub mod spill;
-pub mod telamalloc;
+mod telamalloc;
 /// Seeded generators of problems, for tests, benchmarks and `memplan gen` (feature
 /// `testing`).
 #[cfg(feature = "testing")]

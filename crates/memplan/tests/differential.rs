@@ -107,7 +107,7 @@ fn exact_and_telamalloc_agree_on_feasibility() {
         let exact = plan(&p, &request(cap), &options(Planner::Exact)).unwrap();
         // The search itself, not the greedy plan it tries first.
         let mut search_only = options(Planner::Telamalloc);
-        search_only.telamalloc.rounds.greedy_first = false;
+        search_only.telamalloc.greedy_first = false;
         let tela = plan(&p, &request(cap), &search_only).unwrap();
         assert_report_consistent(&p, cap, &exact);
         assert_report_consistent(&p, cap, &tela);

@@ -1,7 +1,6 @@
 //! The TelaMalloc planner through the public API: every plan passes the checker, honours
 //! alignment and fixed offsets, and fits under the capacity.
 
-use memplan::telamalloc::RoundOptions;
 use memplan::{
     check, max_load, plan, Budget, Buffer, Goal, Options, Outcome, Planner, Problem, Request, Size,
     TelamallocOptions,
@@ -49,10 +48,7 @@ fn telamalloc(options: TelamallocOptions) -> Options {
     Options {
         planner: Planner::Telamalloc,
         telamalloc: TelamallocOptions {
-            rounds: RoundOptions {
-                greedy_first: false,
-                ..options.rounds
-            },
+            greedy_first: false,
             ..options
         },
         ..Options::default()
@@ -91,7 +87,7 @@ proptest! {
         let cap = Some(problem.naive_height());
         for (lowest_position, canonical) in [(true, true), (true, false), (false, true), (false, false)] {
             let mut o = TelamallocOptions { lowest_position, ..Default::default() };
-            o.pruning.canonical = canonical;
+            o.canonical = canonical;
             let o = telamalloc(o);
             let report = plan(&problem, &unlimited(cap), &o).unwrap();
             prop_assert!(report.outcome.plan().is_some(), "{:?}", report.outcome);
@@ -108,7 +104,7 @@ proptest! {
         let cap = Some(Size(load + (naive - load) * frac / 100));
         for (lowest_position, canonical) in [(true, true), (true, false), (false, true), (false, false)] {
             let mut o = TelamallocOptions { lowest_position, step_limit: 5_000, ..Default::default() };
-            o.pruning.canonical = canonical;
+            o.canonical = canonical;
             let o = telamalloc(o);
             let report = plan(&problem, &unlimited(cap), &o).unwrap();
             assert_honours(&problem, cap, &report.outcome);

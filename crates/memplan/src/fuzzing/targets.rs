@@ -277,15 +277,15 @@ pub fn plan_telamalloc(data: &[u8]) {
     };
     let t = &mut options.telamalloc;
     t.step_limit = u.int_in_range(1..=2000).unwrap_or(500);
-    t.candidates.heuristics = u.arbitrary().unwrap_or(true);
+    t.heuristics = u.arbitrary().unwrap_or(true);
     t.lowest_position = u.arbitrary().unwrap_or(true);
-    t.candidates.phases = u.arbitrary().unwrap_or(true);
-    t.backtracking.backjump = u.arbitrary().unwrap_or(true);
-    t.candidates.row_order = u.arbitrary().unwrap_or(false);
-    t.rounds.greedy_first = u.arbitrary().unwrap_or(false);
-    t.decomposition.dynamic = u.arbitrary().unwrap_or(true);
-    t.decomposition.independent_parts = u.arbitrary().unwrap_or(true);
-    t.candidates.per_heuristic = u.int_in_range(0..=2).unwrap_or(1);
+    t.phases = u.arbitrary().unwrap_or(true);
+    t.backjump = u.arbitrary().unwrap_or(true);
+    t.row_order = u.arbitrary().unwrap_or(false);
+    t.greedy_first = u.arbitrary().unwrap_or(false);
+    t.dynamic_decomposition = u.arbitrary().unwrap_or(true);
+    t.independent_parts = u.arbitrary().unwrap_or(true);
+    t.per_heuristic = u.int_in_range(0..=2).unwrap_or(1);
     let report = run(&p, &request(cap), &options);
     assert_infeasible_is_sound(&p, cap, &report);
     // The restart cycle on two threads commits in attempt order: the same answer.

@@ -35,9 +35,9 @@ pub fn rounds_alone(problem: &Problem, capacity: u64, step_limit: u64) -> Vec<Ro
     };
     let systematic = rounds::systematic(&options);
     let mut as_given = options.clone();
-    as_given.decomposition.dynamic = false;
+    as_given.dynamic_decomposition = false;
     let mut paper = options.clone();
-    paper.pruning.canonical = false;
+    paper.canonical = false;
     let configs = [
         ("as-given", &as_given, 0),
         ("paper", &paper, 3),

@@ -77,10 +77,7 @@ use crate::budget::Budget;
 use crate::greedy::{self, contention, Fit, Order};
 use crate::outcome::{Outcome, Verdict};
 use crate::types::{Offset, Plan, Problem, Size};
-pub use options::{
-    BacktrackOptions, CandidateOptions, DecompositionOptions, PruningOptions, RoundOptions,
-    TelamallocOptions,
-};
+pub use options::TelamallocOptions;
 
 use candidates::{Candidates, Heuristic};
 use engine::{Component, SearchEnd, SearchStats};
@@ -151,7 +148,7 @@ fn search_component(
 ) -> (SearchEnd, SearchStats) {
     // With restarts, two contention orders are kept too: they rank the canonical order
     // in some rounds, but propose no candidates.
-    let heuristics = if options.candidates.heuristics && options.rounds.restarts {
+    let heuristics = if options.heuristics && options.restarts {
         vec![
             Heuristic::Lifetime,
             Heuristic::Size,
@@ -159,18 +156,18 @@ fn search_component(
             Heuristic::ContentionLifetime,
             Heuristic::ContentionArea,
         ]
-    } else if options.candidates.heuristics {
+    } else if options.heuristics {
         vec![Heuristic::Lifetime, Heuristic::Size, Heuristic::Area]
     } else {
         vec![Heuristic::Contention]
     };
-    let proposing = if options.candidates.heuristics { 3 } else { 1 };
-    let contention = if heuristics.len() > proposing || !options.candidates.heuristics {
+    let proposing = if options.heuristics { 3 } else { 1 };
+    let contention = if heuristics.len() > proposing || !options.heuristics {
         contention(problem)
     } else {
         Vec::new()
     };
-    let (phase_of, count) = if options.candidates.phases {
+    let (phase_of, count) = if options.phases {
         phases::phases(problem, capacity)
     } else {
         (vec![0; problem.len()], u32::from(!problem.is_empty()))
@@ -215,9 +212,7 @@ pub(crate) fn solve_capacity(
         }
     };
     match fallback {
-        Some(plan) if options.rounds.greedy_first && plan.height() <= capacity => {
-            return fits(plan)
-        }
+        Some(plan) if options.greedy_first && plan.height() <= capacity => return fits(plan),
         _ => {}
     }
     match rounds::search_rounds(problem, capacity, options, budget, threads) {

@@ -69,23 +69,23 @@ fn all_technique_combinations_agree() {
                 step_limit: 20_000,
                 ..Default::default()
             };
-            opts.candidates.heuristics = mask & 1 != 0;
+            opts.heuristics = mask & 1 != 0;
             opts.lowest_position = mask & 2 != 0;
-            opts.candidates.phases = mask & 4 != 0;
-            opts.backtracking.backjump = mask & 8 != 0;
-            opts.backtracking.prepend_candidates = mask & 16 != 0;
-            opts.backtracking.subtree_limit = mask & 32 != 0;
-            opts.backtracking.subtree_backtracks = 10;
-            opts.pruning.section_inference = mask & 64 != 0;
-            opts.candidates.row_order = mask & 128 != 0;
-            opts.candidates.dominance = mask % 5 != 0;
-            opts.candidates.per_heuristic = mask as usize % 3;
-            opts.pruning.canonical = mask % 3 != 1;
-            opts.candidates.complete_candidates = mask % 7 != 0;
-            opts.pruning.section_floors = mask % 11 != 0;
-            opts.rounds.restarts = (mask / 3) % 2 == 0;
-            opts.rounds.tighten = mask % 13 != 0;
-            opts.decomposition.dynamic = mask % 17 != 0;
+            opts.phases = mask & 4 != 0;
+            opts.backjump = mask & 8 != 0;
+            opts.prepend_candidates = mask & 16 != 0;
+            opts.subtree_limit = mask & 32 != 0;
+            opts.subtree_backtracks = 10;
+            opts.section_inference = mask & 64 != 0;
+            opts.row_order = mask & 128 != 0;
+            opts.dominance = mask % 5 != 0;
+            opts.per_heuristic = mask as usize % 3;
+            opts.canonical = mask % 3 != 1;
+            opts.complete_candidates = mask % 7 != 0;
+            opts.section_floors = mask % 11 != 0;
+            opts.restarts = (mask / 3) % 2 == 0;
+            opts.tighten = mask % 13 != 0;
+            opts.dynamic_decomposition = mask % 17 != 0;
             opts
         };
         for p in &problems {
@@ -135,7 +135,7 @@ fn the_restart_cycle_gives_one_answer_whatever_the_threads() {
                         step_limit,
                         ..Default::default()
                     };
-                    opts.candidates.widen = round % 2 == 0;
+                    opts.widen = round % 2 == 0;
                     opts
                 };
                 let answers: Vec<(u8, Vec<Offset>)> = [1, 2, 3]
@@ -194,17 +194,17 @@ fn complete_configuration_agrees_with_the_exact_solver() {
                         step_limit: u64::MAX,
                         ..Default::default()
                     };
-                    opts.decomposition.dynamic = mask & 32 != 0;
-                    opts.candidates.per_heuristic = if mask & 64 != 0 { 0 } else { 1 };
-                    opts.backtracking.backjump = false;
-                    opts.backtracking.subtree_limit = false;
-                    opts.candidates.heuristics = mask & 1 != 0;
-                    opts.candidates.phases = mask & 2 != 0;
-                    opts.candidates.row_order = mask & 4 != 0;
-                    opts.pruning.section_inference = mask & 8 != 0;
-                    opts.pruning.section_floors = mask & 16 != 0;
-                    opts.backtracking.prepend_candidates = mask & 3 != 0;
-                    opts.candidates.dominance = mask % 3 != 0;
+                    opts.dynamic_decomposition = mask & 32 != 0;
+                    opts.per_heuristic = if mask & 64 != 0 { 0 } else { 1 };
+                    opts.backjump = false;
+                    opts.subtree_limit = false;
+                    opts.heuristics = mask & 1 != 0;
+                    opts.phases = mask & 2 != 0;
+                    opts.row_order = mask & 4 != 0;
+                    opts.section_inference = mask & 8 != 0;
+                    opts.section_floors = mask & 16 != 0;
+                    opts.prepend_candidates = mask & 3 != 0;
+                    opts.dominance = mask % 3 != 0;
                     opts
                 };
                 let (end, _) = search(&p, cap, &o, &never);
@@ -261,15 +261,15 @@ fn independent_parts_agree_with_the_whole() {
                     step_limit: 200_000,
                     ..Default::default()
                 };
-                opts.backtracking.backjump = !complete;
-                opts.backtracking.subtree_limit = !complete;
+                opts.backjump = !complete;
+                opts.subtree_limit = !complete;
                 opts
             };
             let mut verdicts = Vec::new();
             for parts in [true, false] {
                 let o = {
                     let mut opts = base.clone();
-                    opts.decomposition.independent_parts = parts;
+                    opts.independent_parts = parts;
                     opts
                 };
                 let one = rounds::search_rounds(&p, cap, &o, &Budget::unlimited(), 1);
