@@ -48,7 +48,7 @@ fn small(max_buffers: usize, capacity_chance: u8) -> FuzzKnobs {
 fn request(capacity: Option<Size>) -> Request {
     Request {
         goal: Goal::from_capacity(capacity),
-        budget: Budget::unlimited(),
+        budget: Budget::unlimited().with_node_limit(20_000),
     }
 }
 
@@ -58,7 +58,6 @@ fn options(planner: Planner) -> Options {
         threads: 1,
         ..Options::default()
     };
-    o.telamalloc.step_limit = 20_000;
     o.boxing.iterations = 5;
     o
 }

@@ -49,9 +49,6 @@ pub struct ExactArgs {
         value_parser = parse_preorder
     )]
     pub preorders: Vec<Preorder>,
-    /// Stop each capacity search after this many nodes per preorder.
-    #[arg(long, hide = true, help_heading = "Exact search: ablations and tuning")]
-    pub node_limit: Option<u64>,
 }
 
 /// `--preorders NAME,...`: the names of [`Preorder::ALL`].
@@ -74,7 +71,6 @@ impl ExactArgs {
             decomposition: !self.no_decomposition,
             static_preordering: !self.no_static_preordering,
             tighten: !self.no_tighten,
-            node_limit: self.node_limit,
             ..ExactOptions::default()
         };
         if !self.preorders.is_empty() {
@@ -162,9 +158,6 @@ impl BoxingArgs {
 /// TelaMalloc's switches. Every technique is on unless turned off here.
 #[derive(clap::Args, Debug, Clone)]
 pub struct TelamallocArgs {
-    /// Stop after this many placements (per capacity probe in minimise mode).
-    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
-    pub tm_step_limit: Option<u64>,
     /// §5.1 off: only the highest-contention buffer is a candidate, not the longest,
     /// largest and largest-area ones.
     #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
@@ -242,7 +235,6 @@ impl TelamallocArgs {
     pub fn options(&self) -> TelamallocOptions {
         let d = TelamallocOptions::default();
         TelamallocOptions {
-            step_limit: self.tm_step_limit.unwrap_or(d.step_limit),
             lowest_position: !self.tm_no_lowest_position,
             heuristics: !self.tm_no_heuristics,
             per_heuristic: self.tm_per_heuristic.unwrap_or(d.per_heuristic),

@@ -158,9 +158,8 @@ pub(crate) fn race_capacity(
     };
 
     let Some(deadline) = budget.deadline() else {
-        // No time limit (only the exact search's node limit bounds the run): TelaMalloc,
-        // an anytime search, would run to its own step limit, so the exact search runs
-        // alone.
+        // No time limit (only the budget's node limit bounds the run): which racer
+        // answers first would depend on timing, so the exact search runs alone.
         let (verdict, mut stats) = exact_run(budget, threads);
         if let Some(v) = exact_answer(verdict) {
             return RaceEnd::answered(v, stats);

@@ -18,7 +18,7 @@
 use super::candidates::Candidates;
 use super::components::{components, Cuts};
 use super::domains::Domains;
-use super::TelamallocOptions;
+use super::options::Config;
 use crate::index::contains;
 use crate::outcome::{Halt, Verdict};
 use crate::types::{Buffer, BufferIdx, Offset, Problem, Size};
@@ -95,7 +95,7 @@ struct Level {
 struct Search<'p, 'o> {
     problem: &'p Problem,
     capacity: Size,
-    options: &'o TelamallocOptions,
+    options: &'o Config,
     domains: Domains<'p>,
     candidates: Candidates,
     level_of: Vec<u32>,
@@ -123,7 +123,7 @@ pub(crate) fn search(
     capacity: Size,
     candidates: Candidates,
     rank_by: usize,
-    options: &TelamallocOptions,
+    options: &Config,
     stop: &dyn Fn() -> bool,
     at: Component<'_>,
 ) -> (SearchEnd, SearchStats) {
@@ -320,7 +320,7 @@ impl Search<'_, '_> {
             let Ok(sub) = Problem::new(buffers) else {
                 return Split::Failed; // unreachable: a subset of a valid problem
             };
-            let options = TelamallocOptions {
+            let options = Config {
                 step_limit: self.options.step_limit.saturating_sub(self.stats.steps),
                 ..self.options.clone()
             };

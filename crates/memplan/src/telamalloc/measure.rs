@@ -3,7 +3,8 @@
 
 use std::time::{Duration, Instant};
 
-use super::{rounds, search_ranked, TelamallocOptions};
+use super::options::Config;
+use super::{rounds, search_ranked};
 use crate::analysis::max_load;
 use crate::outcome::{Halt, Verdict};
 use crate::types::{Problem, Size};
@@ -29,9 +30,9 @@ pub struct RoundRun {
 /// without decomposition, the systematic rounds under three orders), each limited to
 /// `step_limit` steps, at `capacity` and at the max load of `problem`.
 pub fn rounds_alone(problem: &Problem, capacity: u64, step_limit: u64) -> Vec<RoundRun> {
-    let options = TelamallocOptions {
+    let options = Config {
         step_limit,
-        ..TelamallocOptions::default()
+        ..Config::default()
     };
     let systematic = rounds::systematic(&options);
     let mut as_given = options.clone();

@@ -77,6 +77,7 @@ use crate::budget::Budget;
 use crate::greedy::{self, contention, Fit, Order};
 use crate::outcome::{Outcome, Verdict};
 use crate::types::{Offset, Plan, Problem, Size};
+use options::Config;
 pub use options::TelamallocOptions;
 
 use candidates::{Candidates, Heuristic};
@@ -100,7 +101,7 @@ pub(crate) fn plan(
 pub(crate) fn search(
     problem: &Problem,
     capacity: Size,
-    options: &TelamallocOptions,
+    options: &Config,
     stop: &dyn Fn() -> bool,
 ) -> (SearchEnd, SearchStats) {
     search_ranked(problem, capacity, 0, options, stop)
@@ -111,7 +112,7 @@ fn search_ranked(
     problem: &Problem,
     capacity: Size,
     rank_by: usize,
-    options: &TelamallocOptions,
+    options: &Config,
     stop: &dyn Fn() -> bool,
 ) -> (SearchEnd, SearchStats) {
     // Every lowest-offset placement stays under the naive height; clamping keeps the
@@ -142,7 +143,7 @@ fn search_component(
     problem: &Problem,
     capacity: Size,
     rank_by: usize,
-    options: &TelamallocOptions,
+    options: &Config,
     stop: &dyn Fn() -> bool,
     at: Component<'_>,
 ) -> (SearchEnd, SearchStats) {
@@ -215,7 +216,8 @@ pub(crate) fn solve_capacity(
         Some(plan) if options.greedy_first && plan.height() <= capacity => return fits(plan),
         _ => {}
     }
-    match rounds::search_rounds(problem, capacity, options, budget, threads) {
+    let config = Config::new(options, budget);
+    match rounds::search_rounds(problem, capacity, &config, budget, threads) {
         Verdict::Found(offsets) => fits(to_plan(problem, offsets)),
         Verdict::Infeasible => Outcome::Infeasible,
         // The greedy plan may fit when the search did not (found by fuzzing: huge
@@ -265,9 +267,10 @@ pub(crate) fn minimise(problem: &Problem, options: &TelamallocOptions, budget: &
         .unwrap_or_else(|| greedy::naive(problem));
     let mut best = Plan::new(problem, greedy).expect("greedy plans do not overflow");
     let mut best_height = best.height();
-    let probe_options = TelamallocOptions {
-        step_limit: (options.step_limit / 16).max(1),
-        ..options.clone()
+    let whole = Config::new(options, budget);
+    let probe_options = Config {
+        step_limit: (whole.step_limit / 16).max(1),
+        ..whole
     };
     let mut low = lower_bound; // lowest capacity not yet tried and failed
     let mut first = true;

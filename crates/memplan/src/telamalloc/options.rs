@@ -2,15 +2,65 @@
 //! is on by default and has a `--tm-no-…` switch on the command line, so that an ablation
 //! is a list of flags.
 
+use std::ops::{Deref, DerefMut};
+
+use crate::budget::Budget;
 use crate::types::Problem;
 
-/// Options of the TelaMalloc planner, one field per technique (grouped below as in the paper).
-/// Every technique is on by default.
+/// The step limit of a search when the call's budget sets no node limit
+/// ([`Budget::node_limit`]): the restart cycle and minimise mode's probes are sized by
+/// it, so TelaMalloc always has one.
+pub(crate) const DEFAULT_STEP_LIMIT: u64 = 2_000_000;
+
+/// The options one TelaMalloc search runs with: the techniques, and the most placements
+/// it may try (its step limit) before it answers `Unknown`. The step limit comes from the
+/// call's [`Budget`] ([`Config::new`]); the restart cycle and minimise mode hand smaller
+/// ones to their rounds and probes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Config {
+    pub(crate) techniques: TelamallocOptions,
+    pub(crate) step_limit: u64,
+}
+
+impl Config {
+    /// The techniques of `options`, with the budget's node limit as the step limit
+    /// ([`DEFAULT_STEP_LIMIT`] when it has none).
+    pub(crate) fn new(options: &TelamallocOptions, budget: &Budget) -> Config {
+        Config {
+            techniques: options.clone(),
+            step_limit: budget.node_limit().unwrap_or(DEFAULT_STEP_LIMIT),
+        }
+    }
+}
+
+#[cfg(any(test, feature = "testing"))]
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            techniques: TelamallocOptions::default(),
+            step_limit: DEFAULT_STEP_LIMIT,
+        }
+    }
+}
+
+impl Deref for Config {
+    type Target = TelamallocOptions;
+    fn deref(&self) -> &TelamallocOptions {
+        &self.techniques
+    }
+}
+
+impl DerefMut for Config {
+    fn deref_mut(&mut self) -> &mut TelamallocOptions {
+        &mut self.techniques
+    }
+}
+
+/// Options of the TelaMalloc planner, one field per technique (grouped below as in the
+/// paper). Every technique is on by default. How long it searches is the call's
+/// [`Budget`]'s: its node limit is the most placements one search may try.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TelamallocOptions {
-    /// Stop after this many placements tried (per search; in minimise mode, per
-    /// capacity probe) and answer `Unknown`.
-    pub step_limit: u64,
     /// §5.2: place each buffer at the lowest offset its domain allows. Off: on top of
     /// the placed buffers live at the same time (the §3.1 skyline).
     pub lowest_position: bool,
@@ -114,7 +164,6 @@ impl TelamallocOptions {
 impl Default for TelamallocOptions {
     fn default() -> TelamallocOptions {
         TelamallocOptions {
-            step_limit: 2_000_000,
             lowest_position: true,
             heuristics: true,
             per_heuristic: 1,

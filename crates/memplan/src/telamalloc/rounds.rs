@@ -40,7 +40,7 @@
 //!   stronger: every section must end up exactly full.
 //! - `widen`: when every slot has run out of candidates, the cycle starts again with
 //!   twice the candidates per heuristic (and twice the cap).
-//! - When the configuration is complete ([`TelamallocOptions::is_complete`]), running
+//! - When the configuration is complete ([`TelamallocOptions::is_complete`](super::TelamallocOptions::is_complete)), running
 //!   out of candidates proves that no plan exists under that slot's capacity.
 //!
 //! # Threads, and why the answer does not depend on them
@@ -63,7 +63,8 @@ use std::time::{Duration, Instant};
 
 use super::components::components;
 use super::engine::{SearchEnd, SearchStats, EXHAUSTED};
-use super::{search_ranked, TelamallocOptions};
+use super::options::Config;
+use super::search_ranked;
 use crate::analysis::max_load;
 use crate::budget::Budget;
 use crate::outcome::{Halt, Verdict};
@@ -97,7 +98,7 @@ enum Round {
 /// no heuristic picks, the admissible buffers by (position, rank). Measured on E and G
 /// at 100%, rank 3: 55,229 and 1,867 steps, where the picks first took over 3,000,000
 /// without a plan.
-pub(super) fn systematic(options: &TelamallocOptions) -> TelamallocOptions {
+pub(super) fn systematic(options: &Config) -> Config {
     let mut o = options.clone();
     o.per_heuristic = 0;
     o.phases = false;
@@ -144,11 +145,11 @@ struct Done {
 struct Schedule<'a> {
     problem: &'a Problem,
     capacity: Size,
-    options: &'a TelamallocOptions,
+    options: &'a Config,
     slots: Vec<(Size, usize, Round)>,
     /// Two modes: §5.4 rounds and systematic ones share the budget.
     mixed: bool,
-    chronological: TelamallocOptions,
+    chronological: Config,
     complete: bool,
     base: u64,
 }
@@ -201,7 +202,7 @@ impl Schedule<'_> {
                 round
             }
             Round::AsGiven => round,
-            Round::Systematic => TelamallocOptions {
+            Round::Systematic => Config {
                 step_limit: a.step_limit,
                 ..self.chronological.clone()
             },
@@ -268,7 +269,7 @@ const ONE_THREAD_PART: usize = 64;
 pub(super) fn search_rounds(
     problem: &Problem,
     capacity: Size,
-    options: &TelamallocOptions,
+    options: &Config,
     budget: &Budget,
     threads: usize,
 ) -> SearchEnd {
@@ -306,7 +307,7 @@ pub(super) fn search_rounds(
         let Ok(sub) = Problem::new(own) else {
             return EXHAUSTED; // unreachable: a subset of a valid problem
         };
-        let sub_options = TelamallocOptions {
+        let sub_options = Config {
             step_limit: left,
             ..options.clone()
         };
@@ -338,7 +339,7 @@ fn cycle(
     problem: &Problem,
     capacity: Size,
     floor: Size,
-    options: &TelamallocOptions,
+    options: &Config,
     stop: &(dyn Fn() -> bool + Sync),
     threads: usize,
 ) -> (SearchEnd, u64) {

@@ -16,7 +16,7 @@ fn microbenchmarks_need_no_backtracking() {
     for kind in [MicrobenchKind::NonOverlapping, MicrobenchKind::FullOverlap] {
         for n in [1, 10, 300] {
             let (p, cap) = generate_microbenchmark(kind, n, 3);
-            let (end, stats) = search(&p, cap, &TelamallocOptions::default(), &never);
+            let (end, stats) = search(&p, cap, &Config::default(), &never);
             let Verdict::Found(off) = end else {
                 panic!("{} {n}: no plan", kind.name())
             };
@@ -65,9 +65,9 @@ fn all_technique_combinations_agree() {
     let problems: Vec<Problem> = (0..8).map(|k| random_problem(&mut rng, 4 + k)).collect();
     for mask in 0u32..256 {
         let o = {
-            let mut opts = TelamallocOptions {
+            let mut opts = Config {
                 step_limit: 20_000,
-                ..Default::default()
+                ..Config::default()
             };
             opts.heuristics = mask & 1 != 0;
             opts.lowest_position = mask & 2 != 0;
@@ -131,9 +131,9 @@ fn the_restart_cycle_gives_one_answer_whatever_the_threads() {
         ] {
             for step_limit in [700, 2_500, 4_100, 9_000, 2_000_000] {
                 let o = {
-                    let mut opts = TelamallocOptions {
+                    let mut opts = Config {
                         step_limit,
-                        ..Default::default()
+                        ..Config::default()
                     };
                     opts.widen = round % 2 == 0;
                     opts
@@ -190,9 +190,9 @@ fn complete_configuration_agrees_with_the_exact_solver() {
             let truth = exact_feasible(&p, cap);
             for mask in 0u32..128 {
                 let o = {
-                    let mut opts = TelamallocOptions {
+                    let mut opts = Config {
                         step_limit: u64::MAX,
-                        ..Default::default()
+                        ..Config::default()
                     };
                     opts.dynamic_decomposition = mask & 32 != 0;
                     opts.per_heuristic = if mask & 64 != 0 { 0 } else { 1 };
@@ -257,9 +257,9 @@ fn independent_parts_agree_with_the_whole() {
         for cap in [load, load + (naive - load) / 8, load + (naive - load) / 2] {
             let complete = round % 2 == 0;
             let base = {
-                let mut opts = TelamallocOptions {
+                let mut opts = Config {
                     step_limit: 200_000,
-                    ..Default::default()
+                    ..Config::default()
                 };
                 opts.backjump = !complete;
                 opts.subtree_limit = !complete;
@@ -319,9 +319,9 @@ fn independent_parts_share_the_step_limit() {
     let p = Problem::new(bufs).unwrap();
     for (limit, expect_plan) in [(14, false), (15, true)] {
         for threads in [1, 2] {
-            let o = TelamallocOptions {
+            let o = Config {
                 step_limit: limit,
-                ..TelamallocOptions::default()
+                ..Config::default()
             };
             match rounds::search_rounds(&p, cap, &o, &Budget::unlimited(), threads) {
                 Verdict::Found(off) => {
@@ -359,9 +359,9 @@ fn large_parts_give_one_answer_whatever_the_threads() {
         let naive = p.naive_height();
         for cap in [load, load + (naive - load) / 16] {
             for step_limit in [50, 2_000, 30_000] {
-                let o = TelamallocOptions {
+                let o = Config {
                     step_limit,
-                    ..TelamallocOptions::default()
+                    ..Config::default()
                 };
                 let answers: Vec<(u8, Vec<Offset>)> = [1, 2, 3]
                     .iter()
@@ -393,7 +393,7 @@ fn real_instances_in_parts_give_one_plan_whatever_the_threads() {
         let plans: Vec<Vec<Offset>> = [1, 2]
             .iter()
             .map(|&t| {
-                let o = TelamallocOptions::default();
+                let o = Config::default();
                 match rounds::search_rounds(&p, cap, &o, &Budget::unlimited(), t) {
                     Verdict::Found(off) => off,
                     _ => panic!("{name}: TelaMalloc solves it at {cap}"),
