@@ -12,9 +12,9 @@
 //! [`Goal`] and a [`Budget`]), [`Options`] and [`Outcome`], the independent [`check`]er,
 //! the [analysis](analyze) and the errors, re-exported from the modules that define
 //! them. Public submodules hold the rest: [`io`] (CSV and JSON), [`analysis`],
-//! [`telamalloc`] (TelaMalloc's options, grouped by technique), [`shared_objects`] and
-//! [`tiles`] (two other planning problems), plus `testing` (seeded generators, feature
-//! `testing`) and `fuzzing` (feature `fuzzing`).
+//! [`spill`] (two memory levels), [`shared_objects`] and [`tiles`] (two other planning
+//! problems), plus `testing` (seeded generators, feature `testing`) and `fuzzing`
+//! (feature `fuzzing`).
 //! The algorithms live in private modules, one folder per family (`greedy/`, `exact/`,
 //! `boxing/`, `telamalloc/`), under the `driver/`, the only module that runs several.
 //!
@@ -69,7 +69,7 @@ mod rng;
 mod sections;
 pub mod shared_objects;
 pub mod spill;
-pub mod telamalloc;
+mod telamalloc;
 /// Seeded generators of problems, for tests, benchmarks and `memplan gen` (feature
 /// `testing`).
 #[cfg(feature = "testing")]

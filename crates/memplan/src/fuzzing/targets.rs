@@ -46,6 +46,14 @@ fn request(capacity: Option<Size>) -> Request {
     }
 }
 
+/// [`request`], with each search held to `nodes` nodes.
+fn within(capacity: Option<Size>, nodes: u64) -> Request {
+    Request {
+        goal: Goal::from_capacity(capacity),
+        budget: Budget::unlimited().with_node_limit(nodes),
+    }
+}
+
 /// Everything a report promises, checked against the problem with the independent
 /// checker, under the request's capacity `cap`. Returns the height of the plan in the
 /// outcome, if any.
@@ -226,12 +234,12 @@ pub fn plan_exact(data: &[u8]) {
         verify: false,
         ..Options::default()
     };
-    options.exact.node_limit = Some(u.int_in_range(1..=3000).unwrap_or(1000));
+    let nodes = u.int_in_range(1..=3000).unwrap_or(1000);
     options.exact.canonical = u.arbitrary().unwrap_or(true);
     options.exact.dominance = u.arbitrary().unwrap_or(true);
     options.exact.decomposition = u.arbitrary().unwrap_or(true);
     options.exact.tighten = u.arbitrary().unwrap_or(true);
-    let report = run(&p, &request(cap), &options);
+    let report = run(&p, &within(cap, nodes), &options);
     assert_infeasible_is_sound(&p, cap, &report);
     if let (None, Some(plan)) = (cap, report.outcome.plan()) {
         assert!(plan.height().0 <= best_greedy(&p), "exact above greedy");
@@ -276,22 +284,22 @@ pub fn plan_telamalloc(data: &[u8]) {
         ..Options::default()
     };
     let t = &mut options.telamalloc;
-    t.step_limit = u.int_in_range(1..=2000).unwrap_or(500);
-    t.candidates.heuristics = u.arbitrary().unwrap_or(true);
+    let steps = u.int_in_range(1..=2000).unwrap_or(500);
+    t.heuristics = u.arbitrary().unwrap_or(true);
     t.lowest_position = u.arbitrary().unwrap_or(true);
-    t.candidates.phases = u.arbitrary().unwrap_or(true);
-    t.backtracking.backjump = u.arbitrary().unwrap_or(true);
-    t.candidates.row_order = u.arbitrary().unwrap_or(false);
-    t.rounds.greedy_first = u.arbitrary().unwrap_or(false);
-    t.decomposition.dynamic = u.arbitrary().unwrap_or(true);
-    t.decomposition.independent_parts = u.arbitrary().unwrap_or(true);
-    t.candidates.per_heuristic = u.int_in_range(0..=2).unwrap_or(1);
-    let report = run(&p, &request(cap), &options);
+    t.phases = u.arbitrary().unwrap_or(true);
+    t.backjump = u.arbitrary().unwrap_or(true);
+    t.row_order = u.arbitrary().unwrap_or(false);
+    t.greedy_first = u.arbitrary().unwrap_or(false);
+    t.dynamic_decomposition = u.arbitrary().unwrap_or(true);
+    t.independent_parts = u.arbitrary().unwrap_or(true);
+    t.per_heuristic = u.int_in_range(0..=2).unwrap_or(1);
+    let report = run(&p, &within(cap, steps), &options);
     assert_infeasible_is_sound(&p, cap, &report);
     // The restart cycle on two threads commits in attempt order: the same answer.
     if u.arbitrary().unwrap_or(false) {
         options.threads = 2;
-        let two = run(&p, &request(cap), &options);
+        let two = run(&p, &within(cap, steps), &options);
         assert_eq!(report.outcome, two.outcome, "one thread against two");
     }
 }
@@ -306,11 +314,11 @@ pub fn plan_auto(data: &[u8]) {
         threads: 1,
         ..Options::default()
     };
-    options.exact.node_limit = Some(u.int_in_range(1..=2000).unwrap_or(500));
-    let one = run(&p, &request(cap), &options);
+    let nodes = u.int_in_range(1..=2000).unwrap_or(500);
+    let one = run(&p, &within(cap, nodes), &options);
     assert_infeasible_is_sound(&p, cap, &one);
     options.threads = 2;
-    let two = run(&p, &request(cap), &options);
+    let two = run(&p, &within(cap, nodes), &options);
     assert_eq!(
         one.outcome, two.outcome,
         "the plan depends on the thread count"
