@@ -44,6 +44,7 @@ pub struct ReadmeDoctests;
 pub struct LibraryGuideDoctests;
 
 pub mod analysis;
+mod bounds;
 mod boxing;
 mod budget;
 mod checker;

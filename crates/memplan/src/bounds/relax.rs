@@ -1,0 +1,138 @@
+//! Relaxations: smaller problems whose optimum is never above the whole problem's, and
+//! the granularity of heights (see the module doc of [`super`] for why each is valid).
+
+use crate::analysis::{lifetime_boundaries, max_load, time_components};
+use crate::types::{BufferIdx, Lifetime, Problem, Time};
+
+/// What a [`Part`] is, for the provenance of a bound proven on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PartKind {
+    /// A time component: its buffers, unchanged. Its optimum is at most the problem's,
+    /// and the problem's optimum is the largest of its components'.
+    Component,
+    /// Every lifetime of a component clipped to `[start, end)`: a relaxation only.
+    Window { start: Time, end: Time },
+}
+
+/// A sub-problem that bounds the whole problem from below.
+#[derive(Clone, Debug)]
+pub(crate) struct Part {
+    pub(crate) problem: Problem,
+    /// Problem index of each buffer of `problem`.
+    pub(crate) members: Vec<BufferIdx>,
+    pub(crate) kind: PartKind,
+    /// The part's own max load and fixed top: its cheapest bound.
+    pub(crate) floor: u64,
+    /// Every height a compacted plan of the part can have is a multiple of this.
+    pub(crate) granularity: u64,
+}
+
+impl Part {
+    fn new(problem: Problem, members: Vec<BufferIdx>, kind: PartKind) -> Part {
+        Part {
+            floor: crate::analysis::lower_bound(&problem).0,
+            granularity: granularity(&problem),
+            problem,
+            members,
+            kind,
+        }
+    }
+}
+
+/// The gcd of every size, alignment and fixed offset (1 for no buffers). In a compacted
+/// plan every offset is 0, a fixed buffer's top, or a top rounded up to an alignment,
+/// so every offset, top and height is a multiple of it.
+pub(crate) fn granularity(problem: &Problem) -> u64 {
+    let mut g = 0u64;
+    for b in problem.buffers() {
+        g = gcd(g, b.size.0);
+        g = gcd(g, b.alignment.0);
+        if let Some(o) = b.fixed_offset {
+            g = gcd(g, o.0);
+        }
+    }
+    g.max(1)
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// The smallest multiple of `g` above `c`: the bound once `c` is proven infeasible.
+pub(crate) fn next_multiple(c: u64, g: u64) -> u64 {
+    (c / g).saturating_add(1).saturating_mul(g)
+}
+
+/// The time components of `problem`, as parts (the heaviest floor first, ties in time
+/// order).
+pub(crate) fn components(problem: &Problem) -> Vec<Part> {
+    let bufs = problem.buffers();
+    let mut parts: Vec<Part> = time_components(problem)
+        .into_iter()
+        .map(|c| {
+            let sub: Vec<_> = c.buffers.iter().map(|&i| bufs[i.index()].clone()).collect();
+            let sub = Problem::new(sub, None).expect("a subset of a valid problem is valid");
+            Part::new(sub, c.buffers, PartKind::Component)
+        })
+        .collect();
+    parts.sort_by_key(|p| std::cmp::Reverse(p.floor));
+    parts
+}
+
+/// Windows of `width` consecutive lifetime boundaries of `part` (a component), every
+/// `width / 2` boundaries, each with every lifetime clipped to it; only windows smaller
+/// than the part. The heaviest window first.
+pub(crate) fn windows(part: &Part, width: usize) -> Vec<Part> {
+    let times = lifetime_boundaries(&part.problem);
+    let width = width.max(1);
+    if times.len() <= width + 1 {
+        return Vec::new();
+    }
+    let stride = (width / 2).max(1);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + width < times.len() {
+        let (start, end) = (times[i], times[i + width]);
+        let mut sub = Vec::new();
+        let mut members = Vec::new();
+        for (b, &m) in part.problem.buffers().iter().zip(&part.members) {
+            if let Some(c) = clip(b, start, end) {
+                sub.push(c);
+                members.push(m);
+            }
+        }
+        let sub = Problem::new(sub, None).expect("clipping keeps a problem valid");
+        out.push(Part::new(
+            sub,
+            members,
+            PartKind::Window {
+                start: Time(start),
+                end: Time(end),
+            },
+        ));
+        i += stride;
+    }
+    out.sort_by_key(|p| std::cmp::Reverse(max_load(&p.problem)));
+    out
+}
+
+/// `b` with its lifetime and gaps cut to `[start, end)`; `None` when nothing is left.
+fn clip(b: &crate::Buffer, start: u64, end: u64) -> Option<crate::Buffer> {
+    let s = b.lifetime.start.0.max(start);
+    let e = b.lifetime.end.0.min(end);
+    if s >= e {
+        return None;
+    }
+    let mut c = b.clone();
+    c.lifetime = Lifetime::new(s, e);
+    c.gaps = b
+        .gaps
+        .iter()
+        .map(|g| Lifetime::new(g.start.0.max(s), g.end.0.min(e)))
+        .filter(|g| !g.is_empty())
+        .collect();
+    Some(c)
+}
