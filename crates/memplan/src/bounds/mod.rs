@@ -266,15 +266,19 @@ fn limits(options: &BoundOptions) -> NodeLimits {
 }
 
 /// The components, then the windows of each asked width (components first: when they
-/// all fit under the bound, the windows are not needed).
+/// all fit under the bound, the windows are not needed), at most
+/// [`relax::MAX_WINDOWS`] of each width.
 fn slots(problem: &Problem, options: &BoundOptions) -> Vec<Slot> {
     if !options.search && options.windows.is_empty() {
         return Vec::new();
     }
     let comps = components(problem);
+    // Windows of the heaviest components only: a lighter one's windows would have to
+    // beat its own max load by the difference to matter.
+    let heaviest = comps.first().map_or(0, |c| c.floor);
     let mut wins = Vec::new();
     for &w in &options.windows {
-        for c in &comps {
+        for c in comps.iter().filter(|c| c.floor == heaviest) {
             wins.extend(windows(c, w));
         }
     }
@@ -295,5 +299,7 @@ fn assemble(problem: &Problem, slots: &[Slot]) -> Vec<Offset> {
     out
 }
 
+#[cfg(all(test, feature = "csv"))]
+mod bench;
 #[cfg(test)]
 mod tests;

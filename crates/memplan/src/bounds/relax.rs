@@ -1,7 +1,7 @@
 //! Relaxations: smaller problems whose optimum is never above the whole problem's, and
 //! the granularity of heights (see the module doc of [`super`] for why each is valid).
 
-use crate::analysis::{lifetime_boundaries, max_load, time_components};
+use crate::analysis::{lifetime_boundaries, time_components};
 use crate::types::{BufferIdx, Lifetime, Problem, Time};
 
 /// What a [`Part`] is, for the provenance of a bound proven on it.
@@ -82,41 +82,69 @@ pub(crate) fn components(problem: &Problem) -> Vec<Part> {
     parts
 }
 
+/// At most this many windows of each width are searched: the heaviest.
+pub(crate) const MAX_WINDOWS: usize = 64;
+
 /// Windows of `width` consecutive lifetime boundaries of `part` (a component), every
 /// `width / 2` boundaries, each with every lifetime clipped to it; only windows smaller
-/// than the part. The heaviest window first.
+/// than the part, and only the [`MAX_WINDOWS`] heaviest (by their max load, then
+/// earliest), heaviest first.
 pub(crate) fn windows(part: &Part, width: usize) -> Vec<Part> {
     let times = lifetime_boundaries(&part.problem);
     let width = width.max(1);
     if times.len() <= width + 1 {
         return Vec::new();
     }
+    let profile = segment_loads(&part.problem, &times);
     let stride = (width / 2).max(1);
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i + width < times.len() {
-        let (start, end) = (times[i], times[i + width]);
-        let mut sub = Vec::new();
-        let mut members = Vec::new();
-        for (b, &m) in part.problem.buffers().iter().zip(&part.members) {
-            if let Some(c) = clip(b, start, end) {
-                sub.push(c);
-                members.push(m);
+    let mut starts: Vec<(u64, usize)> = (0..times.len() - width)
+        .step_by(stride)
+        .map(|i| (profile[i..i + width].iter().copied().max().unwrap_or(0), i))
+        .collect();
+    starts.sort_by_key(|&(load, i)| (std::cmp::Reverse(load), i));
+    starts.truncate(MAX_WINDOWS);
+    starts
+        .into_iter()
+        .map(|(_, i)| {
+            let (start, end) = (times[i], times[i + width]);
+            let mut sub = Vec::new();
+            let mut members = Vec::new();
+            for (b, &m) in part.problem.buffers().iter().zip(&part.members) {
+                if let Some(c) = clip(b, start, end) {
+                    sub.push(c);
+                    members.push(m);
+                }
             }
-        }
-        let sub = Problem::new(sub, None).expect("clipping keeps a problem valid");
-        out.push(Part::new(
-            sub,
-            members,
-            PartKind::Window {
+            let sub = Problem::new(sub, None).expect("clipping keeps a problem valid");
+            let kind = PartKind::Window {
                 start: Time(start),
                 end: Time(end),
-            },
-        ));
-        i += stride;
+            };
+            Part::new(sub, members, kind)
+        })
+        .collect()
+}
+
+/// The load on each segment `[times[i], times[i + 1])`, for choosing windows only (a
+/// live segment that starts or ends inside a segment, at a gap, counts from the next
+/// boundary on).
+fn segment_loads(problem: &Problem, times: &[u64]) -> Vec<u64> {
+    let mut diff = vec![0i128; times.len()];
+    for b in problem.buffers() {
+        for s in b.live_segments() {
+            let lo = times.partition_point(|&t| t < s.start.0);
+            let hi = times.partition_point(|&t| t < s.end.0);
+            diff[lo] += i128::from(b.size.0);
+            diff[hi] -= i128::from(b.size.0);
+        }
     }
-    out.sort_by_key(|p| std::cmp::Reverse(max_load(&p.problem)));
-    out
+    let mut load = 0i128;
+    diff.iter()
+        .map(|d| {
+            load += d;
+            load as u64
+        })
+        .collect()
 }
 
 /// `b` with its lifetime and gaps cut to `[start, end)`; `None` when nothing is left.
