@@ -529,3 +529,51 @@ pub fn reference_valid(problem: &Problem, capacity: Option<Size>, offsets: &[Off
     }
     true
 }
+
+/// The lower bounds beyond the max load (`bounds/`): never above a plan's height
+/// (greedy's), at least the max load and the fixed top, a plan at the bound when one is
+/// given, and capacity answers that contradict neither.
+pub fn lower_bounds(data: &[u8]) {
+    use crate::bounds::{lower_bound_with, settle_with, BoundOptions, Settled};
+    let Some((p, mut u)) = problem_from(data, 12) else {
+        return;
+    };
+    let p = p.with_capacity(None);
+    let options = BoundOptions {
+        holes: u.arbitrary().unwrap_or(true),
+        search: u.arbitrary().unwrap_or(true),
+        windows: vec![u.int_in_range(1..=6).unwrap_or(2)],
+        first_nodes: 64,
+        last_nodes: u.int_in_range(64..=20_000).unwrap_or(1000),
+    };
+    let budget = crate::budget::Budget::unlimited();
+    let proven = lower_bound_with(&p, &budget, &options);
+    assert!(
+        proven.bound >= crate::analysis::lower_bound(&p),
+        "below the max load"
+    );
+    let greedy = best_greedy(&p);
+    assert!(
+        proven.bound.0 <= greedy,
+        "bound {proven:?} above greedy's {greedy}"
+    );
+    if let Some(plan) = &proven.plan {
+        let s = check_offsets(&p, plan).unwrap_or_else(|f| panic!("plan at the bound: {f}"));
+        assert_eq!(s.height, proven.bound, "the plan at the bound");
+    }
+    match settle_with(&p, Size(greedy), &budget, &options) {
+        Settled::Infeasible(why) => panic!("greedy's height proven infeasible by {why:?}"),
+        Settled::Fits(plan) => {
+            let s = check_offsets(&p, &plan).unwrap_or_else(|f| panic!("fits: {f}"));
+            assert!(s.height.0 <= greedy, "a plan above the capacity");
+        }
+        Settled::Unknown => {}
+    }
+    if proven.bound.0 > 0 {
+        let below = settle_with(&p, Size(proven.bound.0 - 1), &budget, &options);
+        assert!(
+            !matches!(below, Settled::Fits(_)),
+            "a plan under the proven bound {proven:?}"
+        );
+    }
+}
