@@ -63,9 +63,9 @@ use std::collections::BTreeMap;
 /// The exact cover runs at a time only when the need is at most this many units...
 pub(crate) const EXACT_UNITS: u64 = 1 << 14;
 /// ...and the knapsack takes at most this many steps there...
-pub(crate) const EXACT_WORK: u64 = 1 << 20;
+pub(crate) const EXACT_WORK: u64 = 1 << 18;
 /// ...and while one call has spent at most this many steps on it.
-pub(crate) const EXACT_WORK_PER_CALL: u64 = 1 << 24;
+pub(crate) const EXACT_WORK_PER_CALL: u64 = 1 << 21;
 
 use crate::types::Problem;
 
