@@ -10,7 +10,8 @@
 //! the cheap bound, the prover's bound on the components and with windows, each with its
 //! time and search nodes. `MEMPLAN_BOUND_SECONDS` is each run's budget (default 10);
 //! `MEMPLAN_BOUND_ONLY` a comma-separated list of instance names (e.g. `D,J`);
-//! `MEMPLAN_BOUND_WINDOWS=0` skips the run with windows.
+//! `MEMPLAN_BOUND_WINDOWS=0` skips the run with windows; `MEMPLAN_BOUND_EXTRA` adds
+//! CSV files (absolute paths, comma-separated), e.g. `memplan gen --kind dense`'s.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -59,6 +60,13 @@ fn instances() -> Vec<(String, String, u64)> {
         out.push((name, path.to_owned(), best.parse().expect("a height")));
     }
     out.sort();
+    // Extra files (absolute paths, best known height unknown: 0).
+    if let Ok(extra) = std::env::var("MEMPLAN_BOUND_EXTRA") {
+        for path in extra.split(',') {
+            let name = path.rsplit('/').next().unwrap_or(path).to_owned();
+            out.push((name, path.to_owned(), 0));
+        }
+    }
     out
 }
 

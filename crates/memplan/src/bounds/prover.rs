@@ -66,7 +66,7 @@ impl<'a> Prover<'a> {
     }
 
     /// A part with a plan this high is settled: the capacity, or when minimising the
-    /// bound (a plan there cannot rise the bound any more).
+    /// bound (a plan there cannot raise the bound any more).
     fn settled_at(&self) -> u64 {
         match self.goal {
             Goal::Minimise => self.bound,
