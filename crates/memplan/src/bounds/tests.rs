@@ -251,37 +251,26 @@ fn granularity_steps_by_the_unit() {
 
 #[test]
 fn holes_bound_sees_a_buffer_too_large_for_the_hole() {
-    // The picture of the module doc: F fixed at [2, 4), b of size 3, both live at 0.
-    let p = Problem::new(
-        vec![
-            Buffer::new("F", 0, 2, 2).with_fixed_offset(2),
-            Buffer::new("b", 0, 2, 3),
-        ],
-        None,
-    )
-    .unwrap();
-    assert_eq!(max_load(&p).0, 5);
+    // The picture of the module doc: F fixed at [hole, hole + 2), b of size 3, both live
+    // at 0. With a hole of 2 below F, b goes above it; with a hole of 3 it fits below.
     let cheap = BoundOptions {
         search: false,
         ..BoundOptions::default()
     };
-    let b = lower_bound_with(&p, &Budget::unlimited(), &cheap);
-    assert_eq!(b.bound.0, 7);
-    assert_eq!(b.provenance, Provenance::FixedHoles { time: Time(0) });
-    assert_eq!(brute_force_optimum(&p), 7);
-    // With the hole of 3 the buffer fits under F: the loads are the answer.
-    let q = Problem::new(
-        vec![
-            Buffer::new("F", 0, 2, 2).with_fixed_offset(3),
+    for (hole, bound, why) in [
+        (2, 7, Provenance::FixedHoles { time: Time(0) }),
+        (3, 5, Provenance::MaxLoad),
+    ] {
+        let bufs = vec![
+            Buffer::new("F", 0, 2, 2).with_fixed_offset(hole),
             Buffer::new("b", 0, 2, 3),
-        ],
-        None,
-    )
-    .unwrap();
-    assert_eq!(
-        lower_bound_with(&q, &Budget::unlimited(), &cheap).bound.0,
-        5
-    );
+        ];
+        let p = Problem::new(bufs, None).unwrap();
+        assert_eq!(max_load(&p).0, 5);
+        let b = lower_bound_with(&p, &Budget::unlimited(), &cheap);
+        assert_eq!((b.bound.0, b.provenance), (bound, why));
+        assert_eq!(brute_force_optimum(&p), bound);
+    }
 }
 
 /// Found by [`flat_problem`] and checked by brute force: loads are flat (7 at every
