@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use super::{lower_bound_with, settle_with, BoundOptions, Settled};
 use crate::analysis::max_load;
 use crate::budget::Budget;
-use crate::io::csv::{read_problem_csv, CsvOptions};
+use crate::io::csv::{read_problem_csv, ReadOptions};
 use crate::types::{Problem, Size};
 
 fn root() -> PathBuf {
@@ -72,15 +72,13 @@ fn instances() -> Vec<(String, String, u64)> {
 
 fn read(path: &str) -> Problem {
     let bytes = std::fs::read(root().join(path)).expect("instance");
-    read_problem_csv(&bytes, &CsvOptions::default()).expect("valid instance")
+    read_problem_csv(&bytes, &ReadOptions::default()).expect("valid instance")
 }
 
 fn budget(seconds: f64) -> Budget {
-    Budget::new(
-        Some(Instant::now() + Duration::from_secs_f64(seconds)),
-        None,
-        false,
-    )
+    Budget::unlimited()
+        .with_deadline(Instant::now() + Duration::from_secs_f64(seconds))
+        .with_finish_first_plan(false)
 }
 
 #[test]

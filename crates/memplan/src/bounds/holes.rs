@@ -4,11 +4,11 @@
 use std::collections::BTreeMap;
 
 use crate::budget::Budget;
-use crate::types::{Problem, Time};
+use crate::types::{Problem, Size, Time};
 
 /// The holes bound and the time that gives it; `None` when it is no better than the
 /// loads (no fixed buffer is live with a free one), or the budget ran out.
-pub(crate) fn holes_bound(problem: &Problem, budget: &Budget) -> Option<(u64, Time)> {
+pub(crate) fn holes_bound(problem: &Problem, budget: &Budget) -> Option<(Size, Time)> {
     let bufs = problem.buffers();
     if bufs.iter().all(|b| b.fixed_offset.is_none()) {
         return None;
@@ -25,7 +25,7 @@ pub(crate) fn holes_bound(problem: &Problem, budget: &Budget) -> Option<(u64, Ti
     events.sort_unstable();
     let mut free: BTreeMap<u64, u32> = BTreeMap::new();
     let mut fixed: BTreeMap<u64, u64> = BTreeMap::new();
-    let mut best: Option<(u64, Time)> = None;
+    let mut best: Option<(Size, Time)> = None;
     let mut k = 0;
     while k < events.len() {
         let t = events[k].0;
@@ -57,7 +57,7 @@ pub(crate) fn holes_bound(problem: &Problem, budget: &Budget) -> Option<(u64, Ti
         if budget.exhausted() {
             return None;
         }
-        let at = bound_at(&free, &fixed);
+        let at = Size(bound_at(&free, &fixed));
         if best.is_none_or(|(b, _)| at > b) {
             best = Some((at, Time(t)));
         }

@@ -110,11 +110,10 @@
 //!
 //! # The exact search: what the prover needs from it
 //!
-//! - Its section inference counts every fixed buffer live at some time of a section, also
-//!   fixed buffers never live together; a free buffer that fits under both is "proven"
-//!   not to (`tests.rs`, `fixed_obstacles_repro`: Infeasible at 111,054 with 0 nodes,
-//!   where a plan of that height exists). Until that is fixed, the prover does not trust
-//!   an Infeasible on a part where a fixed buffer is live with a free one.
+//! - Soundness: every Infeasible is trusted, fixed obstacles included. (Its section
+//!   inference once summed fixed buffers never live together and "proved" a feasible
+//!   capacity infeasible; found by this module's fuzz body, fixed in `exact/model.rs`,
+//!   pinned by `tests.rs`, `fixed_obstacles_never_live_together_are_not_summed`.)
 //! - A proof at `C` says nothing about `C + g`, so raising a bound by `k` units costs `k`
 //!   proofs (galloping only helps once a proof comes cheap). A proof that also returned
 //!   its *margin*, the least capacity at which some pruned node would have survived
@@ -132,7 +131,7 @@ mod prover;
 mod relax;
 
 use crate::budget::Budget;
-use crate::types::{BufferIdx, Offset, Problem, Size, Time};
+use crate::types::{Offset, Problem, Size, Time};
 
 use prover::{all_components_planned, Goal, NodeLimits, Prover, Slot};
 use relax::{components, windows};
@@ -147,12 +146,12 @@ pub(crate) enum Provenance {
     /// The holes the fixed buffers leave at `time`.
     FixedHoles { time: Time },
     /// The exact search proved capacity `infeasible` on a time component.
-    Search { infeasible: u64, nodes: u64 },
+    Search { infeasible: Size, nodes: u64 },
     /// The exact search proved capacity `infeasible` on the window `[start, end)`.
     Window {
         start: Time,
         end: Time,
-        infeasible: u64,
+        infeasible: Size,
         nodes: u64,
     },
 }
@@ -226,7 +225,7 @@ pub(crate) fn lower_bound_with(
     let plan =
         (options.search && all_components_planned(&slots)).then(|| assemble(problem, &slots));
     Proven {
-        bound: Size(prover.bound),
+        bound: prover.bound,
         provenance: prover.provenance,
         plan,
         nodes: prover.nodes,
@@ -251,10 +250,10 @@ pub(crate) fn settle_with(
     options: &BoundOptions,
 ) -> Settled {
     let (bound, provenance) = cheap_bound(problem, budget, options);
-    if bound > capacity.0 {
+    if bound > capacity {
         return Settled::Infeasible(provenance);
     }
-    let mut prover = Prover::new(Goal::Capacity(capacity.0), bound, provenance, budget);
+    let mut prover = Prover::new(Goal::Capacity(capacity), bound, provenance, budget);
     let mut slots = slots(problem, options);
     prover.run(&mut slots, limits(options));
     if prover.proven_infeasible() {
@@ -267,9 +266,9 @@ pub(crate) fn settle_with(
 }
 
 /// The max load, the fixed top and the holes bound.
-fn cheap_bound(problem: &Problem, budget: &Budget, options: &BoundOptions) -> (u64, Provenance) {
-    let load = crate::analysis::max_load(problem).0;
-    let top = crate::analysis::fixed_top(problem);
+fn cheap_bound(problem: &Problem, budget: &Budget, options: &BoundOptions) -> (Size, Provenance) {
+    let load = crate::analysis::max_load(problem);
+    let top = Size(crate::analysis::fixed_top(problem));
     let mut best = if top > load {
         (top, Provenance::FixedTop)
     } else {
@@ -302,7 +301,7 @@ fn slots(problem: &Problem, options: &BoundOptions) -> Vec<Slot> {
     let comps = components(problem);
     // Windows of the heaviest components only: a lighter one's windows would have to
     // beat its own max load by the difference to matter.
-    let heaviest = comps.first().map_or(0, |c| c.floor);
+    let heaviest = comps.first().map_or(Size::ZERO, |c| c.floor);
     let mut wins = Vec::new();
     for &w in &options.windows {
         for c in comps.iter().filter(|c| c.floor == heaviest) {
@@ -318,8 +317,8 @@ fn assemble(problem: &Problem, slots: &[Slot]) -> Vec<Offset> {
     let mut out = vec![Offset(0); problem.len()];
     for s in slots {
         if let (relax::PartKind::Component, Some(plan)) = (s.part.kind, &s.plan) {
-            for (&BufferIdx(i), &o) in s.part.members.iter().zip(plan) {
-                out[i as usize] = o;
+            for (&i, &o) in s.part.members.iter().zip(plan) {
+                out[i] = o;
             }
         }
     }

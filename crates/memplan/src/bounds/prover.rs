@@ -3,10 +3,10 @@
 
 use super::relax::{next_multiple, Part, PartKind};
 use super::Provenance;
-use crate::analysis::height_of;
 use crate::budget::Budget;
-use crate::exact::{solve_capacity, ExactOptions, Model, Verdict};
-use crate::types::Offset;
+use crate::exact::{solve_capacity, ExactOptions, Model};
+use crate::outcome::Verdict;
+use crate::types::{Offset, Size};
 
 /// What the prover is after.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,7 +14,7 @@ pub(crate) enum Goal {
     /// Raise the bound as far as the budget allows: every probe is at the bound.
     Minimise,
     /// Settle one capacity: every probe is at it, and one proof ends the run.
-    Capacity(u64),
+    Capacity(Size),
 }
 
 /// Limits of the prover, in search nodes (deterministic, unlike the clock).
@@ -29,7 +29,7 @@ pub(crate) struct NodeLimits {
 /// The prover's state, shared by every part of one run.
 pub(crate) struct Prover<'a> {
     pub(crate) goal: Goal,
-    pub(crate) bound: u64,
+    pub(crate) bound: Size,
     pub(crate) provenance: Provenance,
     /// Search nodes spent.
     pub(crate) nodes: u64,
@@ -55,7 +55,7 @@ impl Slot {
 }
 
 impl<'a> Prover<'a> {
-    pub(crate) fn new(goal: Goal, bound: u64, provenance: Provenance, budget: &'a Budget) -> Self {
+    pub(crate) fn new(goal: Goal, bound: Size, provenance: Provenance, budget: &'a Budget) -> Self {
         Prover {
             goal,
             bound,
@@ -67,7 +67,7 @@ impl<'a> Prover<'a> {
 
     /// A part with a plan this high is settled: the capacity, or when minimising the
     /// bound (a plan there cannot raise the bound any more).
-    fn settled_at(&self) -> u64 {
+    fn settled_at(&self) -> Size {
         match self.goal {
             Goal::Minimise => self.bound,
             Goal::Capacity(c) => c,
@@ -123,15 +123,15 @@ impl<'a> Prover<'a> {
             ..ExactOptions::default()
         };
         // A plan of the part above the bound, and its height.
-        let mut above: Option<(u64, Vec<Offset>)> = None;
-        let mut step = 0u64;
+        let mut above: Option<(Size, Vec<Offset>)> = None;
+        let mut step = Size::ZERO;
         loop {
             let target = match (self.goal, &above) {
                 (Goal::Capacity(c), _) => c,
                 (Goal::Minimise, None) => self.bound.saturating_add(step),
                 (Goal::Minimise, Some((h, _))) => {
-                    let mid = self.bound + (h - 1 - self.bound) / 2;
-                    (mid / g * g).max(self.bound)
+                    let mid = self.bound + (*h - Size(1) - self.bound) / 2;
+                    Size(mid.0 / g.0 * g.0).max(self.bound)
                 }
             };
             let (verdict, stats) = solve_capacity(
@@ -145,22 +145,15 @@ impl<'a> Prover<'a> {
             );
             self.nodes += stats.nodes;
             match verdict {
-                Verdict::Feasible(plan) => {
-                    let h = height_of(&slot.part.problem, &plan);
+                Verdict::Found(plan) => {
+                    let h = slot.part.problem.height_of(&plan);
                     if h <= self.settled_at() {
                         slot.plan = Some(plan);
                         return;
                     }
                     above = Some((h, plan));
                 }
-                Verdict::Unknown => return,
-                // Not trusted where fixed buffers are obstacles: the search's section
-                // inference adds up every fixed buffer live at some time of a section,
-                // also those never live together, and so "proves" capacities that a plan
-                // meets (found by this module's fuzz body; see `fixed_obstacles_repro`
-                // in tests.rs). Until that is fixed, such parts are only searched for
-                // plans.
-                Verdict::Infeasible if model.has_fixed => return,
+                Verdict::Stopped(_) => return,
                 Verdict::Infeasible => {
                     let raised = next_multiple(target, g);
                     if raised > self.bound {
@@ -170,7 +163,11 @@ impl<'a> Prover<'a> {
                     if self.proven_infeasible() || self.budget.exhausted() {
                         return;
                     }
-                    step = if step == 0 { g } else { step.saturating_mul(2) };
+                    step = if step == Size::ZERO {
+                        g
+                    } else {
+                        step.saturating_add(step)
+                    };
                 }
             }
             // A plan at the bound (the bound rose to its height) settles the part.
@@ -184,7 +181,7 @@ impl<'a> Prover<'a> {
     }
 }
 
-fn provenance(part: &Part, capacity: u64, nodes: u64) -> Provenance {
+fn provenance(part: &Part, capacity: Size, nodes: u64) -> Provenance {
     match part.kind {
         PartKind::Component => Provenance::Search {
             infeasible: capacity,

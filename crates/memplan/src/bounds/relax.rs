@@ -2,7 +2,7 @@
 //! the granularity of heights (see the module doc of [`super`] for why each is valid).
 
 use crate::analysis::{lifetime_boundaries, time_components};
-use crate::types::{BufferIdx, Lifetime, Problem, Time};
+use crate::types::{Buffer, BufferIdx, Lifetime, Problem, Size, Time};
 
 /// What a [`Part`] is, for the provenance of a bound proven on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,15 +22,15 @@ pub(crate) struct Part {
     pub(crate) members: Vec<BufferIdx>,
     pub(crate) kind: PartKind,
     /// The part's own max load and fixed top: its cheapest bound.
-    pub(crate) floor: u64,
+    pub(crate) floor: Size,
     /// Every height a compacted plan of the part can have is a multiple of this.
-    pub(crate) granularity: u64,
+    pub(crate) granularity: Size,
 }
 
 impl Part {
     fn new(problem: Problem, members: Vec<BufferIdx>, kind: PartKind) -> Part {
         Part {
-            floor: crate::analysis::lower_bound(&problem).0,
+            floor: crate::analysis::lower_bound(&problem),
             granularity: granularity(&problem),
             problem,
             members,
@@ -42,7 +42,7 @@ impl Part {
 /// The gcd of every size, alignment and fixed offset (1 for no buffers). In a compacted
 /// plan every offset is 0, a fixed buffer's top, or a top rounded up to an alignment,
 /// so every offset, top and height is a multiple of it.
-pub(crate) fn granularity(problem: &Problem) -> u64 {
+pub(crate) fn granularity(problem: &Problem) -> Size {
     let mut g = 0u64;
     for b in problem.buffers() {
         g = gcd(g, b.size.0);
@@ -51,10 +51,11 @@ pub(crate) fn granularity(problem: &Problem) -> u64 {
             g = gcd(g, o.0);
         }
     }
-    g.max(1)
+    Size(g.max(1))
 }
 
-fn gcd(mut a: u64, mut b: u64) -> u64 {
+/// The greatest common divisor (`gcd(0, b) = b`).
+pub(crate) fn gcd(mut a: u64, mut b: u64) -> u64 {
     while b != 0 {
         (a, b) = (b, a % b);
     }
@@ -62,8 +63,8 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 }
 
 /// The smallest multiple of `g` above `c`: the bound once `c` is proven infeasible.
-pub(crate) fn next_multiple(c: u64, g: u64) -> u64 {
-    (c / g).saturating_add(1).saturating_mul(g)
+pub(crate) fn next_multiple(c: Size, g: Size) -> Size {
+    Size((c.0 / g.0).saturating_add(1).saturating_mul(g.0))
 }
 
 /// The time components of `problem`, as parts (the heaviest floor first, ties in time
@@ -73,8 +74,8 @@ pub(crate) fn components(problem: &Problem) -> Vec<Part> {
     let mut parts: Vec<Part> = time_components(problem)
         .into_iter()
         .map(|c| {
-            let sub: Vec<_> = c.buffers.iter().map(|&i| bufs[i.index()].clone()).collect();
-            let sub = Problem::new(sub, None).expect("a subset of a valid problem is valid");
+            let sub: Vec<_> = c.buffers.iter().map(|&i| bufs[i].clone()).collect();
+            let sub = Problem::new(sub).expect("a subset of a valid problem is valid");
             Part::new(sub, c.buffers, PartKind::Component)
         })
         .collect();
@@ -97,28 +98,37 @@ pub(crate) fn windows(part: &Part, width: usize) -> Vec<Part> {
     }
     let profile = segment_loads(&part.problem, &times);
     let stride = (width / 2).max(1);
-    let mut starts: Vec<(u64, usize)> = (0..times.len() - width)
+    let mut starts: Vec<(Size, usize)> = (0..times.len() - width)
         .step_by(stride)
-        .map(|i| (profile[i..i + width].iter().copied().max().unwrap_or(0), i))
+        .map(|i| {
+            (
+                profile[i..i + width]
+                    .iter()
+                    .copied()
+                    .max()
+                    .unwrap_or(Size::ZERO),
+                i,
+            )
+        })
         .collect();
     starts.sort_by_key(|&(load, i)| (std::cmp::Reverse(load), i));
     starts.truncate(MAX_WINDOWS);
     starts
         .into_iter()
         .map(|(_, i)| {
-            let (start, end) = (times[i], times[i + width]);
+            let window = Lifetime::new(times[i], times[i + width]);
             let mut sub = Vec::new();
             let mut members = Vec::new();
             for (b, &m) in part.problem.buffers().iter().zip(&part.members) {
-                if let Some(c) = clip(b, start, end) {
+                if let Some(c) = clip(b, window) {
                     sub.push(c);
                     members.push(m);
                 }
             }
-            let sub = Problem::new(sub, None).expect("clipping keeps a problem valid");
+            let sub = Problem::new(sub).expect("clipping keeps a problem valid");
             let kind = PartKind::Window {
-                start: Time(start),
-                end: Time(end),
+                start: window.start,
+                end: window.end,
             };
             Part::new(sub, members, kind)
         })
@@ -128,7 +138,7 @@ pub(crate) fn windows(part: &Part, width: usize) -> Vec<Part> {
 /// The load on each segment `[times[i], times[i + 1])`, for choosing windows only (a
 /// live segment that starts or ends inside a segment, at a gap, counts from the next
 /// boundary on).
-fn segment_loads(problem: &Problem, times: &[u64]) -> Vec<u64> {
+fn segment_loads(problem: &Problem, times: &[u64]) -> Vec<Size> {
     let mut diff = vec![0i128; times.len()];
     for b in problem.buffers() {
         for s in b.live_segments() {
@@ -142,25 +152,25 @@ fn segment_loads(problem: &Problem, times: &[u64]) -> Vec<u64> {
     diff.iter()
         .map(|d| {
             load += d;
-            load as u64
+            Size(load as u64)
         })
         .collect()
 }
 
-/// `b` with its lifetime and gaps cut to `[start, end)`; `None` when nothing is left.
-fn clip(b: &crate::Buffer, start: u64, end: u64) -> Option<crate::Buffer> {
-    let s = b.lifetime.start.0.max(start);
-    let e = b.lifetime.end.0.min(end);
-    if s >= e {
+/// `b` with its lifetime and gaps cut to `window`; `None` when nothing is left.
+fn clip(b: &Buffer, window: Lifetime) -> Option<Buffer> {
+    let cut = |l: &Lifetime| Lifetime {
+        start: l.start.max(window.start),
+        end: l.end.min(window.end),
+    };
+    let lifetime = cut(&b.lifetime);
+    if lifetime.is_empty() {
         return None;
     }
     let mut c = b.clone();
-    c.lifetime = Lifetime::new(s, e);
-    c.gaps = b
-        .gaps
-        .iter()
-        .map(|g| Lifetime::new(g.start.0.max(s), g.end.0.min(e)))
-        .filter(|g| !g.is_empty())
-        .collect();
-    Some(c)
+    c.lifetime = lifetime;
+    c.gaps = b.gaps.iter().map(cut).filter(|g| !g.is_empty()).collect();
+    // Live nowhere in the window (a gap covers it): no conflict to keep.
+    let live = c.live_segments().next().is_some();
+    live.then_some(c)
 }
