@@ -81,6 +81,7 @@ mod units;
 mod workers;
 
 pub use analysis::{analyze, load_profile, lower_bound, max_load, Analysis, LoadStep};
+pub use bounds::BoundOptions;
 pub use boxing::{Bootstrap, BoxingOptions, SqueezeFit};
 pub use budget::{Budget, CancelToken, TimeLimit, TimeLimitError};
 pub use checker::{

@@ -16,7 +16,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use super::{lower_bound_with, settle_with, BoundOptions, Settled};
+use super::{lower_bound_with, settle_with, ProverOptions, Settled};
 use crate::analysis::max_load;
 use crate::budget::Budget;
 use crate::io::csv::{read_problem_csv, ReadOptions};
@@ -93,17 +93,17 @@ fn bounds_on_the_benchmarks() {
     for (name, path, best) in instances() {
         let p = read(&path);
         let load = max_load(&p).0;
-        let cheap = BoundOptions {
+        let cheap = ProverOptions {
             search: false,
-            ..BoundOptions::default()
+            ..ProverOptions::default()
         };
         let c = lower_bound_with(&p, &Budget::unlimited(), &cheap);
         let t = Instant::now();
-        let s = lower_bound_with(&p, &budget(secs), &BoundOptions::default());
+        let s = lower_bound_with(&p, &budget(secs), &ProverOptions::default());
         let ts = t.elapsed().as_secs_f64();
-        let windowed = BoundOptions {
+        let windowed = ProverOptions {
             windows: vec![8, 32],
-            ..BoundOptions::default()
+            ..ProverOptions::default()
         };
         let t = Instant::now();
         let w = if std::env::var("MEMPLAN_BOUND_WINDOWS").is_ok_and(|v| v == "0") {
@@ -126,7 +126,7 @@ fn capacities_of_d() {
     let p = read("minimalloc-challenging/D.1048576.csv");
     for cap in [990_000u64, 1_000_000, 1_010_000] {
         let t = Instant::now();
-        let s = settle_with(&p, Size(cap), &budget(secs), &BoundOptions::default());
+        let s = settle_with(&p, Size(cap), &budget(secs), &ProverOptions::default());
         let answer = match s {
             Settled::Infeasible(why) => format!("infeasible ({why:?})"),
             Settled::Fits(plan) => {

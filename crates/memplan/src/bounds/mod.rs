@@ -122,10 +122,6 @@
 //!
 //! Files: `relax.rs` (granularity, components, windows), `holes.rs`, `prover.rs`.
 
-// Wired into the driver and every door by a later change; the tests use every entry
-// point today (the fuzz body only the `_with` ones, with node limits).
-#![cfg_attr(not(test), allow(dead_code))]
-
 mod holes;
 mod prover;
 mod relax;
@@ -156,13 +152,79 @@ pub(crate) enum Provenance {
     },
 }
 
+/// The lower bounds [`crate::plan`] reports beyond the max load: each technique of the
+/// module doc is a switch, on by default except the prover, which spends time.
+///
+/// The cheap bounds ([`BoundOptions::granularity`], [`BoundOptions::holes`]) run only
+/// when the plan is above the max load (or, fitting a capacity, over it), after the
+/// planners; the prover runs before the exact search, on a share of the time left, when
+/// [`BoundOptions::prover`] is on and the greedy plan is above the bound.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoundOptions {
+    /// Round every proven bound up to the next multiple of the gcd of every size,
+    /// alignment and fixed offset: some optimal plan has every height a multiple of it.
+    pub granularity: bool,
+    /// The holes bound: the free buffers live at a time must fit into the address ranges
+    /// the fixed buffers leave open.
+    pub holes: bool,
+    /// The prover searches each time component on its own (off: the whole problem as
+    /// one part).
+    pub components: bool,
+    /// The prover also searches windows in time (every lifetime clipped to a few
+    /// consecutive boundaries: relaxations that are often easier to prove).
+    pub windows: bool,
+    /// Run the prover inside [`crate::plan`]: the exact search probing the bound itself
+    /// on each part, raising it by proofs (and, fitting a capacity, probing the
+    /// capacity). Off by default: on every instance under `benchmarks/` it proves nothing
+    /// that the exact search does not (BENCHMARKS.md, "What is proven"), and it takes
+    /// half of the time left from the planners.
+    pub prover: bool,
+}
+
+impl Default for BoundOptions {
+    fn default() -> BoundOptions {
+        BoundOptions {
+            granularity: true,
+            holes: true,
+            components: true,
+            windows: true,
+            prover: false,
+        }
+    }
+}
+
+impl BoundOptions {
+    /// The window widths (in lifetime boundaries) the prover searches when
+    /// [`BoundOptions::windows`] is on.
+    pub(crate) const WINDOW_WIDTHS: [usize; 2] = [8, 32];
+
+    /// The prover's switches these options select.
+    pub(crate) fn prover_options(&self) -> ProverOptions {
+        ProverOptions {
+            holes: self.holes,
+            granularity: self.granularity,
+            components: self.components,
+            windows: if self.windows {
+                Self::WINDOW_WIDTHS.to_vec()
+            } else {
+                Vec::new()
+            },
+            ..ProverOptions::default()
+        }
+    }
+}
+
 /// Switches and limits of [`lower_bound_with`] and [`settle_with`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct BoundOptions {
+pub(crate) struct ProverOptions {
     /// The holes bound (fixed buffers).
     pub(crate) holes: bool,
-    /// The exact search on each time component (off: windows alone, if any).
+    /// Proofs rounded up to the granularity.
+    pub(crate) granularity: bool,
+    /// The exact search on each part (off: windows alone, if any).
     pub(crate) search: bool,
+    /// Parts are the time components (off: the whole problem is one part).
+    pub(crate) components: bool,
     /// Window widths (in lifetime boundaries) searched besides the components.
     pub(crate) windows: Vec<usize>,
     /// Node limit per probe in the first round (per preorder).
@@ -171,11 +233,13 @@ pub(crate) struct BoundOptions {
     pub(crate) last_nodes: u64,
 }
 
-impl Default for BoundOptions {
-    fn default() -> BoundOptions {
-        BoundOptions {
+impl Default for ProverOptions {
+    fn default() -> ProverOptions {
+        ProverOptions {
             holes: true,
+            granularity: true,
             search: true,
+            components: true,
             windows: Vec::new(),
             first_nodes: 1 << 10,
             last_nodes: 1 << 24,
@@ -207,8 +271,9 @@ pub(crate) enum Settled {
 
 /// The best proven lower bound on the height of any plan of `problem` within `budget`:
 /// at least the max load and the fixed top. See the module doc.
+#[cfg(test)]
 pub(crate) fn lower_bound(problem: &Problem, budget: &Budget) -> (Size, Provenance) {
-    let p = lower_bound_with(problem, budget, &BoundOptions::default());
+    let p = lower_bound_with(problem, budget, &ProverOptions::default());
     (p.bound, p.provenance)
 }
 
@@ -216,7 +281,7 @@ pub(crate) fn lower_bound(problem: &Problem, budget: &Budget) -> (Size, Provenan
 pub(crate) fn lower_bound_with(
     problem: &Problem,
     budget: &Budget,
-    options: &BoundOptions,
+    options: &ProverOptions,
 ) -> Proven {
     let (bound, provenance) = cheap_bound(problem, budget, options);
     let mut prover = Prover::new(Goal::Minimise, bound, provenance, budget);
@@ -233,11 +298,13 @@ pub(crate) fn lower_bound_with(
 }
 
 /// Settles whether `problem` fits under `capacity` within `budget`.
+#[cfg(test)]
 pub(crate) fn settle(problem: &Problem, capacity: Size, budget: &Budget) -> Settled {
-    settle_with(problem, capacity, budget, &BoundOptions::default())
+    settle_with(problem, capacity, budget, &ProverOptions::default())
 }
 
 /// True when `problem` is proven not to fit under `capacity` within `budget`.
+#[cfg(test)]
 pub(crate) fn prove_infeasible(problem: &Problem, capacity: Size, budget: &Budget) -> bool {
     matches!(settle(problem, capacity, budget), Settled::Infeasible(_))
 }
@@ -247,7 +314,7 @@ pub(crate) fn settle_with(
     problem: &Problem,
     capacity: Size,
     budget: &Budget,
-    options: &BoundOptions,
+    options: &ProverOptions,
 ) -> Settled {
     let (bound, provenance) = cheap_bound(problem, budget, options);
     if bound > capacity {
@@ -265,8 +332,29 @@ pub(crate) fn settle_with(
     }
 }
 
+/// `proven` (a proven bound: the max load, the exact search's) raised by the cheap
+/// bounds that `options` switch on: the holes bound, then the granularity (the least
+/// multiple of it at or above the bound: an optimal height is one).
+pub(crate) fn raise_cheaply(
+    problem: &Problem,
+    proven: Size,
+    options: &BoundOptions,
+    budget: &Budget,
+) -> Size {
+    let mut bound = proven;
+    if options.holes {
+        if let Some((h, _)) = holes::holes_bound(problem, budget) {
+            bound = bound.max(h);
+        }
+    }
+    if options.granularity && bound > Size::ZERO {
+        bound = relax::next_multiple(bound - Size(1), relax::granularity(problem));
+    }
+    bound
+}
+
 /// The max load, the fixed top and the holes bound.
-fn cheap_bound(problem: &Problem, budget: &Budget, options: &BoundOptions) -> (Size, Provenance) {
+fn cheap_bound(problem: &Problem, budget: &Budget, options: &ProverOptions) -> (Size, Provenance) {
     let load = crate::analysis::max_load(problem);
     let top = Size(crate::analysis::fixed_top(problem));
     let mut best = if top > load {
@@ -284,7 +372,7 @@ fn cheap_bound(problem: &Problem, budget: &Budget, options: &BoundOptions) -> (S
     best
 }
 
-fn limits(options: &BoundOptions) -> NodeLimits {
+fn limits(options: &ProverOptions) -> NodeLimits {
     NodeLimits {
         first: options.first_nodes,
         last: options.last_nodes.max(options.first_nodes),
@@ -294,11 +382,16 @@ fn limits(options: &BoundOptions) -> NodeLimits {
 /// The components, then the windows of each asked width (components first: when they
 /// all fit under the bound, the windows are not needed), at most
 /// [`relax::MAX_WINDOWS`] of each width.
-fn slots(problem: &Problem, options: &BoundOptions) -> Vec<Slot> {
+fn slots(problem: &Problem, options: &ProverOptions) -> Vec<Slot> {
     if !options.search && options.windows.is_empty() {
         return Vec::new();
     }
-    let comps = components(problem);
+    let comps = if options.components {
+        components(problem)
+    } else {
+        vec![relax::whole(problem)]
+    };
+
     // Windows of the heaviest components only: a lighter one's windows would have to
     // beat its own max load by the difference to matter.
     let heaviest = comps.first().map_or(Size::ZERO, |c| c.floor);
@@ -309,7 +402,15 @@ fn slots(problem: &Problem, options: &BoundOptions) -> Vec<Slot> {
         }
     }
     let comps = comps.into_iter().filter(|_| options.search);
-    comps.chain(wins).map(Slot::new).collect()
+    comps
+        .chain(wins)
+        .map(|mut part| {
+            if !options.granularity {
+                part.granularity = Size(1);
+            }
+            Slot::new(part)
+        })
+        .collect()
 }
 
 /// The components' plans as one plan of `problem` (every component has one).

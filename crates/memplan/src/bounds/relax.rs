@@ -83,6 +83,12 @@ pub(crate) fn components(problem: &Problem) -> Vec<Part> {
     parts
 }
 
+/// The whole problem as one part (the components not split).
+pub(crate) fn whole(problem: &Problem) -> Part {
+    let members = problem.indices().collect();
+    Part::new(problem.clone(), members, PartKind::Component)
+}
+
 /// At most this many windows of each width are searched: the heaviest.
 pub(crate) const MAX_WINDOWS: usize = 64;
 

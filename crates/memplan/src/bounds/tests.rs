@@ -146,11 +146,11 @@ fn flat_problem(rng: &mut Rng, n: usize, h: u64, l: u64, smax: u64) -> Problem {
     Problem::new(bufs).expect("valid by construction")
 }
 
-fn unlimited_options() -> BoundOptions {
-    BoundOptions {
+fn unlimited_options() -> ProverOptions {
+    ProverOptions {
         last_nodes: u64::MAX / 8,
         windows: vec![2, 4],
-        ..BoundOptions::default()
+        ..ProverOptions::default()
     }
 }
 
@@ -164,9 +164,9 @@ fn against_brute_force(seed: u64, instances: usize, unit: u64, mixed: bool) -> u
         let p = random_problem(&mut rng, n, unit, mixed);
         let opt = brute_force_optimum(&p);
         let budget = Budget::unlimited();
-        let cheap = BoundOptions {
+        let cheap = ProverOptions {
             search: false,
-            ..BoundOptions::default()
+            ..ProverOptions::default()
         };
         let c = lower_bound_with(&p, &budget, &cheap);
         assert!(c.bound.0 <= opt, "cheap bound {:?} above {opt} on {p:?}", c);
@@ -238,9 +238,9 @@ fn granularity_steps_by_the_unit() {
 fn holes_bound_sees_a_buffer_too_large_for_the_hole() {
     // The picture of the module doc: F fixed at [hole, hole + 2), b of size 3, both live
     // at 0. With a hole of 2 below F, b goes above it; with a hole of 3 it fits below.
-    let cheap = BoundOptions {
+    let cheap = ProverOptions {
         search: false,
-        ..BoundOptions::default()
+        ..ProverOptions::default()
     };
     for (hole, bound, why) in [
         (2, 7, Provenance::FixedHoles { time: Time(0) }),
@@ -338,7 +338,7 @@ fn windows_alone_prove_what_the_search_proves() {
     bufs.push(Buffer::new("link", 0, 2 * span, 1));
     let q = Problem::new(bufs).unwrap();
     assert_eq!(components(&q).len(), 1);
-    let only_windows = BoundOptions {
+    let only_windows = ProverOptions {
         search: false,
         windows: vec![lifetime_boundaries(&p).len() + 1],
         ..unlimited_options()
@@ -369,7 +369,7 @@ fn a_spent_budget_still_gives_a_valid_bound() {
 #[test]
 fn no_buffers_has_bound_zero_and_fits_anywhere() {
     let p = Problem::new(Vec::new()).unwrap();
-    let b = lower_bound_with(&p, &Budget::unlimited(), &BoundOptions::default());
+    let b = lower_bound_with(&p, &Budget::unlimited(), &ProverOptions::default());
     assert_eq!(b.bound.0, 0);
     assert_eq!(b.plan, Some(Vec::new()));
     assert_eq!(
@@ -406,4 +406,94 @@ fn fixed_obstacles_never_live_together_are_not_summed() {
     assert_eq!(check_offsets(&p, &plan, None).unwrap().height.0, 111_054);
     assert!(!prove_infeasible(&p, Size(111_054), &Budget::unlimited()));
     assert!(prove_infeasible(&p, Size(111_053), &Budget::unlimited()));
+}
+
+#[test]
+fn the_report_carries_the_holes_bound_as_its_one_bound() {
+    // The picture of the module doc: max load 5, optimum 7. The greedy planners alone
+    // (no exact search to prove it) find 7; the holes bound proves it.
+    let bufs = vec![
+        Buffer::new("F", 0, 2, 2).with_fixed_offset(2),
+        Buffer::new("b", 0, 2, 3),
+    ];
+    let p = Problem::new(bufs).unwrap();
+    let request = crate::Request::minimise().with_budget(Budget::unlimited());
+    let mut options = crate::Options {
+        planner: crate::Planner::GreedyPortfolio,
+        ..crate::Options::default()
+    };
+    let r = crate::plan(&p, &request, &options).unwrap();
+    assert_eq!((r.max_load, r.lower_bound), (Size(5), Size(7)));
+    assert!(matches!(r.outcome, crate::Outcome::Optimal(_)), "{r:?}");
+    assert_eq!(r.fragmentation(), Some(Size(0)));
+    options.bounds.holes = false;
+    let r = crate::plan(&p, &request, &options).unwrap();
+    assert_eq!(r.lower_bound, Size(5));
+    assert!(matches!(
+        r.outcome,
+        crate::Outcome::Feasible {
+            lower_bound: Size(5),
+            ..
+        }
+    ));
+    assert_eq!(r.fragmentation(), Some(Size(2)));
+    // Fitting under 6: the holes bound proves that nothing fits.
+    let fit = crate::Request::fit(Size(6)).with_budget(Budget::unlimited());
+    options.bounds.holes = true;
+    let r = crate::plan(&p, &fit, &options).unwrap();
+    assert_eq!(r.outcome, crate::Outcome::Infeasible);
+    assert_eq!(r.lower_bound, Size(7));
+}
+
+#[test]
+fn cheap_bounds_round_up_to_the_granularity() {
+    // Sizes and alignments in units of 64: a proof that 7 × 64 is infeasible (a bound of 7 × 64 + 1)
+    // is a bound of 8 × 64; without the rounding it stays.
+    let p = contiguity_instance();
+    let bufs: Vec<Buffer> = p
+        .buffers()
+        .iter()
+        .map(|b| {
+            let mut c = b.clone();
+            c.size = Size(b.size.0 * 64);
+            c.alignment = Size(64);
+            c
+        })
+        .collect();
+    let q = Problem::new(bufs).unwrap();
+    let on = BoundOptions::default();
+    let off = BoundOptions {
+        granularity: false,
+        ..BoundOptions::default()
+    };
+    let proven = Size(7 * 64 + 1);
+    let budget = Budget::unlimited();
+    assert_eq!(raise_cheaply(&q, proven, &on, &budget), Size(8 * 64));
+    assert_eq!(raise_cheaply(&q, proven, &off, &budget), proven);
+    assert_eq!(raise_cheaply(&q, Size(7 * 64), &on, &budget), Size(7 * 64));
+    assert!(brute_force_optimum(&q) >= 8 * 64);
+}
+
+#[test]
+fn the_prover_inside_plan_reaches_the_optimum_alone() {
+    // The greedy planners and the prover, no exact search after it: the prover proves
+    // the optimum and hands over a plan at it.
+    let p = contiguity_instance();
+    let opt = brute_force_optimum(&p);
+    let request = crate::Request::minimise().with_budget(Budget::unlimited());
+    let mut options = crate::Options {
+        planner: crate::Planner::GreedyPortfolio,
+        ..crate::Options::default()
+    };
+    options.bounds.prover = true;
+    let r = crate::plan(&p, &request, &options).unwrap();
+    assert_eq!(r.lower_bound.0, opt);
+    let crate::Outcome::Optimal(plan) = &r.outcome else {
+        panic!("{r:?}")
+    };
+    assert_eq!(plan.height().0, opt);
+    // Fitting under opt − 1: proven infeasible by the prover alone.
+    let fit = crate::Request::fit(Size(opt - 1)).with_budget(Budget::unlimited());
+    let r = crate::plan(&p, &fit, &options).unwrap();
+    assert_eq!(r.outcome, crate::Outcome::Infeasible);
 }

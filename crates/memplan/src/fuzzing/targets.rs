@@ -64,12 +64,19 @@ pub fn assert_report_consistent(
             assert!(p.height() >= load, "height below the max load");
             assert!(cap.is_none_or(|c| p.height() <= c), "plan above capacity");
             if let Outcome::Feasible { lower_bound, .. } = &report.outcome {
-                assert!(*lower_bound >= load && *lower_bound <= p.height());
+                assert!(*lower_bound >= load && *lower_bound < p.height());
+                assert_eq!(*lower_bound, report.lower_bound, "one bound");
+            } else {
+                assert_eq!(report.lower_bound, p.height(), "Optimal at the bound");
             }
             Some(p.height().0)
         }
         Outcome::Infeasible => {
-            assert!(cap.is_some(), "Infeasible without a capacity");
+            let c = cap.expect("Infeasible without a capacity");
+            assert!(
+                report.lower_bound > c,
+                "Infeasible with a bound under the capacity"
+            );
             None
         }
         Outcome::Unknown {
@@ -77,7 +84,8 @@ pub fn assert_report_consistent(
             lower_bound,
         } => {
             let c = cap.expect("Unknown only with a capacity");
-            assert!(*lower_bound >= load);
+            assert!(*lower_bound >= load && *lower_bound <= c);
+            assert_eq!(*lower_bound, report.lower_bound, "one bound");
             if let Some(b) = best_so_far {
                 check_offsets(problem, b.offsets(), None)
                     .unwrap_or_else(|f| panic!("{}: best-so-far rejected: {f}", report.planner));
@@ -534,13 +542,15 @@ pub fn reference_valid(problem: &Problem, capacity: Option<Size>, offsets: &[Off
 /// (greedy's), at least the max load and the fixed top, a plan at the bound when one is
 /// given, and capacity answers that contradict neither.
 pub fn lower_bounds(data: &[u8]) {
-    use crate::bounds::{lower_bound_with, settle_with, BoundOptions, Settled};
+    use crate::bounds::{lower_bound_with, settle_with, ProverOptions, Settled};
     let Some((p, _, mut u)) = problem_from(data, 12) else {
         return;
     };
-    let options = BoundOptions {
+    let options = ProverOptions {
         holes: u.arbitrary().unwrap_or(true),
         search: u.arbitrary().unwrap_or(true),
+        components: u.arbitrary().unwrap_or(true),
+        granularity: u.arbitrary().unwrap_or(true),
         windows: vec![u.int_in_range(1..=6).unwrap_or(2)],
         first_nodes: 64,
         last_nodes: u.int_in_range(64..=20_000).unwrap_or(1000),
