@@ -112,8 +112,9 @@
 //!
 //! - Soundness: every Infeasible is trusted, fixed obstacles included. (Its section
 //!   inference once summed fixed buffers never live together and "proved" a feasible
-//!   capacity infeasible; found by this module's fuzz body, fixed in `exact/model.rs`,
-//!   pinned by `tests.rs`, `fixed_obstacles_never_live_together_are_not_summed`.)
+//!   capacity infeasible; found by this module's fuzz body, fixed in `exact/model.rs`
+//!   and pinned by `exact/tests.rs`; the brute-force tests here, fixed buffers
+//!   included, now demand the exact optimum.)
 //! - A proof at `C` says nothing about `C + g`, so raising a bound by `k` units costs `k`
 //!   proofs (galloping only helps once a proof comes cheap). A proof that also returned
 //!   its *margin*, the least capacity at which some pruned node would have survived

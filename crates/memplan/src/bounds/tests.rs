@@ -378,36 +378,6 @@ fn no_buffers_has_bound_zero_and_fits_anywhere() {
     );
 }
 
-/// Two fixed buffers never live together, in one section of the search (one free
-/// buffer, so one section): the free one fits under both at offset 0, height 111,054.
-/// The exact search once summed the two fixed ranges in its section inference and
-/// answered Infeasible at 111,054 with 0 nodes (found by the `lower_bounds` fuzz body);
-/// the model now takes their union (`exact/model.rs`).
-fn fixed_obstacles_instance() -> Problem {
-    let bufs = vec![
-        Buffer::new("a", 37944, 51762, 4096)
-            .with_alignment(2)
-            .with_fixed_offset(106958),
-        Buffer::new("b", 37944, 67591, 106958).with_alignment(2),
-        Buffer::new("c", 63464, 67591, 2)
-            .with_alignment(2)
-            .with_fixed_offset(106960),
-    ];
-    Problem::new(bufs).unwrap()
-}
-
-#[test]
-fn fixed_obstacles_never_live_together_are_not_summed() {
-    let p = fixed_obstacles_instance();
-    assert_eq!(brute_force_optimum(&p), 111_054);
-    let b = lower_bound_with(&p, &Budget::unlimited(), &unlimited_options());
-    assert_eq!(b.bound.0, 111_054);
-    let plan = b.plan.expect("a plan at the bound");
-    assert_eq!(check_offsets(&p, &plan, None).unwrap().height.0, 111_054);
-    assert!(!prove_infeasible(&p, Size(111_054), &Budget::unlimited()));
-    assert!(prove_infeasible(&p, Size(111_053), &Budget::unlimited()));
-}
-
 #[test]
 fn the_report_carries_the_holes_bound_as_its_one_bound() {
     // The picture of the module doc: max load 5, optimum 7. The greedy planners alone
