@@ -106,7 +106,18 @@
 //! somas-resnet50) is proven optimal: the search finds a plan at `ω` in 0.0–0.7 s.
 //! D, J and iopddl-S get no bound above `ω`: the search at `C = ω` visits 9.2 M nodes on
 //! D and 31.8 M on J in 600 s without a proof, and windows (the 64 heaviest of 8 and of
-//! 32 boundaries) prove nothing in the same budget.
+//! 32 boundaries) prove nothing in the same budget. (Measured before the port to typed
+//! units; the planner's own table, `memplan bench benchmarks --proven`, is BENCHMARKS.md,
+//! "What is proven".) So [`crate::plan`] runs the cheap bounds by default and the prover
+//! only when asked ([`BoundOptions::prover`]).
+//!
+//! # In the driver
+//!
+//! `driver/bound.rs` raises the incumbent's proven bound: the cheap bounds
+//! ([`raise_cheaply`]) after the greedy pass when its plan is above the bound (or over
+//! the capacity), the prover next when switched on, and the granularity again after the
+//! exact search, whose proofs (`exact::minimise`) raise the bound by one byte past each
+//! capacity proven infeasible.
 //!
 //! # The exact search: what the prover needs from it
 //!
