@@ -239,6 +239,8 @@ pub fn plan_exact(data: &[u8]) {
     options.exact.dominance = u.arbitrary().unwrap_or(true);
     options.exact.decomposition = u.arbitrary().unwrap_or(true);
     options.exact.tighten = u.arbitrary().unwrap_or(true);
+    options.bounds.holes = u.arbitrary().unwrap_or(true);
+    options.bounds.granularity = u.arbitrary().unwrap_or(true);
     let report = run(&p, &request(cap), &options);
     assert_infeasible_is_sound(&p, cap, &report);
     if let (None, Some(plan)) = (cap, report.outcome.plan()) {
