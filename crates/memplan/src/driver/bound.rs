@@ -20,7 +20,6 @@ use std::time::Instant;
 
 use super::{height_of, Incumbent, Stage};
 use crate::bounds::{self, BoundOptions, Settled};
-use crate::budget::Budget;
 use crate::options::Planner;
 use crate::report::CandidateResult;
 use crate::types::{Offset, Size};
@@ -101,10 +100,10 @@ pub(super) fn raise(stage: &Stage<'_>, best: &mut Incumbent, after_refinement: b
         holes: stage.options.bounds.holes && !after_refinement,
         ..stage.options.bounds.clone()
     };
-    // A sweep as cheap as the max load's, run even when the planners spent the budget:
-    // the bound of the plan they leave.
-    let sweep = Budget::unlimited();
-    let bound = bounds::raise_cheaply(stage.problem, best.proven, &options, &sweep);
+    // The holes bound sweeps the times, each in time linear in the buffers live, and
+    // stops when the budget does (no bound is ever wrong to skip); the granularity is
+    // one pass over the buffers, and runs even once the planners spent the budget.
+    let bound = bounds::raise_cheaply(stage.problem, best.proven, &options, &stage.budget.strict());
     best.proven = best.proven.max(bound);
     if stage.capacity.is_some_and(|c| best.proven > c) {
         best.proved_infeasible = true;
