@@ -103,8 +103,9 @@ pub use types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Time};
 ///
 /// Minimising, the outcome is `Optimal` or `Feasible`. Fitting under a capacity, it is
 /// `Optimal`/`Feasible` when a plan fits, `Infeasible` when that is proven (the max load
-/// or a fixed buffer exceeds the capacity, or the exact search proved it), and `Unknown`
-/// with the lowest plan found otherwise.
+/// or a fixed buffer exceeds the capacity, a lower bound of [`BoundOptions`] does, or the
+/// exact search proved it), and `Unknown` with the lowest plan found otherwise. The
+/// report's [`Report::lower_bound`] is the best bound proven on the way.
 pub fn plan(problem: &Problem, request: &Request, options: &Options) -> Result<Report, PlanError> {
     driver::run(problem, request, options)
 }
