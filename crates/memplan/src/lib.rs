@@ -44,6 +44,7 @@ pub struct ReadmeDoctests;
 pub struct LibraryGuideDoctests;
 
 pub mod analysis;
+mod bounds;
 mod boxing;
 mod budget;
 mod checker;
@@ -80,6 +81,7 @@ mod units;
 mod workers;
 
 pub use analysis::{analyze, load_profile, lower_bound, max_load, Analysis, LoadStep};
+pub use bounds::BoundOptions;
 pub use boxing::{Bootstrap, BoxingOptions, SqueezeFit};
 pub use budget::{Budget, CancelToken, TimeLimit, TimeLimitError};
 pub use checker::{
@@ -101,8 +103,9 @@ pub use types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Time};
 ///
 /// Minimising, the outcome is `Optimal` or `Feasible`. Fitting under a capacity, it is
 /// `Optimal`/`Feasible` when a plan fits, `Infeasible` when that is proven (the max load
-/// or a fixed buffer exceeds the capacity, or the exact search proved it), and `Unknown`
-/// with the lowest plan found otherwise.
+/// or a fixed buffer exceeds the capacity, a lower bound of [`BoundOptions`] does, or the
+/// exact search proved it), and `Unknown` with the lowest plan found otherwise. The
+/// report's [`Report::lower_bound`] is the best bound proven on the way.
 pub fn plan(problem: &Problem, request: &Request, options: &Options) -> Result<Report, PlanError> {
     driver::run(problem, request, options)
 }

@@ -75,10 +75,19 @@ fn capacity_mode_proves_infeasibility_below_the_minimum() {
         Buffer::new("w", 1, 2, 1).with_fixed_offset(1),
     ])
     .expect("valid");
-    let report = plan(&p, &within(Some(Size(3)), 100_000), &exact()).expect("plans");
+    // The holes bound proves it before any search (x fits in no hole w leaves at 1):
+    // off, so that the proof is the search's.
+    let mut options = exact();
+    options.bounds.holes = false;
+    let report = plan(&p, &within(Some(Size(3)), 100_000), &options).expect("plans");
     assert!(max_load(&p) <= Size(3));
     assert_eq!(report.outcome, Outcome::Infeasible);
     assert!(report.exact.is_some(), "the proof came from the search");
+    // With it, the same answer without the search.
+    let report = plan(&p, &within(Some(Size(3)), 100_000), &exact()).expect("plans");
+    assert_eq!(report.outcome, Outcome::Infeasible);
+    assert_eq!(report.exact, None, "the holes bound proved it first");
+    assert_eq!(report.lower_bound, Size(4));
 }
 
 #[test]

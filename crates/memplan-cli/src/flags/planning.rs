@@ -4,7 +4,7 @@
 
 use memplan::{Budget, CancelToken, Goal, Options, Planner, Request, Size, TimeLimit};
 
-use super::tuning::{BoxingArgs, ExactArgs, TelamallocArgs};
+use super::tuning::{BoundArgs, BoxingArgs, ExactArgs, TelamallocArgs};
 
 /// The planner and budget flags that `plan`, `bench` and `tflite` share.
 #[derive(clap::Args, Debug)]
@@ -44,6 +44,8 @@ pub struct PlannerArgs {
     pub telamalloc: TelamallocArgs,
     #[command(flatten)]
     pub boxing: BoxingArgs,
+    #[command(flatten)]
+    pub bounds: BoundArgs,
 }
 
 impl PlannerArgs {
@@ -81,6 +83,7 @@ impl PlannerArgs {
             telamalloc: self.telamalloc.options(),
             boxing: self.boxing.options(),
             exact: self.exact.options(),
+            bounds: self.bounds.options(),
         }
     }
 }

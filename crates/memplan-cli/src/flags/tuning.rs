@@ -5,7 +5,9 @@
 //! no switch means the library's default.
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use memplan::{Bootstrap, BoxingOptions, ExactOptions, Preorder, SqueezeFit, TelamallocOptions};
+use memplan::{
+    Bootstrap, BoundOptions, BoxingOptions, ExactOptions, Preorder, SqueezeFit, TelamallocOptions,
+};
 
 /// The exact search's switches (`--exact`, `--planner exact`, and the exact search
 /// inside the default portfolio).
@@ -77,6 +79,43 @@ impl ExactArgs {
             o.preorders = self.preorders.clone();
         }
         o
+    }
+}
+
+/// The lower bounds' switches (the proven bound every output reports; see
+/// [`BoundOptions`]).
+#[derive(clap::Args, Debug, Clone)]
+pub struct BoundArgs {
+    /// Ablation: proven bounds not rounded up to the gcd of sizes, alignments and fixed
+    /// offsets.
+    #[arg(long, hide = true, help_heading = "Lower bounds: ablations and tuning")]
+    pub no_granularity: bool,
+    /// Ablation: no holes bound (free buffers that fit in no hole the fixed ones leave).
+    #[arg(long, hide = true, help_heading = "Lower bounds: ablations and tuning")]
+    pub no_holes: bool,
+    /// Run the lower-bound prover first, on half the time left: the exact search at the
+    /// bound itself, part by part, raising it by proofs (with --capacity: a proof that
+    /// nothing fits, or a plan).
+    #[arg(long, hide = true, help_heading = "Lower bounds: ablations and tuning")]
+    pub prove: bool,
+    /// Ablation: the prover searches the whole problem, not each time component.
+    #[arg(long, hide = true, help_heading = "Lower bounds: ablations and tuning")]
+    pub no_components: bool,
+    /// Ablation: the prover searches no windows in time.
+    #[arg(long, hide = true, help_heading = "Lower bounds: ablations and tuning")]
+    pub no_windows: bool,
+}
+
+impl BoundArgs {
+    /// The library options these flags select.
+    pub fn options(&self) -> BoundOptions {
+        BoundOptions {
+            granularity: !self.no_granularity,
+            holes: !self.no_holes,
+            components: !self.no_components,
+            windows: !self.no_windows,
+            prover: self.prove,
+        }
     }
 }
 

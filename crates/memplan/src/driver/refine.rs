@@ -73,10 +73,12 @@ fn exact_step(stage: &Stage<'_>, best: &mut Incumbent) {
         problem,
         capacity,
         options,
-        lower_bound,
         budget,
         threads,
+        ..
     } = *stage;
+    // The search starts from the best proven bound (the prover's, when it ran).
+    let lower_bound = best.proven;
     let Some(model) = exact::Model::new(problem, budget) else {
         return;
     };

@@ -72,12 +72,19 @@ pub fn assert_report_consistent(
             assert!(p.height() >= load, "height below the max load");
             assert!(cap.is_none_or(|c| p.height() <= c), "plan above capacity");
             if let Outcome::Feasible { lower_bound, .. } = &report.outcome {
-                assert!(*lower_bound >= load && *lower_bound <= p.height());
+                assert!(*lower_bound >= load && *lower_bound < p.height());
+                assert_eq!(*lower_bound, report.lower_bound, "one bound");
+            } else {
+                assert_eq!(report.lower_bound, p.height(), "Optimal at the bound");
             }
             Some(p.height().0)
         }
         Outcome::Infeasible => {
-            assert!(cap.is_some(), "Infeasible without a capacity");
+            let c = cap.expect("Infeasible without a capacity");
+            assert!(
+                report.lower_bound > c,
+                "Infeasible with a bound under the capacity"
+            );
             None
         }
         Outcome::Unknown {
@@ -85,7 +92,8 @@ pub fn assert_report_consistent(
             lower_bound,
         } => {
             let c = cap.expect("Unknown only with a capacity");
-            assert!(*lower_bound >= load);
+            assert!(*lower_bound >= load && *lower_bound <= c);
+            assert_eq!(*lower_bound, report.lower_bound, "one bound");
             if let Some(b) = best_so_far {
                 check_offsets(problem, b.offsets(), None)
                     .unwrap_or_else(|f| panic!("{}: best-so-far rejected: {f}", report.planner));
@@ -239,6 +247,8 @@ pub fn plan_exact(data: &[u8]) {
     options.exact.dominance = u.arbitrary().unwrap_or(true);
     options.exact.decomposition = u.arbitrary().unwrap_or(true);
     options.exact.tighten = u.arbitrary().unwrap_or(true);
+    options.bounds.holes = u.arbitrary().unwrap_or(true);
+    options.bounds.granularity = u.arbitrary().unwrap_or(true);
     let report = run(&p, &within(cap, nodes), &options);
     assert_infeasible_is_sound(&p, cap, &report);
     if let (None, Some(plan)) = (cap, report.outcome.plan()) {
@@ -536,4 +546,52 @@ pub fn reference_valid(problem: &Problem, capacity: Option<Size>, offsets: &[Off
         }
     }
     true
+}
+
+/// The lower bounds beyond the max load (`bounds/`): never above a plan's height
+/// (greedy's), at least the max load and the fixed top, a plan at the bound when one is
+/// given, and capacity answers that contradict neither.
+pub fn lower_bounds(data: &[u8]) {
+    use crate::bounds::{lower_bound_with, settle_with, ProverOptions, Settled};
+    let Some((p, _, mut u)) = problem_from(data, 12) else {
+        return;
+    };
+    let options = ProverOptions {
+        holes: u.arbitrary().unwrap_or(true),
+        search: u.arbitrary().unwrap_or(true),
+        components: u.arbitrary().unwrap_or(true),
+        granularity: u.arbitrary().unwrap_or(true),
+        windows: vec![u.int_in_range(1..=6).unwrap_or(2)],
+        first_nodes: 64,
+        last_nodes: u.int_in_range(64..=20_000).unwrap_or(1000),
+    };
+    let budget = crate::budget::Budget::unlimited();
+    let proven = lower_bound_with(&p, &budget, &options);
+    assert!(
+        proven.bound >= crate::analysis::lower_bound(&p),
+        "below the max load"
+    );
+    let greedy = best_greedy(&p);
+    assert!(
+        proven.bound.0 <= greedy,
+        "bound {proven:?} above greedy's {greedy}"
+    );
+    if let Some(plan) = &proven.plan {
+        let s = check_offsets(&p, plan, None).unwrap_or_else(|f| panic!("plan at the bound: {f}"));
+        assert_eq!(s.height, proven.bound, "the plan at the bound");
+    }
+    match settle_with(&p, Size(greedy), &budget, &options) {
+        Settled::Infeasible(why) => panic!("greedy's height proven infeasible by {why:?}"),
+        Settled::Fits(plan) => {
+            check_offsets(&p, &plan, Some(Size(greedy))).unwrap_or_else(|f| panic!("fits: {f}"));
+        }
+        Settled::Unknown => {}
+    }
+    if proven.bound.0 > 0 {
+        let below = settle_with(&p, Size(proven.bound.0 - 1), &budget, &options);
+        assert!(
+            !matches!(below, Settled::Fits(_)),
+            "a plan under the proven bound {proven:?}"
+        );
+    }
 }
