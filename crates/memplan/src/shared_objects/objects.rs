@@ -17,24 +17,16 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::types::{Size, Time};
 
-/// A shared object's id: its position in creation order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(super) struct ObjectIdx(pub(super) u32);
-
-crate::units::raw_order!(ObjectIdx);
-
-impl ObjectIdx {
-    /// The id as a `usize`, for slicing.
-    #[inline]
-    pub(super) const fn index(self) -> usize {
-        self.0 as usize
-    }
-}
-
-crate::index::index_slices!(ObjectIdx);
+crate::index::index_type!(
+    /// A shared object's id: its position in creation order.
+    pub(super) ObjectIdx
+);
 
 /// An idle time between two lifetimes, in time steps.
 pub(super) type Gap = u64;
+
+/// `(gap, object)` pairs, smallest gap first.
+pub(super) type Gaps = Vec<(Gap, ObjectIdx)>;
 
 pub(super) struct Objects {
     sizes: Vec<Size>,
@@ -111,40 +103,7 @@ impl Objects {
     }
 
     /// The `want` smallest `(gap, object)` pairs, smallest first, by the same walk.
-    pub(super) fn best_gaps(
-        &self,
-        s: Time,
-        e: Time,
-        from: ObjectIdx,
-        want: usize,
-    ) -> Vec<(Gap, ObjectIdx)> {
-        self.nearest_gaps(s, e, from, want)
-    }
-
-    /// The same answer as [`Objects::best_gaps`], asking every object from `from` on.
-    pub(super) fn scan_gaps(
-        &self,
-        s: Time,
-        e: Time,
-        from: ObjectIdx,
-        want: usize,
-    ) -> Vec<(Gap, ObjectIdx)> {
-        let mut all: Vec<(Gap, ObjectIdx)> = self
-            .ids_from(from)
-            .filter_map(|o| self.gap(o, s, e).map(|g| (g, o)))
-            .collect();
-        all.sort_unstable();
-        all.truncate(want);
-        all
-    }
-
-    fn nearest_gaps(
-        &self,
-        s: Time,
-        e: Time,
-        from: ObjectIdx,
-        want: usize,
-    ) -> Vec<(Gap, ObjectIdx)> {
+    pub(super) fn best_gaps(&self, s: Time, e: Time, from: ObjectIdx, want: usize) -> Gaps {
         let budget = 2 * (self.sizes.len() - from.index()) + 64;
         let mut visited = 0usize;
         let mut before = self
@@ -153,7 +112,7 @@ impl Objects {
             .rev()
             .peekable();
         let mut after = self.starts.range((e, ObjectIdx(0))..).peekable();
-        let mut found: Vec<(Gap, ObjectIdx)> = Vec::new();
+        let mut found: Gaps = Vec::new();
         loop {
             let db = before.peek().map(|&&(end, o)| (s - end, o));
             let da = after.peek().map(|&&(start, o)| (start - e, o));
@@ -173,7 +132,7 @@ impl Objects {
                 (None, None) => break,
             };
             // Past the distance of the `want`-th object found: nothing closer remains.
-            if found.len() >= want && found.get(want - 1).is_some_and(|&(g, _)| d > g) {
+            if found.get(want - 1).is_some_and(|&(g, _)| d > g) {
                 break;
             }
             visited += 1;
@@ -187,6 +146,17 @@ impl Objects {
         found.sort_unstable();
         found.truncate(want);
         found
+    }
+
+    /// The same answer as [`Objects::best_gaps`], asking every object from `from` on.
+    pub(super) fn scan_gaps(&self, s: Time, e: Time, from: ObjectIdx, want: usize) -> Gaps {
+        let mut all: Gaps = self
+            .ids_from(from)
+            .filter_map(|o| self.gap(o, s, e).map(|g| (g, o)))
+            .collect();
+        all.sort_unstable();
+        all.truncate(want);
+        all
     }
 
     /// The hole of `o` that `[s, e)` lies in (assumed to fit): from the end of the held
