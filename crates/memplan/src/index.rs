@@ -57,6 +57,30 @@ macro_rules! index_slices {
 }
 pub(crate) use index_slices;
 
+/// Declares `$name`, a family's own index: a newtype over `u32` that compares as its
+/// integer ([`crate::units::raw_order!`]), gives its `usize` for slicing, and indexes
+/// slices and vectors directly ([`index_slices!`]).
+macro_rules! index_type {
+    ($(#[$doc:meta])* $vis:vis $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        $vis struct $name($vis u32);
+
+        crate::units::raw_order!($name);
+
+        impl $name {
+            /// The index as a `usize`, for slicing.
+            #[inline]
+            $vis const fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+
+        crate::index::index_slices!($name);
+    };
+}
+pub(crate) use index_type;
+
 /// `list.contains(&x)`, as fast as on integers: the standard library's fast path (which
 /// compares a chunk at a time, so that the compiler vectorises it) is for primitive
 /// types only, and TelaMalloc's candidate lists are searched at every pick.

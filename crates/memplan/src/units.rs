@@ -103,6 +103,15 @@ impl Offset {
         }
     }
 
+    /// [`Offset::align_up`], or `None` when that overflows.
+    #[inline]
+    pub(crate) const fn checked_align_up(self, alignment: Size) -> Option<Offset> {
+        match self.0.checked_next_multiple_of(alignment.0) {
+            Some(up) => Some(Offset(up)),
+            None => None,
+        }
+    }
+
     /// The bytes from `base` up to `self`; 0 when `self` is not above `base`.
     #[inline]
     pub(crate) const fn saturating_distance_from(self, base: Offset) -> Size {

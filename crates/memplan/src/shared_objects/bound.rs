@@ -16,21 +16,21 @@
 //!
 //! Lifetimes are whole here (gaps ignored), as everywhere in shared-object planning.
 
-use crate::types::{Problem, Size};
+use crate::types::{BufferIdx, Problem, Size, Time};
 
 /// The positional maxima, largest first: one per buffer live at the busiest time.
 pub fn positional_maxima(problem: &Problem) -> Vec<Size> {
     let bufs = problem.buffers();
-    let mut coords: Vec<u64> = bufs
+    let mut coords: Vec<Time> = bufs
         .iter()
-        .flat_map(|b| [b.lifetime.start.0, b.lifetime.end.0])
+        .flat_map(|b| [b.lifetime.start, b.lifetime.end])
         .collect();
     coords.sort_unstable();
     coords.dedup();
     // Elementary segments [coords[k], coords[k + 1]); a lifetime covers a run of them.
     let segments = coords.len().saturating_sub(1).max(1);
     let mut tree = MaxAddTree::new(segments);
-    let mut order: Vec<usize> = (0..bufs.len()).collect();
+    let mut order: Vec<BufferIdx> = problem.indices().collect();
     order.sort_unstable_by_key(|&i| std::cmp::Reverse(bufs[i].size));
     let mut maxima = Vec::new();
     let mut k = 0;
@@ -38,8 +38,8 @@ pub fn positional_maxima(problem: &Problem) -> Vec<Size> {
         let size = bufs[order[k]].size;
         while k < order.len() && bufs[order[k]].size == size {
             let lt = bufs[order[k]].lifetime;
-            let lo = coords.partition_point(|&c| c < lt.start.0);
-            let hi = coords.partition_point(|&c| c < lt.end.0);
+            let lo = coords.partition_point(|&c| c < lt.start);
+            let hi = coords.partition_point(|&c| c < lt.end);
             tree.add(lo, hi, 1);
             k += 1;
         }
@@ -130,15 +130,15 @@ mod tests {
         let end = p
             .buffers()
             .iter()
-            .map(|b| b.lifetime.end.0)
+            .map(|b| b.lifetime.end)
             .max()
-            .unwrap_or(0);
+            .unwrap_or(Time(0));
         let mut best: Vec<Size> = Vec::new();
-        for t in 0..end {
+        for t in (0..end.get()).map(Time) {
             let mut prof: Vec<Size> = p
                 .buffers()
                 .iter()
-                .filter(|b| b.lifetime.start.0 <= t && t < b.lifetime.end.0)
+                .filter(|b| b.lifetime.start <= t && t < b.lifetime.end)
                 .map(|b| b.size)
                 .collect();
             prof.sort_unstable_by(|a, b| b.cmp(a));

@@ -13,7 +13,7 @@ use std::fmt;
 
 use super::SharedAssignment;
 use crate::checker::{CheckFailure, ViolationKind, MAX_VIOLATIONS};
-use crate::types::{Lifetime, Problem, Size};
+use crate::types::{BufferIdx, Lifetime, Problem, Size, Time};
 
 /// One broken rule.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,12 +69,11 @@ impl fmt::Display for SharedViolation {
             }
             SharedViolation::Overlap {
                 object,
-                first,
-                second,
+                first: (a, a_live),
+                second: (b, b_live),
             } => write!(
                 f,
-                "object {object} holds '{}' (live {}) and '{}' (live {}) at the same time",
-                first.0, first.1, second.0, second.1
+                "object {object} holds '{a}' (live {a_live}) and '{b}' (live {b_live}) at the same time"
             ),
             SharedViolation::TooSmall {
                 object,
@@ -127,8 +126,8 @@ pub fn check_shared_objects(
             found: object_of.len(),
         });
     } else {
-        let mut members: Vec<(u32, u64, usize)> = Vec::with_capacity(bufs.len());
-        for (i, (&o, b)) in object_of.iter().zip(bufs).enumerate() {
+        let mut members: Vec<(u32, Time, BufferIdx)> = Vec::with_capacity(bufs.len());
+        for (&o, (i, b)) in object_of.iter().zip(problem.indexed()) {
             match sizes.get(o as usize) {
                 None => report(SharedViolation::UnknownObject {
                     buffer: b.id.clone(),
@@ -143,17 +142,17 @@ pub fn check_shared_objects(
                             size: b.size,
                         });
                     }
-                    members.push((o, b.lifetime.start.0, i));
+                    members.push((o, b.lifetime.start, i));
                 }
             }
         }
         members.sort_unstable();
         // Within an object, the buffer with the latest end so far.
-        let mut latest: Option<(u32, usize)> = None;
+        let mut latest: Option<(u32, BufferIdx)> = None;
         for &(o, start, i) in &members {
             match latest {
                 Some((lo, j)) if lo == o => {
-                    if bufs[j].lifetime.end.0 > start {
+                    if bufs[j].lifetime.end > start {
                         report(SharedViolation::Overlap {
                             object: o,
                             first: (bufs[j].id.clone(), bufs[j].lifetime),
@@ -205,8 +204,8 @@ mod tests {
         let a = SharedAssignment::from_parts(vec![0, 0, 0], vec![Size(8)]);
         let f = check_shared_objects(&p, &a).unwrap_err();
         assert!(
-            matches!(&f.violations[0], SharedViolation::Overlap { first, second, .. }
-            if first.0 == "a" && second.0 == "b")
+            matches!(&f.violations[0], SharedViolation::Overlap { first: (a, _), second: (b, _), .. }
+            if a == "a" && b == "b")
         );
         let a = SharedAssignment::from_parts(vec![0, 1, 0], vec![Size(5), Size(4)]);
         let f = check_shared_objects(&p, &a).unwrap_err();

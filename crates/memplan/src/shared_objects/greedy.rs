@@ -6,27 +6,30 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::bound::MaxAddTree;
-use super::objects::Objects;
+use super::objects::{Gap, ObjectIdx, Objects};
 use crate::index::TimeIndex;
-use crate::types::{BufferIdx, Lifetime, Problem, Size};
+use crate::types::{BufferIdx, Lifetime, Problem, Size, Time};
 
-const UNASSIGNED: u32 = u32::MAX;
+const UNASSIGNED: ObjectIdx = ObjectIdx(u32::MAX);
 
-fn span(problem: &Problem, i: usize) -> (u64, u64) {
-    let lt = problem.buffers()[i].lifetime;
-    (lt.start.0, lt.end.0)
+/// A strategy's answer: the object of each buffer, and the object sizes.
+pub(super) type Assignment = (Vec<ObjectIdx>, Vec<Size>);
+
+fn span(problem: &Problem, i: BufferIdx) -> (Time, Time) {
+    let lt = problem.buffer(i).lifetime;
+    (lt.start, lt.end)
 }
 
 /// Greedy by Size (§4.3, Alg. 2): largest buffer first, to the smallest suitable object.
-pub(super) fn by_size(problem: &Problem) -> (Vec<u32>, Vec<u64>) {
+pub(super) fn by_size(problem: &Problem) -> Assignment {
     let bufs = problem.buffers();
-    let mut order: Vec<usize> = (0..bufs.len()).collect();
+    let mut order: Vec<BufferIdx> = problem.indices().collect();
     order.sort_by_key(|&i| Reverse(bufs[i].size));
     let mut objs = Objects::new();
     let mut object_of = vec![UNASSIGNED; bufs.len()];
     for i in order {
         let (s, e) = span(problem, i);
-        let size = bufs[i].size.0;
+        let size = bufs[i].size;
         // Every object is at least `size`: sizes only decrease along the order.
         let found = objs.at_least(size).find(|&o| objs.fits(o, s, e));
         object_of[i] = match found {
@@ -43,24 +46,24 @@ pub(super) fn by_size(problem: &Problem) -> (Vec<u32>, Vec<u64>) {
 /// Greedy by Breadth (§4.2, Alg. 1). The "operators" are the distinct start times: the
 /// profile can only grow at a start, and every buffer is live at its own start, so
 /// visiting them covers every buffer and every maximal profile.
-pub(super) fn by_breadth(problem: &Problem) -> (Vec<u32>, Vec<u64>) {
+pub(super) fn by_breadth(problem: &Problem) -> Assignment {
     let bufs = problem.buffers();
     // Breadth at each distinct start: one sweep, ends before starts at equal times.
-    let mut events: Vec<(u64, bool, u64)> = Vec::with_capacity(2 * bufs.len());
+    let mut events: Vec<(Time, bool, Size)> = Vec::with_capacity(2 * bufs.len());
     for b in bufs {
-        events.push((b.lifetime.start.0, true, b.size.0));
-        events.push((b.lifetime.end.0, false, b.size.0));
+        events.push((b.lifetime.start, true, b.size));
+        events.push((b.lifetime.end, false, b.size));
     }
     events.sort_unstable_by_key(|&(t, is_start, _)| (t, is_start));
-    let mut breadth: Vec<(u64, u64)> = Vec::new(); // (time, breadth)
-    let mut load: u64 = 0;
+    let mut breadth: Vec<(Time, Size)> = Vec::new(); // (time, breadth)
+    let mut load = Size::ZERO;
     for (k, &(t, is_start, size)) in events.iter().enumerate() {
         if is_start {
             load = load.saturating_add(size);
         } else {
             load -= size;
         }
-        let last_at_t = events.get(k + 1).is_none_or(|n| n.0 != t);
+        let last_at_t = events.get(k + 1).is_none_or(|&(next, _, _)| next != t);
         if last_at_t && is_start {
             breadth.push((t, load));
         }
@@ -73,15 +76,20 @@ pub(super) fn by_breadth(problem: &Problem) -> (Vec<u32>, Vec<u64>) {
     let mut profile: Vec<BufferIdx> = Vec::new();
     for (t, _) in breadth {
         profile.clear();
-        index.for_each_overlapping(Lifetime::new(t, t + 1), |i| profile.push(i));
+        index.for_each_overlapping(
+            Lifetime {
+                start: t,
+                end: t + 1,
+            },
+            |i| profile.push(i),
+        );
         for &i in &profile {
             index.remove(i);
         }
         profile.sort_by_key(|&i| (Reverse(bufs[i].size), i));
         for &i in &profile {
-            let i = i.index();
             let (s, e) = span(problem, i);
-            let size = bufs[i].size.0;
+            let size = bufs[i].size;
             // The smallest suitable object not smaller than the buffer, else the
             // largest suitable one (which grows), else a new one.
             let found = objs
@@ -89,13 +97,13 @@ pub(super) fn by_breadth(problem: &Problem) -> (Vec<u32>, Vec<u64>) {
                 .find(|&o| objs.fits(o, s, e))
                 .or_else(|| {
                     // Among equal sizes prefer the lower id, as `at_least` does.
-                    let mut best: Option<u32> = None;
+                    let mut best: Option<ObjectIdx> = None;
                     for o in objs.smaller_than(size) {
                         if best.is_some_and(|b| objs.size(b) > objs.size(o)) {
                             break;
                         }
                         if objs.fits(o, s, e) {
-                            best = Some(best.map_or(o, |b: u32| b.min(o)));
+                            best = Some(best.map_or(o, |b| b.min(o)));
                         }
                     }
                     best
@@ -122,13 +130,13 @@ pub(super) fn by_size_improved(
     problem: &Problem,
     maxima: &[Size],
     nearest_first: bool,
-) -> (Vec<u32>, Vec<u64>) {
+) -> Assignment {
     let bufs = problem.buffers();
-    let mut distinct: Vec<u64> = maxima.iter().map(|s| s.0).collect();
+    let mut distinct: Vec<Size> = maxima.to_vec();
     distinct.dedup();
     // Stage 2k holds sizes equal to distinct[k]; stage 2k + 1 sizes strictly between
     // distinct[k + 1] (or 0) and distinct[k]. `distinct` is decreasing.
-    let stage_of = |size: u64| -> usize {
+    let stage_of = |size: Size| -> usize {
         let k = distinct.partition_point(|&p| p > size);
         if k < distinct.len() && distinct[k] == size {
             2 * k
@@ -136,9 +144,9 @@ pub(super) fn by_size_improved(
             2 * k - 1 // k ≥ 1: no buffer is larger than the first maximum
         }
     };
-    let mut stages: Vec<Vec<u32>> = vec![Vec::new(); 2 * distinct.len()];
-    for (i, b) in bufs.iter().enumerate() {
-        stages[stage_of(b.size.0)].push(i as u32);
+    let mut stages: Vec<Vec<BufferIdx>> = vec![Vec::new(); 2 * distinct.len()];
+    for (i, b) in problem.indexed() {
+        stages[stage_of(b.size)].push(i);
     }
     let mut objs = Objects::new();
     let mut object_of = vec![UNASSIGNED; bufs.len()];
@@ -150,7 +158,7 @@ pub(super) fn by_size_improved(
 }
 
 /// `(gap, position in the stage, object, batch)`; ordered by gap first.
-type Candidate = (u64, u32, u32, u32);
+type Candidate = (Gap, usize, ObjectIdx, u32);
 /// Candidates computed at once per buffer.
 const BATCH: usize = 4;
 /// The batch number of candidates pushed outside any batch.
@@ -160,7 +168,7 @@ const NO_BATCH: u32 = u32::MAX;
 /// fill up, so it never will), and its current batch of candidates: the batch's number
 /// and how many of its entries are still in the heap.
 struct Batches {
-    fits_none_below: Vec<u32>,
+    fits_none_below: Vec<ObjectIdx>,
     number: Vec<u32>,
     left: Vec<u32>,
 }
@@ -170,13 +178,13 @@ impl Batches {
     fn push(
         &mut self,
         problem: &Problem,
-        stage: &[u32],
+        stage: &[BufferIdx],
         objs: &Objects,
         busy: &BusyCount,
         heap: &mut BinaryHeap<Reverse<Candidate>>,
         k: usize,
     ) {
-        let (s, e) = span(problem, stage[k] as usize);
+        let (s, e) = span(problem, stage[k]);
         let from = self.fits_none_below[k];
         let best = if !busy.enabled {
             objs.scan_gaps(s, e, from, BATCH)
@@ -186,12 +194,12 @@ impl Batches {
             objs.best_gaps(s, e, from, BATCH)
         };
         if best.is_empty() {
-            self.fits_none_below[k] = objs.len() as u32;
+            self.fits_none_below[k] = objs.next_id();
         }
         self.number[k] += 1;
         self.left[k] = best.len() as u32;
         for (g, o) in best {
-            heap.push(Reverse((g, k as u32, o, self.number[k])));
+            heap.push(Reverse((g, k, o, self.number[k])));
         }
     }
 }
@@ -209,20 +217,17 @@ impl Batches {
 /// best pair of the whole stage.
 fn assign_stage(
     problem: &Problem,
-    stage: &mut [u32],
+    stage: &mut [BufferIdx],
     objs: &mut Objects,
-    object_of: &mut [u32],
+    object_of: &mut [ObjectIdx],
     busy: &mut BusyCount,
 ) {
     let bufs = problem.buffers();
     // Sorted by start, to find the buffers inside a hole.
-    stage.sort_by_key(|&i| (bufs[i as usize].lifetime.start, i));
-    let starts: Vec<u64> = stage
-        .iter()
-        .map(|&i| bufs[i as usize].lifetime.start.0)
-        .collect();
+    stage.sort_by_key(|&i| (bufs[i].lifetime.start, i));
+    let starts: Vec<Time> = stage.iter().map(|&i| bufs[i].lifetime.start).collect();
     let mut batches = Batches {
-        fits_none_below: vec![0; stage.len()],
+        fits_none_below: vec![ObjectIdx(0); stage.len()],
         number: vec![0; stage.len()],
         left: vec![0; stage.len()],
     };
@@ -234,70 +239,69 @@ fn assign_stage(
     // Pushes the candidates of the unassigned stage buffers inside the hole [lo, hi) of
     // object `o` (outside any batch).
     let push_hole = |objs: &Objects,
-                     object_of: &[u32],
+                     object_of: &[ObjectIdx],
                      heap: &mut BinaryHeap<Reverse<Candidate>>,
-                     o: u32,
-                     lo: u64,
-                     hi: u64| {
+                     o: ObjectIdx,
+                     (lo, hi): (Time, Time)| {
         let from = starts.partition_point(|&t| t < lo);
         for (k, &j) in stage.iter().enumerate().skip(from) {
-            let (s, e) = span(problem, j as usize);
+            let (s, e) = span(problem, j);
             if s >= hi {
                 break;
             }
-            if object_of[j as usize] != UNASSIGNED || e > hi {
+            if object_of[j] != UNASSIGNED || e > hi {
                 continue;
             }
             if let Some(g) = objs.gap(o, s, e) {
-                heap.push(Reverse((g, k as u32, o, NO_BATCH)));
+                heap.push(Reverse((g, k, o, NO_BATCH)));
             }
         }
     };
     while remaining > 0 {
         let mut assigned = None;
         while let Some(Reverse((g, k, o, b))) = heap.pop() {
-            let i = stage[k as usize];
-            if object_of[i as usize] != UNASSIGNED {
+            let i = stage[k];
+            if object_of[i] != UNASSIGNED {
                 continue;
             }
-            let (s, e) = span(problem, i as usize);
+            let (s, e) = span(problem, i);
             if objs.gap(o, s, e) == Some(g) {
                 assigned = Some((i, o));
                 break;
             }
             // Stale: the pair no longer fits, or its smaller gap was pushed when it
             // shrank. Once the whole batch is stale, compute the next one.
-            if b == batches.number[k as usize] {
-                batches.left[k as usize] -= 1;
-                if batches.left[k as usize] == 0 {
-                    batches.push(problem, stage, objs, busy, &mut heap, k as usize);
+            if b == batches.number[k] {
+                batches.left[k] -= 1;
+                if batches.left[k] == 0 {
+                    batches.push(problem, stage, objs, busy, &mut heap, k);
                 }
             }
         }
         match assigned {
             Some((i, o)) => {
-                let (s, e) = span(problem, i as usize);
-                let (lo, hi) = objs.hole_around(o, s, e);
-                objs.assign(o, s, e, bufs[i as usize].size.0);
+                let (s, e) = span(problem, i);
+                let hole = objs.hole_around(o, s, e);
+                objs.assign(o, s, e, bufs[i].size);
                 busy.add(s, e);
-                object_of[i as usize] = o;
+                object_of[i] = o;
                 remaining -= 1;
-                push_hole(objs, object_of, &mut heap, o, lo, hi);
+                push_hole(objs, object_of, &mut heap, o, hole);
             }
             None => {
                 // No buffer of the stage fits any object: the largest gets a new one.
                 let i = *stage
                     .iter()
-                    .filter(|&&i| object_of[i as usize] == UNASSIGNED)
-                    .min_by_key(|&&i| (Reverse(bufs[i as usize].size), i))
+                    .filter(|&&i| object_of[i] == UNASSIGNED)
+                    .min_by_key(|&&i| (Reverse(bufs[i].size), i))
                     .expect("remaining > 0");
-                let (s, e) = span(problem, i as usize);
-                let o = objs.create(s, e, bufs[i as usize].size.0);
+                let (s, e) = span(problem, i);
+                let o = objs.create(s, e, bufs[i].size);
                 busy.add(s, e);
-                object_of[i as usize] = o;
+                object_of[i] = o;
                 remaining -= 1;
-                push_hole(objs, object_of, &mut heap, o, 0, s);
-                push_hole(objs, object_of, &mut heap, o, e, u64::MAX);
+                push_hole(objs, object_of, &mut heap, o, (Time(0), s));
+                push_hole(objs, object_of, &mut heap, o, (e, Time(u64::MAX)));
             }
         }
     }
@@ -309,7 +313,7 @@ fn assign_stage(
 struct BusyCount {
     /// Off: nothing is counted and the caller asks every object.
     enabled: bool,
-    coords: Vec<u64>,
+    coords: Vec<Time>,
     tree: MaxAddTree,
 }
 
@@ -322,10 +326,10 @@ impl BusyCount {
                 tree: MaxAddTree::new(1),
             };
         }
-        let mut coords: Vec<u64> = problem
+        let mut coords: Vec<Time> = problem
             .buffers()
             .iter()
-            .flat_map(|b| [b.lifetime.start.0, b.lifetime.end.0])
+            .flat_map(|b| [b.lifetime.start, b.lifetime.end])
             .collect();
         coords.sort_unstable();
         coords.dedup();
@@ -337,14 +341,14 @@ impl BusyCount {
         }
     }
 
-    fn slots(&self, s: u64, e: u64) -> (usize, usize) {
+    fn slots(&self, s: Time, e: Time) -> (usize, usize) {
         (
             self.coords.partition_point(|&c| c < s),
             self.coords.partition_point(|&c| c < e),
         )
     }
 
-    fn add(&mut self, s: u64, e: u64) {
+    fn add(&mut self, s: Time, e: Time) {
         if !self.enabled {
             return;
         }
@@ -352,7 +356,7 @@ impl BusyCount {
         self.tree.add(lo, hi, 1);
     }
 
-    fn max_in(&self, s: u64, e: u64) -> i64 {
+    fn max_in(&self, s: Time, e: Time) -> i64 {
         let (lo, hi) = self.slots(s, e);
         self.tree.max_in(lo, hi)
     }

@@ -181,11 +181,7 @@ impl SharedAssignment {
 
     /// The sum of the object sizes (saturating).
     pub fn total(&self) -> Size {
-        Size(
-            self.object_sizes
-                .iter()
-                .fold(0u64, |a, s| a.saturating_add(s.0)),
-        )
+        saturating_sum(self.object_sizes.iter().copied())
     }
 }
 
@@ -235,13 +231,8 @@ pub fn plan_shared_objects(
         .budget
         .start(Instant::now(), std::time::Duration::ZERO);
     let maxima = positional_maxima(problem);
-    let lower_bound = Size(maxima.iter().fold(0u64, |a, s| a.saturating_add(s.0)));
-    let naive = Size(
-        problem
-            .buffers()
-            .iter()
-            .fold(0u64, |a, b| a.saturating_add(b.size.0)),
-    );
+    let lower_bound = saturating_sum(maxima.iter().copied());
+    let naive = saturating_sum(problem.buffers().iter().map(|b| b.size));
     let strategies: Vec<SharedStrategy> = match options.strategy {
         Some(s) => vec![s],
         None => SharedStrategy::ALL.to_vec(),
@@ -289,13 +280,20 @@ fn run_strategy(
     nearest_first: bool,
 ) -> SharedAssignment {
     let (object_of, sizes) = match strategy {
-        SharedStrategy::Naive => (
-            (0..problem.len() as u32).collect(),
-            problem.buffers().iter().map(|b| b.size.0).collect(),
-        ),
+        SharedStrategy::Naive => {
+            return SharedAssignment::from_parts(
+                (0..problem.len() as u32).collect(),
+                problem.buffers().iter().map(|b| b.size).collect(),
+            )
+        }
         SharedStrategy::Size => greedy::by_size(problem),
         SharedStrategy::Breadth => greedy::by_breadth(problem),
         SharedStrategy::SizeImproved => greedy::by_size_improved(problem, maxima, nearest_first),
     };
-    SharedAssignment::from_parts(object_of, sizes.into_iter().map(Size).collect())
+    SharedAssignment::from_parts(object_of.into_iter().map(|o| o.0).collect(), sizes)
+}
+
+/// The sum of `sizes`, at most `u64::MAX`.
+fn saturating_sum(sizes: impl Iterator<Item = Size>) -> Size {
+    sizes.fold(Size::ZERO, Size::saturating_add)
 }

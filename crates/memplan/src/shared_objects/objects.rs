@@ -15,15 +15,28 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::types::{Size, Time};
+
+crate::index::index_type!(
+    /// A shared object's id: its position in creation order.
+    pub(super) ObjectIdx
+);
+
+/// An idle time between two lifetimes, in time steps.
+pub(super) type Gap = u64;
+
+/// `(gap, object)` pairs, smallest gap first.
+pub(super) type Gaps = Vec<(Gap, ObjectIdx)>;
+
 pub(super) struct Objects {
-    sizes: Vec<u64>,
-    held: Vec<BTreeMap<u64, u64>>,
+    sizes: Vec<Size>,
+    held: Vec<BTreeMap<Time, Time>>,
     /// `(size, object)` for every object, to scan objects in size order.
-    by_size: BTreeSet<(u64, u32)>,
+    by_size: BTreeSet<(Size, ObjectIdx)>,
     /// `(end, object)` and `(start, object)` for every held lifetime of every object,
     /// to find the nearest held lifetimes of a new one across all objects.
-    ends: BTreeSet<(u64, u32)>,
-    starts: BTreeSet<(u64, u32)>,
+    ends: BTreeSet<(Time, ObjectIdx)>,
+    starts: BTreeSet<(Time, ObjectIdx)>,
 }
 
 impl Objects {
@@ -43,8 +56,8 @@ impl Objects {
 
     /// True when object `o` holds nothing live during `[s, e)`.
     #[inline]
-    pub(super) fn fits(&self, o: u32, s: u64, e: u64) -> bool {
-        match self.held[o as usize].range(..e).next_back() {
+    pub(super) fn fits(&self, o: ObjectIdx, s: Time, e: Time) -> bool {
+        match self.held[o].range(..e).next_back() {
             Some((_, &end)) => end <= s,
             None => true,
         }
@@ -52,8 +65,8 @@ impl Objects {
 
     /// The idle time between `[s, e)` and the nearest lifetime held by `o`, or `None`
     /// when `[s, e)` does not fit. An empty object has gap `u64::MAX`.
-    pub(super) fn gap(&self, o: u32, s: u64, e: u64) -> Option<u64> {
-        let held = &self.held[o as usize];
+    pub(super) fn gap(&self, o: ObjectIdx, s: Time, e: Time) -> Option<Gap> {
+        let held = &self.held[o];
         let before = held.range(..e).next_back();
         if let Some((_, &end)) = before {
             if end > s {
@@ -65,7 +78,7 @@ impl Objects {
         Some(match (before, after) {
             (Some(a), Some(b)) => a.min(b),
             (Some(a), None) | (None, Some(a)) => a,
-            (None, None) => u64::MAX,
+            (None, None) => Gap::MAX,
         })
     }
 
@@ -85,36 +98,26 @@ impl Objects {
     /// objects at a time when `[s, e)` fitted none: objects only fill up, so it still
     /// fits none of those).
     #[cfg(test)]
-    pub(super) fn best_gap(&self, s: u64, e: u64, from: u32) -> Option<(u64, u32)> {
+    pub(super) fn best_gap(&self, s: Time, e: Time, from: ObjectIdx) -> Option<(Gap, ObjectIdx)> {
         self.best_gaps(s, e, from, 1).first().copied()
     }
 
     /// The `want` smallest `(gap, object)` pairs, smallest first, by the same walk.
-    pub(super) fn best_gaps(&self, s: u64, e: u64, from: u32, want: usize) -> Vec<(u64, u32)> {
-        self.nearest_gaps(s, e, from, want)
-    }
-
-    /// The same answer as [`Objects::best_gaps`], asking every object from `from` on.
-    pub(super) fn scan_gaps(&self, s: u64, e: u64, from: u32, want: usize) -> Vec<(u64, u32)> {
-        let mut all: Vec<(u64, u32)> = (from..self.sizes.len() as u32)
-            .filter_map(|o| self.gap(o, s, e).map(|g| (g, o)))
-            .collect();
-        all.sort_unstable();
-        all.truncate(want);
-        all
-    }
-
-    fn nearest_gaps(&self, s: u64, e: u64, from: u32, want: usize) -> Vec<(u64, u32)> {
-        let budget = 2 * (self.sizes.len() - from as usize) + 64;
+    pub(super) fn best_gaps(&self, s: Time, e: Time, from: ObjectIdx, want: usize) -> Gaps {
+        let budget = 2 * (self.sizes.len() - from.index()) + 64;
         let mut visited = 0usize;
-        let mut before = self.ends.range(..=(s, u32::MAX)).rev().peekable();
-        let mut after = self.starts.range((e, 0)..).peekable();
-        let mut found: Vec<(u64, u32)> = Vec::new();
+        let mut before = self
+            .ends
+            .range(..=(s, ObjectIdx(u32::MAX)))
+            .rev()
+            .peekable();
+        let mut after = self.starts.range((e, ObjectIdx(0))..).peekable();
+        let mut found: Gaps = Vec::new();
         loop {
             let db = before.peek().map(|&&(end, o)| (s - end, o));
             let da = after.peek().map(|&&(start, o)| (start - e, o));
             let (d, o) = match (db, da) {
-                (Some(b), Some(a)) if b.0 <= a.0 => {
+                (Some(b @ (to_before, _)), Some((to_after, _))) if to_before <= to_after => {
                     before.next();
                     b
                 }
@@ -129,11 +132,11 @@ impl Objects {
                 (None, None) => break,
             };
             // Past the distance of the `want`-th object found: nothing closer remains.
-            if found.len() >= want && d > found[want - 1].0 {
+            if found.get(want - 1).is_some_and(|&(g, _)| d > g) {
                 break;
             }
             visited += 1;
-            if o >= from && !found.iter().any(|f| f.1 == o) && self.fits(o, s, e) {
+            if o >= from && !found.iter().any(|&(_, f)| f == o) && self.fits(o, s, e) {
                 found.push((d, o));
             }
             if visited > budget && found.len() < want {
@@ -145,33 +148,63 @@ impl Objects {
         found
     }
 
+    /// The same answer as [`Objects::best_gaps`], asking every object from `from` on.
+    pub(super) fn scan_gaps(&self, s: Time, e: Time, from: ObjectIdx, want: usize) -> Gaps {
+        let mut all: Gaps = self
+            .ids_from(from)
+            .filter_map(|o| self.gap(o, s, e).map(|g| (g, o)))
+            .collect();
+        all.sort_unstable();
+        all.truncate(want);
+        all
+    }
+
     /// The hole of `o` that `[s, e)` lies in (assumed to fit): from the end of the held
     /// lifetime before it (or 0) to the start of the one after it (or `u64::MAX`).
-    pub(super) fn hole_around(&self, o: u32, s: u64, e: u64) -> (u64, u64) {
-        let held = &self.held[o as usize];
-        let lo = held.range(..=s).next_back().map_or(0, |(_, &end)| end);
-        let hi = held.range(e..).next().map_or(u64::MAX, |(&start, _)| start);
+    pub(super) fn hole_around(&self, o: ObjectIdx, s: Time, e: Time) -> (Time, Time) {
+        let held = &self.held[o];
+        let lo = held
+            .range(..=s)
+            .next_back()
+            .map_or(Time(0), |(_, &end)| end);
+        let hi = held
+            .range(e..)
+            .next()
+            .map_or(Time(u64::MAX), |(&start, _)| start);
         (lo, hi)
     }
 
-    pub(super) fn size(&self, o: u32) -> u64 {
-        self.sizes[o as usize]
+    pub(super) fn size(&self, o: ObjectIdx) -> Size {
+        self.sizes[o]
+    }
+
+    /// The objects with id `from` or above, in id order.
+    pub(super) fn ids_from(&self, from: ObjectIdx) -> impl Iterator<Item = ObjectIdx> {
+        (from.0..self.sizes.len() as u32).map(ObjectIdx)
+    }
+
+    /// The id the next object created gets (the number of objects).
+    pub(super) fn next_id(&self) -> ObjectIdx {
+        ObjectIdx(self.sizes.len() as u32)
     }
 
     /// Objects of size at least `size`, smallest first (ties: lower id first).
-    pub(super) fn at_least(&self, size: u64) -> impl Iterator<Item = u32> + '_ {
-        self.by_size.range((size, 0)..).map(|&(_, o)| o)
+    pub(super) fn at_least(&self, size: Size) -> impl Iterator<Item = ObjectIdx> + '_ {
+        self.by_size.range((size, ObjectIdx(0))..).map(|&(_, o)| o)
     }
 
     /// Objects smaller than `size`, largest first (ties: lower id first is not kept;
     /// callers only use this where sizes are compared, see `by_breadth`).
-    pub(super) fn smaller_than(&self, size: u64) -> impl Iterator<Item = u32> + '_ {
-        self.by_size.range(..(size, 0)).rev().map(|&(_, o)| o)
+    pub(super) fn smaller_than(&self, size: Size) -> impl Iterator<Item = ObjectIdx> + '_ {
+        self.by_size
+            .range(..(size, ObjectIdx(0)))
+            .rev()
+            .map(|&(_, o)| o)
     }
 
     /// A new object of size `size` holding `[s, e)`; returns its id.
-    pub(super) fn create(&mut self, s: u64, e: u64, size: u64) -> u32 {
-        let o = self.sizes.len() as u32;
+    pub(super) fn create(&mut self, s: Time, e: Time, size: Size) -> ObjectIdx {
+        let o = self.next_id();
         self.sizes.push(size);
         let mut m = BTreeMap::new();
         m.insert(s, e);
@@ -183,19 +216,19 @@ impl Objects {
     }
 
     /// Puts `[s, e)` (assumed to fit) into `o`, growing it to `size` if it is smaller.
-    pub(super) fn assign(&mut self, o: u32, s: u64, e: u64, size: u64) {
-        self.held[o as usize].insert(s, e);
+    pub(super) fn assign(&mut self, o: ObjectIdx, s: Time, e: Time, size: Size) {
+        self.held[o].insert(s, e);
         self.ends.insert((e, o));
         self.starts.insert((s, o));
-        let old = self.sizes[o as usize];
+        let old = self.sizes[o];
         if size > old {
             self.by_size.remove(&(old, o));
             self.by_size.insert((size, o));
-            self.sizes[o as usize] = size;
+            self.sizes[o] = size;
         }
     }
 
-    pub(super) fn into_sizes(self) -> Vec<u64> {
+    pub(super) fn into_sizes(self) -> Vec<Size> {
         self.sizes
     }
 }
@@ -204,53 +237,64 @@ impl Objects {
 mod tests {
     use super::*;
 
+    /// `[s, e)` as times.
+    fn span(s: u64, e: u64) -> (Time, Time) {
+        (Time(s), Time(e))
+    }
+
     #[test]
     fn fits_and_gaps_follow_the_holes() {
         let mut objs = Objects::new();
-        let o = objs.create(0, 2, 5);
-        objs.assign(o, 6, 8, 7);
-        assert_eq!(objs.size(o), 7);
-        assert!(objs.fits(o, 2, 6));
-        assert!(!objs.fits(o, 1, 3));
-        assert!(!objs.fits(o, 5, 7));
-        assert!(!objs.fits(o, 0, 10));
-        assert_eq!(objs.gap(o, 3, 5), Some(1));
-        assert_eq!(objs.gap(o, 2, 3), Some(0));
-        assert_eq!(objs.gap(o, 10, 11), Some(2));
-        assert_eq!(objs.gap(o, 7, 9), None);
-        assert_eq!(objs.hole_around(o, 3, 5), (2, 6));
-        assert_eq!(objs.hole_around(o, 9, 10), (8, u64::MAX));
-        let p = objs.create(3, 4, 1);
-        assert_eq!(objs.hole_around(p, 0, 2), (0, 3));
-        assert_eq!(objs.at_least(5).collect::<Vec<_>>(), vec![o]);
-        assert_eq!(objs.smaller_than(7).collect::<Vec<_>>(), vec![p]);
+        let fits = |objs: &Objects, o, (s, e)| objs.fits(o, s, e);
+        let gap = |objs: &Objects, o, (s, e)| objs.gap(o, s, e);
+        let hole = |objs: &Objects, o, (s, e)| objs.hole_around(o, s, e);
+        let o = objs.create(Time(0), Time(2), Size(5));
+        objs.assign(o, Time(6), Time(8), Size(7));
+        assert_eq!(objs.size(o), Size(7));
+        assert!(fits(&objs, o, span(2, 6)));
+        assert!(!fits(&objs, o, span(1, 3)));
+        assert!(!fits(&objs, o, span(5, 7)));
+        assert!(!fits(&objs, o, span(0, 10)));
+        assert_eq!(gap(&objs, o, span(3, 5)), Some(1));
+        assert_eq!(gap(&objs, o, span(2, 3)), Some(0));
+        assert_eq!(gap(&objs, o, span(10, 11)), Some(2));
+        assert_eq!(gap(&objs, o, span(7, 9)), None);
+        assert_eq!(hole(&objs, o, span(3, 5)), span(2, 6));
+        assert_eq!(hole(&objs, o, span(9, 10)), span(8, u64::MAX));
+        let p = objs.create(Time(3), Time(4), Size(1));
+        assert_eq!(hole(&objs, p, span(0, 2)), span(0, 3));
+        assert_eq!(objs.at_least(Size(5)).collect::<Vec<_>>(), vec![o]);
+        assert_eq!(objs.smaller_than(Size(7)).collect::<Vec<_>>(), vec![p]);
     }
 
     #[test]
     fn best_gap_matches_a_scan_of_every_object() {
         let mut rng = crate::rng::Rng::new(3);
+        let first = ObjectIdx(0);
         for _ in 0..200 {
             let mut objs = Objects::new();
             for _ in 0..rng.range(1, 40) {
                 let s = rng.range(0, 60);
-                let e = s + rng.range(1, 6);
-                let fit = (0..objs.len() as u32).find(|&o| objs.fits(o, s, e));
+                let (s, e) = span(s, s + rng.range(1, 6));
+                let fit = objs.ids_from(first).find(|&o| objs.fits(o, s, e));
                 match fit {
-                    Some(o) if rng.chance(70) => objs.assign(o, s, e, 1),
+                    Some(o) if rng.chance(70) => objs.assign(o, s, e, Size(1)),
                     _ => {
-                        objs.create(s, e, 1);
+                        objs.create(s, e, Size(1));
                     }
                 }
             }
             for _ in 0..30 {
                 let s = rng.range(0, 70);
-                let e = s + rng.range(1, 6);
-                let want = (0..objs.len() as u32)
+                let (s, e) = span(s, s + rng.range(1, 6));
+                let want = objs
+                    .ids_from(first)
                     .filter_map(|o| objs.gap(o, s, e).map(|g| (g, o)))
                     .min();
-                assert_eq!(objs.best_gap(s, e, 0), want);
-                let from = rng.range(0, objs.len() as u64) as u32;
-                let want = (from..objs.len() as u32)
+                assert_eq!(objs.best_gap(s, e, first), want);
+                let from = ObjectIdx(rng.range(0, objs.len() as u64) as u32);
+                let want = objs
+                    .ids_from(from)
                     .filter_map(|o| objs.gap(o, s, e).map(|g| (g, o)))
                     .min();
                 assert_eq!(objs.best_gap(s, e, from), want);

@@ -14,9 +14,12 @@
 //! No un-spilling, no insertion into free windows, no improvement: those are the
 //! planner's techniques, and what the comparison measures.
 
-use super::heuristic::{cover_overloads_by, events, load_steps, repair, Solution, Start};
-use super::model::{Decision, SpillModel};
-use super::place::{Effort, LifetimeIndex, Placement, Placer};
+use crate::types::{BufferIdx, Offset, Size, Time};
+
+use super::heuristic::{cover_overloads_by, Start};
+use super::load::{events, load_steps};
+use super::model::{Decision, Solution, SpillModel};
+use super::place::{repair, Effort, LifetimeIndex, Placement, Placer};
 use super::SpillBaseline;
 
 /// Runs `baseline` (see the module docs).
@@ -27,19 +30,19 @@ pub(crate) fn run(
     baseline: SpillBaseline,
 ) -> Start {
     let bufs = model.problem.buffers();
-    let key = |i: usize| match baseline {
-        SpillBaseline::LargestFirst => (u64::MAX - bufs[i].size.0, i as u32),
+    let key = |i: BufferIdx| match baseline {
+        SpillBaseline::LargestFirst => (u64::MAX - bufs[i].size.get(), i),
         // Non-negative floats order like their bits.
         SpillBaseline::CostPerByte => (
-            (model.costs[i] as f64 / bufs[i].size.0.max(1) as f64).to_bits(),
-            i as u32,
+            (model.costs[i] as f64 / bufs[i].size.get().max(1) as f64).to_bits(),
+            i,
         ),
     };
     let mut spilled: Vec<bool> = model.base.iter().map(|&d| d == Decision::Slow).collect();
     cover_overloads_by(model, &mut spilled, key);
     loop {
         let kept: Vec<bool> = spilled.iter().map(|&s| !s).collect();
-        let only_forced = (0..model.len()).all(|i| spilled[i] || model.forced_fast(i));
+        let only_forced = model.only_forced_kept(&spilled);
         match placer.place(&kept, Effort::Best) {
             Placement::Fits(offsets) => return found(model, spilled, offsets),
             Placement::Unknown(Some(offsets)) if !only_forced => {
@@ -59,18 +62,14 @@ pub(crate) fn run(
                     Some(i) if !placer.exhausted() => spilled[i] = true,
                     // Out of time, or only forced-fast buffers at the peak: spill every
                     // free buffer, as the last resort.
-                    _ => {
-                        for (i, s) in spilled.iter_mut().enumerate() {
-                            *s |= model.base[i] == Decision::Free;
-                        }
-                    }
+                    _ => model.spill_every_free(&mut spilled),
                 }
             }
         }
     }
 }
 
-fn found(model: &SpillModel<'_>, spilled: Vec<bool>, offsets: Vec<crate::types::Offset>) -> Start {
+fn found(model: &SpillModel<'_>, spilled: Vec<bool>, offsets: Vec<Offset>) -> Start {
     Start::Found(Solution {
         cost: model.cost_of(&spilled),
         spilled,
@@ -79,21 +78,18 @@ fn found(model: &SpillModel<'_>, spilled: Vec<bool>, offsets: Vec<crate::types::
 }
 
 /// The kept buffers live when the kept load is highest (the first such time).
-fn live_at_peak(model: &SpillModel<'_>, spilled: &[bool]) -> Vec<usize> {
-    let bufs = model.problem.buffers();
+fn live_at_peak(model: &SpillModel<'_>, spilled: &[bool]) -> Vec<BufferIdx> {
     let ev = events(model, spilled);
-    let (mut best, mut at) = (0u64, 0u64);
+    let (mut best, mut at) = (Size::ZERO, Time(0));
     for (t, load) in load_steps(model, &ev) {
         if load > best {
             (best, at) = (load, t);
         }
     }
-    (0..model.len())
-        .filter(|&i| !spilled[i])
-        .filter(|&i| {
-            bufs[i]
-                .live_segments()
-                .any(|s| s.start.0 <= at && at < s.end.0)
-        })
+    model
+        .problem
+        .indexed()
+        .filter(|&(i, b)| !spilled[i] && b.live_segments().any(|s| s.start <= at && at < s.end))
+        .map(|(i, _)| i)
         .collect()
 }

@@ -48,6 +48,7 @@
 //! cheapest cover found is the spill set the planner places next.
 
 use crate::budget::Budget;
+use crate::types::{BufferIdx, Time};
 
 use super::heuristic::{cover_overloads_by, unspill_by_load};
 use super::model::{Decision, SpillModel};
@@ -86,10 +87,10 @@ impl Relaxation {
 struct Rows {
     need: Vec<u64>,
     /// Free buffers covering at least one row.
-    cands: Vec<usize>,
+    cands: Vec<BufferIdx>,
     /// Per candidate, its row ranges `[a, b)` in `ranges[first[k]..first[k + 1]]`.
     first: Vec<usize>,
-    ranges: Vec<(u32, u32)>,
+    ranges: Vec<(usize, usize)>,
     /// The cost of the buffers forced slow.
     slow_cost: u64,
 }
@@ -97,36 +98,43 @@ struct Rows {
 impl Rows {
     fn new(model: &SpillModel<'_>) -> Rows {
         let bufs = model.problem.buffers();
-        let counted = |i: usize| model.base[i] != Decision::Slow;
-        let mut times: Vec<u64> = (0..model.len())
-            .filter(|&i| counted(i))
-            .flat_map(|i| bufs[i].live_segments().flat_map(|s| [s.start.0, s.end.0]))
+        let counted = || {
+            model
+                .problem
+                .indexed()
+                .filter(|&(i, _)| model.base[i] != Decision::Slow)
+                .map(|(_, b)| b)
+        };
+        let mut times: Vec<Time> = counted()
+            .flat_map(|b| b.live_segments().flat_map(|s| [s.start, s.end]))
             .collect();
         times.sort_unstable();
         times.dedup();
-        let at = |t: u64| times.partition_point(|&x| x < t);
+        let at = |t: Time| times.partition_point(|&x| x < t);
         let mut diff = vec![0i128; times.len() + 1];
-        for i in (0..model.len()).filter(|&i| counted(i)) {
-            for s in bufs[i].live_segments() {
-                diff[at(s.start.0)] += i128::from(bufs[i].size.0);
-                diff[at(s.end.0)] -= i128::from(bufs[i].size.0);
+        for b in counted() {
+            let size = i128::from(b.size.get());
+            for s in b.live_segments() {
+                diff[at(s.start)] += size;
+                diff[at(s.end)] -= size;
             }
         }
         // row_before[k]: rows among the elementary intervals before k.
         let mut need = Vec::new();
         let mut row_before = Vec::with_capacity(times.len() + 1);
         let mut load = 0i128;
+        let capacity = i128::from(model.capacity.get());
         for d in &diff {
-            row_before.push(need.len() as u32);
+            row_before.push(need.len());
             load += d;
-            if load > i128::from(model.capacity) {
-                need.push((load - i128::from(model.capacity)) as u64);
+            if load > capacity {
+                need.push((load - capacity) as u64);
             }
         }
         let (mut cands, mut first, mut ranges) = (Vec::new(), vec![0], Vec::new());
-        for i in (0..model.len()).filter(|&i| model.base[i] == Decision::Free) {
+        for i in model.decided(Decision::Free) {
             for s in bufs[i].live_segments() {
-                let (a, b) = (row_before[at(s.start.0)], row_before[at(s.end.0)]);
+                let (a, b) = (row_before[at(s.start)], row_before[at(s.end)]);
                 if a < b {
                     ranges.push((a, b));
                 }
@@ -136,10 +144,7 @@ impl Rows {
                 first.push(ranges.len());
             }
         }
-        let slow_cost = (0..model.len())
-            .filter(|&i| model.base[i] == Decision::Slow)
-            .map(|i| model.costs[i])
-            .sum();
+        let slow_cost = model.decided(Decision::Slow).map(|i| model.costs[i]).sum();
         Rows {
             need,
             cands,
@@ -149,7 +154,7 @@ impl Rows {
         }
     }
 
-    fn spans(&self, k: usize) -> &[(u32, u32)] {
+    fn spans(&self, k: usize) -> &[(usize, usize)] {
         &self.ranges[self.first[k]..self.first[k + 1]]
     }
 }
@@ -166,7 +171,11 @@ pub(crate) fn solve(model: &SpillModel<'_>, budget: &Budget) -> Relaxation {
         return out;
     }
     let bufs = model.problem.buffers();
-    let sizes: Vec<f64> = rows.cands.iter().map(|&i| bufs[i].size.0 as f64).collect();
+    let sizes: Vec<f64> = rows
+        .cands
+        .iter()
+        .map(|&i| bufs[i].size.get() as f64)
+        .collect();
     let costs: Vec<f64> = rows.cands.iter().map(|&i| model.costs[i] as f64).collect();
     let m = rows.need.len();
     let mut y = vec![0f64; m];
@@ -248,14 +257,14 @@ fn evaluate(
         let w: f64 = rows
             .spans(k)
             .iter()
-            .map(|&(a, b)| prefix[b as usize] - prefix[a as usize])
+            .map(|&(a, b)| prefix[b] - prefix[a])
             .sum();
         *r = costs[k] - sizes[k] * w;
         if *r < 0.0 {
             l += *r;
             for &(a, b) in rows.spans(k) {
-                covered[a as usize] += sizes[k];
-                covered[b as usize] -= sizes[k];
+                covered[a] += sizes[k];
+                covered[b] -= sizes[k];
             }
         }
     }
@@ -265,21 +274,20 @@ fn evaluate(
 /// The cover from reduced costs (per buffer): spill the free buffers below zero,
 /// complete by the lowest reduced cost per byte, prune. Forced-slow buffers are spilled.
 fn cover_from(model: &SpillModel<'_>, reduced: &[f64]) -> Vec<bool> {
-    let bufs = model.problem.buffers();
     let mut spilled = vec![false; model.len()];
     let mut per_byte = vec![f64::INFINITY; model.len()];
-    for i in 0..model.len() {
+    for (i, b) in model.problem.indexed() {
         match model.base[i] {
             Decision::Slow => spilled[i] = true,
             Decision::Fast => {}
             Decision::Free => {
                 spilled[i] = reduced[i] < 0.0;
-                per_byte[i] = reduced[i].max(0.0) / bufs[i].size.0.max(1) as f64;
+                per_byte[i] = reduced[i].max(0.0) / b.size.get().max(1) as f64;
             }
         }
     }
     // Non-negative floats order like their bits.
-    cover_overloads_by(model, &mut spilled, |i| (per_byte[i].to_bits(), i as u32));
+    cover_overloads_by(model, &mut spilled, |i| (per_byte[i].to_bits(), i));
     unspill_by_load(model, &mut spilled);
     spilled
 }
@@ -313,9 +321,9 @@ fn certify(model: &SpillModel<'_>, rows: &Rows, y: &[f64]) -> u64 {
         let w: u128 = rows
             .spans(kk)
             .iter()
-            .map(|&(a, b)| prefix[b as usize] - prefix[a as usize])
+            .map(|&(a, b)| prefix[b] - prefix[a])
             .sum();
-        let Some(gain) = u128::from(bufs[i].size.0).checked_mul(w) else {
+        let Some(gain) = u128::from(bufs[i].size.get()).checked_mul(w) else {
             return 0;
         };
         let price = u128::from(model.costs[i])

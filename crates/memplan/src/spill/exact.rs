@@ -33,11 +33,11 @@
 //! incumbent is optimal. The feasibility proofs are MiniMalloc's (Moffitt, ASPLOS 2023),
 //! through [`crate::plan`] with [`crate::Planner::Exact`] and a capacity.
 
-use crate::types::Offset;
+use crate::types::{BufferIdx, Offset};
 
 use super::bound::{lower_bound, Bound, BoundOptions};
-use super::heuristic::{events, overload_time, Solution};
-use super::model::{Decision, SpillModel};
+use super::load::{events, overload_time};
+use super::model::{Decision, Solution, SpillModel};
 use super::place::{free_window, Effort, LifetimeIndex, Placement, Placer};
 
 /// The result of searching one component.
@@ -58,7 +58,7 @@ struct Search<'s, 'm> {
     index: &'s LifetimeIndex,
     options: BoundOptions,
     /// Undecided buffers, in decision order.
-    order: Vec<usize>,
+    order: Vec<BufferIdx>,
     /// `suffix[d]`: the cost of `order[d..]`.
     suffix: Vec<u64>,
     decisions: Vec<Decision>,
@@ -79,9 +79,7 @@ pub(crate) fn search<'m>(
     node_limit: u64,
 ) -> ComponentResult {
     let bufs = model.problem.buffers();
-    let mut order: Vec<usize> = (0..model.len())
-        .filter(|&i| model.base[i] == Decision::Free)
-        .collect();
+    let mut order: Vec<BufferIdx> = model.decided(Decision::Free).collect();
     // Buffers live at an overloaded time first (their decisions matter), each group by
     // decreasing cost.
     let slow: Vec<bool> = model.base.iter().map(|&d| d == Decision::Slow).collect();
@@ -96,7 +94,7 @@ pub(crate) fn search<'m>(
     }
     let root = match lower_bound(
         model.problem,
-        model.capacity,
+        model.capacity.get(),
         &model.costs,
         &model.base,
         options,
@@ -142,7 +140,7 @@ impl Search<'_, '_> {
     fn bound(&self) -> Option<u64> {
         match lower_bound(
             self.model.problem,
-            self.model.capacity,
+            self.model.capacity.get(),
             &self.model.costs,
             &self.decisions,
             self.options,
@@ -221,7 +219,7 @@ impl Search<'_, '_> {
 
     /// A plan of the kept buffers (now including `x`): `x` in a free window of
     /// `offsets`, else memplan's exact search on the whole kept set.
-    fn place_with(&mut self, x: usize, offsets: &[Offset]) -> Placement {
+    fn place_with(&mut self, x: BufferIdx, offsets: &[Offset]) -> Placement {
         let spilled: Vec<bool> = self
             .decisions
             .iter()

@@ -8,7 +8,7 @@ use crate::analysis::max_load;
 use crate::fuzzing::{arbitrary_problem, FuzzKnobs};
 use crate::options::{Options, Planner};
 use crate::outcome::Outcome;
-use crate::types::{Problem, Size};
+use crate::types::{BufferIdx, Problem, Size};
 
 use super::model::sub_problem;
 use super::{check_spill, plan_spill, Memory, SpillError, SpillInput, SpillOptions};
@@ -30,7 +30,7 @@ pub fn fuzz_spill(data: &[u8]) {
     };
     let n = problem.len();
     let percent = u.int_in_range(0..=120u64).unwrap_or(80);
-    let capacity = Size((max_load(&problem).0 as u128 * percent as u128 / 100) as u64);
+    let capacity = Size((u128::from(max_load(&problem).get()) * u128::from(percent) / 100) as u64);
     let costs: Option<Vec<u64>> = u.arbitrary::<bool>().unwrap_or(false).then(|| {
         (0..n)
             .map(|_| u.int_in_range(0..=1000).unwrap_or(1))
@@ -94,11 +94,12 @@ pub fn fuzz_spill(data: &[u8]) {
 /// The buffers that must stay fast, planned alone by memplan's exact search without
 /// limits, do not fit under `capacity`.
 fn assert_forced_fast_do_not_fit(problem: &Problem, capacity: Size, memory: &Option<Vec<Memory>>) {
-    let forced: Vec<usize> = (0..problem.len())
-        .filter(|&i| {
-            problem.buffers()[i].fixed_offset.is_some()
-                || memory.as_ref().is_some_and(|m| m[i] == Memory::Fast)
+    let forced: Vec<BufferIdx> = problem
+        .indexed()
+        .filter(|&(i, b)| {
+            b.fixed_offset.is_some() || memory.as_ref().is_some_and(|m| m[i] == Memory::Fast)
         })
+        .map(|(i, _)| i)
         .collect();
     let sub = sub_problem(problem, &forced);
     let options = Options {

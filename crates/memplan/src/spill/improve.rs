@@ -15,23 +15,15 @@
 use crate::budget::Budget;
 use crate::types::Offset;
 
-use super::heuristic::{repair, LoadTree, Solution};
-use super::model::{Decision, SpillModel};
-use super::place::{cheapest_window, free_window, Effort, LifetimeIndex, Placement, Placer};
+use super::load::LoadTree;
+use super::model::{Solution, SpillModel};
+use super::place::{
+    cheapest_window, free_window, repair, Effort, LifetimeIndex, Placement, Placer,
+};
 
 /// Windows with more kept neighbours than this are not searched by *swap* (its cost is
 /// quadratic in them).
 const SWAP_MAX_NEIGHBOURS: usize = 512;
-
-/// Spilled free buffers, most expensive first (ties: smaller first, then index).
-fn spilled_by_cost(model: &SpillModel<'_>, sol: &Solution) -> Vec<usize> {
-    let bufs = model.problem.buffers();
-    let mut order: Vec<usize> = (0..model.len())
-        .filter(|&i| sol.spilled[i] && model.base[i] == Decision::Free)
-        .collect();
-    order.sort_by_key(|&i| (std::cmp::Reverse(model.costs[i]), bufs[i].size, i));
-    order
-}
 
 /// *Insert* for every spilled free buffer, most expensive first. True when one moved.
 pub(crate) fn insert_pass(
@@ -43,7 +35,7 @@ pub(crate) fn insert_pass(
     let mut moved = false;
     // The load filter: a buffer that would overload some time fits in no window.
     let mut load = LoadTree::new(model, &sol.spilled);
-    for x in spilled_by_cost(model, sol) {
+    for x in model.spilled_by_cost(&sol.spilled) {
         if budget.exhausted() {
             break;
         }
@@ -70,7 +62,7 @@ pub(crate) fn swap_pass(
     budget: &Budget,
 ) -> bool {
     let mut moved = false;
-    for x in spilled_by_cost(model, sol) {
+    for x in model.spilled_by_cost(&sol.spilled) {
         if budget.exhausted() {
             break;
         }
@@ -167,9 +159,9 @@ fn replan(
 ) -> Option<Solution> {
     let mut spilled = sol.spilled.clone();
     let mut tree = LoadTree::new(model, &spilled);
-    let wanted = 1 + (rng.next() % 4) as usize;
-    let mut taken = 0;
-    for x in spilled_by_cost(model, sol) {
+    let wanted = 1 + rng.next() % 4;
+    let mut taken = 0u64;
+    for x in model.spilled_by_cost(&sol.spilled) {
         // Each candidate is taken with chance 1/2 if it fits, so the most expensive ones
         // come first in expectation and the draws differ from round to round.
         if taken == wanted {

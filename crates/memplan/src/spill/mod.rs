@@ -81,6 +81,7 @@ mod exact;
 mod fuzz;
 mod heuristic;
 mod improve;
+mod load;
 mod model;
 mod place;
 mod solve;

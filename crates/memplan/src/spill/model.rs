@@ -1,5 +1,5 @@
-//! The validated spill problem: costs, forced levels, and the split of a two-level plan
-//! into two ordinary problems.
+//! The validated spill problem: costs, forced levels, a valid choice ([`Solution`]), and
+//! the split of a two-level plan into two ordinary problems.
 
 use crate::types::{BufferIdx, Offset, Plan, Problem, Size};
 
@@ -23,7 +23,7 @@ pub(crate) enum Decision {
 pub(crate) struct SpillModel<'p> {
     pub(crate) problem: &'p Problem,
     /// The fast capacity.
-    pub(crate) capacity: u64,
+    pub(crate) capacity: Size,
     /// The cost of spilling each buffer; their sum fits in a `u64`.
     pub(crate) costs: Vec<u64>,
     /// Each buffer's forced level, or `Free`.
@@ -47,7 +47,11 @@ impl<'p> SpillModel<'p> {
                 })
             }
             Some(c) => c.to_vec(),
-            None => problem.buffers().iter().map(|b| b.size.0).collect(),
+            None => problem
+                .buffers()
+                .iter()
+                .map(|b| u64::from(b.size))
+                .collect(),
         };
         costs
             .iter()
@@ -62,12 +66,12 @@ impl<'p> SpillModel<'p> {
             }
         }
         let mut base = Vec::with_capacity(n);
-        for (i, b) in problem.buffers().iter().enumerate() {
+        for (i, b) in problem.indexed() {
             let wanted = input.memory.map_or(Memory::Either, |m| m[i]);
             base.push(match (b.fixed_offset.is_some(), wanted) {
                 (true, Memory::Slow) => {
                     return Err(SpillError::FixedInSlow {
-                        index: i,
+                        index: i.index(),
                         id: b.id.clone(),
                     })
                 }
@@ -78,7 +82,7 @@ impl<'p> SpillModel<'p> {
         }
         Ok(SpillModel {
             problem,
-            capacity: capacity.0,
+            capacity,
             costs,
             base,
         })
@@ -100,17 +104,73 @@ impl<'p> SpillModel<'p> {
     }
 
     /// True when the buffer must stay in fast memory.
-    pub(crate) fn forced_fast(&self, i: usize) -> bool {
+    pub(crate) fn forced_fast(&self, i: BufferIdx) -> bool {
         self.base[i] == Decision::Fast
+    }
+
+    /// The buffers whose base decision is `d`, in index order.
+    pub(crate) fn decided(&self, d: Decision) -> impl Iterator<Item = BufferIdx> + '_ {
+        self.problem.indices().filter(move |&i| self.base[i] == d)
+    }
+
+    /// Spills every free buffer (the last resort: only the forced-fast ones stay).
+    pub(crate) fn spill_every_free(&self, spilled: &mut [bool]) {
+        for i in self.decided(Decision::Free) {
+            spilled[i] = true;
+        }
+    }
+
+    /// True when every kept buffer must stay fast.
+    pub(crate) fn only_forced_kept(&self, spilled: &[bool]) -> bool {
+        self.problem
+            .indices()
+            .all(|i| spilled[i] || self.forced_fast(i))
+    }
+
+    /// Spilled free buffers, most expensive first (ties: smaller first, then index).
+    pub(crate) fn spilled_by_cost(&self, spilled: &[bool]) -> Vec<BufferIdx> {
+        let mut order: Vec<BufferIdx> = self
+            .decided(Decision::Free)
+            .filter(|&i| spilled[i])
+            .collect();
+        let bufs = self.problem.buffers();
+        order.sort_by_key(|&i| (std::cmp::Reverse(self.costs[i]), bufs[i].size, i));
+        order
+    }
+
+    /// The highest end address of the kept buffers at `offsets` (0 when none is kept).
+    pub(crate) fn height_of(&self, kept: &[bool], offsets: &[Offset]) -> Size {
+        self.problem
+            .indexed()
+            .filter(|&(i, _)| kept[i])
+            .map(|(i, b)| (offsets[i] + b.size).as_height())
+            .max()
+            .unwrap_or(Size::ZERO)
     }
 }
 
+/// A valid choice: the spilled set and the fast offsets of the kept buffers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Solution {
+    /// `true`: spilled. Indexed like the problem.
+    pub(crate) spilled: Vec<bool>,
+    /// Fast offsets; only kept buffers' entries mean anything.
+    pub(crate) offsets: Vec<Offset>,
+    /// The cost of the spilled buffers.
+    pub(crate) cost: u64,
+}
+
+/// The buffers with `flags[i]` (kept, or spilled), in index order.
+pub(crate) fn members(flags: &[bool]) -> Vec<BufferIdx> {
+    (0..flags.len())
+        .map(BufferIdx::new)
+        .filter(|&i| flags[i])
+        .collect()
+}
+
 /// The problem of the buffers at `members` (a subset of a valid problem is valid).
-pub(crate) fn sub_problem(problem: &Problem, members: &[usize]) -> Problem {
-    let buffers = members
-        .iter()
-        .map(|&i| problem.buffers()[i].clone())
-        .collect();
+pub(crate) fn sub_problem(problem: &Problem, members: &[BufferIdx]) -> Problem {
+    let buffers = members.iter().map(|&i| problem.buffer(i).clone()).collect();
     Problem::new(buffers).expect("a subset of a valid problem is valid")
 }
 
@@ -127,21 +187,19 @@ pub(crate) fn split_levels(
             found: spilled.len().min(offsets.len()),
         });
     }
-    let fast_members: Vec<usize> = (0..n).filter(|&i| !spilled[i]).collect();
-    let slow_members: Vec<usize> = (0..n).filter(|&i| spilled[i]).collect();
-    let level = |members: &[usize]| {
-        let sub = sub_problem(problem, members);
+    let kept: Vec<bool> = spilled.iter().map(|&s| !s).collect();
+    let level = |members: Vec<BufferIdx>| {
+        let sub = sub_problem(problem, &members);
         let plan = Plan::new(&sub, members.iter().map(|&i| offsets[i]).collect()).ok_or(
             SpillError::PlanShape {
                 expected: n,
                 found: n,
             },
         )?;
-        let idx = members.iter().map(|&i| BufferIdx(i as u32)).collect();
-        Ok::<_, SpillError>((sub, plan, idx))
+        Ok::<_, SpillError>((sub, plan, members))
     };
-    let (fast, fast_plan, fast_buffers) = level(&fast_members)?;
-    let (slow, slow_plan, slow_buffers) = level(&slow_members)?;
+    let (fast, fast_plan, fast_buffers) = level(members(&kept))?;
+    let (slow, slow_plan, slow_buffers) = level(members(spilled))?;
     Ok(Levels {
         fast,
         fast_plan,

@@ -8,9 +8,9 @@ use crate::budget::Budget;
 use crate::greedy::{Fit, Order as GreedyOrder};
 use crate::options::{Options, Planner};
 use crate::outcome::Outcome;
-use crate::types::{Offset, Size};
+use crate::types::{BufferIdx, Offset, Time};
 
-use super::model::{sub_problem, SpillModel};
+use super::model::{members, sub_problem, SpillModel};
 use super::solve::capped;
 use super::SpillOptions;
 
@@ -77,10 +77,10 @@ impl<'a> Placer<'a> {
 
     /// Plans the buffers with `kept[i]` under the capacity, keeping fixed offsets.
     pub(crate) fn place(&mut self, kept: &[bool], effort: Effort) -> Placement {
-        let members: Vec<usize> = (0..kept.len()).filter(|&i| kept[i]).collect();
+        let members = members(kept);
         let n = self.model.len();
         if members.is_empty() {
-            return Placement::Fits(vec![Offset(0); n]);
+            return Placement::Fits(vec![Offset::ZERO; n]);
         }
         if self.budget.exhausted() {
             return Placement::Unknown(None);
@@ -108,12 +108,12 @@ impl<'a> Placer<'a> {
             verify: false,
             ..Options::default()
         };
-        let capacity = Some(Size(self.model.capacity));
+        let capacity = Some(self.model.capacity);
         let Ok(report) = crate::driver::run_within(&sub, capacity, &options, &budget) else {
             return Placement::Unknown(None);
         };
         let spread = |offsets: &[Offset]| {
-            let mut all = vec![Offset(0); n];
+            let mut all = vec![Offset::ZERO; n];
             for (&i, &o) in members.iter().zip(offsets) {
                 all[i] = o;
             }
@@ -138,46 +138,47 @@ impl<'a> Placer<'a> {
 /// the buffers sorted by start). Gaps are ignored here; callers test `live_together`.
 pub(crate) struct LifetimeIndex {
     /// The distinct lifetime starts and ends, sorted: leaf `k` is `[times[k], times[k+1])`.
-    times: Vec<u64>,
+    times: Vec<Time>,
     /// For each tree node, the buffers whose lifetime covers the node's whole range.
-    covering: Vec<Vec<u32>>,
+    covering: Vec<Vec<BufferIdx>>,
     /// Buffer indices by lifetime start, and those starts.
-    by_start: Vec<u32>,
-    starts: Vec<u64>,
+    by_start: Vec<BufferIdx>,
+    starts: Vec<Time>,
 }
 
 impl LifetimeIndex {
     pub(crate) fn new(model: &SpillModel<'_>) -> LifetimeIndex {
-        let bufs = model.problem.buffers();
-        let times = crate::analysis::lifetime_boundaries(model.problem);
+        let problem = model.problem;
+        let times = crate::analysis::lifetime_boundaries(problem);
         let leaves = times.len().max(1);
         let mut index = LifetimeIndex {
             covering: vec![Vec::new(); 4 * leaves],
-            by_start: (0..bufs.len() as u32).collect(),
+            by_start: problem.indices().collect(),
             starts: Vec::new(),
-            times,
+            times: times.into_iter().map(Time).collect(),
         };
-        for (i, b) in bufs.iter().enumerate() {
-            let at = |t: u64| index.times.partition_point(|&x| x < t);
-            let range = (at(b.lifetime.start.0), at(b.lifetime.end.0));
-            index.insert(1, 0, leaves, range, i as u32);
+        for (i, b) in problem.indexed() {
+            let at = |t: Time| index.times.partition_point(|&x| x < t);
+            let range = (at(b.lifetime.start), at(b.lifetime.end));
+            index.insert(1, 0, leaves, range, i);
         }
         index
             .by_start
-            .sort_unstable_by_key(|&i| (bufs[i as usize].lifetime.start, i));
+            .sort_unstable_by_key(|&i| (problem.buffer(i).lifetime.start, i));
         index.starts = index
             .by_start
             .iter()
-            .map(|&i| bufs[i as usize].lifetime.start.0)
+            .map(|&i| problem.buffer(i).lifetime.start)
             .collect();
         index
     }
 
-    fn insert(&mut self, node: usize, lo: usize, hi: usize, range: (usize, usize), i: u32) {
-        if range.1 <= lo || hi <= range.0 {
+    fn insert(&mut self, node: usize, lo: usize, hi: usize, range: (usize, usize), i: BufferIdx) {
+        let (from, to) = range;
+        if to <= lo || hi <= from {
             return;
         }
-        if range.0 <= lo && hi <= range.1 {
+        if from <= lo && hi <= to {
             self.covering[node].push(i);
             return;
         }
@@ -191,22 +192,22 @@ impl LifetimeIndex {
         &self,
         model: &SpillModel<'_>,
         spilled: &[bool],
-        x: usize,
-    ) -> Vec<usize> {
+        x: BufferIdx,
+    ) -> Vec<BufferIdx> {
         let bufs = model.problem.buffers();
         let lt = bufs[x].lifetime;
         let mut out = Vec::new();
-        let mut keep = |j: usize| {
+        let mut keep = |j: BufferIdx| {
             if j != x && !spilled[j] && bufs[x].live_together(&bufs[j]) {
                 out.push(j);
             }
         };
         // Lifetimes that contain the start of x.
-        let leaf = self.times.partition_point(|&t| t < lt.start.0);
+        let leaf = self.times.partition_point(|&t| t < lt.start);
         let (mut node, mut lo, mut hi) = (1, 0, self.times.len().max(1));
         loop {
             for &j in &self.covering[node] {
-                keep(j as usize);
+                keep(j);
             }
             if hi - lo <= 1 {
                 break;
@@ -219,21 +220,53 @@ impl LifetimeIndex {
             }
         }
         // Lifetimes that start inside (start, end).
-        let from = self.starts.partition_point(|&s| s <= lt.start.0);
-        let to = self.starts.partition_point(|&s| s < lt.end.0);
+        let from = self.starts.partition_point(|&s| s <= lt.start);
+        let to = self.starts.partition_point(|&s| s < lt.end);
         for &j in &self.by_start[from..to] {
-            keep(j as usize);
+            keep(j);
         }
         out
     }
 }
 
+/// Spills the kept buffers that end above the capacity in `offsets`. True when that
+/// leaves a valid plan (no forced-fast buffer overflows); otherwise also spills the free
+/// buffers live together with an overflowing forced-fast one, for another placement.
+pub(crate) fn repair(
+    model: &SpillModel<'_>,
+    index: &LifetimeIndex,
+    spilled: &mut [bool],
+    offsets: &[Offset],
+) -> bool {
+    let over: Vec<BufferIdx> = model
+        .problem
+        .indexed()
+        .filter(|&(i, b)| !spilled[i] && offsets[i] + b.size > model.capacity)
+        .map(|(i, _)| i)
+        .collect();
+    let mut valid = true;
+    for &i in &over {
+        if model.forced_fast(i) {
+            valid = false;
+            for j in index.kept_neighbours(model, spilled, i) {
+                spilled[j] |= !model.forced_fast(j);
+            }
+        } else {
+            spilled[i] = true;
+        }
+    }
+    valid
+}
+
 /// The address ranges `[offset, offset + size)` of `neighbours`, sorted.
-fn ranges(model: &SpillModel<'_>, offsets: &[Offset], neighbours: &[usize]) -> Vec<(u64, u64)> {
-    let bufs = model.problem.buffers();
-    let mut r: Vec<(u64, u64)> = neighbours
+fn ranges(
+    model: &SpillModel<'_>,
+    offsets: &[Offset],
+    neighbours: &[BufferIdx],
+) -> Vec<(Offset, Offset)> {
+    let mut r: Vec<(Offset, Offset)> = neighbours
         .iter()
-        .map(|&j| (offsets[j].0, offsets[j].0 + bufs[j].size.0))
+        .map(|&j| (offsets[j], offsets[j] + model.problem.buffer(j).size))
         .collect();
     r.sort_unstable();
     r
@@ -244,21 +277,20 @@ fn ranges(model: &SpillModel<'_>, offsets: &[Offset], neighbours: &[usize]) -> V
 pub(crate) fn free_window(
     model: &SpillModel<'_>,
     offsets: &[Offset],
-    neighbours: &[usize],
-    x: usize,
+    neighbours: &[BufferIdx],
+    x: BufferIdx,
 ) -> Option<Offset> {
-    let b = &model.problem.buffers()[x];
-    let (size, align) = (b.size.0, b.alignment.0);
-    let mut at = 0u64;
+    let b = model.problem.buffer(x);
+    let mut at = Offset::ZERO;
     for (lo, hi) in ranges(model, offsets, neighbours) {
-        if at.checked_add(size)? <= lo {
+        if at.checked_add(b.size)? <= lo {
             break;
         }
         if hi > at {
-            at = hi.checked_next_multiple_of(align)?;
+            at = hi.checked_align_up(b.alignment)?;
         }
     }
-    (at.checked_add(size)? <= model.capacity).then_some(Offset(at))
+    (at.checked_add(b.size)? <= model.capacity).then_some(at)
 }
 
 /// The cheapest window for `x`: an aligned offset under the capacity and the kept
@@ -267,28 +299,28 @@ pub(crate) fn free_window(
 pub(crate) fn cheapest_window(
     model: &SpillModel<'_>,
     offsets: &[Offset],
-    neighbours: &[usize],
-    x: usize,
-) -> Option<(Offset, Vec<usize>, u64)> {
+    neighbours: &[BufferIdx],
+    x: BufferIdx,
+) -> Option<(Offset, Vec<BufferIdx>, u64)> {
     let bufs = model.problem.buffers();
-    let (size, align) = (bufs[x].size.0, bufs[x].alignment.0);
-    let mut candidates: Vec<u64> = std::iter::once(0)
+    let (size, align) = (bufs[x].size, bufs[x].alignment);
+    let mut candidates: Vec<Offset> = std::iter::once(Offset::ZERO)
         .chain(
             neighbours
                 .iter()
-                .filter_map(|&j| (offsets[j].0 + bufs[j].size.0).checked_next_multiple_of(align)),
+                .filter_map(|&j| (offsets[j] + bufs[j].size).checked_align_up(align)),
         )
         .filter(|&o| o.checked_add(size).is_some_and(|top| top <= model.capacity))
         .collect();
     candidates.sort_unstable();
     candidates.dedup();
-    let mut best: Option<(Offset, Vec<usize>, u64)> = None;
+    let mut best: Option<(Offset, Vec<BufferIdx>, u64)> = None;
     for o in candidates {
         let mut blockers = Vec::new();
         let mut cost = 0u64;
         let mut blocked = false;
         for &j in neighbours {
-            let (lo, hi) = (offsets[j].0, offsets[j].0 + bufs[j].size.0);
+            let (lo, hi) = (offsets[j], offsets[j] + bufs[j].size);
             if lo < o + size && o < hi {
                 if model.forced_fast(j) {
                     blocked = true;
@@ -298,8 +330,8 @@ pub(crate) fn cheapest_window(
                 cost = cost.saturating_add(model.costs[j]);
             }
         }
-        if !blocked && best.as_ref().is_none_or(|b| cost < b.2) {
-            best = Some((Offset(o), blockers, cost));
+        if !blocked && best.as_ref().is_none_or(|&(_, _, c)| cost < c) {
+            best = Some((o, blockers, cost));
         }
     }
     best

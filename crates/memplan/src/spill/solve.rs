@@ -26,8 +26,8 @@ use crate::types::{Problem, Size};
 use super::baseline;
 use super::bound::{lower_bound, Bound, BoundOptions};
 use super::cover;
-use super::heuristic::{self, Solution, Start};
-use super::model::{sub_problem, Decision, SpillModel};
+use super::heuristic::{self, Start};
+use super::model::{members, sub_problem, Decision, Solution, SpillModel};
 use super::place::{LifetimeIndex, Placer};
 use super::{
     check_spill, exact, improve, SpillError, SpillInput, SpillOptions, SpillReport, SpillStats,
@@ -71,7 +71,7 @@ pub(crate) fn run(
     };
     let root = match lower_bound(
         problem,
-        capacity.0,
+        capacity.get(),
         &model.costs,
         &model.base,
         bound_options,
@@ -218,8 +218,8 @@ fn exact_components(
 ) -> u64 {
     let mut total = 0u64;
     for component in time_components(model.problem) {
-        let members: Vec<usize> = component.buffers.iter().map(|b| b.index()).collect();
-        let sub = sub_problem(model.problem, &members);
+        let members = &component.buffers;
+        let sub = sub_problem(model.problem, members);
         let part = SpillModel {
             problem: &sub,
             capacity: model.capacity,
@@ -232,7 +232,13 @@ fn exact_components(
             offsets: members.iter().map(|&i| sol.offsets[i]).collect(),
             spilled,
         };
-        let root = match lower_bound(&sub, part.capacity, &part.costs, &part.base, bound_options) {
+        let root = match lower_bound(
+            &sub,
+            part.capacity.get(),
+            &part.costs,
+            &part.base,
+            bound_options,
+        ) {
             Bound::AtLeast(b) => b.min(start.cost),
             Bound::Infeasible => 0, // not reached: `sol` is valid
         };
@@ -273,10 +279,9 @@ fn two_level(
     sol: Solution,
 ) -> Result<TwoLevelPlan, SpillError> {
     let problem = model.problem;
-    let bufs = problem.buffers();
-    let slow_members: Vec<usize> = (0..model.len()).filter(|&i| sol.spilled[i]).collect();
+    let slow_members = members(&sol.spilled);
     let mut offsets = sol.offsets;
-    let mut slow_height = Size(0);
+    let mut slow_height = Size::ZERO;
     if !slow_members.is_empty() {
         let slow = sub_problem(problem, &slow_members);
         let slow_options = Options {
@@ -298,15 +303,12 @@ fn two_level(
         }
         slow_height = plan.height();
     }
-    let fast_height = (0..model.len())
-        .filter(|&i| !sol.spilled[i])
-        .map(|i| offsets[i].0 + bufs[i].size.0)
-        .max()
-        .unwrap_or(0);
+    let kept: Vec<bool> = sol.spilled.iter().map(|&s| !s).collect();
+    let fast_height = model.height_of(&kept, &offsets);
     Ok(TwoLevelPlan {
         spilled: sol.spilled,
         offsets,
-        fast_height: Size(fast_height),
+        fast_height,
         slow_height,
         cost: sol.cost,
     })

@@ -5,17 +5,18 @@ use std::cmp::Reverse;
 use super::chunks::{collision_shift, render_chunks, Chunks};
 use super::{TileOrder, TilePlan, TiledProblem};
 use crate::index::TimeIndex;
-use crate::types::{Buffer, BufferIdx, Lifetime, Offset, Problem, Size};
+use crate::types::{Buffer, BufferIdx, Lifetime, Offset, Problem, Size, Time};
 
 /// Every live item (a tile, or a whole tensor during its whole lifetime), rendered once.
+/// Items are indexed by [`BufferIdx`]: item `k` is buffer `k` of [`Items::as_problem`].
 pub(super) struct Items {
     /// `tensor[k]`: the tensor of item `k`.
-    tensor: Vec<u32>,
+    tensor: Vec<usize>,
     lifetime: Vec<Lifetime>,
     /// Chunks relative to the tensor's base.
     chunks: Vec<Chunks>,
     /// Items of each tensor.
-    of_tensor: Vec<Vec<u32>>,
+    of_tensor: Vec<Vec<BufferIdx>>,
     /// The items as buffers, so that [`TimeIndex`] can index their lifetimes.
     as_problem: Problem,
 }
@@ -29,8 +30,8 @@ impl Items {
         for (ti, t) in problem.tensors().iter().enumerate() {
             let strides: Vec<u64> = t.strides.iter().map(|d| d * t.element_size).collect();
             let mut add = |lt: Lifetime, c: Chunks| {
-                of_tensor[ti].push(tensor.len() as u32);
-                tensor.push(ti as u32);
+                of_tensor[ti].push(BufferIdx::new(tensor.len()));
+                tensor.push(ti);
                 lifetime.push(lt);
                 chunks.push(c);
             };
@@ -51,7 +52,10 @@ impl Items {
         let bufs: Vec<Buffer> = lifetime
             .iter()
             .enumerate()
-            .map(|(k, lt)| Buffer::new(k.to_string(), lt.start.0, lt.end.0, 1))
+            .map(|(k, &lifetime)| Buffer {
+                lifetime,
+                ..Buffer::new(k.to_string(), 0, 1, 1)
+            })
             .collect();
         let as_problem = Problem::new(bufs).expect("item lifetimes are non-empty");
         Items {
@@ -67,21 +71,21 @@ impl Items {
     /// bytes of its largest live item, and items of different tensors never share a
     /// byte while live, so the peak is at least the largest sum over tensors of their
     /// largest live item. A sweep over the item lifetimes, O(items log items).
-    pub(super) fn lower_bound(&self) -> u64 {
+    pub(super) fn lower_bound(&self) -> Size {
         use std::collections::BTreeMap;
-        let bytes = |k: usize| self.chunks[k].iter().map(|&(_, l)| l).sum::<u64>();
+        let bytes = |k: BufferIdx| self.chunks[k].iter().map(|c| c.len).sum::<Size>();
         // (time, is_start, item): ends before starts at the same time (half-open).
-        let mut events: Vec<(u64, bool, usize)> = Vec::with_capacity(2 * self.tensor.len());
-        for (k, lt) in self.lifetime.iter().enumerate() {
-            events.push((lt.start.0, true, k));
-            events.push((lt.end.0, false, k));
+        let mut events: Vec<(Time, bool, BufferIdx)> = Vec::with_capacity(2 * self.tensor.len());
+        for (k, lt) in self.as_problem.indices().zip(&self.lifetime) {
+            events.push((lt.start, true, k));
+            events.push((lt.end, false, k));
         }
         events.sort_unstable();
-        let mut live: Vec<BTreeMap<u64, u32>> = vec![BTreeMap::new(); self.of_tensor.len()];
-        let (mut total, mut best) = (0u64, 0u64);
+        let mut live: Vec<BTreeMap<Size, u32>> = vec![BTreeMap::new(); self.of_tensor.len()];
+        let (mut total, mut best) = (Size::ZERO, Size::ZERO);
         for (_, start, k) in events {
-            let t = self.tensor[k] as usize;
-            let before = live[t].keys().next_back().copied().unwrap_or(0);
+            let t = self.tensor[k];
+            let before = live[t].keys().next_back().copied().unwrap_or(Size::ZERO);
             let b = bytes(k);
             if start {
                 *live[t].entry(b).or_insert(0) += 1;
@@ -91,15 +95,15 @@ impl Items {
                     live[t].remove(&b);
                 }
             }
-            let after = live[t].keys().next_back().copied().unwrap_or(0);
+            let after = live[t].keys().next_back().copied().unwrap_or(Size::ZERO);
             total = total - before + after;
             best = best.max(total);
         }
         best
     }
 
-    fn top(&self, k: usize) -> u64 {
-        self.chunks[k].last().map_or(0, |&(o, l)| o + l)
+    fn top(&self, k: BufferIdx) -> Size {
+        self.chunks[k].last().map_or(Size::ZERO, |c| c.end())
     }
 
     /// Tensors in the given order, ties by index.
@@ -117,8 +121,8 @@ impl Items {
                 let mut seen = vec![usize::MAX; n];
                 for (t, items) in self.of_tensor.iter().enumerate() {
                     for &k in items {
-                        index.for_each_overlapping(self.lifetime[k as usize], |p| {
-                            let pt = self.tensor[p] as usize;
+                        index.for_each_overlapping(self.lifetime[k], |p| {
+                            let pt = self.tensor[p];
                             if pt != t && seen[pt] != t {
                                 seen[pt] = t;
                                 peers[t] += 1;
@@ -141,18 +145,18 @@ impl Items {
         all_pairs: bool,
     ) -> TilePlan {
         let mut index = TimeIndex::new_empty(&self.as_problem);
-        let mut base = vec![0u64; problem.len()];
-        let mut peers: Vec<Vec<u32>> = Vec::new();
-        let mut peak = 0u64;
+        let mut base = vec![Offset::ZERO; problem.len()];
+        let mut peers: Vec<Vec<BufferIdx>> = Vec::new();
+        let mut peak = Offset::ZERO;
         for t in self.order(problem, order) {
             let items = &self.of_tensor[t];
             peers.clear();
             for &k in items {
                 let mut p = Vec::new();
-                index.for_each_overlapping(self.lifetime[k as usize], |q| p.push(q.0));
+                index.for_each_overlapping(self.lifetime[k], |q| p.push(q));
                 peers.push(p);
             }
-            let mut addr = 0u64;
+            let mut addr = Offset::ZERO;
             if all_pairs {
                 // Clear each (item, peer) pair in turn, moving up until that pair is free,
                 // and repeat the pass until no pair moves the address.
@@ -160,11 +164,11 @@ impl Items {
                     let before = addr;
                     for (n, &k) in items.iter().enumerate() {
                         for &q in &peers[n] {
-                            let (a, b) = (&self.chunks[k as usize], &self.chunks[q as usize]);
-                            let b_base = base[self.tensor[q as usize] as usize];
+                            let (a, b) = (&self.chunks[k], &self.chunks[q]);
+                            let b_base = base[self.tensor[q]];
                             loop {
                                 let s = collision_shift(a, addr, b, b_base, true);
-                                if s == 0 {
+                                if s == Size::ZERO {
                                     break;
                                 }
                                 addr += s;
@@ -178,22 +182,22 @@ impl Items {
             } else {
                 // The paper's loop: restart the scan after the first collision found.
                 loop {
-                    let mut shift = 0u64;
+                    let mut shift = Size::ZERO;
                     'items: for (n, &k) in items.iter().enumerate() {
                         for &q in &peers[n] {
                             shift = collision_shift(
-                                &self.chunks[k as usize],
+                                &self.chunks[k],
                                 addr,
-                                &self.chunks[q as usize],
-                                base[self.tensor[q as usize] as usize],
+                                &self.chunks[q],
+                                base[self.tensor[q]],
                                 false,
                             );
-                            if shift > 0 {
+                            if shift > Size::ZERO {
                                 break 'items;
                             }
                         }
                     }
-                    if shift == 0 {
+                    if shift == Size::ZERO {
                         break;
                     }
                     addr += shift;
@@ -201,13 +205,13 @@ impl Items {
             }
             base[t] = addr;
             for &k in items {
-                index.insert(BufferIdx(k), self.lifetime[k as usize].end);
-                peak = peak.max(addr + self.top(k as usize));
+                index.insert(k, self.lifetime[k].end);
+                peak = peak.max(addr + self.top(k));
             }
         }
         TilePlan {
-            offsets: base.into_iter().map(Offset).collect(),
-            peak: Size(peak),
+            offsets: base,
+            peak: peak.as_height(),
         }
     }
 }

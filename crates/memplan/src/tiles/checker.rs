@@ -59,14 +59,13 @@ impl fmt::Display for TileViolation {
                 )
             }
             TileViolation::Overlap {
-                first,
-                second,
+                first: (a, a_item),
+                second: (b, b_item),
                 time,
-                bytes,
+                bytes: (lo, hi),
             } => write!(
                 f,
-                "'{}' {} and '{}' {} share bytes [{}, {}) at time {time}",
-                first.0, first.1, second.0, second.1, bytes.0, bytes.1
+                "'{a}' {a_item} and '{b}' {b_item} share bytes [{lo}, {hi}) at time {time}"
             ),
         }
     }
@@ -157,7 +156,7 @@ pub fn check_tiles(
     }
     let mut items: Vec<Item> = Vec::new();
     for (ti, t) in tensors.iter().enumerate() {
-        let base = offsets[ti].0;
+        let base = offsets[ti].get();
         let zero = vec![0u64; t.shape.len()];
         let whole =
             (!t.lifetime.is_empty()).then_some(("whole".to_string(), t.lifetime, &zero, &t.shape));
@@ -202,7 +201,7 @@ pub fn check_tiles(
                 report(TileViolation::Overlap {
                     first: (tensors[other.tensor].id.clone(), other.name.clone()),
                     second: (tensors[it.tensor].id.clone(), it.name.clone()),
-                    time: it.lifetime.start.0,
+                    time: it.lifetime.start.get(),
                     bytes,
                 });
             }
@@ -222,12 +221,12 @@ pub fn check_tiles(
 fn first_shared(a: &[(u64, u64)], b: &[(u64, u64)]) -> Option<(u64, u64)> {
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
-        let lo = a[i].0.max(b[j].0);
-        let hi = a[i].1.min(b[j].1);
+        let ((a_lo, a_hi), (b_lo, b_hi)) = (a[i], b[j]);
+        let (lo, hi) = (a_lo.max(b_lo), a_hi.min(b_hi));
         if lo < hi {
             return Some((lo, hi));
         }
-        if a[i].1 <= b[j].1 {
+        if a_hi <= b_hi {
             i += 1;
         } else {
             j += 1;

@@ -18,9 +18,27 @@
 //! Chunks come out in increasing address order because the layout is outer-to-inner
 //! (each stride covers the whole extent of the axes inside it; checked on input).
 
-/// `(offset, length)` in bytes relative to the tensor's base, increasing, disjoint,
-/// never adjacent (adjacent runs are merged).
-pub(crate) type Chunks = Vec<(u64, u64)>;
+use crate::types::{Offset, Size};
+
+/// A run of contiguous bytes of a tile: `len` bytes from `start` bytes above the tensor's
+/// base.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Chunk {
+    pub(crate) start: Size,
+    pub(crate) len: Size,
+}
+
+impl Chunk {
+    /// The bytes from the tensor's base to the chunk's end.
+    #[inline]
+    pub(crate) fn end(self) -> Size {
+        self.start + self.len
+    }
+}
+
+/// Chunks relative to the tensor's base, increasing, disjoint, never adjacent (adjacent
+/// runs are merged).
+pub(crate) type Chunks = Vec<Chunk>;
 
 /// The chunks of a block with `sizes` at byte offset `base`, byte strides `strides`,
 /// element size `esize` (Alg. 3).
@@ -49,7 +67,7 @@ fn render_axis(
     out: &mut Chunks,
 ) {
     if contiguous[axis] {
-        push_merged(out, base, block_len[axis]);
+        push_merged(out, Size(base), Size(block_len[axis]));
         return;
     }
     for i in 0..sizes[axis] {
@@ -65,14 +83,14 @@ fn render_axis(
     }
 }
 
-fn push_merged(out: &mut Chunks, off: u64, len: u64) {
+fn push_merged(out: &mut Chunks, start: Size, len: Size) {
     if let Some(last) = out.last_mut() {
-        if last.0 + last.1 == off {
-            last.1 += len;
+        if last.end() == start {
+            last.len += len;
             return;
         }
     }
-    out.push((off, len));
+    out.push(Chunk { start, len });
 }
 
 /// How far the tile `a` at absolute base `a_base` must move up to clear the tile `b` at
@@ -85,35 +103,35 @@ fn push_merged(out: &mut Chunks, off: u64, len: u64) {
 /// smaller move can help: the pair still overlaps for every move below it. With
 /// `all_pairs`, every overlapping pair is visited and the largest such move returned.
 pub(crate) fn collision_shift(
-    a: &[(u64, u64)],
-    a_base: u64,
-    b: &[(u64, u64)],
-    b_base: u64,
+    a: &[Chunk],
+    a_base: Offset,
+    b: &[Chunk],
+    b_base: Offset,
     all_pairs: bool,
-) -> u64 {
+) -> Size {
     let (Some(a_first), Some(a_last), Some(b_first), Some(b_last)) =
         (a.first(), a.last(), b.first(), b.last())
     else {
-        return 0;
+        return Size::ZERO;
     };
     // Lines 1–2: one lies wholly to one side of the other.
-    if a_base + a_last.0 + a_last.1 <= b_base + b_first.0
-        || b_base + b_last.0 + b_last.1 <= a_base + a_first.0
+    if a_base + a_last.end() <= b_base + b_first.start
+        || b_base + b_last.end() <= a_base + a_first.start
     {
-        return 0;
+        return Size::ZERO;
     }
     let (mut i, mut j) = (0, 0);
-    let mut shift = 0;
+    let mut shift = Size::ZERO;
     // Skip chunks of the longer list that end before the other's first chunk starts.
     if a.len() > 8 {
-        i = a.partition_point(|c| a_base + c.0 + c.1 <= b_base + b_first.0);
+        i = a.partition_point(|c| a_base + c.end() <= b_base + b_first.start);
     }
     if b.len() > 8 {
-        j = b.partition_point(|c| b_base + c.0 + c.1 <= a_base + a_first.0);
+        j = b.partition_point(|c| b_base + c.end() <= a_base + a_first.start);
     }
     while i < a.len() && j < b.len() {
-        let (a_start, a_end) = (a_base + a[i].0, a_base + a[i].0 + a[i].1);
-        let (b_start, b_end) = (b_base + b[j].0, b_base + b[j].0 + b[j].1);
+        let (a_start, a_end) = (a_base + a[i].start, a_base + a[i].end());
+        let (b_start, b_end) = (b_base + b[j].start, b_base + b[j].end());
         if a_end <= b_start {
             i += 1;
         } else if b_end <= a_start {
@@ -141,13 +159,15 @@ mod tests {
     fn the_papers_example() {
         // A 4x64x128 tile of a 4x128x128 CHW tensor, one byte per element (§III-C.1).
         let c = render_chunks(&[4, 64, 128], &[16384, 128, 1], 1, 0);
+        let runs: Vec<(u64, u64)> = c.iter().map(|c| (c.start.get(), c.len.get())).collect();
         assert_eq!(
-            c,
+            runs,
             vec![(0, 8192), (16384, 8192), (32768, 8192), (49152, 8192)]
         );
         // §III-C.2: the same tile of a tensor at 128 overlaps by 8192 − 128.
-        assert_eq!(collision_shift(&c, 128, &c, 0, false), 8192 - 128);
-        assert_eq!(collision_shift(&c, 8192, &c, 0, false), 0);
+        let shift = |at| collision_shift(&c, Offset(at), &c, Offset::ZERO, false);
+        assert_eq!(shift(128), Size(8192 - 128));
+        assert_eq!(shift(8192), Size::ZERO);
     }
 
     #[test]
@@ -185,13 +205,16 @@ mod tests {
                 bytes.extend((0..esize).map(|z| e * esize + z));
             }
             bytes.sort_unstable();
-            let rendered: Vec<u64> = chunks.iter().flat_map(|&(o, l)| o..o + l).collect();
+            let rendered: Vec<u64> = chunks
+                .iter()
+                .flat_map(|c| c.start.get()..c.end().get())
+                .collect();
             assert_eq!(
                 rendered, bytes,
                 "shape {shape:?} sizes {sizes:?} strides {strides:?}"
             );
             for w in chunks.windows(2) {
-                assert!(w[0].0 + w[0].1 < w[1].0, "merged and ordered");
+                assert!(w[0].end() < w[1].start, "merged and ordered");
             }
         }
     }

@@ -98,14 +98,14 @@ pub fn write_tiled_json(
             shape: t.shape.clone(),
             strides: t.strides.clone(),
             element_size: t.element_size,
-            lifetime: Some([t.lifetime.start.0, t.lifetime.end.0]),
+            lifetime: Some(bounds(t.lifetime)),
             tiles: t
                 .tiles
                 .iter()
                 .map(|k| TileJson {
                     offset: k.offset.clone(),
                     sizes: k.sizes.clone(),
-                    lifetime: [k.lifetime.start.0, k.lifetime.end.0],
+                    lifetime: bounds(k.lifetime),
                 })
                 .collect(),
         };
@@ -113,4 +113,9 @@ pub fn write_tiled_json(
         writeln!(out, "  {}{sep}", serde_json::to_string(&json)?)?;
     }
     writeln!(out, "]}}")
+}
+
+/// `[start, end)` as the file writes it.
+fn bounds(lifetime: Lifetime) -> [u64; 2] {
+    [lifetime.start.get(), lifetime.end.get()]
 }

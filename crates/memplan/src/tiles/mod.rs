@@ -432,7 +432,7 @@ pub fn plan_tiles(
             detail: f.to_string(),
         })?;
     }
-    let lower_bound = Size(items.lower_bound());
+    let lower_bound = items.lower_bound();
     let peak = plan.peak;
     Ok(TileReport {
         outcome: crate::Outcome::judge(plan, peak, lower_bound, request.capacity()),
@@ -476,7 +476,7 @@ fn whole_tensor_plan(
     let offsets: Vec<Offset> = problem
         .tensors()
         .iter()
-        .map(|t| by_id.get(t.id.as_str()).copied().unwrap_or(Offset(0)))
+        .map(|t| by_id.get(t.id.as_str()).copied().unwrap_or(Offset::ZERO))
         .collect();
     let peak = items_peak(problem, &offsets);
     Ok(Some(TilePlan { offsets, peak }))
@@ -484,20 +484,20 @@ fn whole_tensor_plan(
 
 /// The highest byte end of any live item under `offsets`.
 fn items_peak(problem: &TiledProblem, offsets: &[Offset]) -> Size {
-    let mut peak = 0u64;
-    for (t, o) in problem.tensors().iter().zip(offsets) {
+    let mut peak = Offset::ZERO;
+    for (t, &o) in problem.tensors().iter().zip(offsets) {
         if !t.lifetime.is_empty() {
-            peak = peak.max(o.0 + t.extent());
+            peak = peak.max(o + Size(t.extent()));
         }
         for tile in &t.tiles {
             // The tile's last element is at Σ (offset + size − 1) · stride (eq. 1).
             let last: u64 = (0..t.shape.len())
                 .map(|a| (tile.offset[a] + tile.sizes[a] - 1) * t.strides[a])
                 .sum();
-            peak = peak.max(o.0 + (last + 1) * t.element_size);
+            peak = peak.max(o + Size((last + 1) * t.element_size));
         }
     }
-    Size(peak)
+    peak.as_height()
 }
 
 /// The same tensors as plain buffers, each live as a whole from its first to its last
@@ -508,9 +508,11 @@ pub fn whole_tensor_problem(problem: &TiledProblem) -> Problem {
         .tensors()
         .iter()
         .filter_map(|t| {
-            let span = t.whole_span();
-            (!span.is_empty())
-                .then(|| Buffer::new(t.id.clone(), span.start.0, span.end.0, t.extent()))
+            let lifetime = t.whole_span();
+            (!lifetime.is_empty()).then(|| Buffer {
+                lifetime,
+                ..Buffer::new(t.id.clone(), 0, 1, t.extent())
+            })
         })
         .collect();
     Problem::new(bufs).expect("ids are unique, extents non-zero and below 2^62 in all")

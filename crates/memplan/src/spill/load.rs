@@ -1,0 +1,185 @@
+//! The kept load over time, which the heuristic, the improvement, the baselines and the
+//! exact search all read: the sweep events of the kept buffers' live segments, the load
+//! between them, each buffer's time under overload, and a segment tree ([`LoadTree`])
+//! that answers "does this buffer still fit by load?".
+//!
+//! The load at `t` counts the kept buffers live at `t` (gaps honoured, lifetimes
+//! half-open: a buffer ending at `t` and one starting at `t` never add up).
+
+use crate::types::{BufferIdx, Size, Time};
+
+use super::model::SpillModel;
+
+/// A sweep event: a live segment of `buffer` starts or ends at `time`. Events order by
+/// time, then ends before starts (half-open lifetimes), then by buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Event {
+    pub(crate) time: Time,
+    pub(crate) start: bool,
+    pub(crate) buffer: BufferIdx,
+}
+
+/// Sweep events of the live segments of the kept buffers, sorted.
+pub(crate) fn events(model: &SpillModel<'_>, spilled: &[bool]) -> Vec<Event> {
+    let mut ev = Vec::new();
+    for (buffer, b) in model.problem.indexed() {
+        if !spilled[buffer] {
+            for seg in b.live_segments() {
+                ev.push(Event {
+                    time: seg.start,
+                    start: true,
+                    buffer,
+                });
+                ev.push(Event {
+                    time: seg.end,
+                    start: false,
+                    buffer,
+                });
+            }
+        }
+    }
+    ev.sort_unstable();
+    ev
+}
+
+/// The kept load from each event time of `ev` (see [`events`]) to the next.
+pub(crate) fn load_steps(model: &SpillModel<'_>, ev: &[Event]) -> Vec<(Time, Size)> {
+    let mut steps = Vec::new();
+    let (mut load, mut k) = (Size::ZERO, 0);
+    while k < ev.len() {
+        let t = ev[k].time;
+        while k < ev.len() && ev[k].time == t {
+            let size = model.problem.buffer(ev[k].buffer).size;
+            if ev[k].start {
+                load += size;
+            } else {
+                load -= size;
+            }
+            k += 1;
+        }
+        steps.push((t, load));
+    }
+    steps
+}
+
+/// For each buffer, the time during which it is live and the kept load exceeds the
+/// capacity (0 for spilled ones).
+pub(crate) fn overload_time(model: &SpillModel<'_>, spilled: &[bool], ev: &[Event]) -> Vec<u64> {
+    // (time, overloaded time from the first event to it)
+    let mut marks: Vec<(Time, u64)> = Vec::new();
+    let (mut acc, mut prev) = (0u64, None::<(Time, bool)>);
+    for (t, load) in load_steps(model, ev) {
+        if let Some((pt, over)) = prev {
+            acc += if over { t - pt } else { 0 };
+        }
+        marks.push((t, acc));
+        prev = Some((t, load > model.capacity));
+    }
+    let at = |t: Time| marks[marks.partition_point(|&(m, _)| m < t)].1;
+    model
+        .problem
+        .indexed()
+        .map(|(i, b)| {
+            if spilled[i] {
+                return 0;
+            }
+            b.live_segments().map(|s| at(s.end) - at(s.start)).sum()
+        })
+        .collect()
+}
+
+/// The kept load over time as a segment tree over the elementary intervals between event
+/// times, supporting "add a buffer" and "would it fit" (range add, range max), both
+/// O(segments · log n).
+pub(crate) struct LoadTree<'m> {
+    model: &'m SpillModel<'m>,
+    times: Vec<Time>,
+    max: Vec<Size>,
+    add: Vec<Size>,
+}
+
+impl<'m> LoadTree<'m> {
+    /// The tree of the kept buffers' load.
+    pub(crate) fn new(model: &'m SpillModel<'m>, spilled: &[bool]) -> LoadTree<'m> {
+        let mut times: Vec<Time> = model
+            .problem
+            .buffers()
+            .iter()
+            .flat_map(|b| b.live_segments().flat_map(|s| [s.start, s.end]))
+            .collect();
+        times.sort_unstable();
+        times.dedup();
+        let leaves = times.len().max(1);
+        let mut tree = LoadTree {
+            model,
+            times,
+            max: vec![Size::ZERO; 4 * leaves],
+            add: vec![Size::ZERO; 4 * leaves],
+        };
+        for i in model.problem.indices().filter(|&i| !spilled[i]) {
+            tree.add(i);
+        }
+        tree
+    }
+
+    fn span(&self, s: Time, e: Time) -> (usize, usize) {
+        let at = |t| self.times.partition_point(|&x| x < t);
+        (at(s), at(e))
+    }
+
+    fn leaves(&self) -> usize {
+        self.times.len().max(1)
+    }
+
+    fn update(&mut self, node: usize, lo: usize, hi: usize, range: (usize, usize), v: Size) {
+        let (from, to) = range;
+        if to <= lo || hi <= from {
+            return;
+        }
+        if from <= lo && hi <= to {
+            self.max[node] += v;
+            self.add[node] += v;
+            return;
+        }
+        let mid = (lo + hi) / 2;
+        self.update(2 * node, lo, mid, range, v);
+        self.update(2 * node + 1, mid, hi, range, v);
+        self.max[node] = self.add[node] + self.max[2 * node].max(self.max[2 * node + 1]);
+    }
+
+    fn query(&self, node: usize, lo: usize, hi: usize, range: (usize, usize)) -> Size {
+        let (from, to) = range;
+        if to <= lo || hi <= from {
+            return Size::ZERO;
+        }
+        if from <= lo && hi <= to {
+            return self.max[node];
+        }
+        let mid = (lo + hi) / 2;
+        self.add[node]
+            + self
+                .query(2 * node, lo, mid, range)
+                .max(self.query(2 * node + 1, mid, hi, range))
+    }
+
+    /// True when adding buffer `i` keeps the load at most the capacity.
+    pub(crate) fn fits(&self, i: BufferIdx) -> bool {
+        let b = self.model.problem.buffer(i);
+        b.live_segments().all(|s| {
+            let r = self.span(s.start, s.end);
+            self.query(1, 0, self.leaves(), r) + b.size <= self.model.capacity
+        })
+    }
+
+    /// Adds buffer `i`'s load.
+    pub(crate) fn add(&mut self, i: BufferIdx) {
+        let b = self.model.problem.buffer(i);
+        let size = b.size;
+        let segs: Vec<(Time, Time)> = b.live_segments().map(|s| (s.start, s.end)).collect();
+        for (s, e) in segs {
+            let r = self.span(s, e);
+            let leaves = self.leaves();
+            self.update(1, 0, leaves, r, size);
+        }
+    }
+}
