@@ -200,6 +200,12 @@ impl Budget {
         self.nodes
     }
 
+    /// `nodes`, held to the node limit when there is one: the limit of a search whose
+    /// family sets its own (spill's searches).
+    pub(crate) fn nodes_at_most(&self, nodes: u64) -> u64 {
+        self.nodes.map_or(nodes, |n| n.min(nodes))
+    }
+
     /// The time limit, if the budget has one and has not been started.
     pub fn time_limit(&self) -> Option<Duration> {
         self.limit

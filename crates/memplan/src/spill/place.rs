@@ -11,7 +11,6 @@ use crate::outcome::Outcome;
 use crate::types::{BufferIdx, Offset, Time};
 
 use super::model::{members, sub_problem, SpillModel};
-use super::solve::capped;
 use super::SpillOptions;
 
 /// Up to this many kept buffers, a placement runs memplan's exact search (after its
@@ -96,7 +95,7 @@ impl<'a> Placer<'a> {
             .budget
             .child()
             .with_finish_first_plan(large)
-            .with_node_limit(capped(self.options.placement_node_limit, self.budget));
+            .with_node_limit(self.budget.nodes_at_most(self.options.placement_node_limit));
         let (planner, budget) = match (large, effort) {
             (false, _) => (Planner::Exact, budget),
             (true, Effort::Best) => (Planner::GreedyPortfolio, budget.share(Instant::now(), 0.5)),

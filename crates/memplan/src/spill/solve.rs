@@ -256,7 +256,7 @@ fn exact_components(
             &index,
             bound_options,
             start,
-            capped(options.exact_node_limit, budget),
+            budget.nodes_at_most(options.exact_node_limit),
         );
         stats.placements += placer.calls;
         stats.branch_nodes += result.nodes;
@@ -312,9 +312,4 @@ fn two_level(
         slow_height,
         cost: sol.cost,
     })
-}
-
-/// A spill option's node limit, held to the call budget's node limit when it has one.
-pub(super) fn capped(nodes: u64, budget: &Budget) -> u64 {
-    budget.node_limit().map_or(nodes, |n| n.min(nodes))
 }
