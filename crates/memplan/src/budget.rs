@@ -279,6 +279,7 @@ impl Budget {
 
     /// This budget, ending after `share` (0 to 1) of the time left from `now`, or at its
     /// own deadline when it has none. Shares the token.
+    #[cfg(feature = "spill")]
     pub(crate) fn share(&self, now: Instant, share: f64) -> Budget {
         match self.deadline {
             Some(d) => self.until(now + d.saturating_duration_since(now).mul_f64(share)),

@@ -67,13 +67,16 @@ mod report;
 mod request;
 mod rng;
 mod sections;
+#[cfg(feature = "shared_objects")]
 pub mod shared_objects;
+#[cfg(feature = "spill")]
 pub mod spill;
 pub mod telamalloc;
 /// Seeded generators of problems, for tests, benchmarks and `memplan gen` (feature
 /// `testing`).
 #[cfg(feature = "testing")]
 pub mod testing;
+#[cfg(feature = "tiles")]
 pub mod tiles;
 mod types;
 mod units;
