@@ -67,8 +67,10 @@ mod report;
 mod request;
 mod rng;
 mod sections;
+// One sort per element type for the setup sorts (the lean library's size).
 #[cfg(feature = "shared_objects")]
 pub mod shared_objects;
+mod sort;
 #[cfg(feature = "spill")]
 pub mod spill;
 pub mod telamalloc;
