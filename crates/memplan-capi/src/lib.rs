@@ -521,7 +521,8 @@ pub struct memplan_spill_result {
 /// gives the time limit and threads; its planner is not used. Fails with
 /// `MEMPLAN_ERR_INFEASIBLE` when the buffers that must stay fast (fixed, or memory 1) do
 /// not fit, `MEMPLAN_ERR_NOT_FOUND` when they could not be placed in time. The plan has
-/// passed the two-level checker.
+/// passed the two-level checker. Without the `spill` feature (the lean build) it fails
+/// with `MEMPLAN_ERR_ARGUMENT`, saying so.
 ///
 /// # Safety
 /// `problem` must be a live problem, `costs` and `memory` NULL or arrays of
