@@ -66,8 +66,10 @@ mod tests {
             unstable_by_key(&mut b, key);
             assert_eq!(a, b, "unstable, {len}");
             let (mut a, mut b) = (v.clone(), v);
-            a.sort_unstable_by(|x, y| y.0.cmp(&x.0));
-            unstable(&mut b, &mut |x, y| y.0.cmp(&x.0));
+            let compare =
+                |x: &(u32, u32), y: &(u32, u32)| (x.0 / 2).cmp(&(y.0 / 2)).then(y.0.cmp(&x.0));
+            a.sort_unstable_by(compare);
+            unstable(&mut b, &mut { compare });
             assert_eq!(a, b, "unstable by, {len}");
         }
     }
