@@ -16,8 +16,10 @@
 #   with `--time-limit inf` (no clock: the result depends on the input alone), on every
 #   file;
 # - the refining stages (exact, boxing, TelaMalloc, the default planner's exact and boxing
-#   steps) are bounded by counts, not time: `--node-limit` for the exact search,
-#   `--tm-step-limit` for TelaMalloc, `--iterations` and `--polish-moves` for boxing.
+#   steps) are bounded by counts, not time: `--node-limit` for the exact search and
+#   TelaMalloc (builds before it covered TelaMalloc had `--tm-step-limit`, and get that
+#   flag instead in the TelaMalloc configurations), `--iterations` and `--polish-moves`
+#   for boxing.
 #   `auto-refine` gives the default planner one hour, which the count limits keep it far
 #   from; the capacity modes run with `--time-limit inf`, where the default planner's
 #   exact search runs alone (the race against TelaMalloc depends on timing by design and
@@ -65,11 +67,11 @@ configs+=(
     "auto-capacity|small|yes|--time-limit inf --node-limit 2000 --no-boxing-in-portfolio"
     "exact|small|no|--planner exact --time-limit inf --node-limit 2000"
     "exact-capacity|small|yes|--planner exact --time-limit inf --node-limit 2000"
-    "telamalloc|small|no|--planner telamalloc --time-limit inf --tm-step-limit 100000"
-    "telamalloc-capacity|small|yes|--planner telamalloc --time-limit inf --tm-step-limit 200000"
+    "telamalloc|small|no|--planner telamalloc --time-limit inf --node-limit 100000"
+    "telamalloc-capacity|small|yes|--planner telamalloc --time-limit inf --node-limit 200000"
     "boxing|small|no|--planner boxing --time-limit inf --iterations 3 --polish-moves 2000"
     # Ablations: the option flags reach the same techniques in both builds.
-    "telamalloc-ablation|small|no|--planner telamalloc --time-limit inf --tm-step-limit 50000 --tm-no-canonical --tm-no-decomposition --tm-no-backjump --tm-no-phases"
+    "telamalloc-ablation|small|no|--planner telamalloc --time-limit inf --node-limit 50000 --tm-no-canonical --tm-no-decomposition --tm-no-backjump --tm-no-phases"
     "exact-ablation|small|no|--planner exact --time-limit inf --node-limit 200 --no-dominance --no-decomposition --no-monotonic-floor"
     "boxing-ablation|small|no|--planner boxing --time-limit inf --iterations 3 --polish-moves 0 --no-bootstrap --no-calibrate-epsilon"
 )
@@ -83,9 +85,17 @@ if [ -n "${ONLY:-}" ]; then
 fi
 
 # Builds without `--planner greedy` ran the greedy portfolio as `auto --time-limit inf`.
+# Builds with `--tm-step-limit` held TelaMalloc to it, not to `--node-limit`.
 has_greedy() { "$1" plan --help | grep -q '`greedy`'; }
-old_flags() { if has_greedy "$old"; then echo "$1"; else echo "${1/--planner greedy/}"; fi; }
-new_flags() { if has_greedy "$new"; then echo "$1"; else echo "${1/--planner greedy/}"; fi; }
+has_tm_steps() { "$1" plan --help-all | grep -q -- '--tm-step-limit'; }
+side_flags() { # the flags $2 as binary $1 spells them
+    local f=$2
+    if ! has_greedy "$1"; then f=${f/--planner greedy/}; fi
+    if has_tm_steps "$1"; then
+        case "$f" in *"--planner telamalloc"*) f=${f/--node-limit/--tm-step-limit} ;; esac
+    fi
+    echo "$f"
+}
 
 compared=0
 differed=0
@@ -100,8 +110,8 @@ for c in "${configs[@]}"; do
             key="$name/$(basename "$f" .csv).t$t"
             for side in old new; do
                 bin=$old
-                side_flags=$(old_flags "$flags")
-                if [ "$side" = new ]; then bin=$new; side_flags=$(new_flags "$flags"); fi
+                if [ "$side" = new ]; then bin=$new; fi
+                side_flags=$(side_flags "$bin" "$flags")
                 mkdir -p "$work/$side/$name"
                 rm -f "$work/$side/$key.csv"
                 # shellcheck disable=SC2086 # $flags is a list of words

@@ -386,9 +386,10 @@ pub unsafe extern "C" fn memplan_plan(
         let report = memplan::plan(&problem, &request, &options)
             .map_err(|e| (MEMPLAN_ERR_INTERNAL, e.to_string()))?;
         let max_load = report.max_load.get();
-        // The one bound of every door (issue 27): the max load or the fixed buffers' top,
-        // raised by the exact search's proofs (an optimal plan's height).
-        let lower_bound = report.proven_lower_bound().get();
+        // The one bound of every door (issues 27, 30): the max load or the fixed buffers' top,
+        // raised by the cheap bounds and every proof (Report::lower_bound; an optimal
+        // plan's height).
+        let lower_bound = report.lower_bound.get();
         let result = |plan: memplan::Plan, optimal: bool| {
             Box::into_raw(Box::new(memplan_result {
                 height: plan.height().get(),

@@ -366,3 +366,31 @@ fn lean_build_refuses_spill_with_a_message() {
         memplan_problem_free(p);
     }
 }
+
+/// Issue 30 §2, §3: the holes bound is C's one bound too. A fixed buffer at [2, 4) and a
+/// free one of size 3, both live at 0: max load 5, every plan 7 high. The greedy
+/// planners alone (no exact search) are proven optimal by it, and under 6 it proves
+/// that nothing fits (MEMPLAN_ERR_INFEASIBLE, not MEMPLAN_ERR_NOT_FOUND).
+#[test]
+fn issue_30_the_holes_bound_is_the_lower_bound() {
+    unsafe {
+        let p = problem(&[("F", 0, 2, 2), ("b", 0, 2, 3)]);
+        assert_eq!(memplan_problem_fix_offset(p, 0, 2), MEMPLAN_OK);
+        let greedy = CString::new("greedy").unwrap();
+        let mut o = memplan_options_default();
+        o.planner = greedy.as_ptr();
+        let mut plan = ptr::null_mut();
+        assert_eq!(memplan_plan(p, &o, &mut plan), MEMPLAN_OK);
+        assert_eq!(memplan_result_max_load(plan), 5);
+        assert_eq!(memplan_result_height(plan), 7);
+        assert_eq!(memplan_result_lower_bound(plan), 7);
+        assert_eq!(memplan_result_is_optimal(plan), 1);
+        memplan_result_free(plan);
+        o.fit = 1;
+        o.capacity = 6;
+        let mut none = ptr::null_mut();
+        assert_eq!(memplan_plan(p, &o, &mut none), MEMPLAN_ERR_INFEASIBLE);
+        assert!(none.is_null());
+        memplan_problem_free(p);
+    }
+}

@@ -364,8 +364,14 @@ fn bench_rows_are_what_plan_gives() {
             .unwrap_or_else(|| panic!("no row for {name}: {table}"));
         let cells: Vec<&str> = row.split(" | ").collect();
         assert_eq!(cells[3], height, "{name}: {row} vs {summary}");
+        // The one proven bound, and the gap to it.
+        let proven = summary
+            .split("; ")
+            .find_map(|f| f.strip_prefix("proven ≥ "))
+            .unwrap_or_else(|| panic!("{summary}"));
+        assert_eq!(cells[4], proven, "{name}: {row} vs {summary}");
         if summary.contains("; optimal") {
-            assert_eq!(cells[4], "0", "{name}: {row}");
+            assert_eq!(cells[5], "0", "{name}: {row}");
         }
     }
 }

@@ -290,6 +290,7 @@ fn issue_27_plan_help_headings_are_pinned() {
             "Exact search: ablations and tuning:",
             "TelaMalloc: ablations and tuning:",
             "Boxing: ablations and tuning:",
+            "Lower bounds: ablations and tuning:",
             "Exit codes:",
         ],
         "{all}"

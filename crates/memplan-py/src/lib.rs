@@ -542,9 +542,9 @@ fn plan(
         .detach(|| memplan::plan(target, &request, &options))
         .map_err(|e| MemplanError::new_err(e.to_string()))?;
     let max_load = report.max_load.get();
-    // The one bound of every door (issue 27): the max load or the fixed buffers' top,
-    // raised by the exact search's proofs.
-    let lower_bound = report.proven_lower_bound().get();
+    // The one bound of every door (issues 27, 30): the max load or the fixed buffers' top,
+    // raised by the cheap bounds and every proof (Report::lower_bound).
+    let lower_bound = report.lower_bound.get();
     let capacity = capacity.map_or(0, Size::get);
     let to_plan = |p: memplan::Plan, optimal: bool| Plan {
         height: p.height().get(),

@@ -77,7 +77,7 @@ pub fn _plan_tflite(
         memplan::Outcome::Optimal(p) | memplan::Outcome::Feasible { plan: p, .. } => p,
         _ => unreachable!("plan_model returns only a model with a plan"),
     };
-    let lower_bound = planned.report.proven_lower_bound().get();
+    let lower_bound = planned.report.lower_bound.get();
     Ok(Plan::new(
         plan.offsets().iter().map(|o| o.get()).collect(),
         a.problem.buffers().iter().map(|b| b.id.clone()).collect(),

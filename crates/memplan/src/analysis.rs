@@ -73,8 +73,6 @@ fn events(problem: &Problem) -> Vec<(Time, bool, u64)> {
     ev
 }
 
-/// The height of a plan given as offsets in problem order, typed or raw: the highest end
-/// address (0 for no buffers). Overflow is the caller's to rule out.
 /// Every lifetime start and end of `problem`, sorted, without repeats: the times at
 /// which the live set can change.
 pub(crate) fn lifetime_boundaries(problem: &Problem) -> Vec<u64> {
@@ -88,6 +86,8 @@ pub(crate) fn lifetime_boundaries(problem: &Problem) -> Vec<u64> {
     times
 }
 
+/// The height of a plan given as offsets in problem order, typed or raw: the highest end
+/// address (0 for no buffers). Overflow is the caller's to rule out.
 pub(crate) fn height_of<O: Copy + Into<u64>>(problem: &Problem, offsets: &[O]) -> u64 {
     problem
         .buffers()

@@ -1,8 +1,8 @@
 //! Budgets: when a planner must stop.
 //!
 //! The model: a [`Budget`] is a time limit or a deadline (an [`Instant`]), or neither,
-//! plus a [`CancelToken`], and one property, whether the *first plan* may finish past the
-//! deadline. It is the one limit type from the doors to the families: a caller builds
+//! plus a [`CancelToken`], a work limit (the most nodes one search may expand), and one
+//! property, whether the *first plan* may finish past the deadline. It is the one limit type from the doors to the families: a caller builds
 //! one ([`Budget::new`], [`Budget::with_time_limit`], [`Budget::with_cancel`]) and puts
 //! it in a [`crate::Request`]; the call *starts* it (a time limit becomes a deadline at
 //! the call's start) and hands it, or budgets derived from it ([`Budget::child`],
@@ -82,8 +82,9 @@ impl CancelToken {
 pub(crate) const SETUP_NANOS_PER_BUFFER: u64 = 1_000;
 
 /// When planning must stop: a time limit (counted from the start of the call) or a
-/// deadline, a cancel token, and whether the first plan may finish past the deadline
-/// (not past a cancellation). Cloning shares the token.
+/// deadline, a cancel token, whether the first plan may finish past the deadline (not
+/// past a cancellation), and a work limit: the most nodes one search may expand.
+/// Cloning shares the token.
 ///
 /// The default ([`Budget::new`]) is [`Budget::DEFAULT_TIME_LIMIT`], with the first plan
 /// let finish: the same for every door (library, command line, Python, C).
@@ -96,6 +97,7 @@ pub(crate) const SETUP_NANOS_PER_BUFFER: u64 = 1_000;
 /// let budget = Budget::new().with_time_limit(Duration::from_millis(50)).with_cancel(&stop);
 /// assert_eq!(budget.time_limit(), Some(Duration::from_millis(50)));
 /// assert_eq!(Budget::unlimited().time_limit(), None);
+/// assert_eq!(Budget::unlimited().with_node_limit(2_000).node_limit(), Some(2_000));
 /// ```
 #[derive(Clone, Debug)]
 pub struct Budget {
@@ -104,6 +106,8 @@ pub struct Budget {
     deadline: Option<Instant>,
     cancel: CancelToken,
     finish_first: bool,
+    /// The most nodes one search may expand (see [`Budget::with_node_limit`]).
+    nodes: Option<u64>,
 }
 
 impl Default for Budget {
@@ -125,6 +129,7 @@ impl Budget {
             deadline: None,
             cancel: CancelToken::new(),
             finish_first: true,
+            nodes: None,
         }
     }
 
@@ -176,6 +181,25 @@ impl Budget {
         }
     }
 
+    /// This budget with a work limit (`None`: none): each search the call runs expands at
+    /// most `nodes` nodes, then stops with what it has. A search is one capacity search
+    /// of the exact planner (per preorder; minimise mode's probes get shares of it), one
+    /// TelaMalloc search (a node is a placement tried; TelaMalloc's rounds and probes
+    /// share it, and it takes 2,000,000 when there is none), or one of spill's placement
+    /// searches. With no time limit, a node limit makes the result depend on the input
+    /// and the options alone.
+    pub fn with_node_limit(self, nodes: impl Into<Option<u64>>) -> Budget {
+        Budget {
+            nodes: nodes.into(),
+            ..self
+        }
+    }
+
+    /// The node limit, if any (see [`Budget::with_node_limit`]).
+    pub fn node_limit(&self) -> Option<u64> {
+        self.nodes
+    }
+
     /// The time limit, if the budget has one and has not been started.
     pub fn time_limit(&self) -> Option<Duration> {
         self.limit
@@ -210,6 +234,7 @@ impl Budget {
             deadline,
             cancel: cancel.map_or_else(CancelToken::new, CancelToken::child),
             finish_first,
+            nodes: None,
         }
     }
 
@@ -254,6 +279,7 @@ impl Budget {
             },
             cancel: self.cancel.clone(),
             finish_first: false,
+            nodes: self.nodes,
         }
     }
 
@@ -279,7 +305,6 @@ impl Budget {
 
     /// This budget, ending after `share` (0 to 1) of the time left from `now`, or at its
     /// own deadline when it has none. Shares the token.
-    #[cfg(feature = "spill")]
     pub(crate) fn share(&self, now: Instant, share: f64) -> Budget {
         match self.deadline {
             Some(d) => self.until(now + d.saturating_duration_since(now).mul_f64(share)),

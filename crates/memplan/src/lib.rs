@@ -12,9 +12,9 @@
 //! [`Goal`] and a [`Budget`]), [`Options`] and [`Outcome`], the independent [`check`]er,
 //! the [analysis](analyze) and the errors, re-exported from the modules that define
 //! them. Public submodules hold the rest: [`io`] (CSV and JSON), [`analysis`],
-//! [`telamalloc`] (TelaMalloc's options, grouped by technique), [`shared_objects`] and
-//! [`tiles`] (two other planning problems), plus `testing` (seeded generators, feature
-//! `testing`) and `fuzzing` (feature `fuzzing`).
+//! [`spill`] (two memory levels), [`shared_objects`] and [`tiles`] (two other planning
+//! problems), plus `testing` (seeded generators, feature `testing`) and `fuzzing`
+//! (feature `fuzzing`).
 //! The algorithms live in private modules, one folder per family (`greedy/`, `exact/`,
 //! `boxing/`, `telamalloc/`), under the `driver/`, the only module that runs several.
 //!
@@ -44,6 +44,7 @@ pub struct ReadmeDoctests;
 pub struct LibraryGuideDoctests;
 
 pub mod analysis;
+mod bounds;
 mod boxing;
 mod budget;
 mod checker;
@@ -73,7 +74,7 @@ pub mod shared_objects;
 mod sort;
 #[cfg(feature = "spill")]
 pub mod spill;
-pub mod telamalloc;
+mod telamalloc;
 /// Seeded generators of problems, for tests, benchmarks and `memplan gen` (feature
 /// `testing`).
 #[cfg(feature = "testing")]
@@ -85,6 +86,7 @@ mod units;
 mod workers;
 
 pub use analysis::{analyze, load_profile, lower_bound, max_load, Analysis, LoadStep};
+pub use bounds::BoundOptions;
 pub use boxing::{Bootstrap, BoxingOptions, SqueezeFit};
 pub use budget::{Budget, CancelToken, TimeLimit, TimeLimitError};
 pub use checker::{
@@ -106,8 +108,9 @@ pub use types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Time};
 ///
 /// Minimising, the outcome is `Optimal` or `Feasible`. Fitting under a capacity, it is
 /// `Optimal`/`Feasible` when a plan fits, `Infeasible` when that is proven (the max load
-/// or a fixed buffer exceeds the capacity, or the exact search proved it), and `Unknown`
-/// with the lowest plan found otherwise.
+/// or a fixed buffer exceeds the capacity, a lower bound of [`BoundOptions`] does, or the
+/// exact search proved it), and `Unknown` with the lowest plan found otherwise. The
+/// report's [`Report::lower_bound`] is the best bound proven on the way.
 pub fn plan(problem: &Problem, request: &Request, options: &Options) -> Result<Report, PlanError> {
     driver::run(problem, request, options)
 }

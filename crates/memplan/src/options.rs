@@ -6,6 +6,7 @@
 //! the choices of the driver (planner, threads, verification). Only the driver reads
 //! [`Options`]: a family takes its own options and a budget.
 
+use crate::bounds::BoundOptions;
 use crate::boxing::BoxingOptions;
 use crate::error::PlanError;
 use crate::exact::ExactOptions;
@@ -121,6 +122,9 @@ pub struct Options {
     /// Options of the exact search ([`Planner::Exact`], and the step of
     /// [`Planner::Auto`] that runs it after greedy when a time limit is given).
     pub exact: ExactOptions,
+    /// The lower bounds reported beyond the max load, and the prover (see
+    /// [`BoundOptions`]).
+    pub bounds: BoundOptions,
 }
 
 /// The defaults, shared by every door: [`Planner::Auto`] on every core, the plan checked.
@@ -133,6 +137,7 @@ impl Default for Options {
             telamalloc: TelamallocOptions::default(),
             boxing: BoxingOptions::default(),
             exact: ExactOptions::default(),
+            bounds: BoundOptions::default(),
         }
     }
 }

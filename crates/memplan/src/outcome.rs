@@ -87,10 +87,8 @@ impl<P, B: Copy + Ord> Outcome<P, B> {
 /// caller may end its own search on `Found` or `Infeasible` alone, and may always run
 /// again (with more budget, another bound or another planner) after `Stopped`.
 ///
-/// The driver's capacity race answers in the same three ways, with the best plan over
-/// the capacity beside a `Stopped`; its `RaceAnswer` maps one to one:
-/// `Plan(o, p)` is `Found((o, p))`, `Infeasible` is `Infeasible`, `Unknown(best)` is
-/// `Stopped(_)` with `best` kept beside it.
+/// The driver's capacity race answers with it too, keeping the lowest plan over the
+/// capacity beside a `Stopped` (`driver/race.rs`, `RaceEnd`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Verdict<T> {
     /// The answer.

@@ -27,8 +27,11 @@ pub struct Report {
     pub planner: Planner,
     /// The max load: a lower bound on any plan's height.
     pub max_load: Size,
-    /// The lower bound every output reports ([`crate::lower_bound`]): the max load, or the
-    /// top of the fixed buffers when higher. The fragmentation is `height − lower_bound`.
+    /// The best proven lower bound on the height, the one every output reports: the max
+    /// load (or the fixed buffers' top when higher), raised by the cheap bounds of
+    /// [`crate::BoundOptions`] when the plan is above it, by every capacity the exact
+    /// search (or the prover) proved infeasible, and in `Optimal` equal to the plan's
+    /// height. The outcome's own bound (in `Feasible` and `Unknown`) is this number.
     pub lower_bound: Size,
     /// Every planner that was run, in portfolio order.
     pub candidates: Vec<CandidateResult>,
@@ -39,24 +42,11 @@ pub struct Report {
 }
 
 impl Report {
-    /// The best proven lower bound on the height: [`Report::lower_bound`], raised by the
-    /// exact search's proofs. The outcome is `Optimal` exactly when the plan's height
-    /// equals it (it is then that height).
-    pub fn proven_lower_bound(&self) -> Size {
-        match &self.outcome {
-            Outcome::Optimal(p) => p.height(),
-            Outcome::Feasible { lower_bound, .. } | Outcome::Unknown { lower_bound, .. } => {
-                (*lower_bound).max(self.lower_bound)
-            }
-            Outcome::Infeasible => self.lower_bound,
-        }
-    }
-
-    /// The plan's height above [`Report::lower_bound`], when there is a plan (over the
-    /// capacity included).
+    /// The plan's height above the proven [`Report::lower_bound`] (0 when `Optimal`), when
+    /// there is a plan (over the capacity included): the gap to the optimum, at most.
     pub fn fragmentation(&self) -> Option<Size> {
         self.outcome
             .best()
-            .map(|p| Size(p.height().get().saturating_sub(self.lower_bound.get())))
+            .map(|p| p.height().saturating_sub(self.lower_bound))
     }
 }

@@ -35,7 +35,16 @@ const BOOTSTRAPS: [Bootstrap; 3] = [
 ];
 
 fn run(problem: &Problem, options: &Options) -> Plan {
-    let report = plan(problem, &unlimited(), options).expect("boxing plans");
+    run_within(problem, options, None)
+}
+
+/// [`run`] with a node limit on each search (the exact search's, in the default planner).
+fn run_within(problem: &Problem, options: &Options, nodes: Option<u64>) -> Plan {
+    let request = Request {
+        budget: unlimited().budget.with_node_limit(nodes),
+        ..unlimited()
+    };
+    let report = plan(problem, &request, options).expect("boxing plans");
     let p = report
         .outcome
         .plan()
@@ -186,8 +195,7 @@ proptest! {
         // The default planner with boxing in its refinement; no clock, so the exact
         // search gets a node limit.
         o.planner = Planner::Auto;
-        o.exact.node_limit = Some(2_000);
-        run(&p, &o);
+        run_within(&p, &o, Some(2_000));
     }
 }
 

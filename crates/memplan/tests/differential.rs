@@ -48,7 +48,7 @@ fn small(max_buffers: usize, capacity_chance: u8) -> FuzzKnobs {
 fn request(capacity: Option<Size>) -> Request {
     Request {
         goal: Goal::from_capacity(capacity),
-        budget: Budget::unlimited(),
+        budget: Budget::unlimited().with_node_limit(20_000),
     }
 }
 
@@ -58,7 +58,6 @@ fn options(planner: Planner) -> Options {
         threads: 1,
         ..Options::default()
     };
-    o.telamalloc.step_limit = 20_000;
     o.boxing.iterations = 5;
     o
 }
@@ -107,7 +106,7 @@ fn exact_and_telamalloc_agree_on_feasibility() {
         let exact = plan(&p, &request(cap), &options(Planner::Exact)).unwrap();
         // The search itself, not the greedy plan it tries first.
         let mut search_only = options(Planner::Telamalloc);
-        search_only.telamalloc.rounds.greedy_first = false;
+        search_only.telamalloc.greedy_first = false;
         let tela = plan(&p, &request(cap), &search_only).unwrap();
         assert_report_consistent(&p, cap, &exact);
         assert_report_consistent(&p, cap, &tela);

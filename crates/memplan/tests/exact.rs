@@ -3,17 +3,13 @@
 use std::time::Duration;
 
 use memplan::{
-    check, max_load, plan, Budget, Buffer, CancelToken, ExactOptions, Goal, Options, Outcome,
-    Planner, Problem, Request, Size,
+    check, max_load, plan, Budget, Buffer, CancelToken, Goal, Options, Outcome, Planner, Problem,
+    Request, Size,
 };
 
-fn exact(node_limit: Option<u64>) -> Options {
+fn exact() -> Options {
     Options {
         planner: Planner::Exact,
-        exact: ExactOptions {
-            node_limit,
-            ..ExactOptions::default()
-        },
         ..Options::default()
     }
 }
@@ -23,6 +19,14 @@ fn unlimited(capacity: Option<Size>) -> Request {
     Request {
         goal: Goal::from_capacity(capacity),
         budget: Budget::unlimited(),
+    }
+}
+
+/// [`unlimited`], with each capacity search held to `nodes` nodes.
+fn within(capacity: Option<Size>, nodes: u64) -> Request {
+    Request {
+        goal: Goal::from_capacity(capacity),
+        budget: Budget::unlimited().with_node_limit(nodes),
     }
 }
 
@@ -52,7 +56,7 @@ fn exact_planner_is_named_and_parsed() {
 #[test]
 fn minimise_mode_proves_its_plan_optimal() {
     let p = staircase();
-    let report = plan(&p, &unlimited(None), &exact(Some(100_000))).expect("plans");
+    let report = plan(&p, &within(None, 100_000), &exact()).expect("plans");
     let Outcome::Optimal(pl) = &report.outcome else {
         panic!("expected a proven optimum, got {:?}", report.outcome)
     };
@@ -71,10 +75,19 @@ fn capacity_mode_proves_infeasibility_below_the_minimum() {
         Buffer::new("w", 1, 2, 1).with_fixed_offset(1),
     ])
     .expect("valid");
-    let report = plan(&p, &unlimited(Some(Size(3))), &exact(Some(100_000))).expect("plans");
+    // The holes bound proves it before any search (x fits in no hole w leaves at 1):
+    // off, so that the proof is the search's.
+    let mut options = exact();
+    options.bounds.holes = false;
+    let report = plan(&p, &within(Some(Size(3)), 100_000), &options).expect("plans");
     assert!(max_load(&p) <= Size(3));
     assert_eq!(report.outcome, Outcome::Infeasible);
     assert!(report.exact.is_some(), "the proof came from the search");
+    // With it, the same answer without the search.
+    let report = plan(&p, &within(Some(Size(3)), 100_000), &exact()).expect("plans");
+    assert_eq!(report.outcome, Outcome::Infeasible);
+    assert_eq!(report.exact, None, "the holes bound proved it first");
+    assert_eq!(report.lower_bound, Size(4));
 }
 
 #[test]
@@ -83,7 +96,7 @@ fn cancelled_search_still_returns_the_greedy_plan() {
     let cancel = CancelToken::new();
     cancel.cancel();
     let request = Request::minimise().with_budget(Budget::unlimited().with_cancel(&cancel));
-    let report = plan(&p, &request, &exact(None)).expect("plans");
+    let report = plan(&p, &request, &exact()).expect("plans");
     let pl = report
         .outcome
         .plan()
@@ -143,13 +156,13 @@ fn auto_tightens_what_the_greedy_portfolio_leaves() {
             improved += 1;
             // Capacity mode at that height: greedy misses it, the search finds a plan.
             let capped = Some(pl.height());
-            let r = plan(&p, &unlimited(capped), &exact(None)).expect("plans");
+            let r = plan(&p, &unlimited(capped), &exact()).expect("plans");
             assert_eq!(r.planner, Planner::Exact);
             let q = r.outcome.plan().expect("fits");
             check(&p, q, capped).expect("valid");
             // One byte less: proven impossible.
             let tight = Some(Size(pl.height().get() - 1));
-            let r = plan(&p, &unlimited(tight), &exact(None)).expect("plans");
+            let r = plan(&p, &unlimited(tight), &exact()).expect("plans");
             assert_eq!(r.outcome, Outcome::Infeasible);
         }
     }

@@ -9,7 +9,7 @@ use memplan::{plan, Budget, Buffer, Goal, Options, Planner, Problem, Request, Si
 fn every_planner_is_consistent_on((problem, capacity): &(Problem, Option<Size>)) {
     let request = Request {
         goal: Goal::from_capacity(*capacity),
-        budget: Budget::unlimited(),
+        budget: Budget::unlimited().with_node_limit(2_000),
     };
     for planner in Planner::all() {
         for threads in [1, 2] {
@@ -19,8 +19,6 @@ fn every_planner_is_consistent_on((problem, capacity): &(Problem, Option<Size>))
                 verify: false,
                 ..Options::default()
             };
-            options.exact.node_limit = Some(2_000);
-            options.telamalloc.step_limit = 2_000;
             options.boxing.iterations = 3;
             let report =
                 plan(problem, &request, &options).unwrap_or_else(|e| panic!("{planner}: {e}"));

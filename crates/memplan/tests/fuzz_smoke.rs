@@ -132,6 +132,11 @@ fn plan_exact() {
 }
 
 #[test]
+fn lower_bounds() {
+    smoke("lower_bounds", 30, 512, targets::lower_bounds);
+}
+
+#[test]
 fn plan_boxing() {
     smoke("plan_boxing", 7, 1024, targets::plan_boxing);
 }

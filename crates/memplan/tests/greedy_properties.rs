@@ -81,10 +81,8 @@ proptest! {
                 verify: false,
                 ..Options::default()
             };
-            options.exact.node_limit = Some(2_000);
             options.boxing.iterations = 5;
-            options.telamalloc.step_limit = 20_000;
-            let unlimited = Request::minimise().with_budget(Budget::unlimited());
+            let unlimited = Request::minimise().with_budget(Budget::unlimited().with_node_limit(2_000));
             let report = plan(&problem, &unlimited, &options).unwrap();
             // A proven bound may exceed the max load (alignment, fixed offsets, or the exact
             // search's proofs), never the plan's height.
@@ -174,9 +172,8 @@ proptest! {
         let problem = build(specs, 1);
         // No clock, so that the result depends on the input alone; the exact search is
         // bounded by nodes instead.
-        let unlimited = Request::minimise().with_budget(Budget::unlimited());
+        let unlimited = Request::minimise().with_budget(Budget::unlimited().with_node_limit(1_000));
         let mut o = Options { threads: 1, ..Options::default() };
-        o.exact.node_limit = Some(1_000);
         o.boxing.iterations = 3;
         let one = plan(&problem, &unlimited, &o).unwrap();
         let four = plan(&problem, &unlimited, &Options { threads: 4, ..o.clone() }).unwrap();

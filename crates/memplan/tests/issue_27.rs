@@ -32,13 +32,16 @@ fn issue_27_unknown_returns_the_exact_searchs_best_plan() {
         panic!("greedy fits D under 1,000,000?")
     };
     for planner in [Planner::Auto, Planner::Exact] {
-        let mut o = Options {
+        let o = Options {
             planner,
             threads: 1,
             ..Options::default()
         };
-        o.exact.node_limit = Some(1_000);
-        let report = plan(&problem, &request, &o).unwrap();
+        let starved = Request {
+            budget: request.budget.clone().with_node_limit(1_000),
+            ..request.clone()
+        };
+        let report = plan(&problem, &starved, &o).unwrap();
         let Outcome::Unknown {
             best_so_far: Some(best),
             ..

@@ -28,12 +28,12 @@ fn a_spent_budget_returns_at_once() {
                 threads: 1,
                 ..Options::default()
             };
-            o.exact.node_limit = Some(5_000);
             o.boxing.iterations = 3;
             let budget = match &cancel {
                 Some(t) => Budget::unlimited().with_cancel(t),
                 None => Budget::unlimited(),
-            };
+            }
+            .with_node_limit(5_000);
             let request = Request::minimise().with_budget(budget);
             plan(&p, &request, &o)
                 .unwrap()

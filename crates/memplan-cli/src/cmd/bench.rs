@@ -85,8 +85,13 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
     csv_files(&args.dir, &mut files)
         .map_err(|e| Failure::new(exit::IO, format!("{}: {e}", args.dir.display())))?;
     let best = best_known(&args.dir)?;
-    println!("| instance | buffers | max load | height | fragmentation | frag % | best known | vs best | vs capacity in name | ms | planner | check |");
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|");
+    if args.proven {
+        println!("| instance | max load | height | proven bound | gap | s | outcome |");
+        println!("|---|---:|---:|---:|---:|---:|---|");
+    } else {
+        println!("| instance | buffers | max load | height | proven ≥ | gap | gap % | best known | vs best | vs capacity in name | ms | planner | check |");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|");
+    }
     let mut failures = 0;
     for path in files {
         let name = path
@@ -118,12 +123,27 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
                 ..
             } => p,
             Outcome::Infeasible | Outcome::Unknown { .. } => {
-                println!(
-                    "| {name} | {} | {} | no plan under the capacity | | | | | | {ms:.1} | {} | |",
-                    thousands(problem.len() as u64),
-                    thousands(report.max_load.get()),
-                    report.planner
-                );
+                let why = if matches!(report.outcome, Outcome::Infeasible) {
+                    "proven infeasible"
+                } else {
+                    "unknown"
+                };
+                if args.proven {
+                    println!(
+                        "| {name} | {} | no plan under the capacity | {} | | {:.1} | {why} |",
+                        thousands(report.max_load.get()),
+                        thousands(report.lower_bound.get()),
+                        ms / 1000.0
+                    );
+                } else {
+                    println!(
+                        "| {name} | {} | {} | no plan under the capacity ({why}) | {} | | | | | | {ms:.1} | {} | |",
+                        thousands(problem.len() as u64),
+                        thousands(report.max_load.get()),
+                        thousands(report.lower_bound.get()),
+                        report.planner
+                    );
+                }
                 continue;
             }
         };
@@ -134,7 +154,28 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
                 format!("FAIL: {f}")
             }
         };
-        let (h, l) = (plan.height().get(), report.lower_bound.get());
+        // The gap (the fragmentation) against the proven bound.
+        let (h, l, proven) = (
+            plan.height().get(),
+            report.max_load.get(),
+            report.lower_bound.get(),
+        );
+        let gap = percent(h - proven, proven);
+        if args.proven {
+            let outcome = match &report.outcome {
+                Outcome::Optimal(_) => "optimal",
+                Outcome::Feasible { .. } => "feasible",
+                _ => "over the capacity",
+            };
+            println!(
+                "| {name} | {} | {} | {} | {gap} | {:.1} | {outcome} |",
+                thousands(l),
+                thousands(h),
+                thousands(proven),
+                ms / 1000.0
+            );
+            continue;
+        }
         let vs_cap = match capacity_in_name(&path) {
             Some(c) if h <= c => format!("fits {}", thousands(c)),
             Some(c) => format!("+{} ({})", thousands(h - c), percent(h - c, c)),
@@ -150,12 +191,12 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
             None => (String::new(), String::new()),
         };
         println!(
-            "| {name} | {} | {} | {} | {} | {} | {known} | {vs_best} | {vs_cap} | {ms:.1} | {} | {verdict} |",
+            "| {name} | {} | {} | {} | {} | {} | {gap} | {known} | {vs_best} | {vs_cap} | {ms:.1} | {} | {verdict} |",
             thousands(problem.len() as u64),
             thousands(l),
             thousands(h),
-            thousands(h - l),
-            percent(h - l, l),
+            thousands(proven),
+            thousands(h - proven),
             report.planner,
         );
     }

@@ -141,14 +141,8 @@ impl Planned<'_> {
         matches!(self.report.outcome, Outcome::Optimal(_))
     }
 
-    /// The proven lower bound on the height, the same in every output (issue 27).
+    /// The proven lower bound on the height, the same in every output (issues 27, 30).
     fn lower_bound(&self) -> u64 {
-        self.report.proven_lower_bound().get()
-    }
-
-    /// What the fragmentation is measured against: the max load, or the fixed buffers'
-    /// top when higher.
-    fn bound(&self) -> u64 {
         self.report.lower_bound.get()
     }
 
@@ -169,7 +163,7 @@ impl Planned<'_> {
             buffers: self.problem.len(),
             max_load: self.max_load(),
             lower_bound: self.lower_bound(),
-            fragmentation: height.map(|h| h.saturating_sub(self.bound())),
+            fragmentation: height.map(|h| h.saturating_sub(self.lower_bound())),
             height,
             capacity: self.capacity.map(|c| c.get()),
             planner: self.report.planner.name(),
@@ -189,7 +183,7 @@ impl Planned<'_> {
 
     /// The summary line of a plan of height `h`.
     fn summary_line(&self, h: u64) -> String {
-        let (report, bound) = (self.report, self.bound());
+        let report = self.report;
         let proven = self.lower_bound();
         // Minimise mode: the anytime answer, the best plan and the best proof.
         let bounds = if self.capacity.is_none() {
@@ -205,8 +199,8 @@ impl Planned<'_> {
             "memplan: {}; height {}{bounds}; fragmentation {} ({}); planner {}; {}",
             self.head(),
             thousands(h),
-            thousands(h - bound),
-            percent(h - bound, bound),
+            thousands(h - proven),
+            percent(h - proven, proven),
             report.planner,
             millis(report.elapsed)
         );
@@ -248,6 +242,14 @@ impl Planned<'_> {
                 "max load {}, {} above it",
                 thousands(max_load),
                 thousands(max_load - c)
+            ),
+            // The cheap bounds (the fixed buffers' holes) or the prover, before any
+            // exact search.
+            (None, None) if self.lower_bound() > c => format!(
+                "proven lower bound {}, {} above it, in {}; {head}",
+                thousands(self.lower_bound()),
+                thousands(self.lower_bound() - c),
+                millis(report.elapsed)
             ),
             (None, Some(x)) => format!(
                 "by exact search in {}; {head}; {} nodes, {} backtracks",
@@ -309,8 +311,9 @@ struct Summary {
     outcome: &'static str,
     buffers: usize,
     max_load: u64,
+    /// The proven lower bound on the height.
     lower_bound: u64,
-    /// The height above the lower bound (the max load, or the fixed buffers' top).
+    /// The height above the proven lower bound.
     fragmentation: Option<u64>,
     height: Option<u64>,
     capacity: Option<u64>,

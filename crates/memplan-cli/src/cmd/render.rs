@@ -198,7 +198,7 @@ fn column_notes(bytes: &[u8], buffers: usize) -> Option<Vec<String>> {
     let (names, rows) = memplan::io::read_rows_csv(bytes).ok()?;
     (rows.len() == buffers).then(|| {
         rows.iter()
-            .map(|row| {
+            .map(|(_, row)| {
                 let fields: Vec<String> = names
                     .iter()
                     .zip(row)

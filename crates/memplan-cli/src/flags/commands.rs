@@ -109,6 +109,11 @@ pub struct BenchArgs {
     /// --capacity` would; without it, minimise the height.
     #[arg(long)]
     pub capacity_from_name: bool,
+    /// Print the table of what is proven instead (BENCHMARKS.md, "What is proven"): per
+    /// instance the max load, the height, the proven lower bound, the gap between them
+    /// and the time.
+    #[arg(long)]
+    pub proven: bool,
     #[command(flatten)]
     pub input_args: InputArgs,
 }

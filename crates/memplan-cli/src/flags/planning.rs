@@ -1,10 +1,10 @@
 //! The planner and budget flags that `plan`, `bench` and `tflite` share, and what they
 //! become in the library: [`PlannerArgs::request`] (the goal and the budget: capacity,
-//! time limit, cancellation) and [`PlannerArgs::options`] (the library's [`Options`]).
+//! time limit, node limit, cancellation) and [`PlannerArgs::options`] (the library's [`Options`]).
 
 use memplan::{Budget, CancelToken, Goal, Options, Planner, Request, Size, TimeLimit};
 
-use super::tuning::{BoxingArgs, ExactArgs, TelamallocArgs};
+use super::tuning::{BoundArgs, BoxingArgs, ExactArgs, TelamallocArgs};
 
 /// The planner and budget flags that `plan`, `bench` and `tflite` share.
 #[derive(clap::Args, Debug)]
@@ -32,12 +32,20 @@ pub struct PlannerArgs {
     /// naive plan (every buffer at its own addresses).
     #[arg(long, hide = true)]
     pub strict_time_limit: bool,
+    /// Stop each search after this many nodes: each capacity search of the exact search
+    /// (per preorder; minimise mode's probes get shares), each TelaMalloc search (a node
+    /// is a placement tried; 2,000,000 without this flag). With `--time-limit inf`, the
+    /// plan depends on the input and the flags alone.
+    #[arg(long, hide = true)]
+    pub node_limit: Option<u64>,
     #[command(flatten)]
     pub exact: ExactArgs,
     #[command(flatten)]
     pub telamalloc: TelamallocArgs,
     #[command(flatten)]
     pub boxing: BoxingArgs,
+    #[command(flatten)]
+    pub bounds: BoundArgs,
 }
 
 impl PlannerArgs {
@@ -46,7 +54,9 @@ impl PlannerArgs {
     /// `plan`, `plan --spill`, `tflite` and `bench` alike: every command plans with the
     /// request this returns, and nowhere else.
     pub fn request(&self, capacity: Option<Size>, cancel: Option<&CancelToken>) -> Request {
-        let mut budget = Budget::new().with_finish_first_plan(!self.strict_time_limit);
+        let mut budget = Budget::new()
+            .with_finish_first_plan(!self.strict_time_limit)
+            .with_node_limit(self.node_limit);
         if let Some(limit) = self.time_limit {
             budget = budget.with_time_limit(limit);
         }
@@ -73,6 +83,7 @@ impl PlannerArgs {
             telamalloc: self.telamalloc.options(),
             boxing: self.boxing.options(),
             exact: self.exact.options(),
+            bounds: self.bounds.options(),
         }
     }
 }

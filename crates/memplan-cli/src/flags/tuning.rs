@@ -5,10 +5,9 @@
 //! no switch means the library's default.
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use memplan::telamalloc::{
-    BacktrackOptions, CandidateOptions, DecompositionOptions, PruningOptions, RoundOptions,
+use memplan::{
+    Bootstrap, BoundOptions, BoxingOptions, ExactOptions, Preorder, SqueezeFit, TelamallocOptions,
 };
-use memplan::{Bootstrap, BoxingOptions, ExactOptions, Preorder, SqueezeFit, TelamallocOptions};
 
 /// The exact search's switches (`--exact`, `--planner exact`, and the exact search
 /// inside the default portfolio).
@@ -52,9 +51,6 @@ pub struct ExactArgs {
         value_parser = parse_preorder
     )]
     pub preorders: Vec<Preorder>,
-    /// Stop each capacity search after this many nodes per preorder.
-    #[arg(long, hide = true, help_heading = "Exact search: ablations and tuning")]
-    pub node_limit: Option<u64>,
 }
 
 /// `--preorders NAME,...`: the names of [`Preorder::ALL`].
@@ -77,13 +73,49 @@ impl ExactArgs {
             decomposition: !self.no_decomposition,
             static_preordering: !self.no_static_preordering,
             tighten: !self.no_tighten,
-            node_limit: self.node_limit,
             ..ExactOptions::default()
         };
         if !self.preorders.is_empty() {
             o.preorders = self.preorders.clone();
         }
         o
+    }
+}
+
+/// The lower bounds' switches (the proven bound every output reports; see
+/// [`BoundOptions`]).
+#[derive(clap::Args, Debug, Clone)]
+pub struct BoundArgs {
+    /// Ablation: proven bounds not rounded up to the gcd of sizes, alignments and fixed
+    /// offsets.
+    #[arg(long, hide = true, help_heading = "Lower bounds: ablations and tuning")]
+    pub no_granularity: bool,
+    /// Ablation: no holes bound (free buffers that fit in no hole the fixed ones leave).
+    #[arg(long, hide = true, help_heading = "Lower bounds: ablations and tuning")]
+    pub no_holes: bool,
+    /// Run the lower-bound prover first, on half the time left: the exact search at the
+    /// bound itself, part by part, raising it by proofs (with --capacity: a proof that
+    /// nothing fits, or a plan).
+    #[arg(long, hide = true, help_heading = "Lower bounds: ablations and tuning")]
+    pub prove: bool,
+    /// Ablation: the prover searches the whole problem, not each time component.
+    #[arg(long, hide = true, help_heading = "Lower bounds: ablations and tuning")]
+    pub no_components: bool,
+    /// Ablation: the prover searches no windows in time.
+    #[arg(long, hide = true, help_heading = "Lower bounds: ablations and tuning")]
+    pub no_windows: bool,
+}
+
+impl BoundArgs {
+    /// The library options these flags select.
+    pub fn options(&self) -> BoundOptions {
+        BoundOptions {
+            granularity: !self.no_granularity,
+            holes: !self.no_holes,
+            components: !self.no_components,
+            windows: !self.no_windows,
+            prover: self.prove,
+        }
     }
 }
 
@@ -165,9 +197,6 @@ impl BoxingArgs {
 /// TelaMalloc's switches. Every technique is on unless turned off here.
 #[derive(clap::Args, Debug, Clone)]
 pub struct TelamallocArgs {
-    /// Stop after this many placements (per capacity probe in minimise mode).
-    #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
-    pub tm_step_limit: Option<u64>,
     /// §5.1 off: only the highest-contention buffer is a candidate, not the longest,
     /// largest and largest-area ones.
     #[arg(long, hide = true, help_heading = "TelaMalloc: ablations and tuning")]
@@ -245,42 +274,27 @@ impl TelamallocArgs {
     pub fn options(&self) -> TelamallocOptions {
         let d = TelamallocOptions::default();
         TelamallocOptions {
-            step_limit: self.tm_step_limit.unwrap_or(d.step_limit),
             lowest_position: !self.tm_no_lowest_position,
-            candidates: CandidateOptions {
-                heuristics: !self.tm_no_heuristics,
-                per_heuristic: self.tm_per_heuristic.unwrap_or(d.candidates.per_heuristic),
-                phases: !self.tm_no_phases,
-                row_order: !self.tm_no_row_order,
-                dominance: !self.tm_no_dominance,
-                complete_candidates: !self.tm_no_complete_candidates,
-                widen: !self.tm_no_widen,
-            },
-            backtracking: BacktrackOptions {
-                backjump: !self.tm_no_backjump,
-                prepend_candidates: !self.tm_no_prepend,
-                max_candidates: self
-                    .tm_max_candidates
-                    .unwrap_or(d.backtracking.max_candidates),
-                subtree_limit: !self.tm_no_subtree_limit,
-                subtree_backtracks: self
-                    .tm_subtree_backtracks
-                    .unwrap_or(d.backtracking.subtree_backtracks),
-            },
-            pruning: PruningOptions {
-                canonical: !self.tm_no_canonical,
-                section_inference: !self.tm_no_section_inference,
-                section_floors: !self.tm_no_section_floors,
-            },
-            rounds: RoundOptions {
-                greedy_first: !self.tm_no_greedy_first,
-                restarts: !self.tm_no_restarts,
-                tighten: !self.tm_no_tighten,
-            },
-            decomposition: DecompositionOptions {
-                independent_parts: !self.tm_no_independent_parts,
-                dynamic: !self.tm_no_decomposition,
-            },
+            heuristics: !self.tm_no_heuristics,
+            per_heuristic: self.tm_per_heuristic.unwrap_or(d.per_heuristic),
+            phases: !self.tm_no_phases,
+            row_order: !self.tm_no_row_order,
+            dominance: !self.tm_no_dominance,
+            complete_candidates: !self.tm_no_complete_candidates,
+            widen: !self.tm_no_widen,
+            backjump: !self.tm_no_backjump,
+            prepend_candidates: !self.tm_no_prepend,
+            max_candidates: self.tm_max_candidates.unwrap_or(d.max_candidates),
+            subtree_limit: !self.tm_no_subtree_limit,
+            subtree_backtracks: self.tm_subtree_backtracks.unwrap_or(d.subtree_backtracks),
+            canonical: !self.tm_no_canonical,
+            section_inference: !self.tm_no_section_inference,
+            section_floors: !self.tm_no_section_floors,
+            greedy_first: !self.tm_no_greedy_first,
+            restarts: !self.tm_no_restarts,
+            tighten: !self.tm_no_tighten,
+            independent_parts: !self.tm_no_independent_parts,
+            dynamic_decomposition: !self.tm_no_decomposition,
         }
     }
 }
@@ -305,34 +319,26 @@ mod tests {
         let defaults = TelamallocOptions::default();
         assert_eq!(Flags::parse_from(["memplan"]).tm.options(), defaults);
         let switches: [(&str, Switch); 18] = [
-            ("--tm-no-heuristics", |o| &mut o.candidates.heuristics),
+            ("--tm-no-heuristics", |o| &mut o.heuristics),
             ("--tm-no-lowest-position", |o| &mut o.lowest_position),
-            ("--tm-no-phases", |o| &mut o.candidates.phases),
-            ("--tm-no-backjump", |o| &mut o.backtracking.backjump),
-            ("--tm-no-prepend", |o| {
-                &mut o.backtracking.prepend_candidates
-            }),
-            ("--tm-no-subtree-limit", |o| {
-                &mut o.backtracking.subtree_limit
-            }),
-            ("--tm-no-section-inference", |o| {
-                &mut o.pruning.section_inference
-            }),
-            ("--tm-no-row-order", |o| &mut o.candidates.row_order),
-            ("--tm-no-dominance", |o| &mut o.candidates.dominance),
-            ("--tm-no-widen", |o| &mut o.candidates.widen),
-            ("--tm-no-canonical", |o| &mut o.pruning.canonical),
+            ("--tm-no-phases", |o| &mut o.phases),
+            ("--tm-no-backjump", |o| &mut o.backjump),
+            ("--tm-no-prepend", |o| &mut o.prepend_candidates),
+            ("--tm-no-subtree-limit", |o| &mut o.subtree_limit),
+            ("--tm-no-section-inference", |o| &mut o.section_inference),
+            ("--tm-no-row-order", |o| &mut o.row_order),
+            ("--tm-no-dominance", |o| &mut o.dominance),
+            ("--tm-no-widen", |o| &mut o.widen),
+            ("--tm-no-canonical", |o| &mut o.canonical),
             ("--tm-no-complete-candidates", |o| {
-                &mut o.candidates.complete_candidates
+                &mut o.complete_candidates
             }),
-            ("--tm-no-section-floors", |o| &mut o.pruning.section_floors),
-            ("--tm-no-restarts", |o| &mut o.rounds.restarts),
-            ("--tm-no-tighten", |o| &mut o.rounds.tighten),
-            ("--tm-no-decomposition", |o| &mut o.decomposition.dynamic),
-            ("--tm-no-greedy-first", |o| &mut o.rounds.greedy_first),
-            ("--tm-no-independent-parts", |o| {
-                &mut o.decomposition.independent_parts
-            }),
+            ("--tm-no-section-floors", |o| &mut o.section_floors),
+            ("--tm-no-restarts", |o| &mut o.restarts),
+            ("--tm-no-tighten", |o| &mut o.tighten),
+            ("--tm-no-decomposition", |o| &mut o.dynamic_decomposition),
+            ("--tm-no-greedy-first", |o| &mut o.greedy_first),
+            ("--tm-no-independent-parts", |o| &mut o.independent_parts),
         ];
         for (flag, switch) in switches {
             let mut o = Flags::parse_from(["memplan", flag]).tm.options();

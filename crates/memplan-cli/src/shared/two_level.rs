@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use memplan::spill::{Memory, SpillInput, TwoLevelPlan};
-use memplan::{Offset, Problem, Size};
+use memplan::{Offset, Problem, ReadError, Size};
 
 use super::files::{display_path, read_failure};
 use super::formats::input_format;
@@ -94,9 +94,26 @@ pub fn read_spill_data(
 
 type Fields = (Option<Vec<Option<u64>>>, Option<Vec<Memory>>);
 
+/// The values of the CSV column named `name` (case-insensitive), each with its line;
+/// `None` when the header has no such column.
+fn csv_column(bytes: &[u8], name: &str) -> Result<Option<Vec<(u64, String)>>, ReadError> {
+    let (names, rows) = memplan::io::read_rows_csv(bytes)?;
+    let Some(k) = names.iter().position(|n| n.eq_ignore_ascii_case(name)) else {
+        return Ok(None);
+    };
+    let field = |(line, mut fields): (u64, Vec<String>)| {
+        let value = if k < fields.len() {
+            fields.swap_remove(k)
+        } else {
+            String::new()
+        };
+        (line, value)
+    };
+    Ok(Some(rows.into_iter().map(field).collect()))
+}
+
 fn read_csv_fields(path: &str, bytes: &[u8]) -> Result<Fields, Failure> {
-    let column =
-        |name: &str| memplan::io::read_column_csv(bytes, name).map_err(|e| read_failure(path, e));
+    let column = |name: &str| csv_column(bytes, name).map_err(|e| read_failure(path, e));
     let costs = column("cost")?
         .map(|rows| {
             rows.into_iter()
@@ -163,7 +180,7 @@ pub fn read_plan_levels(path: &str, bytes: &[u8]) -> Result<Option<Vec<bool>>, F
         )),
     };
     match input_format(path, bytes, None) {
-        Format::Csv => memplan::io::read_column_csv(bytes, "memory")
+        Format::Csv => csv_column(bytes, "memory")
             .map_err(|e| read_failure(path, e))?
             .map(|rows| {
                 rows.into_iter()

@@ -6,8 +6,11 @@
 //! ```text
 //!   capacity below the max load or a fixed buffer? ──> Infeasible, nothing runs
 //!   greedy pass      every greedy planner (or the one planner asked for)   greedy_pass.rs
+//!   raise            cheap lower bounds (holes, granularity), if unfinished bound.rs
+//!   prove            the lower-bound prover, when switched on               bound.rs
 //!   refinement       exact search and boxing, while fragmentation remains   refine.rs
 //!     └ capacity race   exact search against TelaMalloc (capacity mode)     race.rs
+//!   raise            the granularity on the exact search's proofs           bound.rs
 //!   final check      the independent checker, then the outcome
 //! ```
 //!
@@ -21,6 +24,7 @@
 //! The time limit covers the whole call, the final check included: the planners stop at
 //! the limit less an estimate of the check's time.
 
+mod bound;
 mod greedy_pass;
 mod race;
 mod refine;
@@ -127,11 +131,12 @@ fn run_started(
     let fixed_top = Size(fixed_top(problem));
     // The one bound every output reports (issue 27): computed here, once.
     let lower_bound = max_load.max(fixed_top);
-    let report = |outcome, planner, candidates, exact| Report {
-        outcome: with_bound(outcome, lower_bound),
+    // The proven bound of the report: `lower_bound`, raised by the stages' proofs.
+    let report = |outcome, planner, candidates, exact, proven: Size| Report {
+        outcome: with_bound(outcome, proven),
         planner,
         max_load,
-        lower_bound,
+        lower_bound: proven,
         candidates,
         elapsed: started.elapsed(),
         exact,
@@ -139,7 +144,13 @@ fn run_started(
     if let Some(cap) = capacity {
         if lower_bound > cap {
             let outcome = Outcome::Infeasible;
-            return Ok(report(outcome, options.planner, Vec::new(), None));
+            return Ok(report(
+                outcome,
+                options.planner,
+                Vec::new(),
+                None,
+                lower_bound,
+            ));
         }
     }
     let threads = crate::workers::resolve(options.threads);
@@ -156,7 +167,21 @@ fn run_started(
             planner: Planner::Telamalloc,
             height: outcome.plan().map(|p| p.height()),
         }];
-        return Ok(report(outcome, Planner::Telamalloc, candidates, None));
+        let proven = match &outcome {
+            Outcome::Feasible { lower_bound: l, .. } | Outcome::Unknown { lower_bound: l, .. } => {
+                (*l).max(lower_bound)
+            }
+            Outcome::Optimal(p) => p.height(),
+            // A proof that nothing fits under the capacity bounds every plan above it.
+            Outcome::Infeasible => capacity.map_or(lower_bound, |c| lower_bound.max(c + Size(1))),
+        };
+        return Ok(report(
+            outcome,
+            Planner::Telamalloc,
+            candidates,
+            None,
+            proven,
+        ));
     }
     let stage = Stage {
         problem,
@@ -167,15 +192,19 @@ fn run_started(
         threads,
     };
     let mut best = greedy_pass::run(&stage);
+    bound::raise(&stage, &mut best, false);
+    bound::prove(&stage, &mut best);
     refine::run(&stage, &mut best);
+    bound::raise(&stage, &mut best, true);
     let planner = best.planner;
     let exact = best.exact;
+    let proven = best.proven;
     let (outcome, candidates) = finish(problem, capacity, options, best)?;
-    Ok(report(outcome, planner, candidates, exact))
+    Ok(report(outcome, planner, candidates, exact, proven))
 }
 
-/// `outcome` with its bound raised to `lower_bound` (the max load or the fixed buffers'
-/// top), so that a plan at that height is `Optimal` whichever planner made it.
+/// `outcome` with its bound raised to `lower_bound` (the report's proven bound), so that
+/// a plan at that height is `Optimal` whichever planner made it.
 fn with_bound(outcome: Outcome, lower_bound: Size) -> Outcome {
     match outcome {
         Outcome::Feasible { plan, .. } if plan.height() <= lower_bound => Outcome::Optimal(plan),

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use crate::budget::Budget;
 use crate::exact;
 use crate::options::{Options, Planner};
-use crate::outcome::{Outcome, Verdict};
+use crate::outcome::{Halt, Outcome, Verdict};
 use crate::types::{Offset, Problem, Size};
 
 /// The longest head start of the capacity search alone, before the minimisation (and
@@ -43,16 +43,28 @@ const HEAD_START: Duration = Duration::from_secs(1);
 /// best plan over the capacity).
 const RACE_MIN_THREADS: usize = 3;
 
-/// Who answered the race, and how.
-pub(crate) enum RaceAnswer {
-    /// A plan under the capacity (offsets in problem order), and who found it
-    /// ([`Planner::Exact`] or [`Planner::Telamalloc`]).
-    Plan(Vec<Offset>, Planner),
-    /// No plan exists (proved by either racer).
-    Infeasible,
-    /// Neither answered in time: the lowest plan over the capacity either found, lower
-    /// than the incumbent the race started from, and who found it.
-    Unknown(Option<(Vec<Offset>, Planner)>),
+/// A plan (offsets in problem order) and who found it ([`Planner::Exact`] or
+/// [`Planner::Telamalloc`]).
+pub(crate) type Racer = (Vec<Offset>, Planner);
+
+/// How the race ended, in the crate's one word for how a search ended: `Found`, a plan
+/// under the capacity; `Infeasible`, proved by either racer; `Stopped`, neither answered,
+/// with `lowest` the lowest plan over the capacity either found (lower than the incumbent
+/// the race started from). `lowest` is `None` beside `Found` and `Infeasible`.
+pub(crate) struct RaceEnd {
+    pub(crate) verdict: Verdict<Racer>,
+    pub(crate) lowest: Option<Racer>,
+    pub(crate) stats: exact::ExactStats,
+}
+
+impl RaceEnd {
+    fn answered(verdict: Verdict<Racer>, stats: exact::ExactStats) -> RaceEnd {
+        RaceEnd {
+            verdict,
+            lowest: None,
+            stats,
+        }
+    }
 }
 
 /// Runs the race under `capacity`, from the incumbent `start` (over the capacity).
@@ -68,7 +80,7 @@ pub(crate) fn race_capacity(
     options: &Options,
     budget: &Budget,
     threads: usize,
-) -> (RaceAnswer, exact::ExactStats) {
+) -> RaceEnd {
     let start_height = problem.height_of(start);
     // The anytime exact search from `from` (a plan and a proven bound): a plan under the
     // capacity, a proof, or a lower plan over it, which the next run starts from.
@@ -84,11 +96,11 @@ pub(crate) fn race_capacity(
             Some(capacity),
         );
         let answer = if m.height <= capacity {
-            RaceAnswer::Plan(m.offsets.clone(), Planner::Exact)
+            Ok(Verdict::Found((m.offsets.clone(), Planner::Exact)))
         } else if m.lower_bound > capacity {
-            RaceAnswer::Infeasible
+            Ok(Verdict::Infeasible)
         } else {
-            RaceAnswer::Unknown(m.improved.then(|| (m.offsets.clone(), Planner::Exact)))
+            Err(m.improved.then(|| (m.offsets.clone(), Planner::Exact)))
         };
         (answer, m)
     };
@@ -116,30 +128,45 @@ pub(crate) fn race_capacity(
     // TelaMalloc's answer, or its best plan over the capacity when lower than `start`.
     let tela_answer = |o: Outcome| match o {
         Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => {
-            Ok(RaceAnswer::Plan(p.into_offsets(), Planner::Telamalloc))
+            Ok(Verdict::Found((p.into_offsets(), Planner::Telamalloc)))
         }
-        Outcome::Infeasible => Ok(RaceAnswer::Infeasible),
+        Outcome::Infeasible => Ok(Verdict::Infeasible),
         Outcome::Unknown { best_so_far, .. } => Err(best_so_far
             .filter(|p| p.height() < start_height)
             .map(|p| (p.into_offsets(), Planner::Telamalloc))),
     };
     let exact_answer = |v: Verdict<Vec<Offset>>| match v {
-        Verdict::Found(o) => Some(RaceAnswer::Plan(o, Planner::Exact)),
-        Verdict::Infeasible => Some(RaceAnswer::Infeasible),
+        Verdict::Found(o) => Some(Verdict::Found((o, Planner::Exact))),
+        Verdict::Infeasible => Some(Verdict::Infeasible),
         Verdict::Stopped(_) => None,
+    };
+    // Why the exact side stopped without an answer: the budget, or the node limit.
+    let halt = || {
+        Verdict::Stopped(if budget.exhausted() {
+            Halt::Budget
+        } else {
+            Halt::Limit
+        })
+    };
+    let end = |answer: Result<Verdict<Racer>, Option<Racer>>, stats| match answer {
+        Ok(v) => RaceEnd::answered(v, stats),
+        Err(lowest) => RaceEnd {
+            verdict: halt(),
+            lowest,
+            stats,
+        },
     };
 
     let Some(deadline) = budget.deadline() else {
-        // No time limit (only the exact search's node limit bounds the run): TelaMalloc,
-        // an anytime search, would run to its own step limit, so the exact search runs
-        // alone.
+        // No time limit (only the budget's node limit bounds the run): which racer
+        // answers first would depend on timing, so the exact search runs alone.
         let (verdict, mut stats) = exact_run(budget, threads);
-        if let Some(a) = exact_answer(verdict) {
-            return (a, stats);
+        if let Some(v) = exact_answer(verdict) {
+            return RaceEnd::answered(v, stats);
         }
         let (answer, m) = minimise_run(&from_start, budget, threads);
         stats.add(m.stats);
-        return (answer, stats);
+        return end(answer, stats);
     };
 
     // A head start: the capacity search alone, on every thread, for a third of the time
@@ -151,11 +178,11 @@ pub(crate) fn race_capacity(
     let share = if threads > 1 { 3 } else { 2 };
     let head = now + (left / share).min(HEAD_START);
     let (verdict, mut exact_stats) = exact_run(&budget.until(head), threads);
-    if let Some(a) = exact_answer(verdict) {
-        return (a, exact_stats);
+    if let Some(v) = exact_answer(verdict) {
+        return RaceEnd::answered(v, exact_stats);
     }
     if budget.strict().exhausted() {
-        return (RaceAnswer::Unknown(None), exact_stats);
+        return end(Err(None), exact_stats);
     }
     if threads < RACE_MIN_THREADS {
         // No thread to spare for TelaMalloc: the anytime minimisation on every thread,
@@ -163,15 +190,15 @@ pub(crate) fn race_capacity(
         // lowers the best plan over it as far as a minimise run would.
         let (answer, m) = minimise_run(&from_start, budget, threads);
         exact_stats.add(m.stats);
-        return (answer, exact_stats);
+        return end(answer, exact_stats);
     }
 
     // The race. Both racers hold a child of the call's budget: the first answer cancels
     // it, and the user's cancel handle reaches it through its parent. Each racer's best
     // plan over the capacity is kept too, for when neither answers.
     let race = budget.child();
-    let first: Mutex<Option<RaceAnswer>> = Mutex::new(None);
-    let answer = |a: RaceAnswer| {
+    let first: Mutex<Option<Verdict<Racer>>> = Mutex::new(None);
+    let answer = |a: Verdict<Racer>| {
         let mut slot = first.lock().expect("no panic while locked");
         if slot.is_none() {
             *slot = Some(a);
@@ -193,22 +220,25 @@ pub(crate) fn race_capacity(
         // Stopped without an answer (deadline, node limit, the user, or TelaMalloc
         // answered first): TelaMalloc goes on until it answers or stops too.
         match a {
-            RaceAnswer::Unknown(best) => exact_best = best,
-            a => answer(a),
+            Ok(a) => answer(a),
+            Err(best) => exact_best = best,
         }
         tela_best = tela.join().expect("TelaMalloc does not panic");
     });
-    let a = first.into_inner().expect("joined").unwrap_or_else(|| {
-        // The lower of the two, ties to the exact search's.
-        let height = |b: &Option<(Vec<Offset>, Planner)>| {
-            b.as_ref()
-                .map_or(Size(u64::MAX), |(o, _)| problem.height_of(o))
-        };
-        RaceAnswer::Unknown(if height(&tela_best) < height(&exact_best) {
-            tela_best
-        } else {
-            exact_best
-        })
-    });
-    (a, exact_stats)
+    match first.into_inner().expect("joined") {
+        Some(v) => RaceEnd::answered(v, exact_stats),
+        None => {
+            // The lower of the two, ties to the exact search's.
+            let height = |b: &Option<Racer>| {
+                b.as_ref()
+                    .map_or(Size(u64::MAX), |(o, _)| problem.height_of(o))
+            };
+            let lowest = if height(&tela_best) < height(&exact_best) {
+                tela_best
+            } else {
+                exact_best
+            };
+            end(Err(lowest), exact_stats)
+        }
+    }
 }

@@ -14,7 +14,7 @@
 
 use std::time::Instant;
 
-use super::race::{race_capacity, RaceAnswer};
+use super::race::{race_capacity, RaceEnd};
 use super::{height_of, Incumbent, Stage};
 use crate::boxing;
 use crate::budget::Budget;
@@ -73,10 +73,12 @@ fn exact_step(stage: &Stage<'_>, best: &mut Incumbent) {
         problem,
         capacity,
         options,
-        lower_bound,
         budget,
         threads,
+        ..
     } = *stage;
+    // The search starts from the best proven bound (the prover's, when it ran).
+    let lower_bound = best.proven;
     let Some(model) = exact::Model::new(problem, budget) else {
         return;
     };
@@ -125,7 +127,11 @@ fn exact_step(stage: &Stage<'_>, best: &mut Incumbent) {
         }
         // The default planner: the exact search races TelaMalloc.
         Some(c) => {
-            let (answer, stats) = race_capacity(
+            let RaceEnd {
+                verdict,
+                lowest,
+                stats,
+            } = race_capacity(
                 problem,
                 &model,
                 &best.offsets,
@@ -136,17 +142,17 @@ fn exact_step(stage: &Stage<'_>, best: &mut Incumbent) {
                 threads,
             );
             best.exact = Some(stats);
-            match answer {
-                RaceAnswer::Plan(o, racer) => {
+            match verdict {
+                Verdict::Found((o, racer)) => {
                     by = racer;
                     Some(o)
                 }
-                RaceAnswer::Infeasible => {
+                Verdict::Infeasible => {
                     best.proved_infeasible = true;
                     None
                 }
                 // No plan under the capacity: the lowest over it, when lower.
-                RaceAnswer::Unknown(lower) => lower.map(|(o, racer)| {
+                Verdict::Stopped(_) => lowest.map(|(o, racer)| {
                     by = racer;
                     o
                 }),

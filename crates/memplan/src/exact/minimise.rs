@@ -84,7 +84,7 @@ pub(crate) fn minimise_until(
         improved: false,
         stats: ExactStats::default(),
     };
-    let max_nodes = opt.node_limit.unwrap_or(u64::MAX);
+    let max_nodes = budget.node_limit().unwrap_or(u64::MAX);
     let base_limit = (8 * model.len() as u64).max(1024).min(max_nodes);
     let mut probe_limit = base_limit;
     let mut pass_growth = 1u64;
@@ -117,7 +117,6 @@ pub(crate) fn minimise_until(
         };
         first = false;
         let probe = ExactOptions {
-            node_limit: Some(limit),
             // The bisection chooses its own capacities, the lower bound first.
             tighten: false,
             ..opt.clone()
@@ -128,7 +127,7 @@ pub(crate) fn minimise_until(
             target,
             out.lower_bound,
             &probe,
-            budget,
+            &budget.clone().with_node_limit(limit),
             threads,
         );
         out.stats.add(stats);

@@ -104,8 +104,6 @@ pub struct ExactOptions {
     /// sections are full, so on the challenging suite a plan under 105% of the max load
     /// is found sooner by looking for one at 100%.
     pub tighten: bool,
-    /// Stop a capacity search after this many nodes per preorder (Unknown).
-    pub node_limit: Option<u64>,
 }
 
 impl Default for ExactOptions {
@@ -124,7 +122,6 @@ impl Default for ExactOptions {
                 Preorder::TotalLengthArea,
             ],
             tighten: true,
-            node_limit: None,
         }
     }
 }
@@ -190,7 +187,7 @@ pub(crate) fn solve_capacity(
             capacity: tight,
         }));
     }
-    let max_nodes = opt.node_limit.unwrap_or(u64::MAX);
+    let max_nodes = budget.node_limit().unwrap_or(u64::MAX);
     if runs.len() > 1 && threads > 1 {
         // Several cores: race the runs once, with no restarts.
         let (verdict, race, _) = run_preorders(

@@ -238,11 +238,8 @@ fn minimise_reaches_the_brute_force_minimum() {
         let lb = max_load(&p);
         let best = brute_force_minimum(&p, lb);
         let naive: Vec<Offset> = crate::greedy::naive(&p);
-        let opt = ExactOptions {
-            node_limit: Some(1 << 20),
-            ..ExactOptions::default()
-        };
-        let r = minimise(&m, &p, naive, lb, &opt, &Budget::unlimited(), 1);
+        let nodes = Budget::unlimited().with_node_limit(1 << 20);
+        let r = minimise(&m, &p, naive, lb, &ExactOptions::default(), &nodes, 1);
         assert_eq!(r.height, best, "{p:?}");
         assert_eq!(r.lower_bound, best, "the minimum is proven");
         assert_valid(&p, &r.offsets, best);
@@ -309,15 +306,12 @@ fn node_limit_gives_unknown_and_is_respected() {
             continue;
         }
         tried += 1;
-        let limited = ExactOptions {
-            node_limit: Some(3),
-            ..unlimited
-        };
-        let (v, s) = solve_capacity(&m, &p, lb, lb, &limited, &Budget::unlimited(), 1);
+        let three = Budget::unlimited().with_node_limit(3);
+        let (v, s) = solve_capacity(&m, &p, lb, lb, &unlimited, &three, 1);
         assert_eq!(v, Verdict::Stopped(Halt::Limit));
         // Each preorder may overshoot its limit by the one node that notices it.
         assert!(
-            s.nodes <= 4 * limited.preorders.len() as u64,
+            s.nodes <= 4 * unlimited.preorders.len() as u64,
             "{} nodes",
             s.nodes
         );

@@ -46,6 +46,14 @@ fn request(capacity: Option<Size>) -> Request {
     }
 }
 
+/// [`request`], with each search held to `nodes` nodes.
+fn within(capacity: Option<Size>, nodes: u64) -> Request {
+    Request {
+        goal: Goal::from_capacity(capacity),
+        budget: Budget::unlimited().with_node_limit(nodes),
+    }
+}
+
 /// Everything a report promises, checked against the problem with the independent
 /// checker, under the request's capacity `cap`. Returns the height of the plan in the
 /// outcome, if any.
@@ -64,12 +72,19 @@ pub fn assert_report_consistent(
             assert!(p.height() >= load, "height below the max load");
             assert!(cap.is_none_or(|c| p.height() <= c), "plan above capacity");
             if let Outcome::Feasible { lower_bound, .. } = &report.outcome {
-                assert!(*lower_bound >= load && *lower_bound <= p.height());
+                assert!(*lower_bound >= load && *lower_bound < p.height());
+                assert_eq!(*lower_bound, report.lower_bound, "one bound");
+            } else {
+                assert_eq!(report.lower_bound, p.height(), "Optimal at the bound");
             }
             Some(p.height().0)
         }
         Outcome::Infeasible => {
-            assert!(cap.is_some(), "Infeasible without a capacity");
+            let c = cap.expect("Infeasible without a capacity");
+            assert!(
+                report.lower_bound > c,
+                "Infeasible with a bound under the capacity"
+            );
             None
         }
         Outcome::Unknown {
@@ -77,7 +92,8 @@ pub fn assert_report_consistent(
             lower_bound,
         } => {
             let c = cap.expect("Unknown only with a capacity");
-            assert!(*lower_bound >= load);
+            assert!(*lower_bound >= load && *lower_bound <= c);
+            assert_eq!(*lower_bound, report.lower_bound, "one bound");
             if let Some(b) = best_so_far {
                 check_offsets(problem, b.offsets(), None)
                     .unwrap_or_else(|f| panic!("{}: best-so-far rejected: {f}", report.planner));
@@ -226,12 +242,14 @@ pub fn plan_exact(data: &[u8]) {
         verify: false,
         ..Options::default()
     };
-    options.exact.node_limit = Some(u.int_in_range(1..=3000).unwrap_or(1000));
+    let nodes = u.int_in_range(1..=3000).unwrap_or(1000);
     options.exact.canonical = u.arbitrary().unwrap_or(true);
     options.exact.dominance = u.arbitrary().unwrap_or(true);
     options.exact.decomposition = u.arbitrary().unwrap_or(true);
     options.exact.tighten = u.arbitrary().unwrap_or(true);
-    let report = run(&p, &request(cap), &options);
+    options.bounds.holes = u.arbitrary().unwrap_or(true);
+    options.bounds.granularity = u.arbitrary().unwrap_or(true);
+    let report = run(&p, &within(cap, nodes), &options);
     assert_infeasible_is_sound(&p, cap, &report);
     if let (None, Some(plan)) = (cap, report.outcome.plan()) {
         assert!(plan.height().0 <= best_greedy(&p), "exact above greedy");
@@ -276,22 +294,22 @@ pub fn plan_telamalloc(data: &[u8]) {
         ..Options::default()
     };
     let t = &mut options.telamalloc;
-    t.step_limit = u.int_in_range(1..=2000).unwrap_or(500);
-    t.candidates.heuristics = u.arbitrary().unwrap_or(true);
+    let steps = u.int_in_range(1..=2000).unwrap_or(500);
+    t.heuristics = u.arbitrary().unwrap_or(true);
     t.lowest_position = u.arbitrary().unwrap_or(true);
-    t.candidates.phases = u.arbitrary().unwrap_or(true);
-    t.backtracking.backjump = u.arbitrary().unwrap_or(true);
-    t.candidates.row_order = u.arbitrary().unwrap_or(false);
-    t.rounds.greedy_first = u.arbitrary().unwrap_or(false);
-    t.decomposition.dynamic = u.arbitrary().unwrap_or(true);
-    t.decomposition.independent_parts = u.arbitrary().unwrap_or(true);
-    t.candidates.per_heuristic = u.int_in_range(0..=2).unwrap_or(1);
-    let report = run(&p, &request(cap), &options);
+    t.phases = u.arbitrary().unwrap_or(true);
+    t.backjump = u.arbitrary().unwrap_or(true);
+    t.row_order = u.arbitrary().unwrap_or(false);
+    t.greedy_first = u.arbitrary().unwrap_or(false);
+    t.dynamic_decomposition = u.arbitrary().unwrap_or(true);
+    t.independent_parts = u.arbitrary().unwrap_or(true);
+    t.per_heuristic = u.int_in_range(0..=2).unwrap_or(1);
+    let report = run(&p, &within(cap, steps), &options);
     assert_infeasible_is_sound(&p, cap, &report);
     // The restart cycle on two threads commits in attempt order: the same answer.
     if u.arbitrary().unwrap_or(false) {
         options.threads = 2;
-        let two = run(&p, &request(cap), &options);
+        let two = run(&p, &within(cap, steps), &options);
         assert_eq!(report.outcome, two.outcome, "one thread against two");
     }
 }
@@ -306,11 +324,11 @@ pub fn plan_auto(data: &[u8]) {
         threads: 1,
         ..Options::default()
     };
-    options.exact.node_limit = Some(u.int_in_range(1..=2000).unwrap_or(500));
-    let one = run(&p, &request(cap), &options);
+    let nodes = u.int_in_range(1..=2000).unwrap_or(500);
+    let one = run(&p, &within(cap, nodes), &options);
     assert_infeasible_is_sound(&p, cap, &one);
     options.threads = 2;
-    let two = run(&p, &request(cap), &options);
+    let two = run(&p, &within(cap, nodes), &options);
     assert_eq!(
         one.outcome, two.outcome,
         "the plan depends on the thread count"
@@ -528,4 +546,52 @@ pub fn reference_valid(problem: &Problem, capacity: Option<Size>, offsets: &[Off
         }
     }
     true
+}
+
+/// The lower bounds beyond the max load (`bounds/`): never above a plan's height
+/// (greedy's), at least the max load and the fixed top, a plan at the bound when one is
+/// given, and capacity answers that contradict neither.
+pub fn lower_bounds(data: &[u8]) {
+    use crate::bounds::{lower_bound_with, settle_with, ProverOptions, Settled};
+    let Some((p, _, mut u)) = problem_from(data, 12) else {
+        return;
+    };
+    let options = ProverOptions {
+        holes: u.arbitrary().unwrap_or(true),
+        search: u.arbitrary().unwrap_or(true),
+        components: u.arbitrary().unwrap_or(true),
+        granularity: u.arbitrary().unwrap_or(true),
+        windows: vec![u.int_in_range(1..=6).unwrap_or(2)],
+        first_nodes: 64,
+        last_nodes: u.int_in_range(64..=20_000).unwrap_or(1000),
+    };
+    let budget = crate::budget::Budget::unlimited();
+    let proven = lower_bound_with(&p, &budget, &options);
+    assert!(
+        proven.bound >= crate::analysis::lower_bound(&p),
+        "below the max load"
+    );
+    let greedy = best_greedy(&p);
+    assert!(
+        proven.bound.0 <= greedy,
+        "bound {proven:?} above greedy's {greedy}"
+    );
+    if let Some(plan) = &proven.plan {
+        let s = check_offsets(&p, plan, None).unwrap_or_else(|f| panic!("plan at the bound: {f}"));
+        assert_eq!(s.height, proven.bound, "the plan at the bound");
+    }
+    match settle_with(&p, Size(greedy), &budget, &options) {
+        Settled::Infeasible(why) => panic!("greedy's height proven infeasible by {why:?}"),
+        Settled::Fits(plan) => {
+            check_offsets(&p, &plan, Some(Size(greedy))).unwrap_or_else(|f| panic!("fits: {f}"));
+        }
+        Settled::Unknown => {}
+    }
+    if proven.bound.0 > 0 {
+        let below = settle_with(&p, Size(proven.bound.0 - 1), &budget, &options);
+        assert!(
+            !matches!(below, Settled::Fits(_)),
+            "a plan under the proven bound {proven:?}"
+        );
+    }
 }

@@ -337,12 +337,14 @@ pub fn inferred_lifetimes_csv(input: &[u8]) -> Option<(LifetimeConvention, Strin
     Some((convention, name))
 }
 
-/// The input's columns as text, for people (tooltips, reports): the header's names and
-/// each data row's fields, rows in the order [`read_problem_csv`] reads the buffers.
-/// Bytes that are not UTF-8 are replaced.
-pub fn read_rows_csv(input: &[u8]) -> Result<(Vec<String>, Vec<Vec<String>>), ReadError> {
+/// The input's columns as text: the header's names and each data row's line number and
+/// fields (trimmed), rows in the order [`read_problem_csv`] reads the buffers. For
+/// people (tooltips, reports) and for columns memplan's problem does not hold (a spill
+/// `cost` or `memory`), so that their errors can name the line and the column. Bytes
+/// that are not UTF-8 are replaced.
+pub fn read_rows_csv(input: &[u8]) -> Result<CsvRows, ReadError> {
     let mut rdr = reader(input);
-    let text = |f: &[u8]| String::from_utf8_lossy(f).into_owned();
+    let text = |f: &[u8]| String::from_utf8_lossy(f).trim().to_string();
     let names = rdr
         .byte_headers()
         .map_err(csv_error)?
@@ -352,33 +354,14 @@ pub fn read_rows_csv(input: &[u8]) -> Result<(Vec<String>, Vec<Vec<String>>), Re
     let mut rows = Vec::new();
     let mut record = ::csv::ByteRecord::new();
     while rdr.read_byte_record(&mut record).map_err(csv_error)? {
-        rows.push(record.iter().map(|f| text(f).trim().to_string()).collect());
+        let line = record.position().map_or(0, |p| p.line());
+        rows.push((line, record.iter().map(text).collect()));
     }
     Ok((names, rows))
 }
 
-/// The values of the column named `name` (case-insensitive), trimmed, each with its line
-/// number, in the order [`read_problem_csv`] reads the buffers; `None` when the header has
-/// no such column. For columns memplan's problem does not hold (e.g. a spill `cost` or
-/// `memory`), so that their errors can name the line and the column.
-pub fn read_column_csv(input: &[u8], name: &str) -> Result<Option<Vec<(u64, String)>>, ReadError> {
-    let mut rdr = reader(input);
-    let headers = rdr.byte_headers().map_err(csv_error)?.clone();
-    let Some(k) = headers
-        .iter()
-        .position(|h| String::from_utf8_lossy(h).eq_ignore_ascii_case(name))
-    else {
-        return Ok(None);
-    };
-    let mut out = Vec::new();
-    let mut record = ::csv::ByteRecord::new();
-    while rdr.read_byte_record(&mut record).map_err(csv_error)? {
-        let line = record.position().map_or(0, |p| p.line());
-        let field = record.get(k).unwrap_or_default();
-        out.push((line, String::from_utf8_lossy(field).trim().to_string()));
-    }
-    Ok(Some(out))
-}
+/// What [`read_rows_csv`] reads: the column names, and each row's line and fields.
+type CsvRows = (Vec<String>, Vec<(u64, Vec<String>)>);
 
 /// Writes the input CSV back with the given columns: each `(name, values)` replaces the
 /// column of that name (case-insensitive) or is appended after the input's columns, with
@@ -740,9 +723,10 @@ mod tests {
     #[test]
     fn extra_columns() {
         let text = b"id,lower,upper,size,Memory\na,0,2,4,fast\nb,1,3,4,\n";
-        let got = read_column_csv(text, "memory").unwrap().unwrap();
-        assert_eq!(got, vec![(2, "fast".to_string()), (3, String::new())]);
-        assert_eq!(read_column_csv(text, "cost").unwrap(), None);
+        let (names, rows) = read_rows_csv(text).unwrap();
+        assert_eq!(names, ["id", "lower", "upper", "size", "Memory"]);
+        let memory: Vec<(u64, &str)> = rows.iter().map(|(l, r)| (*l, r[4].as_str())).collect();
+        assert_eq!(memory, [(2, "fast"), (3, "")]);
         let mut out = Vec::new();
         let mem = ["slow".to_string(), "fast".to_string()];
         let off = ["0".to_string(), "4".to_string()];

@@ -19,7 +19,7 @@ pub enum LifetimeConvention {
 
 #[cfg(feature = "csv")]
 pub use csv::{
-    inferred_lifetimes_csv, read_column_csv, read_placements_csv, read_problem_csv, read_rows_csv,
+    inferred_lifetimes_csv, read_placements_csv, read_problem_csv, read_rows_csv,
     write_columns_csv, write_plan_csv, write_problem_csv, ReadOptions,
 };
 #[cfg(feature = "json")]

@@ -5,13 +5,13 @@
 use std::time::Instant;
 
 use crate::budget::Budget;
-use crate::exact::ExactOptions;
 use crate::greedy::{Fit, Order as GreedyOrder};
 use crate::options::{Options, Planner};
 use crate::outcome::Outcome;
 use crate::types::{Offset, Size};
 
 use super::model::{sub_problem, SpillModel};
+use super::solve::capped;
 use super::SpillOptions;
 
 /// Up to this many kept buffers, a placement runs memplan's exact search (after its
@@ -91,8 +91,12 @@ impl<'a> Placer<'a> {
         let large = members.len() > EXACT_PLACEMENT_MAX_BUFFERS;
         // A child of the call's budget: the same deadline and cancellation (at most half
         // the time left for the portfolio), the first greedy plan let finish on large
-        // sets.
-        let budget = self.budget.child().with_finish_first_plan(large);
+        // sets, and the placement's node limit for each search (held to the call's).
+        let budget = self
+            .budget
+            .child()
+            .with_finish_first_plan(large)
+            .with_node_limit(capped(self.options.placement_node_limit, self.budget));
         let (planner, budget) = match (large, effort) {
             (false, _) => (Planner::Exact, budget),
             (true, Effort::Best) => (Planner::GreedyPortfolio, budget.share(Instant::now(), 0.5)),
@@ -102,10 +106,6 @@ impl<'a> Placer<'a> {
             planner,
             threads: self.options.threads,
             verify: false,
-            exact: ExactOptions {
-                node_limit: Some(self.options.placement_node_limit),
-                ..ExactOptions::default()
-            },
             ..Options::default()
         };
         let capacity = Some(Size(self.model.capacity));

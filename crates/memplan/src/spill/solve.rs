@@ -250,7 +250,7 @@ fn exact_components(
             &index,
             bound_options,
             start,
-            options.exact_node_limit,
+            capped(options.exact_node_limit, budget),
         );
         stats.placements += placer.calls;
         stats.branch_nodes += result.nodes;
@@ -310,4 +310,9 @@ fn two_level(
         slow_height,
         cost: sol.cost,
     })
+}
+
+/// A spill option's node limit, held to the call budget's node limit when it has one.
+pub(super) fn capped(nodes: u64, budget: &Budget) -> u64 {
+    budget.node_limit().map_or(nodes, |n| n.min(nodes))
 }

@@ -18,7 +18,7 @@
 use super::candidates::Candidates;
 use super::components::{components, Cuts};
 use super::domains::Domains;
-use super::TelamallocOptions;
+use super::options::Config;
 use crate::index::contains;
 use crate::outcome::{Halt, Verdict};
 use crate::types::{Buffer, BufferIdx, Offset, Problem, Size};
@@ -95,14 +95,14 @@ struct Level {
 struct Search<'p, 'o> {
     problem: &'p Problem,
     capacity: Size,
-    options: &'o TelamallocOptions,
+    options: &'o Config,
     domains: Domains<'p>,
     candidates: Candidates,
     level_of: Vec<u32>,
     levels: Vec<Level>,
     backtracks: u64,
     stats: SearchStats,
-    /// `options.pruning.canonical`, unless some buffer has a fixed offset.
+    /// `options.canonical`, unless some buffer has a fixed offset.
     canonical: bool,
     /// Scratch marks for building completed candidate lists.
     mark: Vec<bool>,
@@ -123,13 +123,12 @@ pub(crate) fn search(
     capacity: Size,
     candidates: Candidates,
     rank_by: usize,
-    options: &TelamallocOptions,
+    options: &Config,
     stop: &dyn Fn() -> bool,
     at: Component<'_>,
 ) -> (SearchEnd, SearchStats) {
     let n = problem.len();
-    let canonical =
-        options.pruning.canonical && problem.buffers().iter().all(|b| b.fixed_offset.is_none());
+    let canonical = options.canonical && problem.buffers().iter().all(|b| b.fixed_offset.is_none());
     let bufs = problem.buffers();
     if (bufs.iter().zip(at.base)).any(|(b, &floor)| !fits_above(b, floor, capacity)) {
         return (Verdict::Infeasible, SearchStats::default());
@@ -142,14 +141,14 @@ pub(crate) fn search(
         // In a canonical sequence the lowest valid position at or above the last offset
         // is the skyline (every placed buffer starts at or below it).
         !options.lowest_position || canonical,
-        options.pruning.section_inference,
-        options.pruning.section_floors,
+        options.section_inference,
+        options.section_floors,
         at.base,
         stop,
     ) else {
         return stopped;
     };
-    let cuts = if canonical && options.decomposition.dynamic {
+    let cuts = if canonical && options.dynamic_decomposition {
         if stop() {
             return stopped;
         }
@@ -244,7 +243,7 @@ impl Search<'_, '_> {
             let mut failure = match self.domains.place(c, at) {
                 Ok(()) => self.floor_failure(c, at),
                 // Explanations only steer backjumping; without it they are not needed.
-                Err(_) if !self.options.backtracking.backjump => Some(Vec::new()),
+                Err(_) if !self.options.backjump => Some(Vec::new()),
                 Err(f) => Some(self.domains.explain_failure(f)),
             };
             let split = self.cuts.as_mut().is_some_and(|c| c.take_split());
@@ -321,7 +320,7 @@ impl Search<'_, '_> {
             let Ok(sub) = Problem::new(buffers) else {
                 return Split::Failed; // unreachable: a subset of a valid problem
             };
-            let options = TelamallocOptions {
+            let options = Config {
                 step_limit: self.options.step_limit.saturating_sub(self.stats.steps),
                 ..self.options.clone()
             };
@@ -358,7 +357,7 @@ impl Search<'_, '_> {
         let cands = &mut self.candidates;
         let heuristics = cands.heuristic_count();
         let mut groups: [Option<u32>; 2] = [None, None];
-        if self.options.candidates.phases {
+        if self.options.phases {
             let preferred = last
                 .map(|x| cands.phase_of(x))
                 .filter(|&p| cands.phase_is_open(p));
@@ -371,7 +370,7 @@ impl Search<'_, '_> {
         // Canonical: the row is the lowest position at or above the last offset, and
         // only admissible buffers qualify.
         let canonical = self.canonical;
-        let mut row = if self.options.candidates.row_order {
+        let mut row = if self.options.row_order {
             self.domains.min_lowest()
         } else {
             None
@@ -383,7 +382,7 @@ impl Search<'_, '_> {
         }
         let domains = &self.domains;
         let placed = |i: BufferIdx| domains.is_placed(i);
-        let below = if self.options.candidates.dominance {
+        let below = if self.options.dominance {
             self.domains.min_top()
         } else {
             None
@@ -400,19 +399,19 @@ impl Search<'_, '_> {
             })
         };
         // No picks (canonical, `per_heuristic` 0): the admissible buffers in key order.
-        let picks = if self.options.candidates.per_heuristic == 0 && canonical {
+        let picks = if self.options.per_heuristic == 0 && canonical {
             0
-        } else if self.options.candidates.phases {
+        } else if self.options.phases {
             2
         } else {
             1
         };
         for g in groups.iter().take(picks) {
-            if self.options.candidates.phases && g.is_none() {
+            if self.options.phases && g.is_none() {
                 continue;
             }
             for k in 0..heuristics {
-                let count = self.options.candidates.per_heuristic.max(1);
+                let count = self.options.per_heuristic.max(1);
                 cands.pick(*g, k, placed, in_row, (ROW_WINDOW, count), &mut list);
             }
         }
@@ -460,11 +459,11 @@ impl Search<'_, '_> {
             // Nothing in the row among the heuristics' windows: the lowest admissible
             // buffer (or all of them, in order, when the list is to be complete).
             let mut rest = self.admissible_rest(&level, floor_key);
-            if !self.options.candidates.complete_candidates {
+            if !self.options.complete_candidates {
                 rest.truncate(1);
             }
             level.candidates = rest;
-            level.completed = self.options.candidates.complete_candidates;
+            level.completed = self.options.complete_candidates;
         }
         level
     }
@@ -481,7 +480,6 @@ impl Search<'_, '_> {
         }
         let top = self
             .options
-            .candidates
             .dominance
             .then(|| self.domains.min_top())
             .flatten();
@@ -509,12 +507,12 @@ impl Search<'_, '_> {
             self.mark[c] = true;
         }
         let domains = &self.domains;
-        let below = if self.options.candidates.dominance {
+        let below = if self.options.dominance {
             domains.min_top()
         } else {
             None
         };
-        let row = if self.options.candidates.row_order {
+        let row = if self.options.row_order {
             domains.min_lowest()
         } else {
             None
@@ -568,7 +566,7 @@ impl Search<'_, '_> {
 
     /// What holds `x` above `limit`, when backjumping needs it.
     fn blame_skyline(&self, x: BufferIdx, limit: Offset) -> Vec<BufferIdx> {
-        if self.options.backtracking.backjump {
+        if self.options.backjump {
             self.domains.explain_skyline(x, limit)
         } else {
             Vec::new()
@@ -593,7 +591,7 @@ impl Search<'_, '_> {
                     return Some(c);
                 }
             }
-            if !self.options.candidates.complete_candidates || lv.completed {
+            if !self.options.complete_candidates || lv.completed {
                 return None;
             }
             lv.completed = true;
@@ -630,12 +628,12 @@ impl Search<'_, '_> {
             .collect();
         blamed.sort_unstable_by(|a, b| b.cmp(a));
         blamed.dedup();
-        let target = if self.options.backtracking.backjump && !blamed.is_empty() {
+        let target = if self.options.backjump && !blamed.is_empty() {
             blamed.get(1).copied().unwrap_or(blamed[0]) as usize
         } else {
             d - 1
         };
-        let prepend = if self.options.backtracking.prepend_candidates {
+        let prepend = if self.options.prepend_candidates {
             std::mem::take(&mut self.levels[d].tried)
         } else {
             Vec::new()
@@ -663,10 +661,9 @@ impl Search<'_, '_> {
         }
         lv.conflicts.extend(conflicts);
         if !prepend.is_empty() {
-            let mut queue: Vec<BufferIdx> =
-                Vec::with_capacity(self.options.backtracking.max_candidates);
+            let mut queue: Vec<BufferIdx> = Vec::with_capacity(self.options.max_candidates);
             for &c in prepend.iter().chain(&lv.candidates[lv.next..]) {
-                if queue.len() >= self.options.backtracking.max_candidates.max(1) {
+                if queue.len() >= self.options.max_candidates.max(1) {
                     break;
                 }
                 if !contains(&lv.tried, c) && !contains(&queue, c) {
@@ -684,11 +681,11 @@ impl Search<'_, '_> {
     /// allowed number of backtracks since it was entered (§5.4).
     fn count_backtrack(&mut self) {
         self.backtracks += 1;
-        if !self.options.backtracking.subtree_limit {
+        if !self.options.subtree_limit {
             return;
         }
         let top = self.levels.len() - 1;
-        let limit = self.options.backtracking.subtree_backtracks;
+        let limit = self.options.subtree_backtracks;
         let now = self.backtracks;
         // Entries never decrease with depth, so the stuck levels form a prefix.
         let stuck = self.levels[..top].partition_point(|lv| lv.entry.saturating_add(limit) < now);

@@ -3,7 +3,8 @@
 
 use std::time::{Duration, Instant};
 
-use super::{rounds, search_ranked, TelamallocOptions};
+use super::options::Config;
+use super::{rounds, search_ranked};
 use crate::analysis::max_load;
 use crate::outcome::{Halt, Verdict};
 use crate::types::{Problem, Size};
@@ -29,15 +30,15 @@ pub struct RoundRun {
 /// without decomposition, the systematic rounds under three orders), each limited to
 /// `step_limit` steps, at `capacity` and at the max load of `problem`.
 pub fn rounds_alone(problem: &Problem, capacity: u64, step_limit: u64) -> Vec<RoundRun> {
-    let options = TelamallocOptions {
+    let options = Config {
         step_limit,
-        ..TelamallocOptions::default()
+        ..Config::default()
     };
     let systematic = rounds::systematic(&options);
     let mut as_given = options.clone();
-    as_given.decomposition.dynamic = false;
+    as_given.dynamic_decomposition = false;
     let mut paper = options.clone();
-    paper.pruning.canonical = false;
+    paper.canonical = false;
     let configs = [
         ("as-given", &as_given, 0),
         ("paper", &paper, 3),

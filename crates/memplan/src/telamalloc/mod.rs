@@ -77,10 +77,8 @@ use crate::budget::Budget;
 use crate::greedy::{self, contention, Fit, Order};
 use crate::outcome::{Outcome, Verdict};
 use crate::types::{Offset, Plan, Problem, Size};
-pub use options::{
-    BacktrackOptions, CandidateOptions, DecompositionOptions, PruningOptions, RoundOptions,
-    TelamallocOptions,
-};
+use options::Config;
+pub use options::TelamallocOptions;
 
 use candidates::{Candidates, Heuristic};
 use engine::{Component, SearchEnd, SearchStats};
@@ -103,7 +101,7 @@ pub(crate) fn plan(
 pub(crate) fn search(
     problem: &Problem,
     capacity: Size,
-    options: &TelamallocOptions,
+    options: &Config,
     stop: &dyn Fn() -> bool,
 ) -> (SearchEnd, SearchStats) {
     search_ranked(problem, capacity, 0, options, stop)
@@ -114,7 +112,7 @@ fn search_ranked(
     problem: &Problem,
     capacity: Size,
     rank_by: usize,
-    options: &TelamallocOptions,
+    options: &Config,
     stop: &dyn Fn() -> bool,
 ) -> (SearchEnd, SearchStats) {
     // Every lowest-offset placement stays under the naive height; clamping keeps the
@@ -145,13 +143,13 @@ fn search_component(
     problem: &Problem,
     capacity: Size,
     rank_by: usize,
-    options: &TelamallocOptions,
+    options: &Config,
     stop: &dyn Fn() -> bool,
     at: Component<'_>,
 ) -> (SearchEnd, SearchStats) {
     // With restarts, two contention orders are kept too: they rank the canonical order
     // in some rounds, but propose no candidates.
-    let heuristics = if options.candidates.heuristics && options.rounds.restarts {
+    let heuristics = if options.heuristics && options.restarts {
         vec![
             Heuristic::Lifetime,
             Heuristic::Size,
@@ -159,18 +157,18 @@ fn search_component(
             Heuristic::ContentionLifetime,
             Heuristic::ContentionArea,
         ]
-    } else if options.candidates.heuristics {
+    } else if options.heuristics {
         vec![Heuristic::Lifetime, Heuristic::Size, Heuristic::Area]
     } else {
         vec![Heuristic::Contention]
     };
-    let proposing = if options.candidates.heuristics { 3 } else { 1 };
-    let contention = if heuristics.len() > proposing || !options.candidates.heuristics {
+    let proposing = if options.heuristics { 3 } else { 1 };
+    let contention = if heuristics.len() > proposing || !options.heuristics {
         contention(problem)
     } else {
         Vec::new()
     };
-    let (phase_of, count) = if options.candidates.phases {
+    let (phase_of, count) = if options.phases {
         phases::phases(problem, capacity)
     } else {
         (vec![0; problem.len()], u32::from(!problem.is_empty()))
@@ -215,12 +213,11 @@ pub(crate) fn solve_capacity(
         }
     };
     match fallback {
-        Some(plan) if options.rounds.greedy_first && plan.height() <= capacity => {
-            return fits(plan)
-        }
+        Some(plan) if options.greedy_first && plan.height() <= capacity => return fits(plan),
         _ => {}
     }
-    match rounds::search_rounds(problem, capacity, options, budget, threads) {
+    let config = Config::new(options, budget);
+    match rounds::search_rounds(problem, capacity, &config, budget, threads) {
         Verdict::Found(offsets) => fits(to_plan(problem, offsets)),
         Verdict::Infeasible => Outcome::Infeasible,
         // The greedy plan may fit when the search did not (found by fuzzing: huge
@@ -270,9 +267,10 @@ pub(crate) fn minimise(problem: &Problem, options: &TelamallocOptions, budget: &
         .unwrap_or_else(|| greedy::naive(problem));
     let mut best = Plan::new(problem, greedy).expect("greedy plans do not overflow");
     let mut best_height = best.height();
-    let probe_options = TelamallocOptions {
-        step_limit: (options.step_limit / 16).max(1),
-        ..options.clone()
+    let whole = Config::new(options, budget);
+    let probe_options = Config {
+        step_limit: (whole.step_limit / 16).max(1),
+        ..whole
     };
     let mut low = lower_bound; // lowest capacity not yet tried and failed
     let mut first = true;

@@ -1,38 +1,71 @@
-//! TelaMalloc's options, grouped by technique. Every technique is on by default and has
-//! a `--tm-no-…` switch on the command line, so that an ablation is a list of flags.
+//! TelaMalloc's options: one field per technique, grouped as in the paper. Every technique
+//! is on by default and has a `--tm-no-…` switch on the command line, so that an ablation
+//! is a list of flags.
 
+use std::ops::{Deref, DerefMut};
+
+use crate::budget::Budget;
 use crate::types::Problem;
 
-/// Options of the TelaMalloc planner, grouped by technique. Every technique is on by
-/// default.
+/// The step limit of a search when the call's budget sets no node limit
+/// ([`Budget::node_limit`]): the restart cycle and minimise mode's probes are sized by
+/// it, so TelaMalloc always has one.
+pub(crate) const DEFAULT_STEP_LIMIT: u64 = 2_000_000;
+
+/// The options one TelaMalloc search runs with: the techniques, and the most placements
+/// it may try (its step limit) before it answers `Unknown`. The step limit comes from the
+/// call's [`Budget`] ([`Config::new`]); the restart cycle and minimise mode hand smaller
+/// ones to their rounds and probes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Config {
+    pub(crate) techniques: TelamallocOptions,
+    pub(crate) step_limit: u64,
+}
+
+impl Config {
+    /// The techniques of `options`, with the budget's node limit as the step limit
+    /// ([`DEFAULT_STEP_LIMIT`] when it has none).
+    pub(crate) fn new(options: &TelamallocOptions, budget: &Budget) -> Config {
+        Config {
+            techniques: options.clone(),
+            step_limit: budget.node_limit().unwrap_or(DEFAULT_STEP_LIMIT),
+        }
+    }
+}
+
+#[cfg(any(test, feature = "testing"))]
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            techniques: TelamallocOptions::default(),
+            step_limit: DEFAULT_STEP_LIMIT,
+        }
+    }
+}
+
+impl Deref for Config {
+    type Target = TelamallocOptions;
+    fn deref(&self) -> &TelamallocOptions {
+        &self.techniques
+    }
+}
+
+impl DerefMut for Config {
+    fn deref_mut(&mut self) -> &mut TelamallocOptions {
+        &mut self.techniques
+    }
+}
+
+/// Options of the TelaMalloc planner, one field per technique (grouped below as in the
+/// paper). Every technique is on by default. How long it searches is the call's
+/// [`Budget`]'s: its node limit is the most placements one search may try.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TelamallocOptions {
-    /// Stop after this many placements tried (per search; in minimise mode, per
-    /// capacity probe) and answer `Unknown`.
-    pub step_limit: u64,
     /// §5.2: place each buffer at the lowest offset its domain allows. Off: on top of
     /// the placed buffers live at the same time (the §3.1 skyline).
     pub lowest_position: bool,
-    /// Which buffers are candidates at a decision point (TelaMalloc §3.1, §5.1, §5.3, and
-    /// MiniMalloc's dominance rule).
-    pub candidates: CandidateOptions,
-    /// How the search backtracks (TelaMalloc §5.4).
-    pub backtracking: BacktrackOptions,
-    /// MiniMalloc's pruning, used where it is sound: canonical sequences (§5) and section
-    /// inference (§6).
-    pub pruning: PruningOptions,
-    /// The rounds around the search: the greedy plan first (TelaMalloc §3) and the restart
-    /// cycle (`rounds.rs`).
-    pub rounds: RoundOptions,
-    /// Splitting the problem into independent parts: before the search, and during it
-    /// (MiniMalloc §7).
-    pub decomposition: DecompositionOptions,
-}
 
-/// Which buffers are candidates at a decision point (TelaMalloc §3.1, §5.1, §5.3, and
-/// MiniMalloc's dominance rule). Part of [`TelamallocOptions`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CandidateOptions {
+    // Candidates at a decision point (TelaMalloc §3.1, §5.1, §5.3, and MiniMalloc's dominance rule).
     /// §5.1: try the longest-lifetime, largest-size and largest-area buffers at each
     /// decision point. Off: only the highest-contention buffer (§3.1).
     pub heuristics: bool,
@@ -58,25 +91,7 @@ pub struct CandidateOptions {
     /// When the root runs out of candidates, search again with twice as many
     /// candidates per heuristic (up to 64), within the same step limit.
     pub widen: bool,
-}
-
-impl Default for CandidateOptions {
-    fn default() -> CandidateOptions {
-        CandidateOptions {
-            heuristics: true,
-            per_heuristic: 1,
-            phases: true,
-            row_order: true,
-            dominance: true,
-            complete_candidates: true,
-            widen: true,
-        }
-    }
-}
-
-/// How the search backtracks (TelaMalloc §5.4). Part of [`TelamallocOptions`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BacktrackOptions {
+    // Backtracking (TelaMalloc §5.4).
     /// §5.4: on a major backtrack, jump to the second-to-last conflicting placement.
     /// Off: go back one decision.
     pub backjump: bool,
@@ -89,24 +104,7 @@ pub struct BacktrackOptions {
     pub subtree_limit: bool,
     /// The backtrack budget of a subtree (see `subtree_limit`).
     pub subtree_backtracks: u64,
-}
-
-impl Default for BacktrackOptions {
-    fn default() -> BacktrackOptions {
-        BacktrackOptions {
-            backjump: true,
-            prepend_candidates: true,
-            max_candidates: 16,
-            subtree_limit: true,
-            subtree_backtracks: 100,
-        }
-    }
-}
-
-/// MiniMalloc's pruning, used where it is sound: canonical sequences (§5) and section
-/// inference (§6). Part of [`TelamallocOptions`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PruningOptions {
+    // MiniMalloc's pruning, used where it is sound: canonical sequences (§5) and section inference (§6).
     /// MiniMalloc's canonical sequences (§5): offsets never decrease along a branch and
     /// buffers at the same offset go in one fixed rank order, so no permutation of the
     /// same plan is searched twice. Every plan compacts into such a sequence, so nothing
@@ -123,22 +121,7 @@ pub struct PruningOptions {
     /// a section's unplaced buffers all sit at or above the lowest of their domains, so
     /// that plus their load must fit under the capacity.
     pub section_floors: bool,
-}
-
-impl Default for PruningOptions {
-    fn default() -> PruningOptions {
-        PruningOptions {
-            canonical: true,
-            section_inference: true,
-            section_floors: true,
-        }
-    }
-}
-
-/// The rounds around the search: the greedy plan first (TelaMalloc §3) and the restart
-/// cycle (`rounds.rs`). Part of [`TelamallocOptions`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RoundOptions {
+    // The rounds around the search: the greedy plan first (TelaMalloc §3) and the restart cycle (`rounds.rs`).
     /// Capacity mode: make a greedy plan before searching (start order, best fit, and
     /// when that does not fit, size order, best fit), and answer with it when it fits:
     /// the heuristic first, the search only where it fails (§3). The plan is made
@@ -151,22 +134,7 @@ pub struct RoundOptions {
     /// With `restarts`: some rounds search under a tighter capacity (the max load),
     /// where propagation prunes more.
     pub tighten: bool,
-}
-
-impl Default for RoundOptions {
-    fn default() -> RoundOptions {
-        RoundOptions {
-            greedy_first: true,
-            restarts: true,
-            tighten: true,
-        }
-    }
-}
-
-/// Splitting the problem into independent parts: before the search, and during it
-/// (MiniMalloc §7). Part of [`TelamallocOptions`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DecompositionOptions {
+    // Splitting the problem into independent parts: before the search, and during it (MiniMalloc §7).
     /// Capacity mode: split the problem at the times no buffer crosses (§5.3 splits
     /// there before grouping into phases; MiniMalloc §7 decomposes the same way) and
     /// search the independent parts one after the other, each with its own restart
@@ -177,16 +145,7 @@ pub struct DecompositionOptions {
     /// buffer crosses some time any more, the buffers on either side are solved as
     /// separate problems, so a failure on one side undoes nothing on the other
     /// (`components.rs`).
-    pub dynamic: bool,
-}
-
-impl Default for DecompositionOptions {
-    fn default() -> DecompositionOptions {
-        DecompositionOptions {
-            independent_parts: true,
-            dynamic: true,
-        }
-    }
+    pub dynamic_decomposition: bool,
 }
 
 impl TelamallocOptions {
@@ -194,10 +153,10 @@ impl TelamallocOptions {
     /// sequences (every plan has one), complete decision points, and chronological
     /// backtracking that never leaves a subtree early.
     pub fn is_complete(&self, problem: &Problem) -> bool {
-        self.pruning.canonical
-            && self.candidates.complete_candidates
-            && !self.backtracking.backjump
-            && !self.backtracking.subtree_limit
+        self.canonical
+            && self.complete_candidates
+            && !self.backjump
+            && !self.subtree_limit
             && problem.buffers().iter().all(|b| b.fixed_offset.is_none())
     }
 }
@@ -205,13 +164,27 @@ impl TelamallocOptions {
 impl Default for TelamallocOptions {
     fn default() -> TelamallocOptions {
         TelamallocOptions {
-            step_limit: 2_000_000,
             lowest_position: true,
-            candidates: CandidateOptions::default(),
-            backtracking: BacktrackOptions::default(),
-            pruning: PruningOptions::default(),
-            rounds: RoundOptions::default(),
-            decomposition: DecompositionOptions::default(),
+            heuristics: true,
+            per_heuristic: 1,
+            phases: true,
+            row_order: true,
+            dominance: true,
+            complete_candidates: true,
+            widen: true,
+            backjump: true,
+            prepend_candidates: true,
+            max_candidates: 16,
+            subtree_limit: true,
+            subtree_backtracks: 100,
+            canonical: true,
+            section_inference: true,
+            section_floors: true,
+            greedy_first: true,
+            restarts: true,
+            tighten: true,
+            independent_parts: true,
+            dynamic_decomposition: true,
         }
     }
 }

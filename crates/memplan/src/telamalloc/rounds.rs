@@ -40,7 +40,7 @@
 //!   stronger: every section must end up exactly full.
 //! - `widen`: when every slot has run out of candidates, the cycle starts again with
 //!   twice the candidates per heuristic (and twice the cap).
-//! - When the configuration is complete ([`TelamallocOptions::is_complete`]), running
+//! - When the configuration is complete ([`TelamallocOptions::is_complete`](super::TelamallocOptions::is_complete)), running
 //!   out of candidates proves that no plan exists under that slot's capacity.
 //!
 //! # Threads, and why the answer does not depend on them
@@ -63,7 +63,8 @@ use std::time::{Duration, Instant};
 
 use super::components::components;
 use super::engine::{SearchEnd, SearchStats, EXHAUSTED};
-use super::{search_ranked, TelamallocOptions};
+use super::options::Config;
+use super::search_ranked;
 use crate::analysis::max_load;
 use crate::budget::Budget;
 use crate::outcome::{Halt, Verdict};
@@ -97,14 +98,14 @@ enum Round {
 /// no heuristic picks, the admissible buffers by (position, rank). Measured on E and G
 /// at 100%, rank 3: 55,229 and 1,867 steps, where the picks first took over 3,000,000
 /// without a plan.
-pub(super) fn systematic(options: &TelamallocOptions) -> TelamallocOptions {
+pub(super) fn systematic(options: &Config) -> Config {
     let mut o = options.clone();
-    o.candidates.per_heuristic = 0;
-    o.candidates.phases = false;
-    o.backtracking.backjump = false;
-    o.backtracking.prepend_candidates = false;
-    o.backtracking.subtree_limit = false;
-    o.candidates.complete_candidates = true;
+    o.per_heuristic = 0;
+    o.phases = false;
+    o.backjump = false;
+    o.prepend_candidates = false;
+    o.subtree_limit = false;
+    o.complete_candidates = true;
     o
 }
 
@@ -144,11 +145,11 @@ struct Done {
 struct Schedule<'a> {
     problem: &'a Problem,
     capacity: Size,
-    options: &'a TelamallocOptions,
+    options: &'a Config,
     slots: Vec<(Size, usize, Round)>,
     /// Two modes: §5.4 rounds and systematic ones share the budget.
     mixed: bool,
-    chronological: TelamallocOptions,
+    chronological: Config,
     complete: bool,
     base: u64,
 }
@@ -162,7 +163,7 @@ impl Schedule<'_> {
         if state.exhausted[slot] {
             return None;
         }
-        let budget = if self.options.rounds.restarts {
+        let budget = if self.options.restarts {
             let weight = if self.slots[slot].2 == Round::Systematic {
                 SYSTEMATIC_WEIGHT
             } else {
@@ -185,23 +186,23 @@ impl Schedule<'_> {
         let (cap, rank_by, kind) = self.slots[a.slot];
         let mut round = self.options.clone();
         round.step_limit = a.step_limit;
-        round.candidates.per_heuristic = a.per_heuristic;
-        round.backtracking.max_candidates = a.max_candidates;
+        round.per_heuristic = a.per_heuristic;
+        round.max_candidates = a.max_candidates;
         let options = match kind {
             // The §5.4 round is the paper's search: lowest valid positions in any order.
             Round::Paper => {
-                round.pruning.canonical = false;
+                round.canonical = false;
                 round
             }
             // Beside systematic rounds, the §5.4 round keeps the whole problem: a
             // component's failure blames nothing, which blunts backjumping (measured: I
             // at 105% went from solved in 0.15 s to unsolved).
             Round::AsGiven if self.mixed => {
-                round.decomposition.dynamic = false;
+                round.dynamic_decomposition = false;
                 round
             }
             Round::AsGiven => round,
-            Round::Systematic => TelamallocOptions {
+            Round::Systematic => Config {
                 step_limit: a.step_limit,
                 ..self.chronological.clone()
             },
@@ -242,7 +243,7 @@ impl Schedule<'_> {
                 state.exhausted[a.slot] = true;
                 if state.exhausted.iter().all(|&e| e) {
                     let wider = state.per_heuristic.max(1) * 2;
-                    if !self.options.candidates.widen || wider > MAX_WIDTH {
+                    if !self.options.widen || wider > MAX_WIDTH {
                         return Some(EXHAUSTED);
                     }
                     state.per_heuristic = wider;
@@ -252,9 +253,7 @@ impl Schedule<'_> {
                 None
             }
             Verdict::Infeasible => Some(EXHAUSTED),
-            Verdict::Stopped(h) if h != Halt::Exhausted && more && self.options.rounds.restarts => {
-                None
-            }
+            Verdict::Stopped(h) if h != Halt::Exhausted && more && self.options.restarts => None,
             end => Some(end),
         }
     }
@@ -270,12 +269,12 @@ const ONE_THREAD_PART: usize = 64;
 pub(super) fn search_rounds(
     problem: &Problem,
     capacity: Size,
-    options: &TelamallocOptions,
+    options: &Config,
     budget: &Budget,
     threads: usize,
 ) -> SearchEnd {
     let stop = &|| budget.exhausted();
-    let parts = if options.decomposition.independent_parts {
+    let parts = if options.independent_parts {
         components(problem, problem.indices())
     } else {
         Vec::new()
@@ -308,7 +307,7 @@ pub(super) fn search_rounds(
         let Ok(sub) = Problem::new(own) else {
             return EXHAUSTED; // unreachable: a subset of a valid problem
         };
-        let sub_options = TelamallocOptions {
+        let sub_options = Config {
             step_limit: left,
             ..options.clone()
         };
@@ -340,12 +339,12 @@ fn cycle(
     problem: &Problem,
     capacity: Size,
     floor: Size,
-    options: &TelamallocOptions,
+    options: &Config,
     stop: &(dyn Fn() -> bool + Sync),
     threads: usize,
 ) -> (SearchEnd, u64) {
     // The rotation: the two contention orders, then the longest lifetime (§5.1).
-    let rotation: &[usize] = if options.candidates.heuristics && options.rounds.restarts {
+    let rotation: &[usize] = if options.heuristics && options.restarts {
         &[3, 4, 0]
     } else {
         &[0]
@@ -354,16 +353,14 @@ fn cycle(
     // A part never needs to go under the whole problem's max load (`floor`): that is
     // already optimal for the whole, and lower is only harder.
     let load = max_load(problem).max(floor);
-    if options.rounds.restarts && options.rounds.tighten && load < capacity {
+    if options.restarts && options.tighten && load < capacity {
         caps = vec![load, capacity];
     }
     // With restarts, every other round backtracks chronologically with complete
     // decision points (no phases, backjumps, prepends or subtree limits), so the §5.4
     // rounds and the systematic ones share the budget.
-    let smart = options.candidates.phases
-        || options.backtracking.backjump
-        || options.backtracking.subtree_limit;
-    let mixed = options.rounds.restarts && smart;
+    let smart = options.phases || options.backjump || options.subtree_limit;
+    let mixed = options.restarts && smart;
     // Per capacity: the options as given (canonical sequences with the §5.4 search,
     // ranked by longest lifetime) and the paper's own §5.4 round (lowest valid positions
     // in any order; the rank only matters for canonical sequences, so it is not rotated
@@ -371,7 +368,7 @@ fn cycle(
     let mut slots: Vec<(Size, usize, Round)> = Vec::new();
     for &c in &caps {
         if mixed {
-            if options.pruning.canonical {
+            if options.canonical {
                 slots.push((c, 0, Round::AsGiven));
             }
             slots.push((c, rotation[0], Round::Paper));
@@ -398,16 +395,12 @@ fn cycle(
     let state = State {
         left: options.step_limit,
         exhausted: vec![false; schedule.slots.len()],
-        per_heuristic: options.candidates.per_heuristic,
-        max_candidates: options.backtracking.max_candidates,
+        per_heuristic: options.per_heuristic,
+        max_candidates: options.max_candidates,
         next: 0,
     };
     // Without restarts there is one endless round: nothing to run ahead.
-    let threads = if options.rounds.restarts {
-        threads.max(1)
-    } else {
-        1
-    };
+    let threads = if options.restarts { threads.max(1) } else { 1 };
     let (end, left) = run_in_order(&schedule, state, stop, threads);
     (end, options.step_limit.saturating_sub(left))
 }

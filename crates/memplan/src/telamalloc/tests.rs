@@ -16,7 +16,7 @@ fn microbenchmarks_need_no_backtracking() {
     for kind in [MicrobenchKind::NonOverlapping, MicrobenchKind::FullOverlap] {
         for n in [1, 10, 300] {
             let (p, cap) = generate_microbenchmark(kind, n, 3);
-            let (end, stats) = search(&p, cap, &TelamallocOptions::default(), &never);
+            let (end, stats) = search(&p, cap, &Config::default(), &never);
             let Verdict::Found(off) = end else {
                 panic!("{} {n}: no plan", kind.name())
             };
@@ -65,27 +65,27 @@ fn all_technique_combinations_agree() {
     let problems: Vec<Problem> = (0..8).map(|k| random_problem(&mut rng, 4 + k)).collect();
     for mask in 0u32..256 {
         let o = {
-            let mut opts = TelamallocOptions {
+            let mut opts = Config {
                 step_limit: 20_000,
-                ..Default::default()
+                ..Config::default()
             };
-            opts.candidates.heuristics = mask & 1 != 0;
+            opts.heuristics = mask & 1 != 0;
             opts.lowest_position = mask & 2 != 0;
-            opts.candidates.phases = mask & 4 != 0;
-            opts.backtracking.backjump = mask & 8 != 0;
-            opts.backtracking.prepend_candidates = mask & 16 != 0;
-            opts.backtracking.subtree_limit = mask & 32 != 0;
-            opts.backtracking.subtree_backtracks = 10;
-            opts.pruning.section_inference = mask & 64 != 0;
-            opts.candidates.row_order = mask & 128 != 0;
-            opts.candidates.dominance = mask % 5 != 0;
-            opts.candidates.per_heuristic = mask as usize % 3;
-            opts.pruning.canonical = mask % 3 != 1;
-            opts.candidates.complete_candidates = mask % 7 != 0;
-            opts.pruning.section_floors = mask % 11 != 0;
-            opts.rounds.restarts = (mask / 3) % 2 == 0;
-            opts.rounds.tighten = mask % 13 != 0;
-            opts.decomposition.dynamic = mask % 17 != 0;
+            opts.phases = mask & 4 != 0;
+            opts.backjump = mask & 8 != 0;
+            opts.prepend_candidates = mask & 16 != 0;
+            opts.subtree_limit = mask & 32 != 0;
+            opts.subtree_backtracks = 10;
+            opts.section_inference = mask & 64 != 0;
+            opts.row_order = mask & 128 != 0;
+            opts.dominance = mask % 5 != 0;
+            opts.per_heuristic = mask as usize % 3;
+            opts.canonical = mask % 3 != 1;
+            opts.complete_candidates = mask % 7 != 0;
+            opts.section_floors = mask % 11 != 0;
+            opts.restarts = (mask / 3) % 2 == 0;
+            opts.tighten = mask % 13 != 0;
+            opts.dynamic_decomposition = mask % 17 != 0;
             opts
         };
         for p in &problems {
@@ -131,11 +131,11 @@ fn the_restart_cycle_gives_one_answer_whatever_the_threads() {
         ] {
             for step_limit in [700, 2_500, 4_100, 9_000, 2_000_000] {
                 let o = {
-                    let mut opts = TelamallocOptions {
+                    let mut opts = Config {
                         step_limit,
-                        ..Default::default()
+                        ..Config::default()
                     };
-                    opts.candidates.widen = round % 2 == 0;
+                    opts.widen = round % 2 == 0;
                     opts
                 };
                 let answers: Vec<(u8, Vec<Offset>)> = [1, 2, 3]
@@ -190,21 +190,21 @@ fn complete_configuration_agrees_with_the_exact_solver() {
             let truth = exact_feasible(&p, cap);
             for mask in 0u32..128 {
                 let o = {
-                    let mut opts = TelamallocOptions {
+                    let mut opts = Config {
                         step_limit: u64::MAX,
-                        ..Default::default()
+                        ..Config::default()
                     };
-                    opts.decomposition.dynamic = mask & 32 != 0;
-                    opts.candidates.per_heuristic = if mask & 64 != 0 { 0 } else { 1 };
-                    opts.backtracking.backjump = false;
-                    opts.backtracking.subtree_limit = false;
-                    opts.candidates.heuristics = mask & 1 != 0;
-                    opts.candidates.phases = mask & 2 != 0;
-                    opts.candidates.row_order = mask & 4 != 0;
-                    opts.pruning.section_inference = mask & 8 != 0;
-                    opts.pruning.section_floors = mask & 16 != 0;
-                    opts.backtracking.prepend_candidates = mask & 3 != 0;
-                    opts.candidates.dominance = mask % 3 != 0;
+                    opts.dynamic_decomposition = mask & 32 != 0;
+                    opts.per_heuristic = if mask & 64 != 0 { 0 } else { 1 };
+                    opts.backjump = false;
+                    opts.subtree_limit = false;
+                    opts.heuristics = mask & 1 != 0;
+                    opts.phases = mask & 2 != 0;
+                    opts.row_order = mask & 4 != 0;
+                    opts.section_inference = mask & 8 != 0;
+                    opts.section_floors = mask & 16 != 0;
+                    opts.prepend_candidates = mask & 3 != 0;
+                    opts.dominance = mask % 3 != 0;
                     opts
                 };
                 let (end, _) = search(&p, cap, &o, &never);
@@ -257,19 +257,19 @@ fn independent_parts_agree_with_the_whole() {
         for cap in [load, load + (naive - load) / 8, load + (naive - load) / 2] {
             let complete = round % 2 == 0;
             let base = {
-                let mut opts = TelamallocOptions {
+                let mut opts = Config {
                     step_limit: 200_000,
-                    ..Default::default()
+                    ..Config::default()
                 };
-                opts.backtracking.backjump = !complete;
-                opts.backtracking.subtree_limit = !complete;
+                opts.backjump = !complete;
+                opts.subtree_limit = !complete;
                 opts
             };
             let mut verdicts = Vec::new();
             for parts in [true, false] {
                 let o = {
                     let mut opts = base.clone();
-                    opts.decomposition.independent_parts = parts;
+                    opts.independent_parts = parts;
                     opts
                 };
                 let one = rounds::search_rounds(&p, cap, &o, &Budget::unlimited(), 1);
@@ -319,9 +319,9 @@ fn independent_parts_share_the_step_limit() {
     let p = Problem::new(bufs).unwrap();
     for (limit, expect_plan) in [(14, false), (15, true)] {
         for threads in [1, 2] {
-            let o = TelamallocOptions {
+            let o = Config {
                 step_limit: limit,
-                ..TelamallocOptions::default()
+                ..Config::default()
             };
             match rounds::search_rounds(&p, cap, &o, &Budget::unlimited(), threads) {
                 Verdict::Found(off) => {
@@ -359,9 +359,9 @@ fn large_parts_give_one_answer_whatever_the_threads() {
         let naive = p.naive_height();
         for cap in [load, load + (naive - load) / 16] {
             for step_limit in [50, 2_000, 30_000] {
-                let o = TelamallocOptions {
+                let o = Config {
                     step_limit,
-                    ..TelamallocOptions::default()
+                    ..Config::default()
                 };
                 let answers: Vec<(u8, Vec<Offset>)> = [1, 2, 3]
                     .iter()
@@ -393,7 +393,7 @@ fn real_instances_in_parts_give_one_plan_whatever_the_threads() {
         let plans: Vec<Vec<Offset>> = [1, 2]
             .iter()
             .map(|&t| {
-                let o = TelamallocOptions::default();
+                let o = Config::default();
                 match rounds::search_rounds(&p, cap, &o, &Budget::unlimited(), t) {
                     Verdict::Found(off) => off,
                     _ => panic!("{name}: TelaMalloc solves it at {cap}"),
