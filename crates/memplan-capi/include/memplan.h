@@ -24,7 +24,8 @@ extern "C" {
 
 typedef enum memplan_status {
     MEMPLAN_OK = 0,
-    MEMPLAN_ERR_ARGUMENT = 1,         /* NULL pointer, bad string, index out of range, unknown planner */
+    MEMPLAN_ERR_ARGUMENT = 1,         /* NULL pointer, bad string, index out of range, unknown
+                                         planner; memplan_plan_spill in the lean build */
     MEMPLAN_ERR_INVALID_PROBLEM = 2,  /* a buffer breaks a rule; the message names it */
     MEMPLAN_ERR_INFEASIBLE = 3,       /* proven: no plan fits under the capacity */
     MEMPLAN_ERR_NOT_FOUND = 4,        /* no plan under the capacity found in time */

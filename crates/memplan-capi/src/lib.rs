@@ -26,7 +26,8 @@ use memplan::{Buffer, Lifetime, Offset, Options, Outcome, Planner, Problem, Size
 pub enum memplan_status {
     /// Success.
     MEMPLAN_OK = 0,
-    /// A NULL pointer, a string that is not UTF-8, an index out of range, an unknown planner.
+    /// A NULL pointer, a string that is not UTF-8, an index out of range, an unknown planner;
+    /// [`memplan_plan_spill`] in the lean build, which has no spill.
     MEMPLAN_ERR_ARGUMENT = 1,
     /// The problem breaks a rule (e.g. size 0, duplicate id); the message names the buffer.
     MEMPLAN_ERR_INVALID_PROBLEM = 2,
