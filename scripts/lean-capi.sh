@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds the lean C library: the memplan crate without its CSV and JSON I/O (the model,
-# the planners, the checker and plan stay), in the size-optimised `lean` profile of the
-# workspace Cargo.toml (its knobs' effect on the size: BENCHMARKS.md §11; docs/c.md says
-# how to use it). The header is the same (crates/memplan-capi/include/memplan.h);
-# memplan_problem_read_csv fails with MEMPLAN_ERR_IO in this build.
+# Builds the lean C library (docs/c.md says what is in and out): the C API without its
+# `csv` and `spill` features, so the memplan crate comes without CSV and JSON I/O and
+# without the spill, tiles and shared-objects families (the model, every planner of
+# memplan_plan, the checker stay, with the same plans), in the size-optimised `lean`
+# profile of the workspace Cargo.toml (each knob's effect: BENCHMARKS.md §11). The header
+# is the same (crates/memplan-capi/include/memplan.h); memplan_problem_read_csv fails
+# with MEMPLAN_ERR_IO and memplan_plan_spill with MEMPLAN_ERR_ARGUMENT in this build.
 #
 #   scripts/lean-capi.sh        # prints the stripped shared library's path, last line
 #

@@ -2,11 +2,12 @@
  * bench_plan: times memplan_plan through the C API on CSV problems (id,lower,upper,size),
  * read here so that it also runs against the lean library, which has no CSV reader.
  *
- *   bench_plan [--capacity BYTES] [--time-limit SECONDS] FILE...
+ *   bench_plan [--capacity BYTES] [--time-limit SECONDS] [--planner NAME] FILE...
  *
- * Prints one line per file: name, buffers, height, optimal, planner, milliseconds of the
- * memplan_plan call (CLOCK_MONOTONIC). The plan passes memplan_check before it counts.
- * scripts/lean-capi-bench.sh links it against the full and the lean library in turn.
+ * Prints one line per file: name, buffers, height, optimal, planner, a hash of the
+ * offsets (FNV-1a over their 8-byte little-endian values, to compare plans), milliseconds
+ * of the memplan_plan call (CLOCK_MONOTONIC). The plan passes memplan_check before it
+ * counts. scripts/lean-capi-bench.sh links it against the full and the lean library.
  */
 #define _POSIX_C_SOURCE 199309L
 #include <inttypes.h>
@@ -56,6 +57,17 @@ static int read_problem(const char *path, memplan_problem **out) {
     return 0;
 }
 
+/* FNV-1a, 64 bits, over the offsets' bytes (little-endian): equal plans, equal hashes. */
+static uint64_t offsets_hash(const uint64_t *offsets, size_t n) {
+    uint64_t h = 0xcbf29ce484222325u;
+    for (size_t i = 0; i < n; i++) {
+        for (int k = 0; k < 8; k++) {
+            h = (h ^ ((offsets[i] >> (8 * k)) & 0xff)) * 0x100000001b3u;
+        }
+    }
+    return h;
+}
+
 int main(int argc, char **argv) {
     memplan_options options = memplan_options_default();
     int first = 1;
@@ -65,6 +77,8 @@ int main(int argc, char **argv) {
             options.capacity = strtoull(argv[first + 1], NULL, 10);
         } else if (strcmp(argv[first], "--time-limit") == 0) {
             options.time_limit_seconds = strtod(argv[first + 1], NULL);
+        } else if (strcmp(argv[first], "--planner") == 0) {
+            options.planner = argv[first + 1];
         } else {
             fprintf(stderr, "unknown option %s\n", argv[first]);
             return 2;
@@ -87,12 +101,14 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "%s: the plan fails the checker: %s\n", name, memplan_last_error());
                 return 1;
             }
-            printf("%s %zu %" PRIu64 " %d %s %.1f\n", name, memplan_problem_len(problem),
-                   memplan_result_height(plan), (int)memplan_result_is_optimal(plan),
-                   memplan_result_planner(plan), ms);
+            printf("%s %zu %" PRIu64 " %d %s %016" PRIx64 " %.1f\n", name,
+                   memplan_problem_len(problem), memplan_result_height(plan),
+                   (int)memplan_result_is_optimal(plan), memplan_result_planner(plan),
+                   offsets_hash(memplan_result_offsets(plan), memplan_result_len(plan)), ms);
             memplan_result_free(plan);
         } else {
-            printf("%s %zu - status=%d - %.1f\n", name, memplan_problem_len(problem), (int)s, ms);
+            printf("%s %zu - status=%d - - %.1f\n", name, memplan_problem_len(problem), (int)s,
+                   ms);
         }
         memplan_problem_free(problem);
     }

@@ -24,7 +24,8 @@ extern "C" {
 
 typedef enum memplan_status {
     MEMPLAN_OK = 0,
-    MEMPLAN_ERR_ARGUMENT = 1,         /* NULL pointer, bad string, index out of range, unknown planner */
+    MEMPLAN_ERR_ARGUMENT = 1,         /* NULL pointer, bad string, index out of range, unknown
+                                         planner; memplan_plan_spill in the lean build */
     MEMPLAN_ERR_INVALID_PROBLEM = 2,  /* a buffer breaks a rule; the message names it */
     MEMPLAN_ERR_INFEASIBLE = 3,       /* proven: no plan fits under the capacity */
     MEMPLAN_ERR_NOT_FOUND = 4,        /* no plan under the capacity found in time */
@@ -69,7 +70,8 @@ memplan_status memplan_problem_fix_offset(memplan_problem *problem, size_t index
 memplan_status memplan_problem_add_gap(memplan_problem *problem, size_t index,
                                        uint64_t start, uint64_t end);
 size_t memplan_problem_len(const memplan_problem *problem);
-/* Reads a CSV file in memplan's format (id,lower,upper,size[,alignment,offset,gaps]). */
+/* Reads a CSV file in memplan's format (id,lower,upper,size[,alignment,offset,gaps]).
+ * The lean library (scripts/lean-capi.sh) has no CSV reader: MEMPLAN_ERR_IO. */
 memplan_status memplan_problem_read_csv(const char *path, memplan_problem **out);
 
 /* Planning. `options` may be NULL. The plan returned has passed the checker. On
@@ -94,7 +96,8 @@ const char *memplan_result_planner(const memplan_result *plan);
  * either) hold memplan_problem_len(problem) entries. `options` may be NULL; its planner
  * and goal are not used (`capacity` is the goal). MEMPLAN_ERR_INFEASIBLE when the buffers
  * that must stay fast (fixed, or memory 1) do not fit, MEMPLAN_ERR_NOT_FOUND when they
- * could not be placed in time. The plan returned has passed the two-level checker. */
+ * could not be placed in time. The plan returned has passed the two-level checker.
+ * The lean library (scripts/lean-capi.sh) has no spill: MEMPLAN_ERR_ARGUMENT. */
 typedef struct memplan_spill_result memplan_spill_result;
 memplan_status memplan_plan_spill(const memplan_problem *problem, uint64_t capacity,
                                   const uint64_t *costs, const int32_t *memory,

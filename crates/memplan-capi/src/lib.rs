@@ -26,7 +26,8 @@ use memplan::{Buffer, Lifetime, Offset, Options, Outcome, Planner, Problem, Size
 pub enum memplan_status {
     /// Success.
     MEMPLAN_OK = 0,
-    /// A NULL pointer, a string that is not UTF-8, an index out of range, an unknown planner.
+    /// A NULL pointer, a string that is not UTF-8, an index out of range, an unknown planner;
+    /// [`memplan_plan_spill`] in the lean build, which has no spill.
     MEMPLAN_ERR_ARGUMENT = 1,
     /// The problem breaks a rule (e.g. size 0, duplicate id); the message names the buffer.
     MEMPLAN_ERR_INVALID_PROBLEM = 2,
@@ -522,7 +523,8 @@ pub struct memplan_spill_result {
 /// gives the time limit and threads; its planner is not used. Fails with
 /// `MEMPLAN_ERR_INFEASIBLE` when the buffers that must stay fast (fixed, or memory 1) do
 /// not fit, `MEMPLAN_ERR_NOT_FOUND` when they could not be placed in time. The plan has
-/// passed the two-level checker.
+/// passed the two-level checker. Without the `spill` feature (the lean build) it fails
+/// with `MEMPLAN_ERR_ARGUMENT`, saying so.
 ///
 /// # Safety
 /// `problem` must be a live problem, `costs` and `memory` NULL or arrays of
@@ -536,19 +538,39 @@ pub unsafe extern "C" fn memplan_plan_spill(
     options: *const memplan_options,
     out: *mut *mut memplan_spill_result,
 ) -> memplan_status {
-    use memplan::spill::{self, Memory, SpillError, SpillInput, SpillOptions};
     guard(|| {
         let p = problem_ref(problem, "memplan_plan_spill")?;
         if out.is_null() {
             return Err(arg_error("memplan_plan_spill: out is NULL"));
         }
         let n = p.buffers.len();
-        let costs = (!costs.is_null()).then(|| std::slice::from_raw_parts(costs, n).to_vec());
-        let memory = if memory.is_null() {
-            None
-        } else {
-            let codes = std::slice::from_raw_parts(memory, n);
-            let mut levels = Vec::with_capacity(n);
+        let costs = (!costs.is_null()).then(|| std::slice::from_raw_parts(costs, n));
+        let memory = (!memory.is_null()).then(|| std::slice::from_raw_parts(memory, n));
+        let options = options
+            .as_ref()
+            .copied()
+            .unwrap_or(memplan_options_default());
+        *out = Box::into_raw(Box::new(plan_spill(p, capacity, costs, memory, &options)?));
+        Ok(())
+    })
+}
+
+/// [`memplan_plan_spill`] once its pointers are read: `costs` and `memory` hold one entry
+/// per buffer when given.
+#[cfg(feature = "spill")]
+fn plan_spill(
+    p: &memplan_problem,
+    capacity: u64,
+    costs: Option<&[u64]>,
+    memory: Option<&[i32]>,
+    o: &memplan_options,
+) -> Result<memplan_spill_result, (memplan_status, String)> {
+    use memplan::spill::{self, Memory, SpillError, SpillInput, SpillOptions};
+    let costs = costs.map(<[u64]>::to_vec);
+    let memory = match memory {
+        None => None,
+        Some(codes) => {
+            let mut levels = Vec::with_capacity(codes.len());
             for (i, &m) in codes.iter().enumerate() {
                 levels.push(match m {
                     0 => Memory::Either,
@@ -562,59 +584,69 @@ pub unsafe extern "C" fn memplan_plan_spill(
                 });
             }
             Some(levels)
-        };
-        let o = options
-            .as_ref()
-            .copied()
-            .unwrap_or(memplan_options_default());
-        let request = memplan::Request {
-            goal: memplan::Goal::Fit(Size(capacity)),
-            ..o.request("memplan_plan_spill")?
-        };
-        let problem = p.validated()?;
-        let input = SpillInput {
-            costs: costs.as_deref(),
-            memory: memory.as_deref(),
-        };
-        let options = SpillOptions {
-            threads: o.threads as usize,
-            ..SpillOptions::default()
-        };
-        let report =
-            spill::plan_spill(&problem, &input, &request, &options).map_err(|e| match e {
-                SpillError::FixedInSlow { .. } => (MEMPLAN_ERR_INVALID_PROBLEM, e.to_string()),
-                SpillError::InvalidPlan(_) => (MEMPLAN_ERR_INVALID_PLAN, e.to_string()),
-                SpillError::Plan(_) => (MEMPLAN_ERR_INTERNAL, e.to_string()),
-                e => (MEMPLAN_ERR_ARGUMENT, e.to_string()),
-            })?;
-        let plan = match &report.outcome {
-            Outcome::Optimal(plan) | Outcome::Feasible { plan, .. } => plan,
-            Outcome::Infeasible => {
-                return Err((
-                    MEMPLAN_ERR_INFEASIBLE,
-                    format!("the buffers that must stay fast do not fit under {capacity}"),
-                ))
-            }
-            Outcome::Unknown { lower_bound, .. } => {
-                return Err((
-                    MEMPLAN_ERR_NOT_FOUND,
-                    format!("no two-level plan found under {capacity} in time (proven cost >= {lower_bound})"),
-                ))
-            }
-        };
-        spill::check_spill(&problem, Size(capacity), &input, plan)
-            .map_err(|v| (MEMPLAN_ERR_INVALID_PLAN, v.to_string()))?;
-        let result = memplan_spill_result {
-            offsets: plan.offsets.iter().map(|o| o.get()).collect(),
-            spilled: plan.spilled.iter().map(|&s| u8::from(s)).collect(),
-            cost: plan.cost,
-            lower_bound: report.lower_bound,
-            fast_height: plan.fast_height.get(),
-            slow_height: plan.slow_height.get(),
-        };
-        *out = Box::into_raw(Box::new(result));
-        Ok(())
+        }
+    };
+    let request = memplan::Request {
+        goal: memplan::Goal::Fit(Size(capacity)),
+        ..o.request("memplan_plan_spill")?
+    };
+    let problem = p.validated()?;
+    let input = SpillInput {
+        costs: costs.as_deref(),
+        memory: memory.as_deref(),
+    };
+    let options = SpillOptions {
+        threads: o.threads as usize,
+        ..SpillOptions::default()
+    };
+    let report = spill::plan_spill(&problem, &input, &request, &options).map_err(|e| match e {
+        SpillError::FixedInSlow { .. } => (MEMPLAN_ERR_INVALID_PROBLEM, e.to_string()),
+        SpillError::InvalidPlan(_) => (MEMPLAN_ERR_INVALID_PLAN, e.to_string()),
+        SpillError::Plan(_) => (MEMPLAN_ERR_INTERNAL, e.to_string()),
+        e => (MEMPLAN_ERR_ARGUMENT, e.to_string()),
+    })?;
+    let plan = match &report.outcome {
+        Outcome::Optimal(plan) | Outcome::Feasible { plan, .. } => plan,
+        Outcome::Infeasible => {
+            return Err((
+                MEMPLAN_ERR_INFEASIBLE,
+                format!("the buffers that must stay fast do not fit under {capacity}"),
+            ))
+        }
+        Outcome::Unknown { lower_bound, .. } => {
+            return Err((
+                MEMPLAN_ERR_NOT_FOUND,
+                format!(
+                "no two-level plan found under {capacity} in time (proven cost >= {lower_bound})"
+            ),
+            ))
+        }
+    };
+    spill::check_spill(&problem, Size(capacity), &input, plan)
+        .map_err(|v| (MEMPLAN_ERR_INVALID_PLAN, v.to_string()))?;
+    Ok(memplan_spill_result {
+        offsets: plan.offsets.iter().map(|o| o.get()).collect(),
+        spilled: plan.spilled.iter().map(|&s| u8::from(s)).collect(),
+        cost: plan.cost,
+        lower_bound: report.lower_bound,
+        fast_height: plan.fast_height.get(),
+        slow_height: plan.slow_height.get(),
     })
+}
+
+/// The lean build has no spill family: [`memplan_plan_spill`] fails with
+/// `MEMPLAN_ERR_ARGUMENT`, saying why.
+#[cfg(not(feature = "spill"))]
+fn plan_spill(
+    _: &memplan_problem,
+    _: u64,
+    _: Option<&[u64]>,
+    _: Option<&[i32]>,
+    _: &memplan_options,
+) -> Result<memplan_spill_result, (memplan_status, String)> {
+    Err(arg_error(
+        "memplan_plan_spill: this memplan library was built without spill (the lean build); use the full library",
+    ))
 }
 
 /// Frees a two-level plan. NULL does nothing.

@@ -89,6 +89,7 @@ fn options_name_a_planner_and_capacity_outcomes_are_statuses() {
 /// Issue 27: when no plan under the capacity is found in time, the lowest plan found is
 /// stored beside `MEMPLAN_ERR_NOT_FOUND`, and it passes the checker without the capacity.
 /// (D's best known height is 1,031,168: nothing under 990,000 is found in 0.3 s.)
+#[cfg(feature = "csv")] // reads a CSV file
 #[test]
 fn not_found_stores_the_lowest_plan() {
     unsafe {
@@ -176,6 +177,7 @@ fn gaps_and_fixed_offsets_reach_the_planner() {
     }
 }
 
+#[cfg(feature = "csv")] // reads a CSV file
 #[test]
 fn reads_a_benchmark_csv() {
     let path = concat!(
@@ -197,6 +199,7 @@ fn reads_a_benchmark_csv() {
     }
 }
 
+#[cfg(feature = "spill")]
 #[test]
 fn plans_two_levels_with_costs_and_preferences() {
     unsafe {
@@ -297,6 +300,7 @@ fn issue_27_the_lower_bound_counts_the_fixed_buffers_top() {
 /// Issue 27 §3: no buffers is a valid problem in every door. Built empty or read from a
 /// CSV header alone (which C rejected before, with "no buffers"), it plans to height 0,
 /// optimal, and the empty plan checks.
+#[cfg(feature = "csv")] // reads a CSV file
 #[test]
 fn issue_27_an_empty_problem_plans_to_height_0() {
     let path = std::env::temp_dir().join(format!("memplan-capi-empty-{}.csv", std::process::id()));
@@ -324,6 +328,43 @@ fn issue_27_an_empty_problem_plans_to_height_0() {
         }
     }
     std::fs::remove_file(path).unwrap();
+}
+
+/// The lean build (`--no-default-features`): the functions left out are still there and
+/// fail with a status and a message that says why.
+#[cfg(not(feature = "spill"))]
+#[test]
+fn lean_build_refuses_spill_with_a_message() {
+    unsafe {
+        let p = problem(&[("a", 0, 3, 4), ("b", 0, 2, 4), ("c", 1, 3, 4)]);
+        let mut plan = ptr::null_mut();
+        let status = memplan_plan_spill(p, 8, ptr::null(), ptr::null(), ptr::null(), &mut plan);
+        assert_eq!(status, MEMPLAN_ERR_ARGUMENT);
+        assert!(plan.is_null());
+        assert!(last_error().contains("without spill"), "{}", last_error());
+        // The arguments are still checked first.
+        let status =
+            memplan_plan_spill(p, 8, ptr::null(), ptr::null(), ptr::null(), ptr::null_mut());
+        assert_eq!(status, MEMPLAN_ERR_ARGUMENT);
+        assert!(last_error().contains("out is NULL"), "{}", last_error());
+        #[cfg(not(feature = "csv"))]
+        {
+            let mut read = ptr::null_mut();
+            let path = c"benchmarks/idealloc/iopddl-G.csv";
+            assert_eq!(
+                memplan_problem_read_csv(path.as_ptr(), &mut read),
+                MEMPLAN_ERR_IO
+            );
+            assert!(read.is_null());
+            assert!(last_error().contains("without CSV"), "{}", last_error());
+        }
+        // memplan_plan is all there.
+        let mut result = ptr::null_mut();
+        assert_eq!(memplan_plan(p, ptr::null(), &mut result), MEMPLAN_OK);
+        assert_eq!(memplan_result_height(result), 12); // all three live at time 1
+        memplan_result_free(result);
+        memplan_problem_free(p);
+    }
 }
 
 /// Issue 30 §2, §3: the holes bound is C's one bound too. A fixed buffer at [2, 4) and a

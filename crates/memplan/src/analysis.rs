@@ -238,7 +238,7 @@ fn gap_overcount(problem: &Problem) -> u64 {
         return 0;
     }
     let mut by_start: Vec<u32> = (0..bufs.len() as u32).collect();
-    by_start.sort_unstable_by_key(|&i| bufs[i as usize].lifetime.start);
+    crate::sort::unstable_by_key(&mut by_start, |&i| bufs[i as usize].lifetime.start);
     let mut excess = 0u64;
     for (gi, g) in bufs.iter().enumerate().filter(|(_, b)| !b.gaps.is_empty()) {
         // Buffers starting before g ends; those that also end after g starts overlap it.
@@ -306,7 +306,7 @@ pub(crate) fn split_at_components<'a>(
 pub(crate) fn time_components(problem: &Problem) -> Vec<Component> {
     let bufs = problem.buffers();
     let mut order: Vec<u32> = (0..bufs.len() as u32).collect();
-    order.sort_unstable_by_key(|&i| (bufs[i as usize].lifetime.start, i));
+    crate::sort::unstable_by_key(&mut order, |&i| (bufs[i as usize].lifetime.start, i));
     let mut out: Vec<Component> = Vec::new();
     for i in order {
         let lt = bufs[i as usize].lifetime;

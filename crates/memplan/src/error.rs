@@ -182,6 +182,7 @@ pub enum ReadErrorKind {
     #[error("malformed JSON: {0}")]
     Json(String),
     /// A tiled problem's tensor breaks a rule of [`crate::tiles::TiledProblem::new`].
+    #[cfg(feature = "tiles")]
     #[error("{0}")]
     Tiles(crate::tiles::TileError),
     /// Valid JSON, but a field (`buffers[2].size`) is not what a problem needs.

@@ -122,7 +122,7 @@ impl TimeIndex {
 
     fn build(problem: &Problem, filled: bool) -> TimeIndex {
         let mut order: Vec<BufferIdx> = problem.indices().collect();
-        order.sort_unstable_by_key(|&i| (problem.buffer(i).lifetime.start, i));
+        crate::sort::unstable_by_key(&mut order, |&i| (problem.buffer(i).lifetime.start, i));
         let starts: Vec<Time> = order
             .iter()
             .map(|&i| problem.buffer(i).lifetime.start)

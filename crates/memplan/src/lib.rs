@@ -68,13 +68,18 @@ mod report;
 mod request;
 mod rng;
 mod sections;
+// One sort per element type for the setup sorts (the lean library's size).
+#[cfg(feature = "shared_objects")]
 pub mod shared_objects;
+mod sort;
+#[cfg(feature = "spill")]
 pub mod spill;
 mod telamalloc;
 /// Seeded generators of problems, for tests, benchmarks and `memplan gen` (feature
 /// `testing`).
 #[cfg(feature = "testing")]
 pub mod testing;
+#[cfg(feature = "tiles")]
 pub mod tiles;
 mod types;
 mod units;

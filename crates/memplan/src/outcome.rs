@@ -61,6 +61,7 @@ impl<P, B: Copy + Ord> Outcome<P, B> {
     /// `lower_bound` and the goal's `capacity`: `Infeasible` when the bound exceeds the
     /// capacity (a proof), `Unknown` with the plan when the plan does, else `Optimal` when
     /// the plan meets the bound and `Feasible` otherwise.
+    #[cfg(any(feature = "tiles", feature = "shared_objects"))]
     pub(crate) fn judge(plan: P, measure: B, lower_bound: B, capacity: Option<B>) -> Self {
         if capacity.is_some_and(|c| lower_bound > c) {
             Outcome::Infeasible

@@ -444,7 +444,7 @@ impl Problem {
 
 fn check_unique_ids(buffers: &[Buffer]) -> Result<(), ProblemError> {
     let mut order: Vec<u32> = (0..buffers.len() as u32).collect();
-    order.sort_unstable_by(|&a, &b| {
+    crate::sort::unstable(&mut order, &mut |&a, &b| {
         buffers[a as usize]
             .id
             .cmp(&buffers[b as usize].id)

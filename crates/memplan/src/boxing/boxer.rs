@@ -325,7 +325,7 @@ fn box_rows(
     }
     let mut gaps = Vec::new();
     for row in &mut by_row {
-        row.sort_by_key(|&j| arena.job(j).start);
+        crate::sort::by_key(row, |&j| arena.job(j).start);
         let mut free_from = start;
         for &j in row.iter() {
             let job = arena.job(j);
@@ -369,9 +369,9 @@ fn split_into_strips(
         .saturating_mul((1.0 / epsilon).ceil() as usize)
         .max(1);
     let mut by_start: Vec<u32> = live.to_vec();
-    by_start.sort_by_key(|&j| arena.job(j).start);
+    crate::sort::by_key(&mut by_start, |&j| arena.job(j).start);
     let mut by_end: Vec<u32> = live.to_vec();
-    by_end.sort_by_key(|&j| std::cmp::Reverse(arena.job(j).end));
+    crate::sort::by_key(&mut by_end, |&j| std::cmp::Reverse(arena.job(j).end));
     // Positions are per job id; a small sorted map keeps memory proportional to `live`.
     let mut taken_ids: Vec<u32> = live.to_vec();
     taken_ids.sort_unstable();
@@ -404,7 +404,7 @@ fn split_into_strips(
         if vertical.is_empty() {
             break;
         }
-        vertical.sort_by_key(|&j| std::cmp::Reverse(arena.job(j).end));
+        crate::sort::by_key(&mut vertical, |&j| std::cmp::Reverse(arena.job(j).end));
         for group in vertical.chunks(per_box) {
             out.push_box(arena, box_size, group.iter().copied());
         }
@@ -412,7 +412,7 @@ fn split_into_strips(
         if horizontal.is_empty() {
             break;
         }
-        horizontal.sort_by_key(|&j| arena.job(j).start);
+        crate::sort::by_key(&mut horizontal, |&j| arena.job(j).start);
         for group in horizontal.chunks(per_box) {
             out.push_box(arena, box_size, group.iter().copied());
         }

@@ -147,7 +147,7 @@ impl NewBoxes {
 /// and the number of rows. O(n log n).
 pub(super) fn colour_intervals(arena: &Arena, items: &[u32]) -> (Vec<u32>, u32) {
     let mut by_start: Vec<u32> = (0..items.len() as u32).collect();
-    by_start.sort_by_key(|&k| arena.job(items[k as usize]).start);
+    crate::sort::by_key(&mut by_start, |&k| arena.job(items[k as usize]).start);
     let mut rows = vec![0u32; items.len()];
     let mut active: BinaryHeap<Reverse<(Time, u32)>> = BinaryHeap::new();
     let mut free: BinaryHeap<Reverse<u32>> = BinaryHeap::new();

@@ -516,7 +516,7 @@ fn iterate(
     // Grouped by time component first: the same plan (components never conflict), but
     // the index walks stay local in memory and components can go to different threads.
     let mut sequence = free.to_vec();
-    sequence.sort_by_key(|&i| {
+    crate::sort::by_key(&mut sequence, |&i| {
         let size = problem.buffer(i).size;
         (component[i], sparse[i], std::cmp::Reverse(size), i)
     });

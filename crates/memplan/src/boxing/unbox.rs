@@ -40,7 +40,7 @@ fn place_set(arena: &Arena, jobs: &[u32], w: Offset, offsets: &mut [Offset]) {
                 }
             } else {
                 let mut sorted = jobs.to_vec();
-                sorted.sort_by_key(|&j| std::cmp::Reverse(arena.job(j).size));
+                crate::sort::by_key(&mut sorted, |&j| std::cmp::Reverse(arena.job(j).size));
                 let mut w = w;
                 for class in sorted.chunk_by(|&a, &b| arena.job(a).size == arena.job(b).size) {
                     w = place_same_sizes(arena, class, w, offsets);

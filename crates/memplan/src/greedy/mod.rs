@@ -128,7 +128,7 @@ pub(crate) fn run(
 ) -> Option<Vec<Offset>> {
     let mut sequence = order.sequence(problem);
     let component = component_ids(problem);
-    sequence.sort_by_key(|&i| component[i]);
+    crate::sort::by_key(&mut sequence, |&i| component[i]);
     // The order and the components take O(n log n) before the first poll below.
     if budget.exhausted() {
         return None;

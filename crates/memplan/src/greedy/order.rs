@@ -4,6 +4,7 @@
 
 use crate::analysis::load_profile;
 use crate::index::TimeIndex;
+use crate::sort;
 use crate::types::{Buffer, BufferIdx, Lifetime, Problem, Size};
 
 /// How a greedy planner orders the buffers before placing them.
@@ -59,25 +60,25 @@ impl Order {
         let len = |b: &Buffer| b.lifetime.len();
         let buffer = |i| problem.buffer(i);
         match self {
-            Order::Size => seq.sort_by_cached_key(|&i| {
+            Order::Size => sort::by_key(&mut seq, |&i| {
                 let b = buffer(i);
                 (std::cmp::Reverse((b.size, len(b))), b.lifetime.start, i)
             }),
-            Order::Area => seq.sort_by_cached_key(|&i| {
+            Order::Area => sort::by_key(&mut seq, |&i| {
                 let b = buffer(i);
                 (std::cmp::Reverse((area(b), b.size)), i)
             }),
-            Order::Lifetime => seq.sort_by_cached_key(|&i| {
+            Order::Lifetime => sort::by_key(&mut seq, |&i| {
                 let b = buffer(i);
                 (std::cmp::Reverse((len(b), b.size)), i)
             }),
-            Order::Start => seq.sort_by_cached_key(|&i| {
+            Order::Start => sort::by_key(&mut seq, |&i| {
                 let b = buffer(i);
                 (b.lifetime.start, std::cmp::Reverse((len(b), b.size)), i)
             }),
             Order::Contention => {
                 let contention = contention(problem);
-                seq.sort_by_cached_key(|&i| {
+                sort::by_key(&mut seq, |&i| {
                     let b = buffer(i);
                     let l = u128::from(len(b));
                     let weight = u128::from(b.size.get()).saturating_mul(l.saturating_mul(l));
@@ -154,7 +155,7 @@ fn breadth_sequence(problem: &Problem) -> Vec<BufferIdx> {
     let mut by_load: Vec<usize> = (0..steps.len())
         .filter(|&k| steps[k].load > Size::ZERO)
         .collect();
-    by_load.sort_by_key(|&k| (std::cmp::Reverse(steps[k].load), k));
+    sort::by_key(&mut by_load, |&k| (std::cmp::Reverse(steps[k].load), k));
     let mut seq = Vec::with_capacity(bufs.len());
     let mut here: Vec<BufferIdx> = Vec::new();
     let largest_first = |i: &BufferIdx| (std::cmp::Reverse(bufs[*i].size), *i);
@@ -175,7 +176,7 @@ fn breadth_sequence(problem: &Problem) -> Vec<BufferIdx> {
         for &i in &here {
             live_index.remove(i);
         }
-        here.sort_unstable_by_key(largest_first);
+        sort::unstable_by_key(&mut here, largest_first);
         seq.extend(
             here.iter()
                 .copied()
@@ -195,7 +196,7 @@ fn breadth_sequence(problem: &Problem) -> Vec<BufferIdx> {
             .filter(|&(i, b)| !listed[i] && b.fixed_offset.is_none())
             .map(|(i, _)| i)
             .collect();
-        rest.sort_unstable_by_key(largest_first);
+        sort::unstable_by_key(&mut rest, largest_first);
         seq.extend(rest);
     }
     debug_assert_eq!(seq.len(), free);

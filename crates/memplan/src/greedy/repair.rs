@@ -281,8 +281,7 @@ impl<'a> Mover<'a> {
         let bufs = self.problem.buffers();
         shuffle(&mut self.lifted, &mut self.rng);
         if self.rng.chance(50) {
-            self.lifted
-                .sort_by_key(|&j| std::cmp::Reverse(bufs[j].size));
+            crate::sort::by_key(&mut self.lifted, |&j| std::cmp::Reverse(bufs[j].size));
         }
         let fit = if self.rng.chance(75) {
             Fit::FirstFit
@@ -357,7 +356,7 @@ fn promote(
         .filter(|&(i, b)| i != p && b.fixed_offset.is_none())
         .map(|(i, _)| i)
         .collect();
-    sequence.sort_unstable_by_key(|&i| (offsets[i], i));
+    crate::sort::unstable_by_key(&mut sequence, |&i| (offsets[i], i));
     sequence.insert(0, p);
     let placed = place_in_order(problem, &sequence, Fit::FirstFit, budget)?;
     let tops = || {
