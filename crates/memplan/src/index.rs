@@ -60,6 +60,7 @@ pub(crate) use index_slices;
 /// Declares `$name`, a family's own index: a newtype over `u32` that compares as its
 /// integer ([`crate::units::raw_order!`]), gives its `usize` for slicing, and indexes
 /// slices and vectors directly ([`index_slices!`]).
+#[cfg(feature = "shared_objects")]
 macro_rules! index_type {
     ($(#[$doc:meta])* $vis:vis $name:ident) => {
         $(#[$doc])*
@@ -79,6 +80,7 @@ macro_rules! index_type {
         crate::index::index_slices!($name);
     };
 }
+#[cfg(feature = "shared_objects")]
 pub(crate) use index_type;
 
 /// `list.contains(&x)`, as fast as on integers: the standard library's fast path (which
