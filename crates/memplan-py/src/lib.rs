@@ -560,8 +560,14 @@ fn plan(
     match report.outcome {
         Outcome::Optimal(p) => Ok(to_plan(p, true)),
         Outcome::Feasible { plan, .. } => Ok(to_plan(plan, false)),
-        Outcome::Infeasible => Err(InfeasibleError::new_err(format!(
+        Outcome::Infeasible if max_load > capacity => Err(InfeasibleError::new_err(format!(
             "no plan fits under {capacity}: the max load is {max_load}"
+        ))),
+        // Proven above the max load: by the lower bounds (fixed buffers' holes, the
+        // granularity) or by a search.
+        Outcome::Infeasible => Err(InfeasibleError::new_err(format!(
+            "no plan fits under {capacity}: every plan is at least {lower_bound} high \
+             (proven; the max load is {max_load})"
         ))),
         Outcome::Unknown { best_so_far, .. } => {
             let height = best_so_far.as_ref().map_or(0, |p| p.height().get());

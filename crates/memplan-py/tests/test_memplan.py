@@ -87,6 +87,23 @@ def test_capacity_outcomes_are_exceptions():
         memplan.check(problem.with_capacity(7), p)
 
 
+def test_issue_30_the_proven_bound_is_the_lower_bound():
+    # A fixed buffer at [2, 4) and a free one of size 3, both live at 0: max load 5, but
+    # the free one fits in no hole the fixed one leaves, so every plan is 7 high. The
+    # greedy planners alone are proven optimal by that bound (as in C and the CLI), and
+    # under 6 it proves that nothing fits.
+    problem = memplan.Problem(
+        [
+            {"id": "F", "start": 0, "end": 2, "size": 2, "fixed_offset": 2},
+            ("b", 0, 2, 3),
+        ]
+    )
+    p = memplan.plan(problem, planner="greedy")
+    assert (p.max_load, p.height, p.lower_bound, p.optimal) == (5, 7, 7, True)
+    with pytest.raises(memplan.InfeasibleError, match="at least 7 high .*max load is 5"):
+        memplan.plan(problem, planner="greedy", capacity=6)
+
+
 def test_issue_27_no_plan_found_carries_the_lowest_plan():
     # D's best known height is 1,031,168: nothing under 990,000 is found in 0.3 s, and
     # the error carries the lowest plan over it, which passes the checker.
