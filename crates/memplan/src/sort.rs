@@ -9,15 +9,25 @@
 //! Invariant: the order is exactly the standard library's. [`by_key`] and [`stable`] run
 //! `sort_by`, [`unstable_by_key`] and [`unstable`] run `sort_unstable_by`, with the same
 //! comparison (`key(a).cmp(&key(b))`, which is what `sort_by_key`'s `key(a) < key(b)`
-//! means for every `Ord` key), only called through a pointer. A stable sort by a key has
-//! one result, so [`by_key`] also stands for `sort_by_cached_key`. The pointer costs a
-//! call per comparison: sorts inside a search's inner loop stay inline.
+//! means for every `Ord` key), only called through a pointer; [`by_cached_key`] computes
+//! each key once, like `sort_by_cached_key`, and gives the one stable order. The pointer
+//! costs a call per comparison: sorts inside a search's inner loop stay inline.
 
 use std::cmp::Ordering;
 
 /// `v.sort_by_key(key)` (or `v.sort_by_cached_key(key)`): stable.
 pub(crate) fn by_key<T, K: Ord>(v: &mut [T], mut key: impl FnMut(&T) -> K) {
     stable(v, &mut |a, b| key(a).cmp(&key(b)));
+}
+
+/// `v.sort_by_cached_key(key)`: each key computed once (for keys that cost more than a
+/// field read). Sorts `(key, position)` pairs, as the standard library does, so the
+/// order is the stable one; one copy of the sort per key type.
+pub(crate) fn by_cached_key<T: Copy, K: Ord>(v: &mut [T], key: impl FnMut(&T) -> K) {
+    let mut keyed: Vec<(K, usize)> = v.iter().map(key).zip(0..).collect();
+    unstable(&mut keyed, &mut |a, b| a.cmp(b));
+    let sorted: Vec<T> = keyed.iter().map(|&(_, k)| v[k]).collect();
+    v.copy_from_slice(&sorted);
 }
 
 /// `v.sort_unstable_by_key(key)`.
@@ -59,7 +69,7 @@ mod tests {
             assert_eq!(a, b, "stable, {len}");
             let (mut a, mut b) = (v.clone(), v.clone());
             a.sort_by_cached_key(key);
-            by_key(&mut b, key);
+            by_cached_key(&mut b, key);
             assert_eq!(a, b, "cached, {len}");
             let (mut a, mut b) = (v.clone(), v.clone());
             a.sort_unstable_by_key(key);

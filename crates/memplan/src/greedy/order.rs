@@ -60,25 +60,25 @@ impl Order {
         let len = |b: &Buffer| b.lifetime.len();
         let buffer = |i| problem.buffer(i);
         match self {
-            Order::Size => sort::by_key(&mut seq, |&i| {
+            Order::Size => sort::by_cached_key(&mut seq, |&i| {
                 let b = buffer(i);
                 (std::cmp::Reverse((b.size, len(b))), b.lifetime.start, i)
             }),
-            Order::Area => sort::by_key(&mut seq, |&i| {
+            Order::Area => sort::by_cached_key(&mut seq, |&i| {
                 let b = buffer(i);
                 (std::cmp::Reverse((area(b), b.size)), i)
             }),
-            Order::Lifetime => sort::by_key(&mut seq, |&i| {
+            Order::Lifetime => sort::by_cached_key(&mut seq, |&i| {
                 let b = buffer(i);
                 (std::cmp::Reverse((len(b), b.size)), i)
             }),
-            Order::Start => sort::by_key(&mut seq, |&i| {
+            Order::Start => sort::by_cached_key(&mut seq, |&i| {
                 let b = buffer(i);
                 (b.lifetime.start, std::cmp::Reverse((len(b), b.size)), i)
             }),
             Order::Contention => {
                 let contention = contention(problem);
-                sort::by_key(&mut seq, |&i| {
+                sort::by_cached_key(&mut seq, |&i| {
                     let b = buffer(i);
                     let l = u128::from(len(b));
                     let weight = u128::from(b.size.get()).saturating_mul(l.saturating_mul(l));

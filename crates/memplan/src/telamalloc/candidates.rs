@@ -47,7 +47,7 @@ fn sort_by(bufs: &[Buffer], contention: &[Size], h: Heuristic, list: &mut [Buffe
             Heuristic::ContentionArea => (bytes(contention[i]), area(b), len(b), 0),
         }
     };
-    crate::sort::by_key(list, |&i| (std::cmp::Reverse(key(i)), i));
+    crate::sort::by_cached_key(list, |&i| (std::cmp::Reverse(key(i)), i));
 }
 
 /// A sorted list per heuristic for one group of buffers, with its cursors.
