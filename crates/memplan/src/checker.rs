@@ -138,6 +138,110 @@ pub enum Violation {
         /// The addresses both occupy.
         addresses: (Offset, Offset),
     },
+    /// Two-level plans ([`crate::spill::check_spill`]): the input or the plan does not
+    /// match the problem.
+    #[cfg(feature = "spill")]
+    SpillInput(crate::spill::SpillError),
+    /// Two-level plans: a buffer is in a level it may not be in.
+    #[cfg(feature = "spill")]
+    WrongMemory {
+        /// Its position.
+        index: usize,
+        /// Its id.
+        id: String,
+        /// Where it must be.
+        wanted: crate::spill::Memory,
+    },
+    /// Two-level plans: the plan's cost is not the total cost of its spilled buffers.
+    #[cfg(feature = "spill")]
+    SpillCost {
+        /// The plan's figure.
+        claimed: u64,
+        /// The checker's.
+        actual: u64,
+    },
+    /// Two-level plans: a level's height is not what the plan claims.
+    #[cfg(feature = "spill")]
+    LevelHeight {
+        /// `fast` or `slow`.
+        level: &'static str,
+        /// The plan's figure.
+        claimed: Size,
+        /// The checker's.
+        actual: Size,
+    },
+    /// Two-level plans: the fast level fails [`check`] (with the capacity).
+    #[cfg(feature = "spill")]
+    FastLevel(CheckFailure),
+    /// Two-level plans: the slow level fails [`check`].
+    #[cfg(feature = "spill")]
+    SlowLevel(CheckFailure),
+    /// Tile plans ([`crate::tiles::check_tiles`]): the plan has a different number of
+    /// offsets than there are tensors.
+    #[cfg(feature = "tiles")]
+    TileCount {
+        /// Tensors.
+        expected: usize,
+        /// Offsets.
+        found: usize,
+    },
+    /// Tile plans: a base address so high that an item's bytes overflow 64 bits.
+    #[cfg(feature = "tiles")]
+    TileOverflow {
+        /// The tensor.
+        tensor: String,
+    },
+    /// Tile plans: two items of different tensors are live together and share bytes.
+    #[cfg(feature = "tiles")]
+    TileOverlap {
+        /// The first tensor and its item (`whole` or `tile N`).
+        first: (String, String),
+        /// The second tensor and its item.
+        second: (String, String),
+        /// A time at which both are live.
+        time: u64,
+        /// A shared byte range `[lo, hi)`.
+        bytes: (u64, u64),
+    },
+    /// Shared-object assignments ([`crate::shared_objects::check_shared_objects`]): the
+    /// assignment has a different number of entries than the problem has buffers.
+    #[cfg(feature = "shared_objects")]
+    ObjectCount {
+        /// Buffers in the problem.
+        expected: usize,
+        /// Entries in the assignment.
+        found: usize,
+    },
+    /// Shared-object assignments: a buffer names an object that does not exist.
+    #[cfg(feature = "shared_objects")]
+    UnknownObject {
+        /// The buffer.
+        buffer: String,
+        /// The object it names.
+        object: u32,
+    },
+    /// Shared-object assignments: two buffers of one object are live at the same time.
+    #[cfg(feature = "shared_objects")]
+    ObjectOverlap {
+        /// The object.
+        object: u32,
+        /// The earlier buffer and its lifetime.
+        first: (String, Lifetime),
+        /// The later buffer and its lifetime.
+        second: (String, Lifetime),
+    },
+    /// Shared-object assignments: an object smaller than a buffer it holds.
+    #[cfg(feature = "shared_objects")]
+    ObjectTooSmall {
+        /// The object.
+        object: u32,
+        /// Its size.
+        object_size: Size,
+        /// The buffer.
+        buffer: String,
+        /// The buffer's size.
+        size: Size,
+    },
 }
 
 impl fmt::Display for Violation {
@@ -186,62 +290,176 @@ impl fmt::Display for Violation {
                 "buffers {first} and {second} overlap at times {times}, addresses [{}, {})",
                 addresses.0, addresses.1
             ),
+            #[cfg(feature = "spill")]
+            Violation::SpillInput(e) => write!(f, "{e}"),
+            #[cfg(feature = "spill")]
+            Violation::WrongMemory { index, id, wanted } => {
+                write!(f, "buffer '{id}' (#{index}) must be in {wanted} memory")
+            }
+            #[cfg(feature = "spill")]
+            Violation::SpillCost { claimed, actual } => write!(
+                f,
+                "the plan claims cost {claimed}, its spilled buffers cost {actual}"
+            ),
+            #[cfg(feature = "spill")]
+            Violation::LevelHeight {
+                level,
+                claimed,
+                actual,
+            } => write!(f, "the plan claims {level} height {claimed}, it is {actual}"),
+            #[cfg(feature = "spill")]
+            Violation::FastLevel(failure) => write!(f, "fast memory: {failure}"),
+            #[cfg(feature = "spill")]
+            Violation::SlowLevel(failure) => write!(f, "slow memory: {failure}"),
+            #[cfg(feature = "tiles")]
+            Violation::TileCount { expected, found } => {
+                write!(
+                    f,
+                    "the plan has {found} offsets but there are {expected} tensors"
+                )
+            }
+            #[cfg(feature = "tiles")]
+            Violation::TileOverflow { tensor } => {
+                write!(
+                    f,
+                    "tensor '{tensor}' is placed so high that its bytes overflow"
+                )
+            }
+            #[cfg(feature = "tiles")]
+            Violation::TileOverlap {
+                first: (a, a_item),
+                second: (b, b_item),
+                time,
+                bytes: (lo, hi),
+            } => write!(
+                f,
+                "'{a}' {a_item} and '{b}' {b_item} share bytes [{lo}, {hi}) at time {time}"
+            ),
+            #[cfg(feature = "shared_objects")]
+            Violation::ObjectCount { expected, found } => write!(
+                f,
+                "the assignment has {found} entries but the problem has {expected} buffers"
+            ),
+            #[cfg(feature = "shared_objects")]
+            Violation::UnknownObject { buffer, object } => {
+                write!(
+                    f,
+                    "buffer '{buffer}' is in object {object}, which does not exist"
+                )
+            }
+            #[cfg(feature = "shared_objects")]
+            Violation::ObjectOverlap {
+                object,
+                first: (a, a_live),
+                second: (b, b_live),
+            } => write!(
+                f,
+                "object {object} holds '{a}' (live {a_live}) and '{b}' (live {b_live}) at the same time"
+            ),
+            #[cfg(feature = "shared_objects")]
+            Violation::ObjectTooSmall {
+                object,
+                object_size,
+                buffer,
+                size,
+            } => write!(
+                f,
+                "object {object} has size {object_size} but holds '{buffer}' of size {size}"
+            ),
         }
     }
 }
 
-/// A valid plan's figures, as the checker measured them.
+/// What a checker measured of a valid plan. `buffers` and `height` mean something for
+/// every checker; the optional fields are those of one checker only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CheckSummary {
-    /// Buffers checked.
+    /// Buffers checked: the problem's buffers ([`check`], two-level plans, shared-object
+    /// assignments) or tensors (tile plans).
     pub buffers: usize,
-    /// The plan's height, `max(offset + size)`.
+    /// The highest address used: an offset plan's height, `max(offset + size)`; a
+    /// two-level plan's fast height; a tile plan's peak (the highest byte end of a live
+    /// item); a shared-object assignment's total, the sum of the object sizes (the height
+    /// of the objects stacked).
     pub height: Size,
+    /// Tile plans only: the live items (tiles, and whole tensors) checked.
+    pub items: Option<usize>,
+    /// Shared-object assignments only: the number of objects.
+    pub objects: Option<usize>,
+    /// Two-level plans only: the slow level's height.
+    pub slow_height: Option<Size>,
+}
+
+impl CheckSummary {
+    /// A summary with the figures every checker has and none of the optional ones.
+    pub(crate) fn new(buffers: usize, height: Size) -> CheckSummary {
+        CheckSummary {
+            buffers,
+            height,
+            items: None,
+            objects: None,
+            slow_height: None,
+        }
+    }
 }
 
 /// What an independent checker found wrong: the first violations (at most 1,000) and
-/// how many more. One type for every checker, by the kind of violation: offset plans
-/// ([`Violation`], the default), shared-object assignments
-/// ([`crate::shared_objects::SharedViolation`]) and tile plans
-/// ([`crate::tiles::TileViolation`]).
+/// how many more. One type for every checker: offset plans, two-level plans
+/// ([`crate::spill::check_spill`], which reports the first rule broken), tile plans
+/// ([`crate::tiles::check_tiles`]) and shared-object assignments
+/// ([`crate::shared_objects::check_shared_objects`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CheckFailure<V = Violation> {
+pub struct CheckFailure {
     /// The violations found, at most 1,000.
-    pub violations: Vec<V>,
+    pub violations: Vec<Violation>,
     /// How many more were found but not kept.
     pub more: usize,
 }
 
-/// A kind of violation a checker reports: how a [`CheckFailure`] of them reads.
-pub trait ViolationKind: fmt::Display {
-    /// The message of a failure that lists no violation.
-    const INVALID: &'static str;
-    /// The message of a failure whose first violation is `first`, of `total`.
-    fn summarize(first: &Self, total: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{first} ({total} violation(s) in all)")
-    }
-}
-
-impl ViolationKind for Violation {
-    const INVALID: &'static str = "invalid plan";
-    fn summarize(first: &Self, total: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match total {
-            1 => write!(f, "{first}"),
-            _ => write!(f, "{first} (and {} more violations)", total - 1),
+impl From<Violation> for CheckFailure {
+    fn from(v: Violation) -> CheckFailure {
+        CheckFailure {
+            violations: vec![v],
+            more: 0,
         }
     }
 }
 
-impl<V: ViolationKind> fmt::Display for CheckFailure<V> {
+impl Violation {
+    /// Whether a failure that starts with this violation counts them all in its message
+    /// ("(N violation(s) in all)", the tile and shared-object checkers) rather than the
+    /// others ("(and N more violations)").
+    fn counts_all(&self) -> bool {
+        match self {
+            #[cfg(feature = "tiles")]
+            Violation::TileCount { .. }
+            | Violation::TileOverflow { .. }
+            | Violation::TileOverlap { .. } => true,
+            #[cfg(feature = "shared_objects")]
+            Violation::ObjectCount { .. }
+            | Violation::UnknownObject { .. }
+            | Violation::ObjectOverlap { .. }
+            | Violation::ObjectTooSmall { .. } => true,
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for CheckFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let total = self.violations.len() + self.more;
         match self.violations.first() {
-            Some(v) => V::summarize(v, self.violations.len() + self.more, f),
-            None => f.write_str(V::INVALID),
+            None => f.write_str("invalid plan"),
+            Some(first) if first.counts_all() => {
+                write!(f, "{first} ({total} violation(s) in all)")
+            }
+            Some(first) if total == 1 => write!(f, "{first}"),
+            Some(first) => write!(f, "{first} (and {} more violations)", total - 1),
         }
     }
 }
 
-impl<V: ViolationKind + fmt::Debug> std::error::Error for CheckFailure<V> {}
+impl std::error::Error for CheckFailure {}
 
 struct Collector {
     violations: Vec<Violation>,
@@ -456,10 +674,7 @@ fn finish(
         }
     }
     if c.violations.is_empty() {
-        Ok(CheckSummary {
-            buffers: bufs.len(),
-            height: Size(height),
-        })
+        Ok(CheckSummary::new(bufs.len(), Size(height)))
     } else {
         Err(CheckFailure {
             violations: c.violations,
