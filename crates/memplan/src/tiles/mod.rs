@@ -181,25 +181,6 @@ pub enum TileErrorKind {
 const MAX_CHUNKS: u64 = 1 << 24;
 
 impl TiledProblem {
-    /// The same tensors as plain buffers, each live as a whole from its first to its
-    /// last live item with its whole extent: what a planner that ignores tiles must
-    /// place. Tensors never live are left out. Plan it with [`crate::plan`] to compare
-    /// with [`plan_tiles`].
-    pub fn whole_tensors(&self) -> Problem {
-        let bufs: Vec<Buffer> = self
-            .tensors()
-            .iter()
-            .filter_map(|t| {
-                let lifetime = t.whole_span();
-                (!lifetime.is_empty()).then(|| Buffer {
-                    lifetime,
-                    ..Buffer::new(t.id.clone(), 0, 1, t.extent())
-                })
-            })
-            .collect();
-        Problem::new(bufs).expect("ids are unique, extents non-zero and below 2^62 in all")
-    }
-
     /// Validates the tensors: ids unique and non-empty; shape, strides and element size
     /// non-zero and of the same rank; strides outer-to-inner (see
     /// [`TiledTensor::strides`]); tiles of the same rank, inside the tensor, non-empty,
@@ -284,6 +265,25 @@ impl TiledProblem {
             }
         }
         Ok(TiledProblem { tensors })
+    }
+
+    /// The same tensors as plain buffers, each live as a whole from its first to its
+    /// last live item with its whole extent: what a planner that ignores tiles must
+    /// place. Tensors never live are left out. Plan it with [`crate::plan`] to compare
+    /// with [`plan_tiles`].
+    pub fn whole_tensors(&self) -> Problem {
+        let bufs: Vec<Buffer> = self
+            .tensors()
+            .iter()
+            .filter_map(|t| {
+                let lifetime = t.whole_span();
+                (!lifetime.is_empty()).then(|| Buffer {
+                    lifetime,
+                    ..Buffer::new(t.id.clone(), 0, 1, t.extent())
+                })
+            })
+            .collect();
+        Problem::new(bufs).expect("ids are unique, extents non-zero and below 2^62 in all")
     }
 
     /// The tensors, in input order; plans are indexed the same way.
