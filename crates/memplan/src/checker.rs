@@ -39,209 +39,16 @@
 //! [`Buffer`]): a bug in a shared helper must not hide a bug in a plan.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use crate::types::{Buffer, Lifetime, Offset, Plan, Problem, Size, Time};
+
+mod violation;
+
+pub use violation::{CheckFailure, CheckSummary, Placed, Violation};
 
 /// At most this many violations are collected; the rest are counted in
 /// [`CheckFailure::more`].
 pub(crate) const MAX_VIOLATIONS: usize = 1000;
-
-/// A buffer as placed, for error messages.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Placed {
-    /// The buffer's id.
-    pub id: String,
-    /// Its lifetime, `[start, end)`.
-    pub lifetime: Lifetime,
-    /// The addresses it occupies, `[offset, offset + size)`.
-    pub addresses: (Offset, Offset),
-}
-
-impl fmt::Display for Placed {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "'{}' (live {}, at [{}, {}))",
-            self.id, self.lifetime, self.addresses.0, self.addresses.1
-        )
-    }
-}
-
-/// One broken rule.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Violation {
-    /// The plan has a different number of offsets than the problem has buffers.
-    WrongCount {
-        /// Buffers in the problem.
-        expected: usize,
-        /// Offsets in the plan.
-        found: usize,
-    },
-    /// A buffer has no offset.
-    Missing {
-        /// The buffer.
-        id: String,
-    },
-    /// A buffer is placed more than once.
-    PlacedTwice {
-        /// The buffer.
-        id: String,
-    },
-    /// The plan places a buffer that the problem does not have.
-    Unknown {
-        /// The id in the plan.
-        id: String,
-    },
-    /// `offset + size` does not fit in 64 bits.
-    AddressOverflow {
-        /// The buffer.
-        id: String,
-        /// Its offset.
-        offset: Offset,
-        /// Its size.
-        size: Size,
-    },
-    /// The offset is not a multiple of the alignment.
-    Misaligned {
-        /// The buffer.
-        id: String,
-        /// Its offset.
-        offset: Offset,
-        /// Its alignment.
-        alignment: Size,
-    },
-    /// A fixed buffer was moved.
-    MovedFixed {
-        /// The buffer.
-        id: String,
-        /// Where it must be.
-        fixed: Offset,
-        /// Where the plan put it.
-        offset: Offset,
-    },
-    /// A buffer ends above the capacity.
-    AboveCapacity {
-        /// The buffer as placed.
-        buffer: Placed,
-        /// The capacity.
-        capacity: Size,
-    },
-    /// Two buffers share addresses while both are live.
-    Overlap {
-        /// The buffer that was placed in the sweep first.
-        first: Placed,
-        /// The one that collided with it.
-        second: Placed,
-        /// The time steps at which both are live (within the colliding segments).
-        times: Lifetime,
-        /// The addresses both occupy.
-        addresses: (Offset, Offset),
-    },
-}
-
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Violation::WrongCount { expected, found } => {
-                write!(f, "the plan has {found} offsets for {expected} buffers")
-            }
-            Violation::Missing { id } => write!(f, "buffer '{id}' is not placed"),
-            Violation::PlacedTwice { id } => write!(f, "buffer '{id}' is placed more than once"),
-            Violation::Unknown { id } => {
-                write!(f, "the plan places '{id}', which is not in the problem")
-            }
-            Violation::AddressOverflow { id, offset, size } => {
-                write!(
-                    f,
-                    "buffer '{id}' at offset {offset} with size {size} overflows 64-bit addresses"
-                )
-            }
-            Violation::Misaligned {
-                id,
-                offset,
-                alignment,
-            } => {
-                write!(
-                    f,
-                    "buffer '{id}' at offset {offset} is not aligned to {alignment}"
-                )
-            }
-            Violation::MovedFixed { id, fixed, offset } => {
-                write!(
-                    f,
-                    "buffer '{id}' is fixed at {fixed} but placed at {offset}"
-                )
-            }
-            Violation::AboveCapacity { buffer, capacity } => {
-                write!(f, "buffer {buffer} ends above the capacity {capacity}")
-            }
-            Violation::Overlap {
-                first,
-                second,
-                times,
-                addresses,
-            } => write!(
-                f,
-                "buffers {first} and {second} overlap at times {times}, addresses [{}, {})",
-                addresses.0, addresses.1
-            ),
-        }
-    }
-}
-
-/// A valid plan's figures, as the checker measured them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CheckSummary {
-    /// Buffers checked.
-    pub buffers: usize,
-    /// The plan's height, `max(offset + size)`.
-    pub height: Size,
-}
-
-/// What an independent checker found wrong: the first violations (at most 1,000) and
-/// how many more. One type for every checker, by the kind of violation: offset plans
-/// ([`Violation`], the default), shared-object assignments
-/// ([`crate::shared_objects::SharedViolation`]) and tile plans
-/// ([`crate::tiles::TileViolation`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CheckFailure<V = Violation> {
-    /// The violations found, at most 1,000.
-    pub violations: Vec<V>,
-    /// How many more were found but not kept.
-    pub more: usize,
-}
-
-/// A kind of violation a checker reports: how a [`CheckFailure`] of them reads.
-pub trait ViolationKind: fmt::Display {
-    /// The message of a failure that lists no violation.
-    const INVALID: &'static str;
-    /// The message of a failure whose first violation is `first`, of `total`.
-    fn summarize(first: &Self, total: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{first} ({total} violation(s) in all)")
-    }
-}
-
-impl ViolationKind for Violation {
-    const INVALID: &'static str = "invalid plan";
-    fn summarize(first: &Self, total: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match total {
-            1 => write!(f, "{first}"),
-            _ => write!(f, "{first} (and {} more violations)", total - 1),
-        }
-    }
-}
-
-impl<V: ViolationKind> fmt::Display for CheckFailure<V> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.violations.first() {
-            Some(v) => V::summarize(v, self.violations.len() + self.more, f),
-            None => f.write_str(V::INVALID),
-        }
-    }
-}
-
-impl<V: ViolationKind + fmt::Debug> std::error::Error for CheckFailure<V> {}
 
 struct Collector {
     violations: Vec<Violation>,
@@ -456,10 +263,7 @@ fn finish(
         }
     }
     if c.violations.is_empty() {
-        Ok(CheckSummary {
-            buffers: bufs.len(),
-            height: Size(height),
-        })
+        Ok(CheckSummary::new(bufs.len(), Size(height)))
     } else {
         Err(CheckFailure {
             violations: c.violations,

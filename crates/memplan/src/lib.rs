@@ -91,7 +91,6 @@ pub use boxing::{Bootstrap, BoxingOptions, SqueezeFit};
 pub use budget::{Budget, CancelToken, TimeLimit, TimeLimitError};
 pub use checker::{
     check, check_offsets, check_placements, CheckFailure, CheckSummary, Placed, Violation,
-    ViolationKind,
 };
 pub use error::{PlanError, ProblemError, ProblemErrorKind, ReadError, ReadErrorKind};
 pub use exact::{ExactOptions, ExactStats, Preorder};

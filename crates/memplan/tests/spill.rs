@@ -6,9 +6,11 @@ use std::time::{Duration, Instant};
 use memplan::fuzzing::ByteSource;
 use memplan::spill::{
     check_spill, plan_spill, Memory, SpillBaseline, SpillError, SpillInput, SpillOptions,
-    SpillReport, SpillViolation, TwoLevelPlan,
+    SpillReport, TwoLevelPlan,
 };
-use memplan::{max_load, plan, Budget, Buffer, Options, Outcome, Planner, Problem, Request, Size};
+use memplan::{
+    max_load, plan, Budget, Buffer, Options, Outcome, Planner, Problem, Request, Size, Violation,
+};
 use proptest::prelude::*;
 
 /// A random instance: buffers, capacity, costs (or none), memory preferences (or none).
@@ -394,33 +396,45 @@ fn edge_capacities_and_empty_problems() {
     assert!(matches!(r.outcome, Outcome::Optimal(_)));
 }
 
+/// The one violation a failed [`check_spill`] reports (it stops at the first rule broken).
+fn only_violation(r: Result<memplan::CheckSummary, memplan::CheckFailure>) -> Violation {
+    let f = r.expect_err("the plan is broken");
+    assert_eq!((f.violations.len(), f.more), (1, 0), "{f}");
+    assert_eq!(f.to_string(), f.violations[0].to_string());
+    f.violations.into_iter().next().unwrap()
+}
+
 #[test]
 fn the_checker_rejects_broken_plans() {
     let p = three();
     let none = SpillInput::default();
     let r = plan_spill(&p, &none, &fit(Size(8)), &SpillOptions::default()).unwrap();
     let good: TwoLevelPlan = r.plan().unwrap().clone();
-    check_spill(&p, Size(8), &none, &good).unwrap();
+    let summary = check_spill(&p, Size(8), &none, &good).unwrap();
+    assert_eq!(
+        (summary.buffers, summary.height, summary.slow_height),
+        (3, good.fast_height, Some(good.slow_height))
+    );
     let kept = good.kept().find(|i| i.index() != 1).unwrap().index();
 
     let mut wrong_cost = good.clone();
     wrong_cost.cost += 1;
     assert!(matches!(
-        check_spill(&p, Size(8), &none, &wrong_cost),
-        Err(SpillViolation::Cost { .. })
+        only_violation(check_spill(&p, Size(8), &none, &wrong_cost)),
+        Violation::SpillCost { .. }
     ));
     let mut fixed_spilled = good.clone();
     fixed_spilled.spilled[1] = true;
     assert!(matches!(
-        check_spill(&p, Size(8), &none, &fixed_spilled),
-        Err(SpillViolation::Memory { index: 1, .. })
+        only_violation(check_spill(&p, Size(8), &none, &fixed_spilled)),
+        Violation::WrongMemory { index: 1, .. }
     ));
     let mut overlap = good.clone();
     overlap.offsets[kept] = memplan::Offset(4); // onto the fixed buffer
     overlap.fast_height = Size(8);
     assert!(matches!(
-        check_spill(&p, Size(8), &none, &overlap),
-        Err(SpillViolation::Fast(_))
+        only_violation(check_spill(&p, Size(8), &none, &overlap)),
+        Violation::FastLevel(_)
     ));
     let mut all_kept = good.clone();
     all_kept.spilled = vec![false; 3];
@@ -429,8 +443,8 @@ fn the_checker_rejects_broken_plans() {
     let mut short = good;
     short.spilled.pop();
     assert!(matches!(
-        check_spill(&p, Size(8), &none, &short),
-        Err(SpillViolation::Input(SpillError::PlanShape { .. }))
+        only_violation(check_spill(&p, Size(8), &none, &short)),
+        Violation::SpillInput(SpillError::PlanShape { .. })
     ));
 }
 

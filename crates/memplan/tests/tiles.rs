@@ -4,8 +4,8 @@
 
 use memplan::testing::{generate_tiled, Layout, TiledGenOptions};
 use memplan::tiles::{
-    check_tiles, plan_tiles, read_tiled_json, whole_tensor_problem, write_tiled_json, Tile,
-    TileOptions, TileOrder, TiledProblem, TiledTensor,
+    check_tiles, plan_tiles, read_tiled_json, write_tiled_json, Tile, TileOptions, TileOrder,
+    TiledProblem, TiledTensor,
 };
 use memplan::{Lifetime, Offset, Request};
 use proptest::prelude::*;
@@ -86,7 +86,7 @@ proptest! {
             let b = plan_tiles(&p, &Request::minimise(), &options(order, false)).unwrap();
             let summary = check_tiles(&p, &tile_plan(&a).offsets);
             prop_assert!(summary.is_ok(), "{}: {}", order.name(), summary.unwrap_err());
-            prop_assert_eq!(summary.unwrap().peak, tile_plan(&a).peak);
+            prop_assert_eq!(summary.unwrap().height, tile_plan(&a).peak);
             // Both collision rules skip only invalid addresses: same lowest address.
             prop_assert_eq!(&tile_plan(&a), &tile_plan(&b));
         }
@@ -103,7 +103,7 @@ proptest! {
         }
         let summary = check_tiles(&p, &tile_plan(&auto).offsets);
         prop_assert!(summary.is_ok(), "auto: {}", summary.unwrap_err());
-        prop_assert_eq!(summary.unwrap().peak, tile_plan(&auto).peak);
+        prop_assert_eq!(summary.unwrap().height, tile_plan(&auto).peak);
     }
 
     #[test]
@@ -164,7 +164,7 @@ fn readme_example_parses_and_plans() {
     check_tiles(&p, &tile_plan(&r).offsets).unwrap();
     // y's tiles are written after the x tiles under them are dead, so y may sit on x.
     let whole = memplan::plan(
-        &whole_tensor_problem(&p),
+        &p.whole_tensors(),
         &Request::minimise(),
         &memplan::Options::default(),
     )
@@ -236,8 +236,7 @@ fn never_worse_than_whole_tensor_planning() {
                 planner: memplan::Planner::GreedyPortfolio,
                 ..memplan::Options::default()
             };
-            let whole =
-                memplan::plan(&whole_tensor_problem(&p), &Request::minimise(), &greedy).unwrap();
+            let whole = memplan::plan(&p.whole_tensors(), &Request::minimise(), &greedy).unwrap();
             assert!(
                 tile_plan(&r).peak <= whole.outcome.plan().unwrap().height(),
                 "seed {seed} {layout:?}"

@@ -67,8 +67,13 @@ fn check_two_levels(
     let plan = two_level_plan(problem, &data, placements, levels)
         .map_err(|wrong| Failure::invalid(plan_file, "plan", &wrong, 0))?;
     let n = problem.len();
-    if let Err(v) = check_spill(problem, Size(capacity), &data.input(), &plan) {
-        return Err(Failure::invalid(plan_file, "two-level plan", &[v], 0));
+    if let Err(f) = check_spill(problem, Size(capacity), &data.input(), &plan) {
+        return Err(Failure::invalid(
+            plan_file,
+            "two-level plan",
+            &f.violations,
+            f.more,
+        ));
     }
     let slow = plan.spilled.iter().filter(|&&s| s).count();
     println!(

@@ -165,8 +165,8 @@ pub fn check_shared(args: CheckSharedArgs) -> Result<(), Failure> {
             println!(
                 "ok: {}; {}; total {}",
                 count(problem.len() as u64, "buffer"),
-                count(s.objects as u64, "object"),
-                thousands(s.total.get())
+                count(s.objects.unwrap_or_default() as u64, "object"),
+                thousands(s.height.get())
             );
             Ok(())
         }

@@ -1,6 +1,6 @@
 //! `memplan tiles INPUT.json` (tile-aware planning) and `memplan check-tiles`.
 
-use memplan::tiles::{plan_tiles, read_tiled_json, whole_tensor_problem, TileOptions, TileOrder};
+use memplan::tiles::{plan_tiles, read_tiled_json, TileOptions, TileOrder};
 use memplan::Options;
 
 use crate::exit::{self, Failure};
@@ -65,7 +65,7 @@ pub fn tiles(args: TilesArgs) -> Result<(), Failure> {
         line += "; kept the whole-tensor plan (lower than every tile-aware order)";
     }
     if args.compare {
-        let whole = whole_tensor_problem(&problem);
+        let whole = problem.whole_tensors();
         let r = memplan::plan(&whole, &memplan::Request::minimise(), &Options::default())
             .map_err(|e| Failure::new(exit::CHECK, e.to_string()))?;
         let h = r.outcome.plan().map_or(0, |p| p.height().get());
@@ -131,8 +131,8 @@ pub fn check_tiles(args: CheckTilesArgs) -> Result<(), Failure> {
             println!(
                 "ok: {} tensors; {} live items; peak {}",
                 thousands(problem.len() as u64),
-                thousands(s.items as u64),
-                thousands(s.peak.get())
+                thousands(s.items.unwrap_or_default() as u64),
+                thousands(s.height.get())
             );
             Ok(())
         }

@@ -20,8 +20,8 @@ use crate::shared_objects::{
     check_shared_objects, plan_shared_objects, positional_maxima, SharedOptions, SharedStrategy,
 };
 use crate::tiles::{
-    check_tiles, plan_tiles, read_tiled_json, whole_tensor_problem, write_tiled_json, Tile,
-    TileOptions, TileOrder, TiledProblem, TiledTensor,
+    check_tiles, plan_tiles, read_tiled_json, write_tiled_json, Tile, TileOptions, TileOrder,
+    TiledProblem, TiledTensor,
 };
 use crate::types::{Lifetime, Offset, Plan, Problem, Size};
 use crate::{
@@ -361,11 +361,14 @@ pub fn shared_objects(data: &[u8]) {
                 plan_shared_objects(&p, &request(None), &options).expect("never fails unverified");
             let a = r.outcome.plan().expect("minimising: always an assignment");
             let s = check_shared_objects(&p, a).unwrap_or_else(|f| panic!("{strategy:?}: {f}"));
-            assert_eq!(s.total, a.total());
-            assert_eq!(matches!(r.outcome, Outcome::Optimal(_)), s.total.0 == bound);
+            assert_eq!(s.height, a.total());
+            assert_eq!(
+                matches!(r.outcome, Outcome::Optimal(_)),
+                s.height.0 == bound
+            );
             assert_eq!(r.lower_bound.0, bound);
-            assert!(bound <= s.total.0, "total below the lower bound");
-            assert!(s.total.0 <= naive, "total above one object per buffer");
+            assert!(bound <= s.height.0, "total below the lower bound");
+            assert!(s.height.0 <= naive, "total above one object per buffer");
         }
     }
 }
@@ -434,7 +437,7 @@ pub fn tiles(data: &[u8]) {
     let Ok(problem) = TiledProblem::new(tensors) else {
         return;
     };
-    let _ = whole_tensor_problem(&problem);
+    let _ = problem.whole_tensors();
     let orders = TileOrder::ALL.into_iter().map(Some).chain([None]);
     for order in orders {
         for jump in [true, false] {
@@ -450,7 +453,7 @@ pub fn tiles(data: &[u8]) {
                 let plan = r.outcome.plan().expect("minimising: always a plan");
                 let s = check_tiles(&problem, &plan.offsets)
                     .unwrap_or_else(|f| panic!("{order:?} jump {jump} fallback {fallback}: {f}"));
-                assert_eq!(s.peak, plan.peak, "reported peak");
+                assert_eq!(s.height, plan.peak, "reported peak");
                 // The bound holds for this plan, as for any (each order's is one).
                 assert!(r.lower_bound <= plan.peak, "the tile bound is above a plan");
                 assert_eq!(

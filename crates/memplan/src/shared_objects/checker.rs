@@ -9,97 +9,9 @@
 //! buffer starts at or after the latest end seen before it. O(n log n). Shares no code
 //! with the strategies.
 
-use std::fmt;
-
 use super::SharedAssignment;
-use crate::checker::{CheckFailure, ViolationKind, MAX_VIOLATIONS};
-use crate::types::{BufferIdx, Lifetime, Problem, Size, Time};
-
-/// One broken rule.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SharedViolation {
-    /// The assignment has a different number of entries than the problem has buffers.
-    WrongCount {
-        /// Buffers in the problem.
-        expected: usize,
-        /// Entries in the assignment.
-        found: usize,
-    },
-    /// A buffer names an object that does not exist.
-    UnknownObject {
-        /// The buffer.
-        buffer: String,
-        /// The object it names.
-        object: u32,
-    },
-    /// Two buffers of one object are live at the same time.
-    Overlap {
-        /// The object.
-        object: u32,
-        /// The earlier buffer and its lifetime.
-        first: (String, Lifetime),
-        /// The later buffer and its lifetime.
-        second: (String, Lifetime),
-    },
-    /// An object smaller than a buffer it holds.
-    TooSmall {
-        /// The object.
-        object: u32,
-        /// Its size.
-        object_size: Size,
-        /// The buffer.
-        buffer: String,
-        /// The buffer's size.
-        size: Size,
-    },
-}
-
-impl fmt::Display for SharedViolation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SharedViolation::WrongCount { expected, found } => write!(
-                f,
-                "the assignment has {found} entries but the problem has {expected} buffers"
-            ),
-            SharedViolation::UnknownObject { buffer, object } => {
-                write!(
-                    f,
-                    "buffer '{buffer}' is in object {object}, which does not exist"
-                )
-            }
-            SharedViolation::Overlap {
-                object,
-                first: (a, a_live),
-                second: (b, b_live),
-            } => write!(
-                f,
-                "object {object} holds '{a}' (live {a_live}) and '{b}' (live {b_live}) at the same time"
-            ),
-            SharedViolation::TooSmall {
-                object,
-                object_size,
-                buffer,
-                size,
-            } => write!(
-                f,
-                "object {object} has size {object_size} but holds '{buffer}' of size {size}"
-            ),
-        }
-    }
-}
-
-impl ViolationKind for SharedViolation {
-    const INVALID: &'static str = "invalid assignment";
-}
-
-/// What a valid assignment amounts to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SharedCheckSummary {
-    /// Number of objects.
-    pub objects: usize,
-    /// Sum of the object sizes.
-    pub total: Size,
-}
+use crate::checker::{CheckFailure, CheckSummary, Violation, MAX_VIOLATIONS};
+use crate::types::{BufferIdx, Problem, Time};
 
 /// Checks `assignment` against `problem`: one object per buffer, object ids below the
 /// number of objects, no two buffers of one object live at the same time (whole
@@ -107,13 +19,13 @@ pub struct SharedCheckSummary {
 pub fn check_shared_objects(
     problem: &Problem,
     assignment: &SharedAssignment,
-) -> Result<SharedCheckSummary, CheckFailure<SharedViolation>> {
+) -> Result<CheckSummary, CheckFailure> {
     let bufs = problem.buffers();
     let object_of = assignment.object_of();
     let sizes = assignment.object_sizes();
     let mut violations = Vec::new();
     let mut more = 0usize;
-    let mut report = |v: SharedViolation| {
+    let mut report = |v: Violation| {
         if violations.len() < MAX_VIOLATIONS {
             violations.push(v);
         } else {
@@ -121,7 +33,7 @@ pub fn check_shared_objects(
         }
     };
     if object_of.len() != bufs.len() {
-        report(SharedViolation::WrongCount {
+        report(Violation::ObjectCount {
             expected: bufs.len(),
             found: object_of.len(),
         });
@@ -129,13 +41,13 @@ pub fn check_shared_objects(
         let mut members: Vec<(u32, Time, BufferIdx)> = Vec::with_capacity(bufs.len());
         for (&o, (i, b)) in object_of.iter().zip(problem.indexed()) {
             match sizes.get(o as usize) {
-                None => report(SharedViolation::UnknownObject {
+                None => report(Violation::UnknownObject {
                     buffer: b.id.clone(),
                     object: o,
                 }),
                 Some(&object_size) => {
                     if object_size < b.size {
-                        report(SharedViolation::TooSmall {
+                        report(Violation::ObjectTooSmall {
                             object: o,
                             object_size,
                             buffer: b.id.clone(),
@@ -153,7 +65,7 @@ pub fn check_shared_objects(
             match latest {
                 Some((lo, j)) if lo == o => {
                     if bufs[j].lifetime.end > start {
-                        report(SharedViolation::Overlap {
+                        report(Violation::ObjectOverlap {
                             object: o,
                             first: (bufs[j].id.clone(), bufs[j].lifetime),
                             second: (bufs[i].id.clone(), bufs[i].lifetime),
@@ -168,9 +80,9 @@ pub fn check_shared_objects(
         }
     }
     if violations.is_empty() {
-        Ok(SharedCheckSummary {
-            objects: sizes.len(),
-            total: assignment.total(),
+        Ok(CheckSummary {
+            objects: Some(sizes.len()),
+            ..CheckSummary::new(bufs.len(), assignment.total())
         })
     } else {
         Err(CheckFailure { violations, more })
@@ -180,7 +92,7 @@ pub fn check_shared_objects(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::Buffer;
+    use crate::types::{Buffer, Size};
 
     fn problem() -> Problem {
         Problem::new(vec![
@@ -195,7 +107,7 @@ mod tests {
     fn accepts_a_valid_assignment() {
         let a = SharedAssignment::from_parts(vec![0, 1, 0], vec![Size(8), Size(4)]);
         let s = check_shared_objects(&problem(), &a).unwrap();
-        assert_eq!((s.objects, s.total), (2, Size(12)));
+        assert_eq!((s.objects, s.height), (Some(2), Size(12)));
     }
 
     #[test]
@@ -204,7 +116,7 @@ mod tests {
         let a = SharedAssignment::from_parts(vec![0, 0, 0], vec![Size(8)]);
         let f = check_shared_objects(&p, &a).unwrap_err();
         assert!(
-            matches!(&f.violations[0], SharedViolation::Overlap { first: (a, _), second: (b, _), .. }
+            matches!(&f.violations[0], Violation::ObjectOverlap { first: (a, _), second: (b, _), .. }
             if a == "a" && b == "b")
         );
         let a = SharedAssignment::from_parts(vec![0, 1, 0], vec![Size(5), Size(4)]);
@@ -213,12 +125,12 @@ mod tests {
         assert!(f
             .violations
             .iter()
-            .all(|v| matches!(v, SharedViolation::TooSmall { .. })));
+            .all(|v| matches!(v, Violation::ObjectTooSmall { .. })));
         let a = SharedAssignment::from_parts(vec![0, 2, 0], vec![Size(8)]);
         let f = check_shared_objects(&p, &a).unwrap_err();
         assert!(matches!(
             f.violations[0],
-            SharedViolation::UnknownObject { object: 2, .. }
+            Violation::UnknownObject { object: 2, .. }
         ));
         let a = SharedAssignment::from_parts(vec![0], vec![Size(8)]);
         assert!(check_shared_objects(&p, &a).is_err());

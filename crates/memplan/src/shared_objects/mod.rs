@@ -71,7 +71,7 @@ mod objects;
 use std::time::{Duration, Instant};
 
 pub use bound::positional_maxima;
-pub use checker::{check_shared_objects, SharedCheckSummary, SharedViolation};
+pub use checker::check_shared_objects;
 
 use crate::error::PlanError;
 use crate::types::{Problem, Size};

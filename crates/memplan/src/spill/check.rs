@@ -12,100 +12,64 @@
 //!
 //! Each level is checked by memplan's own checker, which names the buffers at fault.
 
-use thiserror::Error;
-
-use crate::checker::{check, CheckFailure};
+use crate::checker::{check, CheckFailure, CheckSummary, Violation};
 use crate::types::{Problem, Size};
 
 use super::model::{split_levels, Decision, SpillModel};
-use super::{Memory, SpillError, SpillInput, TwoLevelPlan};
-
-/// What [`check_spill`] found wrong.
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-pub enum SpillViolation {
-    /// The input or the plan does not match the problem.
-    #[error(transparent)]
-    Input(#[from] SpillError),
-    /// A buffer is in a level it may not be in.
-    #[error("buffer '{id}' (#{index}) must be in {wanted} memory")]
-    Memory {
-        /// Its position.
-        index: usize,
-        /// Its id.
-        id: String,
-        /// Where it must be.
-        wanted: Memory,
-    },
-    /// The plan's cost is not the total cost of its spilled buffers.
-    #[error("the plan claims cost {claimed}, its spilled buffers cost {actual}")]
-    Cost {
-        /// The plan's figure.
-        claimed: u64,
-        /// The checker's.
-        actual: u64,
-    },
-    /// A level's height is not what the plan claims.
-    #[error("the plan claims {level} height {claimed}, it is {actual}")]
-    Height {
-        /// `fast` or `slow`.
-        level: &'static str,
-        /// The plan's figure.
-        claimed: Size,
-        /// The checker's.
-        actual: Size,
-    },
-    /// The fast level fails memplan's checker (with the capacity).
-    #[error("fast memory: {0}")]
-    Fast(CheckFailure),
-    /// The slow level fails memplan's checker.
-    #[error("slow memory: {0}")]
-    Slow(CheckFailure),
-}
+use super::{Memory, SpillInput, TwoLevelPlan};
 
 /// Checks a two-level plan against its problem, fast capacity and input (see the module
-/// docs of [`crate::spill`] for the model). Reports the first rule broken; each level's
-/// violations come from [`crate::check`].
+/// docs of [`crate::spill`] for the model). Reports the first rule broken, a failure
+/// with one violation; each level's violations come from [`crate::check`]. The summary's
+/// `height` is the fast level's, `slow_height` the slow level's.
 pub fn check_spill(
     problem: &Problem,
     capacity: Size,
     input: &SpillInput<'_>,
     plan: &TwoLevelPlan,
-) -> Result<(), SpillViolation> {
-    let model = SpillModel::new(problem, capacity, input)?;
-    let levels = split_levels(problem, &plan.spilled, &plan.offsets)?;
+) -> Result<CheckSummary, CheckFailure> {
+    let model = SpillModel::new(problem, capacity, input).map_err(Violation::SpillInput)?;
+    let levels =
+        split_levels(problem, &plan.spilled, &plan.offsets).map_err(Violation::SpillInput)?;
     for (i, b) in problem.buffers().iter().enumerate() {
         let wanted = match model.base[i] {
             Decision::Fast if plan.spilled[i] => Memory::Fast,
             Decision::Slow if !plan.spilled[i] => Memory::Slow,
             _ => continue,
         };
-        return Err(SpillViolation::Memory {
+        return Err(Violation::WrongMemory {
             index: i,
             id: b.id.clone(),
             wanted,
-        });
+        }
+        .into());
     }
     let actual = model.cost_of(&plan.spilled);
     if actual != plan.cost {
-        return Err(SpillViolation::Cost {
+        return Err(Violation::SpillCost {
             claimed: plan.cost,
             actual,
-        });
+        }
+        .into());
     }
     let fast =
-        check(&levels.fast, &levels.fast_plan, Some(capacity)).map_err(SpillViolation::Fast)?;
-    let slow = check(&levels.slow, &levels.slow_plan, None).map_err(SpillViolation::Slow)?;
+        check(&levels.fast, &levels.fast_plan, Some(capacity)).map_err(Violation::FastLevel)?;
+    let slow = check(&levels.slow, &levels.slow_plan, None).map_err(Violation::SlowLevel)?;
     for (level, claimed, actual) in [
         ("fast", plan.fast_height, fast.height),
         ("slow", plan.slow_height, slow.height),
     ] {
         if claimed != actual {
-            return Err(SpillViolation::Height {
+            return Err(Violation::LevelHeight {
                 level,
                 claimed,
                 actual,
-            });
+            }
+            .into());
         }
     }
-    Ok(())
+    Ok(CheckSummary {
+        slow_height: Some(slow.height),
+        ..CheckSummary::new(problem.len(), fast.height)
+    })
 }

@@ -95,7 +95,7 @@ use crate::outcome::Outcome;
 use crate::request::Request;
 use crate::types::{BufferIdx, Offset, Plan, Problem, Size};
 
-pub use check::{check_spill, SpillViolation};
+pub use check::check_spill;
 #[cfg(feature = "fuzzing")]
 pub use fuzz::fuzz_spill;
 

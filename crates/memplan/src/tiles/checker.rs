@@ -9,80 +9,9 @@
 //! check rests on eq. 1 alone. Items are swept in start order; each is compared with
 //! the live items of other tensors by merging their sorted byte runs.
 
-use std::fmt;
-
 use super::TiledProblem;
-use crate::checker::{CheckFailure, ViolationKind, MAX_VIOLATIONS};
+use crate::checker::{CheckFailure, CheckSummary, Violation, MAX_VIOLATIONS};
 use crate::types::{Lifetime, Offset, Size};
-
-/// One broken rule.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TileViolation {
-    /// The plan has a different number of offsets than there are tensors.
-    WrongCount {
-        /// Tensors.
-        expected: usize,
-        /// Offsets.
-        found: usize,
-    },
-    /// A base address so high that an item's bytes overflow 64 bits.
-    Overflow {
-        /// The tensor.
-        tensor: String,
-    },
-    /// Two items of different tensors are live together and share bytes.
-    Overlap {
-        /// The first tensor and its item (`whole` or `tile N`).
-        first: (String, String),
-        /// The second tensor and its item.
-        second: (String, String),
-        /// A time at which both are live.
-        time: u64,
-        /// A shared byte range `[lo, hi)`.
-        bytes: (u64, u64),
-    },
-}
-
-impl fmt::Display for TileViolation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TileViolation::WrongCount { expected, found } => {
-                write!(
-                    f,
-                    "the plan has {found} offsets but there are {expected} tensors"
-                )
-            }
-            TileViolation::Overflow { tensor } => {
-                write!(
-                    f,
-                    "tensor '{tensor}' is placed so high that its bytes overflow"
-                )
-            }
-            TileViolation::Overlap {
-                first: (a, a_item),
-                second: (b, b_item),
-                time,
-                bytes: (lo, hi),
-            } => write!(
-                f,
-                "'{a}' {a_item} and '{b}' {b_item} share bytes [{lo}, {hi}) at time {time}"
-            ),
-        }
-    }
-}
-
-impl ViolationKind for TileViolation {
-    const INVALID: &'static str = "invalid tile plan";
-}
-
-/// What a valid plan amounts to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TileCheckSummary {
-    /// Live items checked.
-    pub items: usize,
-    /// The highest byte end of a live item.
-    pub peak: Size,
-}
 
 struct Item {
     tensor: usize,
@@ -136,7 +65,7 @@ fn rows(
 pub fn check_tiles(
     problem: &TiledProblem,
     offsets: &[Offset],
-) -> Result<TileCheckSummary, CheckFailure<TileViolation>> {
+) -> Result<CheckSummary, CheckFailure> {
     let tensors = problem.tensors();
     let mut violations = Vec::new();
     let mut more = 0usize;
@@ -148,7 +77,7 @@ pub fn check_tiles(
         }
     };
     if offsets.len() != tensors.len() {
-        report(TileViolation::WrongCount {
+        report(Violation::TileCount {
             expected: tensors.len(),
             found: offsets.len(),
         });
@@ -177,7 +106,7 @@ pub fn check_tiles(
                     runs,
                 }),
                 None => {
-                    report(TileViolation::Overflow {
+                    report(Violation::TileOverflow {
                         tensor: t.id.clone(),
                     });
                     break;
@@ -198,7 +127,7 @@ pub fn check_tiles(
                 continue;
             }
             if let Some(bytes) = first_shared(&other.runs, &it.runs) {
-                report(TileViolation::Overlap {
+                report(Violation::TileOverlap {
                     first: (tensors[other.tensor].id.clone(), other.name.clone()),
                     second: (tensors[it.tensor].id.clone(), it.name.clone()),
                     time: it.lifetime.start.get(),
@@ -209,9 +138,9 @@ pub fn check_tiles(
         live.push(k);
     }
     if violations.is_empty() {
-        Ok(TileCheckSummary {
-            items: items.len(),
-            peak: Size(peak),
+        Ok(CheckSummary {
+            items: Some(items.len()),
+            ..CheckSummary::new(tensors.len(), Size(peak))
         })
     } else {
         Err(CheckFailure { violations, more })

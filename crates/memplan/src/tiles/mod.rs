@@ -49,7 +49,7 @@ mod json;
 
 use thiserror::Error;
 
-pub use checker::{check_tiles, TileCheckSummary, TileViolation};
+pub use checker::check_tiles;
 #[cfg(feature = "json")]
 pub use json::{read_tiled_json, write_tiled_json};
 
@@ -267,6 +267,25 @@ impl TiledProblem {
         Ok(TiledProblem { tensors })
     }
 
+    /// The same tensors as plain buffers, each live as a whole from its first to its
+    /// last live item with its whole extent: what a planner that ignores tiles must
+    /// place. Tensors never live are left out. Plan it with [`crate::plan`] to compare
+    /// with [`plan_tiles`].
+    pub fn whole_tensors(&self) -> Problem {
+        let bufs: Vec<Buffer> = self
+            .tensors()
+            .iter()
+            .filter_map(|t| {
+                let lifetime = t.whole_span();
+                (!lifetime.is_empty()).then(|| Buffer {
+                    lifetime,
+                    ..Buffer::new(t.id.clone(), 0, 1, t.extent())
+                })
+            })
+            .collect();
+        Problem::new(bufs).expect("ids are unique, extents non-zero and below 2^62 in all")
+    }
+
     /// The tensors, in input order; plans are indexed the same way.
     pub fn tensors(&self) -> &[TiledTensor] {
         &self.tensors
@@ -343,7 +362,7 @@ pub struct TileOptions {
     /// Both skip only invalid addresses, so both find the same (lowest valid) address;
     /// this one rescans far less. On by default.
     pub jump_past_all_collisions: bool,
-    /// Also plan the tensors whole ([`whole_tensor_problem`], with the default offset
+    /// Also plan the tensors whole ([`TiledProblem::whole_tensors`], with the default offset
     /// planner) and keep that plan when its peak is lower, so that the result is never
     /// worse than tile-oblivious planning. On by default.
     pub whole_tensor_fallback: bool,
@@ -450,7 +469,7 @@ fn whole_tensor_plan(
     problem: &TiledProblem,
     request: &crate::Request,
 ) -> Result<Option<TilePlan>, crate::PlanError> {
-    let whole = whole_tensor_problem(problem);
+    let whole = problem.whole_tensors();
     if whole.is_empty() {
         return Ok(None);
     }
@@ -498,22 +517,4 @@ fn items_peak(problem: &TiledProblem, offsets: &[Offset]) -> Size {
         }
     }
     peak.as_height()
-}
-
-/// The same tensors as plain buffers, each live as a whole from its first to its last
-/// live item with its whole extent: what a planner that ignores tiles must place. Tensors
-/// never live are left out. Plan it with [`crate::plan`] to compare with [`plan_tiles`].
-pub fn whole_tensor_problem(problem: &TiledProblem) -> Problem {
-    let bufs: Vec<Buffer> = problem
-        .tensors()
-        .iter()
-        .filter_map(|t| {
-            let lifetime = t.whole_span();
-            (!lifetime.is_empty()).then(|| Buffer {
-                lifetime,
-                ..Buffer::new(t.id.clone(), 0, 1, t.extent())
-            })
-        })
-        .collect();
-    Problem::new(bufs).expect("ids are unique, extents non-zero and below 2^62 in all")
 }
