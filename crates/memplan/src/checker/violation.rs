@@ -27,8 +27,11 @@ impl fmt::Display for Placed {
     }
 }
 
-/// One broken rule.
+/// One broken rule. The variants of spill, tile and shared-object plans exist with their
+/// cargo features, so the enum is `non_exhaustive`: a match outside the crate keeps a
+/// wildcard arm whatever the features.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Violation {
     /// The plan has a different number of offsets than the problem has buffers.
     WrongCount {
