@@ -1,6 +1,10 @@
 pub use crate::generate::{generate_model_like, GenOptions};
 pub use crate::generate_dense::{generate_dense_trace, DenseGenOptions};
 pub use crate::greedy::repair::RepairStats;
+/// The per-position maxima behind shared objects' lower bound (its sum), for tests that
+/// check it against a reference.
+#[cfg(feature = "shared_objects")]
+pub use crate::shared_objects::bound::positional_maxima;
 pub use crate::telamalloc::measure::{rounds_alone as telamalloc_rounds_alone, RoundRun};
 pub use crate::telamalloc::microbench::{generate_microbenchmark, MicrobenchKind};
 pub use crate::tiles::generate::{generate_tiled, Layout, TiledGenOptions};

@@ -14,9 +14,8 @@
 use arbitrary::Unstructured;
 use memplan::fuzzing::targets::{assert_report_consistent, reference_valid};
 use memplan::fuzzing::{arbitrary_problem, ByteSource, FuzzKnobs};
-use memplan::shared_objects::{
-    plan_shared_objects, positional_maxima, SharedOptions, SharedStrategy,
-};
+use memplan::shared_objects::{plan_shared_objects, SharedOptions, SharedStrategy};
+use memplan::testing::positional_maxima;
 use memplan::{
     check_offsets, plan, Budget, Goal, Offset, Options, Outcome, Planner, Problem, Request, Size,
 };

@@ -3,9 +3,9 @@
 
 use memplan::io::{read_problem_csv, ReadOptions};
 use memplan::shared_objects::{
-    check_shared_objects, plan_shared_objects, positional_maxima, SharedAssignment, SharedOptions,
-    SharedStrategy,
+    check_shared_objects, plan_shared_objects, SharedAssignment, SharedOptions, SharedStrategy,
 };
+use memplan::testing::positional_maxima;
 use memplan::{check, max_load, Budget, Buffer, Offset, Plan, Problem, Request, Size};
 use proptest::prelude::*;
 

@@ -17,7 +17,7 @@ use crate::io::csv::{
 };
 use crate::io::LifetimeConvention;
 use crate::shared_objects::{
-    check_shared_objects, plan_shared_objects, positional_maxima, SharedOptions, SharedStrategy,
+    check_shared_objects, plan_shared_objects, SharedOptions, SharedStrategy,
 };
 use crate::tiles::{
     check_tiles, plan_tiles, read_tiled_json, write_tiled_json, Tile, TileOptions, TileOrder,
@@ -347,7 +347,10 @@ pub fn shared_objects(data: &[u8]) {
     let Some((p, _, _)) = problem_from(data, 48) else {
         return;
     };
-    let bound: u64 = positional_maxima(&p).iter().map(|s| s.0).sum();
+    let bound: u64 = crate::shared_objects::bound::positional_maxima(&p)
+        .iter()
+        .map(|s| s.0)
+        .sum();
     let naive: u64 = p.buffers().iter().map(|b| b.size.0).sum();
     let strategies = SharedStrategy::ALL.into_iter().map(Some).chain([None]);
     for strategy in strategies {

@@ -63,14 +63,14 @@
 //! only revisits the buffers of the stage that lie in the hole it filled: a buffer in
 //! another hole of that object keeps its gap, since its nearest neighbours are unchanged.
 
-mod bound;
+pub(crate) mod bound;
 mod checker;
 mod greedy;
 mod objects;
 
 use std::time::{Duration, Instant};
 
-pub use bound::positional_maxima;
+use bound::positional_maxima;
 pub use checker::check_shared_objects;
 
 use crate::error::PlanError;
