@@ -61,12 +61,12 @@ pub struct Analysis {
 }
 
 /// Sweep events for all live segments: `(time, is_start, size)`, sorted with ends first.
-fn events(problem: &Problem) -> Vec<(Time, bool, u64)> {
+fn events(problem: &Problem) -> Vec<(Time, bool, Size)> {
     let mut ev = Vec::with_capacity(problem.len() * 2);
     for b in problem.buffers() {
         for seg in b.live_segments() {
-            ev.push((seg.start, true, b.size.0));
-            ev.push((seg.end, false, b.size.0));
+            ev.push((seg.start, true, b.size));
+            ev.push((seg.end, false, b.size));
         }
     }
     ev.sort_unstable_by_key(|&(t, is_start, _)| (t, is_start));
@@ -75,11 +75,11 @@ fn events(problem: &Problem) -> Vec<(Time, bool, u64)> {
 
 /// Every lifetime start and end of `problem`, sorted, without repeats: the times at
 /// which the live set can change.
-pub(crate) fn lifetime_boundaries(problem: &Problem) -> Vec<u64> {
-    let mut times: Vec<u64> = problem
+pub(crate) fn lifetime_boundaries(problem: &Problem) -> Vec<Time> {
+    let mut times: Vec<Time> = problem
         .buffers()
         .iter()
-        .flat_map(|b| [b.lifetime.start.0, b.lifetime.end.0])
+        .flat_map(|b| [b.lifetime.start, b.lifetime.end])
         .collect();
     times.sort_unstable();
     times.dedup();
@@ -102,17 +102,17 @@ pub(crate) fn height_of<O: Copy + Into<u64>>(problem: &Problem, offsets: &[O]) -
 /// the top of the fixed buffers (the highest `fixed_offset + size`) when that is higher.
 /// A plan at this height is optimal, and the fragmentation is measured against it.
 pub fn lower_bound(problem: &Problem) -> Size {
-    max_load(problem).max(Size(fixed_top(problem)))
+    max_load(problem).max(fixed_top(problem))
 }
 
-/// The highest address a fixed buffer occupies (0 without fixed buffers).
-pub(crate) fn fixed_top(problem: &Problem) -> u64 {
+/// The highest address a fixed buffer occupies, as a height (0 without fixed buffers).
+pub(crate) fn fixed_top(problem: &Problem) -> Size {
     problem
         .buffers()
         .iter()
-        .filter_map(|b| b.fixed_offset.map(|o| o.0 + b.size.0))
+        .filter_map(|b| b.fixed_offset.map(|o| (o + b.size).as_height()))
         .max()
-        .unwrap_or(0)
+        .unwrap_or(Size::ZERO)
 }
 
 /// The max load alone (cheaper than [`analyze`]: no profile, no pairs). O(n + T) when
@@ -122,8 +122,8 @@ pub fn max_load(problem: &Problem) -> Size {
     if let Some(load) = max_load_dense(problem) {
         return load;
     }
-    let mut load = 0u64;
-    let mut best = 0u64;
+    let mut load = Size::ZERO;
+    let mut best = Size::ZERO;
     for (_, is_start, size) in events(problem) {
         if is_start {
             load += size;
@@ -132,7 +132,7 @@ pub fn max_load(problem: &Problem) -> Size {
             load -= size;
         }
     }
-    Size(best)
+    best
 }
 
 /// [`max_load`] by a difference array over the time span, when that span is short
@@ -142,8 +142,8 @@ pub fn max_load(problem: &Problem) -> Size {
 /// `[0, total size]`, so wrapping arithmetic gives it exactly.
 fn max_load_dense(problem: &Problem) -> Option<Size> {
     let bufs = problem.buffers();
-    let first = bufs.iter().map(|b| b.lifetime.start.0).min()?;
-    let last = bufs.iter().map(|b| b.lifetime.end.0).max()?;
+    let first = bufs.iter().map(|b| b.lifetime.start).min()?;
+    let last = bufs.iter().map(|b| b.lifetime.end).max()?;
     let span = last - first;
     if span > 2 * bufs.len() as u64 + 1024 {
         return None;
@@ -151,9 +151,10 @@ fn max_load_dense(problem: &Problem) -> Option<Size> {
     let mut diff = vec![0u64; span as usize + 1];
     for b in bufs {
         for seg in b.live_segments() {
-            let (s, e) = ((seg.start.0 - first) as usize, (seg.end.0 - first) as usize);
-            diff[s] = diff[s].wrapping_add(b.size.0);
-            diff[e] = diff[e].wrapping_sub(b.size.0);
+            let (s, e) = ((seg.start - first) as usize, (seg.end - first) as usize);
+            let size = u64::from(b.size);
+            diff[s] = diff[s].wrapping_add(size);
+            diff[e] = diff[e].wrapping_sub(size);
         }
     }
     let mut load = 0u64;
@@ -168,7 +169,7 @@ fn max_load_dense(problem: &Problem) -> Option<Size> {
 /// The load profile alone: one step per distinct event time.
 pub fn load_profile(problem: &Problem) -> Vec<LoadStep> {
     let mut out: Vec<LoadStep> = Vec::new();
-    let mut load = 0u64;
+    let mut load = Size::ZERO;
     for (t, is_start, size) in events(problem) {
         if is_start {
             load += size;
@@ -176,11 +177,8 @@ pub fn load_profile(problem: &Problem) -> Vec<LoadStep> {
             load -= size;
         }
         match out.last_mut() {
-            Some(last) if last.time == t => last.load = Size(load),
-            _ => out.push(LoadStep {
-                time: t,
-                load: Size(load),
-            }),
+            Some(last) if last.time == t => last.load = load,
+            _ => out.push(LoadStep { time: t, load }),
         }
     }
     out
@@ -192,9 +190,9 @@ pub fn load_profile(problem: &Problem) -> Vec<LoadStep> {
 /// independently). O(n log n), plus O(pairs) for buffers with gaps.
 pub fn analyze(problem: &Problem) -> Analysis {
     let ev = events(problem);
-    let mut load = 0u64;
+    let mut load = Size::ZERO;
     let mut live = 0usize;
-    let mut best = (0u64, Time(0));
+    let (mut max_load, mut peak_time) = (Size::ZERO, Time(0));
     let mut max_live = 0usize;
     let mut segment_pairs = 0u64;
     let mut profile: Vec<LoadStep> = Vec::new();
@@ -204,24 +202,21 @@ pub fn analyze(problem: &Problem) -> Analysis {
             live += 1;
             load += size;
             max_live = max_live.max(live);
-            if load > best.0 {
-                best = (load, t);
+            if load > max_load {
+                (max_load, peak_time) = (load, t);
             }
         } else {
             live -= 1;
             load -= size;
         }
         match profile.last_mut() {
-            Some(last) if last.time == t => last.load = Size(load),
-            _ => profile.push(LoadStep {
-                time: t,
-                load: Size(load),
-            }),
+            Some(last) if last.time == t => last.load = load,
+            _ => profile.push(LoadStep { time: t, load }),
         }
     }
     Analysis {
-        max_load: Size(best.0),
-        peak_time: best.1,
+        max_load,
+        peak_time,
         max_live,
         load_profile: profile,
         overlapping_pairs: segment_pairs - gap_overcount(problem),
@@ -237,14 +232,14 @@ fn gap_overcount(problem: &Problem) -> u64 {
     if bufs.iter().all(|b| b.gaps.is_empty()) {
         return 0;
     }
-    let mut by_start: Vec<u32> = (0..bufs.len() as u32).collect();
-    crate::sort::unstable_by_key(&mut by_start, |&i| bufs[i as usize].lifetime.start);
+    let mut by_start: Vec<BufferIdx> = problem.indices().collect();
+    crate::sort::unstable_by_key(&mut by_start, |&i| bufs[i].lifetime.start);
     let mut excess = 0u64;
-    for (gi, g) in bufs.iter().enumerate().filter(|(_, b)| !b.gaps.is_empty()) {
+    for (gi, g) in problem.indexed().filter(|(_, b)| !b.gaps.is_empty()) {
         // Buffers starting before g ends; those that also end after g starts overlap it.
-        let upto = by_start.partition_point(|&i| bufs[i as usize].lifetime.start < g.lifetime.end);
+        let upto = by_start.partition_point(|&i| bufs[i].lifetime.start < g.lifetime.end);
         for &j in &by_start[..upto] {
-            let (j, x) = (j as usize, &bufs[j as usize]);
+            let x = &bufs[j];
             // Visit each gapped pair once, from its lower index.
             if j == gi || !x.lifetime.overlaps(&g.lifetime) || (!x.gaps.is_empty() && j < gi) {
                 continue;
@@ -305,19 +300,19 @@ pub(crate) fn split_at_components<'a>(
 /// piece of memory for its whole lifetime).
 pub(crate) fn time_components(problem: &Problem) -> Vec<Component> {
     let bufs = problem.buffers();
-    let mut order: Vec<u32> = (0..bufs.len() as u32).collect();
-    crate::sort::unstable_by_key(&mut order, |&i| (bufs[i as usize].lifetime.start, i));
+    let mut order: Vec<BufferIdx> = problem.indices().collect();
+    crate::sort::unstable_by_key(&mut order, |&i| (bufs[i].lifetime.start, i));
     let mut out: Vec<Component> = Vec::new();
     for i in order {
-        let lt = bufs[i as usize].lifetime;
+        let lt = bufs[i].lifetime;
         match out.last_mut() {
             Some(c) if lt.start < c.span.end => {
                 c.span.end = c.span.end.max(lt.end);
-                c.buffers.push(BufferIdx(i));
+                c.buffers.push(i);
             }
             _ => out.push(Component {
                 span: lt,
-                buffers: vec![BufferIdx(i)],
+                buffers: vec![i],
             }),
         }
     }
@@ -377,12 +372,9 @@ mod tests {
         assert_eq!(a.components.len(), 2);
         assert_eq!(a.components[0].buffers, vec![BufferIdx(0), BufferIdx(1)]);
         assert_eq!(a.components[1].span, Lifetime::new(5, 6));
-        let loads: Vec<(u64, u64)> = a
-            .load_profile
-            .iter()
-            .map(|s| (s.time.0, s.load.0))
-            .collect();
-        assert_eq!(loads, vec![(0, 4), (1, 6), (2, 2), (4, 0), (5, 3), (6, 0)]);
+        let loads: Vec<(Time, Size)> = a.load_profile.iter().map(|s| (s.time, s.load)).collect();
+        let expected = [(0, 4), (1, 6), (2, 2), (4, 0), (5, 3), (6, 0)];
+        assert_eq!(loads, expected.map(|(t, l)| (Time(t), Size(l))));
         assert_eq!(max_load(&p), a.max_load);
         assert_eq!(load_profile(&p), a.load_profile);
     }

@@ -40,7 +40,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::types::{Buffer, Lifetime, Offset, Plan, Problem, Size, Time};
+use crate::types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Time};
 
 mod violation;
 
@@ -165,11 +165,11 @@ fn segments_of(b: &Buffer) -> Vec<Lifetime> {
     out
 }
 
-fn placed_view(b: &Buffer, lo: u64, hi: u64) -> Placed {
+fn placed_view(b: &Buffer, lo: Offset, hi: Offset) -> Placed {
     Placed {
         id: b.id.clone(),
         lifetime: b.lifetime,
-        addresses: (Offset(lo), Offset(hi)),
+        addresses: (lo, hi),
     }
 }
 
@@ -179,12 +179,12 @@ fn finish(
     mut c: Collector,
 ) -> Result<CheckSummary, CheckFailure> {
     let bufs = problem.buffers();
-    let mut height = 0u64;
+    let mut height = Size::ZERO;
     // Rules 2-4, and the address range of every buffer that can take part in the sweep.
-    let mut range: Vec<Option<(u64, u64)>> = vec![None; bufs.len()];
+    let mut range: Vec<Option<(Offset, Offset)>> = vec![None; bufs.len()];
     for (i, b) in bufs.iter().enumerate() {
         let Some(off) = placed[i] else { continue };
-        let Some(end) = off.0.checked_add(b.size.0) else {
+        let Some(end) = off.checked_add(b.size) else {
             c.push(Violation::AddressOverflow {
                 id: b.id.clone(),
                 offset: off,
@@ -192,7 +192,7 @@ fn finish(
             });
             continue;
         };
-        if b.alignment.0 == 0 || off.0 % b.alignment.0 != 0 {
+        if !off.is_aligned_to(b.alignment) {
             c.push(Violation::Misaligned {
                 id: b.id.clone(),
                 offset: off,
@@ -209,22 +209,22 @@ fn finish(
             }
         }
         if let Some(cap) = c.capacity {
-            if end > cap.0 {
+            if end > cap {
                 c.push(Violation::AboveCapacity {
-                    buffer: placed_view(b, off.0, end),
+                    buffer: placed_view(b, off, end),
                     capacity: cap,
                 });
             }
         }
-        height = height.max(end);
-        range[i] = Some((off.0, end));
+        height = height.max(end.as_height());
+        range[i] = Some((off, end));
     }
     // Rule 5: the sweep. Events are (time, 0 = end / 1 = start, buffer, segment).
     let events = sorted_events(bufs, &range);
     // Live, mutually disjoint segments keyed by (low address, buffer): (high address, segment).
-    let mut live: BTreeMap<(u64, u32), (u64, Lifetime)> = BTreeMap::new();
+    let mut live: BTreeMap<(Offset, BufferIdx), (Offset, Lifetime)> = BTreeMap::new();
     for (t, kind, i, other_end) in events {
-        let (lo, hi) = range[i as usize].expect("only placed buffers have events");
+        let (lo, hi) = range[i].expect("only placed buffers have events");
         if kind == 0 {
             live.remove(&(lo, i));
             continue;
@@ -233,7 +233,7 @@ fn finish(
             start: t,
             end: other_end,
         };
-        let mut hits: Vec<(u32, u64, u64, Lifetime)> = Vec::new();
+        let mut hits: Vec<(BufferIdx, Offset, Offset, Lifetime)> = Vec::new();
         if let Some((&(plo, j), &(phi, pseg))) = live.range(..(lo, i)).next_back() {
             if phi > lo {
                 hits.push((j, plo, phi, pseg));
@@ -250,7 +250,7 @@ fn finish(
             continue;
         }
         for (j, jlo, jhi, jseg) in hits {
-            let (bj, bi) = (&bufs[j as usize], &bufs[i as usize]);
+            let (bj, bi) = (&bufs[j], &bufs[i]);
             c.push(Violation::Overlap {
                 first: placed_view(bj, jlo, jhi),
                 second: placed_view(bi, lo, hi),
@@ -258,12 +258,12 @@ fn finish(
                     start: jseg.start.max(seg.start),
                     end: jseg.end.min(seg.end),
                 },
-                addresses: (Offset(jlo.max(lo)), Offset(jhi.min(hi))),
+                addresses: (jlo.max(lo), jhi.min(hi)),
             });
         }
     }
     if c.violations.is_empty() {
-        Ok(CheckSummary::new(bufs.len(), Size(height)))
+        Ok(CheckSummary::new(bufs.len(), height))
     } else {
         Err(CheckFailure {
             violations: c.violations,
@@ -277,7 +277,10 @@ fn finish(
 /// disjoint), so ordering by (time, kind) with ties in buffer order is the sorted
 /// order: when the time span is short (at most 2n + 1024 steps) the events are placed
 /// by counting, in O(n + span), else sorted.
-fn sorted_events(bufs: &[Buffer], range: &[Option<(u64, u64)>]) -> Vec<(Time, u8, u32, Time)> {
+fn sorted_events(
+    bufs: &[Buffer],
+    range: &[Option<(Offset, Offset)>],
+) -> Vec<(Time, u8, BufferIdx, Time)> {
     let each = || {
         bufs.iter()
             .enumerate()
@@ -289,22 +292,24 @@ fn sorted_events(bufs: &[Buffer], range: &[Option<(u64, u64)>]) -> Vec<(Time, u8
                 } else {
                     (None, segments_of(b))
                 };
+                let i = BufferIdx::new(i);
                 whole.into_iter().chain(segments).flat_map(move |seg| {
-                    [
-                        (seg.start, 1u8, i as u32, seg.end),
-                        (seg.end, 0u8, i as u32, seg.start),
-                    ]
+                    [(seg.start, 1u8, i, seg.end), (seg.end, 0u8, i, seg.start)]
                 })
             })
     };
-    let first = bufs.iter().map(|b| b.lifetime.start.0).min().unwrap_or(0);
-    let last = bufs.iter().map(|b| b.lifetime.end.0).max().unwrap_or(0);
+    let first = bufs
+        .iter()
+        .map(|b| b.lifetime.start)
+        .min()
+        .unwrap_or(Time(0));
+    let last = bufs.iter().map(|b| b.lifetime.end).max().unwrap_or(Time(0));
     if last - first > 2 * bufs.len() as u64 + 1024 {
         let mut events: Vec<_> = each().collect();
         events.sort_unstable();
         return events;
     }
-    let key = |t: Time, kind: u8| 2 * (t.0 - first) as usize + kind as usize;
+    let key = |t: Time, kind: u8| 2 * (t - first) as usize + kind as usize;
     let mut at = vec![0u32; 2 * (last - first) as usize + 3];
     for (t, kind, _, _) in each() {
         at[key(t, kind) + 1] += 1;
@@ -313,9 +318,9 @@ fn sorted_events(bufs: &[Buffer], range: &[Option<(u64, u64)>]) -> Vec<(Time, u8
         at[k] += at[k - 1];
     }
     let total = at[at.len() - 1] as usize;
-    let mut events = vec![(Time(0), 0u8, 0u32, Time(0)); total];
-    for e in each() {
-        let k = key(e.0, e.1);
+    let mut events = vec![(Time(0), 0u8, BufferIdx(0), Time(0)); total];
+    for e @ (t, kind, _, _) in each() {
+        let k = key(t, kind);
         events[at[k] as usize] = e;
         at[k] += 1;
     }
@@ -354,13 +359,14 @@ mod tests {
                 .collect();
             let problem = p(bufs);
             let bufs = problem.buffers();
-            let range: Vec<Option<(u64, u64)>> =
-                (0..n).map(|i| (i % 5 != 4).then_some((0, 1))).collect();
-            let mut sorted: Vec<(Time, u8, u32, Time)> = Vec::new();
-            for (i, b) in bufs.iter().enumerate().filter(|&(i, _)| range[i].is_some()) {
+            let range: Vec<Option<(Offset, Offset)>> = (0..n)
+                .map(|i| (i % 5 != 4).then_some((Offset(0), Offset(1))))
+                .collect();
+            let mut sorted: Vec<(Time, u8, BufferIdx, Time)> = Vec::new();
+            for (i, b) in problem.indexed().filter(|&(i, _)| range[i].is_some()) {
                 for seg in segments_of(b) {
-                    sorted.push((seg.start, 1, i as u32, seg.end));
-                    sorted.push((seg.end, 0, i as u32, seg.start));
+                    sorted.push((seg.start, 1, i, seg.end));
+                    sorted.push((seg.end, 0, i, seg.start));
                 }
             }
             sorted.sort_unstable();
@@ -372,22 +378,22 @@ mod tests {
     fn reference_valid(problem: &Problem, capacity: Option<Size>, offsets: &[Offset]) -> bool {
         let bufs = problem.buffers();
         for (i, b) in bufs.iter().enumerate() {
-            let o = offsets[i].0;
-            let Some(end) = o.checked_add(b.size.0) else {
+            let o = offsets[i];
+            let Some(end) = o.checked_add(b.size) else {
                 return false;
             };
-            if !o.is_multiple_of(b.alignment.0) || b.fixed_offset.is_some_and(|f| f.0 != o) {
+            if !o.is_aligned_to(b.alignment) || b.fixed_offset.is_some_and(|f| f != o) {
                 return false;
             }
-            if capacity.is_some_and(|c| end > c.0) {
+            if capacity.is_some_and(|c| end > c) {
                 return false;
             }
         }
         for i in 0..bufs.len() {
             for j in i + 1..bufs.len() {
                 let (a, b) = (&bufs[i], &bufs[j]);
-                let (ao, bo) = (offsets[i].0, offsets[j].0);
-                let addr = ao < bo.saturating_add(b.size.0) && bo < ao.saturating_add(a.size.0);
+                let (ao, bo) = (offsets[i], offsets[j]);
+                let addr = ao < bo.saturating_add(b.size) && bo < ao.saturating_add(a.size);
                 let time = segments_of(a)
                     .iter()
                     .any(|s| segments_of(b).iter().any(|t| s.overlaps(t)));
@@ -562,7 +568,7 @@ mod tests {
                         let aligned_ok = pair
                             .iter()
                             .zip(two.buffers())
-                            .all(|(o, b)| o.0 % b.alignment.0 == 0);
+                            .all(|(o, b)| o.is_aligned_to(b.alignment));
                         if aligned_ok {
                             assert!(!reference_valid(&two, None, &pair), "{v}");
                         }

@@ -128,6 +128,12 @@ impl Offset {
         }
     }
 
+    /// Whether `self` is a multiple of `alignment` (never for an alignment of 0).
+    #[inline]
+    pub(crate) const fn is_aligned_to(self, alignment: Size) -> bool {
+        matches!(self.0.checked_rem(alignment.0), Some(0))
+    }
+
     /// The height of a plan whose highest address ends here.
     #[inline]
     pub(crate) const fn as_height(self) -> Size {

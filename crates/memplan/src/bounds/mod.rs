@@ -368,7 +368,7 @@ pub(crate) fn raise_cheaply(
 /// The max load, the fixed top and the holes bound.
 fn cheap_bound(problem: &Problem, budget: &Budget, options: &ProverOptions) -> (Size, Provenance) {
     let load = crate::analysis::max_load(problem);
-    let top = Size(crate::analysis::fixed_top(problem));
+    let top = crate::analysis::fixed_top(problem);
     let mut best = if top > load {
         (top, Provenance::FixedTop)
     } else {

@@ -122,7 +122,10 @@ pub(crate) fn windows(part: &Part, width: usize) -> Vec<Part> {
     starts
         .into_iter()
         .map(|(_, i)| {
-            let window = Lifetime::new(times[i], times[i + width]);
+            let window = Lifetime {
+                start: times[i],
+                end: times[i + width],
+            };
             let mut sub = Vec::new();
             let mut members = Vec::new();
             for (b, &m) in part.problem.buffers().iter().zip(&part.members) {
@@ -144,21 +147,30 @@ pub(crate) fn windows(part: &Part, width: usize) -> Vec<Part> {
 /// The load on each segment `[times[i], times[i + 1])`, for choosing windows only (a
 /// live segment that starts or ends inside a segment, at a gap, counts from the next
 /// boundary on).
-fn segment_loads(problem: &Problem, times: &[u64]) -> Vec<Size> {
-    let mut diff = vec![0i128; times.len()];
+fn segment_loads(problem: &Problem, times: &[Time]) -> Vec<Size> {
+    // The sizes of the segments counted from and up to each boundary; a segment between
+    // two neighbouring boundaries counts nowhere. A buffer counts at most once on each
+    // segment and ends come off before starts go on, so the running load stays within
+    // the sum of the sizes.
+    let mut starting = vec![Size::ZERO; times.len()];
+    let mut ending = vec![Size::ZERO; times.len()];
     for b in problem.buffers() {
         for s in b.live_segments() {
-            let lo = times.partition_point(|&t| t < s.start.0);
-            let hi = times.partition_point(|&t| t < s.end.0);
-            diff[lo] += i128::from(b.size.0);
-            diff[hi] -= i128::from(b.size.0);
+            let lo = times.partition_point(|&t| t < s.start);
+            let hi = times.partition_point(|&t| t < s.end);
+            if lo < hi {
+                starting[lo] += b.size;
+                ending[hi] += b.size;
+            }
         }
     }
-    let mut load = 0i128;
-    diff.iter()
-        .map(|d| {
-            load += d;
-            Size(load as u64)
+    let mut load = Size::ZERO;
+    starting
+        .into_iter()
+        .zip(ending)
+        .map(|(on, off)| {
+            load = load - off + on;
+            load
         })
         .collect()
 }

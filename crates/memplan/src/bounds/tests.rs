@@ -10,18 +10,18 @@ use super::relax::{components, granularity, windows};
 use super::*;
 use crate::analysis::{lifetime_boundaries, max_load};
 use crate::rng::Rng;
-use crate::types::{align_up, Buffer};
+use crate::types::{Buffer, Offset};
 use crate::{check_offsets, Problem};
 
 /// The least height of any plan, by brute force over orders (n ≤ 8 free buffers).
-fn brute_force_optimum(p: &Problem) -> u64 {
+fn brute_force_optimum(p: &Problem) -> Size {
     fn go(
         p: &Problem,
         order: &mut Vec<usize>,
         left: &mut Vec<usize>,
-        tops: &mut [u64],
-        h: u64,
-        best: &mut u64,
+        tops: &mut [Offset],
+        h: Size,
+        best: &mut Size,
     ) {
         if h >= *best {
             return;
@@ -38,11 +38,11 @@ fn brute_force_optimum(p: &Problem) -> u64 {
                 .filter(|&&o| bufs[o].live_together(&bufs[b]))
                 .map(|&o| tops[o])
                 .max()
-                .unwrap_or(0);
+                .unwrap_or(Offset::ZERO);
             y = clear_of_fixed(p, b, y);
-            tops[b] = y + bufs[b].size.0;
+            tops[b] = y + bufs[b].size;
             order.push(b);
-            go(p, order, left, tops, h.max(tops[b]), best);
+            go(p, order, left, tops, h.max(tops[b].as_height()), best);
             order.pop();
             left.push(b);
             let last = left.len() - 1;
@@ -50,39 +50,37 @@ fn brute_force_optimum(p: &Problem) -> u64 {
         }
     }
     let bufs = p.buffers();
-    let mut tops: Vec<u64> = bufs
+    let mut tops: Vec<Offset> = bufs
         .iter()
-        .map(|b| b.fixed_offset.map_or(0, |o| o.0 + b.size.0))
+        .map(|b| b.fixed_offset.map_or(Offset::ZERO, |o| o + b.size))
         .collect();
-    let fixed_top = tops.iter().copied().max().unwrap_or(0);
+    let fixed_top = tops.iter().copied().max().unwrap_or(Offset::ZERO);
     let mut left: Vec<usize> = (0..bufs.len())
         .filter(|&i| bufs[i].fixed_offset.is_none())
         .collect();
-    let mut best = u64::MAX;
+    let mut best = Size(u64::MAX);
     go(
         p,
         &mut Vec::new(),
         &mut left,
         &mut tops,
-        fixed_top,
+        fixed_top.as_height(),
         &mut best,
     );
     best
 }
 
 /// The lowest aligned offset ≥ `y` where `b` clears every fixed buffer it is live with.
-fn clear_of_fixed(p: &Problem, b: usize, mut y: u64) -> u64 {
-    let bufs = p.buffers();
-    let a = bufs[b].alignment.0;
-    y = align_up(y, a);
+fn clear_of_fixed(p: &Problem, b: usize, mut y: Offset) -> Offset {
+    let b = &p.buffers()[b];
+    y = y.align_up(b.alignment);
     loop {
-        let blocker = bufs.iter().find(|f| {
-            f.fixed_offset.is_some_and(|o| {
-                f.live_together(&bufs[b]) && o.0 < y + bufs[b].size.0 && y < o.0 + f.size.0
-            })
+        let blocker = p.buffers().iter().find(|f| {
+            f.fixed_offset
+                .is_some_and(|o| f.live_together(b) && o < y + b.size && y < o + f.size)
         });
         match blocker {
-            Some(f) => y = align_up(f.fixed_offset.expect("fixed").0 + f.size.0, a),
+            Some(f) => y = (f.fixed_offset.expect("fixed") + f.size).align_up(b.alignment),
             None => return y,
         }
     }
@@ -130,17 +128,17 @@ fn flat_problem(rng: &mut Rng, n: usize, h: u64, l: u64, smax: u64) -> Problem {
             rng.range(1, smax),
         ));
     }
-    let load = |t: u64, bufs: &[Buffer]| -> u64 {
+    let load = |t: u64, bufs: &[Buffer]| -> Size {
         bufs.iter()
-            .filter(|b| b.lifetime.start.0 <= t && t < b.lifetime.end.0)
-            .map(|b| b.size.0)
+            .filter(|b| b.lifetime.start <= Time(t) && Time(t) < b.lifetime.end)
+            .map(|b| b.size)
             .sum()
     };
-    let peak = (0..h).map(|t| load(t, &bufs)).max().unwrap_or(0);
+    let peak = (0..h).map(|t| load(t, &bufs)).max().unwrap_or(Size::ZERO);
     for t in 0..h {
         let lack = peak - load(t, &bufs);
-        if lack > 0 {
-            bufs.push(Buffer::new(format!("fill{t}"), t, t + 1, lack));
+        if lack > Size::ZERO {
+            bufs.push(Buffer::new(format!("fill{t}"), t, t + 1, lack.0));
         }
     }
     Problem::new(bufs).expect("valid by construction")
@@ -169,11 +167,11 @@ fn against_brute_force(seed: u64, instances: usize, unit: u64, mixed: bool) -> u
             ..ProverOptions::default()
         };
         let c = lower_bound_with(&p, &budget, &cheap);
-        assert!(c.bound.0 <= opt, "cheap bound {:?} above {opt} on {p:?}", c);
+        assert!(c.bound <= opt, "cheap bound {:?} above {opt} on {p:?}", c);
         assert!(c.bound >= crate::analysis::lower_bound(&p));
         let full = lower_bound_with(&p, &budget, &unlimited_options());
         assert!(
-            full.bound.0 <= opt,
+            full.bound <= opt,
             "{:?} above {opt} on {p:?}",
             full.provenance
         );
@@ -182,7 +180,7 @@ fn against_brute_force(seed: u64, instances: usize, unit: u64, mixed: bool) -> u
             assert_eq!(s.height, full.bound);
         }
         // Unlimited, the search is exact: the bound is the optimum, with a plan at it.
-        assert_eq!(full.bound.0, opt, "{:?} on {p:?}", full.provenance);
+        assert_eq!(full.bound, opt, "{:?} on {p:?}", full.provenance);
         assert!(full.plan.is_some(), "the unlimited search ends with a plan");
         // Each window alone is a relaxation.
         for comp in components(&p) {
@@ -197,16 +195,16 @@ fn against_brute_force(seed: u64, instances: usize, unit: u64, mixed: bool) -> u
             }
         }
         // Capacity mode agrees at the optimum and just under it.
-        let at = settle_with(&p, Size(opt), &budget, &unlimited_options());
+        let at = settle_with(&p, opt, &budget, &unlimited_options());
         assert!(matches!(at, Settled::Fits(_)), "{at:?} at the optimum");
-        if opt > 0 {
-            let under = settle_with(&p, Size(opt - 1), &budget, &unlimited_options());
+        if opt > Size::ZERO {
+            let under = settle_with(&p, opt - Size(1), &budget, &unlimited_options());
             assert!(
                 matches!(under, Settled::Infeasible(_)),
                 "{under:?} under the optimum {opt} on {p:?}"
             );
         }
-        if opt > max_load(&p).0.max(crate::analysis::fixed_top(&p)) {
+        if opt > max_load(&p).max(crate::analysis::fixed_top(&p)) {
             above += 1;
         }
     }
@@ -251,10 +249,10 @@ fn holes_bound_sees_a_buffer_too_large_for_the_hole() {
             Buffer::new("b", 0, 2, 3),
         ];
         let p = Problem::new(bufs).unwrap();
-        assert_eq!(max_load(&p).0, 5);
+        assert_eq!(max_load(&p), Size(5));
         let b = lower_bound_with(&p, &Budget::unlimited(), &cheap);
-        assert_eq!((b.bound.0, b.provenance), (bound, why));
-        assert_eq!(brute_force_optimum(&p), bound);
+        assert_eq!((b.bound, b.provenance), (Size(bound), why));
+        assert_eq!(brute_force_optimum(&p), Size(bound));
     }
 }
 
@@ -284,13 +282,13 @@ fn contiguity_instance() -> Problem {
 fn the_search_proves_a_bound_above_the_max_load() {
     let p = contiguity_instance();
     let opt = brute_force_optimum(&p);
-    assert_eq!(max_load(&p).0, 7);
-    assert!(opt > 7, "the brute force packs it at {opt}");
+    assert_eq!(max_load(&p), Size(7));
+    assert!(opt > Size(7), "the brute force packs it at {opt}");
     let b = lower_bound_with(&p, &Budget::unlimited(), &unlimited_options());
-    assert_eq!(b.bound.0, opt);
+    assert_eq!(b.bound, opt);
     assert!(matches!(b.provenance, Provenance::Search { .. }));
-    assert!(prove_infeasible(&p, Size(opt - 1), &Budget::unlimited()));
-    assert!(!prove_infeasible(&p, Size(opt), &Budget::unlimited()));
+    assert!(prove_infeasible(&p, opt - Size(1), &Budget::unlimited()));
+    assert!(!prove_infeasible(&p, opt, &Budget::unlimited()));
 }
 
 #[test]
@@ -310,9 +308,9 @@ fn flat_instances_above_the_max_load_are_proven_exactly() {
         if infeasible || k % 20 == 0 {
             checked += 1;
             let opt = brute_force_optimum(&p);
-            assert_eq!(infeasible, opt > load.0, "{p:?}");
+            assert_eq!(infeasible, opt > load, "{p:?}");
             let b = lower_bound_with(&p, &Budget::unlimited(), &unlimited_options());
-            assert_eq!(b.bound.0, opt);
+            assert_eq!(b.bound, opt);
             above += usize::from(infeasible);
         }
     }
@@ -326,12 +324,16 @@ fn windows_alone_prove_what_the_search_proves() {
     // its own.
     let p = contiguity_instance();
     let opt = brute_force_optimum(&p);
-    let span = p.buffers().iter().map(|b| b.lifetime.end.0).max().unwrap();
+    let end = p.buffers().iter().map(|b| b.lifetime.end).max().unwrap();
+    let span = end - Time(0);
     let mut bufs = p.buffers().to_vec();
     for b in p.buffers() {
         let mut c = b.clone();
         c.id = format!("{}'", b.id);
-        c.lifetime = crate::Lifetime::new(b.lifetime.start.0 + span, b.lifetime.end.0 + span);
+        c.lifetime = crate::Lifetime {
+            start: b.lifetime.start + span,
+            end: b.lifetime.end + span,
+        };
         c.gaps.clear();
         bufs.push(c);
     }
@@ -345,7 +347,7 @@ fn windows_alone_prove_what_the_search_proves() {
     };
     let b = lower_bound_with(&q, &Budget::unlimited(), &only_windows);
     // The link adds 1 everywhere; each copy alone needs `opt`.
-    assert!(b.bound.0 > opt, "{} ≤ {opt}", b.bound);
+    assert!(b.bound > opt, "{} ≤ {opt}", b.bound);
     assert!(matches!(b.provenance, Provenance::Window { .. }));
     assert_eq!(b.plan, None, "windows alone give no plan");
     let full = lower_bound_with(&q, &Budget::unlimited(), &unlimited_options());
@@ -363,14 +365,14 @@ fn a_spent_budget_still_gives_a_valid_bound() {
     assert_eq!(b, max_load(&p));
     assert_eq!(prov, Provenance::MaxLoad);
     assert!(!prove_infeasible(&p, max_load(&p), &budget));
-    assert!(prove_infeasible(&p, Size(max_load(&p).0 - 1), &budget));
+    assert!(prove_infeasible(&p, max_load(&p) - Size(1), &budget));
 }
 
 #[test]
 fn no_buffers_has_bound_zero_and_fits_anywhere() {
     let p = Problem::new(Vec::new()).unwrap();
     let b = lower_bound_with(&p, &Budget::unlimited(), &ProverOptions::default());
-    assert_eq!(b.bound.0, 0);
+    assert_eq!(b.bound, Size::ZERO);
     assert_eq!(b.plan, Some(Vec::new()));
     assert_eq!(
         settle(&p, Size(0), &Budget::unlimited()),
@@ -425,7 +427,7 @@ fn cheap_bounds_round_up_to_the_granularity() {
         .iter()
         .map(|b| {
             let mut c = b.clone();
-            c.size = Size(b.size.0 * 64);
+            c.size = b.size * 64;
             c.alignment = Size(64);
             c
         })
@@ -441,7 +443,7 @@ fn cheap_bounds_round_up_to_the_granularity() {
     assert_eq!(raise_cheaply(&q, proven, &on, &budget), Size(8 * 64));
     assert_eq!(raise_cheaply(&q, proven, &off, &budget), proven);
     assert_eq!(raise_cheaply(&q, Size(7 * 64), &on, &budget), Size(7 * 64));
-    assert!(brute_force_optimum(&q) >= 8 * 64);
+    assert!(brute_force_optimum(&q) >= Size(8 * 64));
 }
 
 #[test]
@@ -457,13 +459,13 @@ fn the_prover_inside_plan_reaches_the_optimum_alone() {
     };
     options.bounds.prover = true;
     let r = crate::plan(&p, &request, &options).unwrap();
-    assert_eq!(r.lower_bound.0, opt);
+    assert_eq!(r.lower_bound, opt);
     let crate::Outcome::Optimal(plan) = &r.outcome else {
         panic!("{r:?}")
     };
-    assert_eq!(plan.height().0, opt);
+    assert_eq!(plan.height(), opt);
     // Fitting under opt − 1: proven infeasible by the prover alone.
-    let fit = crate::Request::fit(Size(opt - 1)).with_budget(Budget::unlimited());
+    let fit = crate::Request::fit(opt - Size(1)).with_budget(Budget::unlimited());
     let r = crate::plan(&p, &fit, &options).unwrap();
     assert_eq!(r.outcome, crate::Outcome::Infeasible);
 }

@@ -128,7 +128,7 @@ fn run_started(
     started: Instant,
 ) -> Result<Report, PlanError> {
     let max_load = max_load(problem);
-    let fixed_top = Size(fixed_top(problem));
+    let fixed_top = fixed_top(problem);
     // The one bound every output reports (issue 27): computed here, once.
     let lower_bound = max_load.max(fixed_top);
     // The proven bound of the report: `lower_bound`, raised by the stages' proofs.

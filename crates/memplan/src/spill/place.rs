@@ -154,7 +154,7 @@ impl LifetimeIndex {
             covering: vec![Vec::new(); 4 * leaves],
             by_start: problem.indices().collect(),
             starts: Vec::new(),
-            times: times.into_iter().map(Time).collect(),
+            times,
         };
         for (i, b) in problem.indexed() {
             let at = |t: Time| index.times.partition_point(|&x| x < t);

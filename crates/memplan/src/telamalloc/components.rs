@@ -49,7 +49,7 @@ impl Cuts {
     pub(super) fn new(problem: &Problem) -> Cuts {
         let bufs = problem.buffers();
         let times = crate::analysis::lifetime_boundaries(problem);
-        let at = |t: Time| times.partition_point(|&x| x < t.get()) as u32;
+        let at = |t: Time| times.partition_point(|&x| x < t) as u32;
         let interior: Vec<(u32, u32)> = bufs
             .iter()
             .map(|b| (at(b.lifetime.start) + 1, at(b.lifetime.end)))
