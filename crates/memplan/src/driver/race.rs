@@ -65,6 +65,27 @@ impl RaceEnd {
             stats,
         }
     }
+
+    /// The end of a side that answered (`Ok`) or stopped with the lowest plan it found
+    /// over the capacity (`Err`), stopped by the budget or else by the node limit.
+    fn of(
+        answer: Result<Verdict<Racer>, Option<Racer>>,
+        stats: exact::ExactStats,
+        budget: &Budget,
+    ) -> RaceEnd {
+        match answer {
+            Ok(v) => RaceEnd::answered(v, stats),
+            Err(lowest) => RaceEnd {
+                verdict: Verdict::Stopped(if budget.exhausted() {
+                    Halt::Budget
+                } else {
+                    Halt::Limit
+                }),
+                lowest,
+                stats,
+            },
+        }
+    }
 }
 
 /// Runs the race under `capacity`, from the incumbent `start` (over the capacity).
@@ -140,22 +161,6 @@ pub(crate) fn race_capacity(
         Verdict::Infeasible => Some(Verdict::Infeasible),
         Verdict::Stopped(_) => None,
     };
-    // Why the exact side stopped without an answer: the budget, or the node limit.
-    let halt = || {
-        Verdict::Stopped(if budget.exhausted() {
-            Halt::Budget
-        } else {
-            Halt::Limit
-        })
-    };
-    let end = |answer: Result<Verdict<Racer>, Option<Racer>>, stats| match answer {
-        Ok(v) => RaceEnd::answered(v, stats),
-        Err(lowest) => RaceEnd {
-            verdict: halt(),
-            lowest,
-            stats,
-        },
-    };
 
     let Some(deadline) = budget.deadline() else {
         // No time limit (only the budget's node limit bounds the run): which racer
@@ -166,7 +171,7 @@ pub(crate) fn race_capacity(
         }
         let (answer, m) = minimise_run(&from_start, budget, threads);
         stats.add(m.stats);
-        return end(answer, stats);
+        return RaceEnd::of(answer, stats, budget);
     };
 
     // A head start: the capacity search alone, on every thread, for a third of the time
@@ -182,7 +187,7 @@ pub(crate) fn race_capacity(
         return RaceEnd::answered(v, exact_stats);
     }
     if budget.strict().exhausted() {
-        return end(Err(None), exact_stats);
+        return RaceEnd::of(Err(None), exact_stats, budget);
     }
     if threads < RACE_MIN_THREADS {
         // No thread to spare for TelaMalloc: the anytime minimisation on every thread,
@@ -190,7 +195,7 @@ pub(crate) fn race_capacity(
         // lowers the best plan over it as far as a minimise run would.
         let (answer, m) = minimise_run(&from_start, budget, threads);
         exact_stats.add(m.stats);
-        return end(answer, exact_stats);
+        return RaceEnd::of(answer, exact_stats, budget);
     }
 
     // The race. Both racers hold a child of the call's budget: the first answer cancels
@@ -238,7 +243,7 @@ pub(crate) fn race_capacity(
             } else {
                 exact_best
             };
-            end(Err(lowest), exact_stats)
+            RaceEnd::of(Err(lowest), exact_stats, budget)
         }
     }
 }
