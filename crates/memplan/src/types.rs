@@ -338,7 +338,7 @@ impl Problem {
             }
             match b.fixed_offset {
                 Some(off) => {
-                    if off.0 % b.alignment.0 != 0 {
+                    if !off.is_aligned_to(b.alignment) {
                         return Err(err(ProblemErrorKind::MisalignedFixedOffset {
                             offset: off,
                             alignment: b.alignment,

@@ -535,7 +535,7 @@ pub fn reference_valid(problem: &Problem, capacity: Option<Size>, offsets: &[Off
         let Some(end) = o.0.checked_add(b.size.0) else {
             return false;
         };
-        if o.0 % b.alignment.0 != 0
+        if !o.is_aligned_to(b.alignment)
             || b.fixed_offset.is_some_and(|f| f != *o)
             || capacity.is_some_and(|c| end > c.0)
         {
