@@ -11,7 +11,14 @@
 //! comparison (`key(a).cmp(&key(b))`, which is what `sort_by_key`'s `key(a) < key(b)`
 //! means for every `Ord` key), only called through a pointer; [`by_cached_key`] computes
 //! each key once, like `sort_by_cached_key`, and gives the one stable order. The pointer
-//! costs a call per comparison: sorts inside a search's inner loop stay inline.
+//! costs a call per comparison: sorts inside a search's inner loop stay inline, and the
+//! short ones there are [`short_by_key`], an insertion sort.
+//!
+//! Where an unstable sort's key can tie between different elements, the order of the
+//! tied ones is the standard library's choice, which differs between its builds (the
+//! lean C library's standard library sorts for size: docs/c.md). The planners' unstable
+//! sorts therefore use keys that order every pair of different elements (a rank, an
+//! index or the whole element), so each sort has one possible result.
 
 use std::cmp::Ordering;
 
@@ -47,6 +54,60 @@ pub(crate) fn unstable<T>(v: &mut [T], compare: &mut dyn FnMut(&T, &T) -> Orderi
     v.sort_unstable_by(compare);
 }
 
+/// `v.sort_by_key(key)` by insertion, for the short lists of a search's inner loop
+/// (up to some tens of elements): what the standard library's sorts do themselves up to
+/// 20 elements, written out so it is the same code in every build. Stable.
+#[inline]
+pub(crate) fn short_by_key<T: Copy, K: Ord>(v: &mut [T], mut key: impl FnMut(&T) -> K) {
+    for i in 1..v.len() {
+        let x = v[i];
+        let kx = key(&x);
+        let mut j = i;
+        while j > 0 && kx < key(&v[j - 1]) {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = x;
+    }
+}
+
+/// Moves the `k` elements of least key to `v[..k]`, in no particular order (`k <
+/// v.len()`): `v.select_nth_unstable_by_key(k - 1, key)`'s split, by quickselect
+/// (median-of-three pivots), the same code in every build. With a key that orders every
+/// pair of different elements, which elements come first is determined.
+pub(crate) fn least_by_key<T: Copy, K: Ord>(v: &mut [T], k: usize, mut key: impl FnMut(&T) -> K) {
+    debug_assert!(0 < k && k < v.len());
+    let (mut lo, mut hi) = (0, v.len());
+    // Invariant: v[..lo] are among the k least, v[hi..] are not, and lo <= k <= hi.
+    while hi - lo > 1 && lo < k && k < hi {
+        let mid = lo + (hi - lo) / 2;
+        let (a, b, c) = (key(&v[lo]), key(&v[mid]), key(&v[hi - 1]));
+        let m = if (a <= b) == (b <= c) {
+            mid
+        } else if (b <= a) == (a <= c) {
+            lo
+        } else {
+            hi - 1
+        };
+        v.swap(m, hi - 1);
+        let pivot = key(&v[hi - 1]);
+        let mut store = lo;
+        for i in lo..hi - 1 {
+            if key(&v[i]) < pivot {
+                v.swap(i, store);
+                store += 1;
+            }
+        }
+        v.swap(store, hi - 1);
+        // v[lo..store] < pivot = v[store] <= v[store + 1..hi]
+        if store < k {
+            lo = store + 1;
+        } else {
+            hi = store;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,12 +136,30 @@ mod tests {
             a.sort_unstable_by_key(key);
             unstable_by_key(&mut b, key);
             assert_eq!(a, b, "unstable, {len}");
-            let (mut a, mut b) = (v.clone(), v);
+            let (mut a, mut b) = (v.clone(), v.clone());
             let compare =
                 |x: &(u32, u32), y: &(u32, u32)| (x.0 / 2).cmp(&(y.0 / 2)).then(y.0.cmp(&x.0));
             a.sort_unstable_by(compare);
             unstable(&mut b, &mut { compare });
             assert_eq!(a, b, "unstable by, {len}");
+            for k in [1, len / 3, len.saturating_sub(1)] {
+                if 0 < k && k < len {
+                    // A key that orders every pair: the k least are one set.
+                    let total = |p: &(u32, u32)| (p.0, p.1);
+                    let mut a = v.clone();
+                    a.sort_by_key(total);
+                    let mut b = v.clone();
+                    least_by_key(&mut b, k, total);
+                    b[..k].sort_by_key(total);
+                    assert_eq!(a[..k], b[..k], "least {k} of {len}");
+                }
+            }
+            if len <= 100 {
+                let (mut a, mut b) = (v.clone(), v.clone());
+                a.sort_by_key(key);
+                short_by_key(&mut b, key);
+                assert_eq!(a, b, "short, {len}");
+            }
         }
     }
 }

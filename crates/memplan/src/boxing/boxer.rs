@@ -116,7 +116,8 @@ pub(super) fn box_by_size_class(
         .iter()
         .map(|&j| (round_up(arena.job(j).size, epsilon), j))
         .collect();
-    keyed.sort_unstable_by_key(|&(h, _)| h);
+    // By class, then by job: the order is the one total order, whatever sort runs.
+    keyed.sort_unstable();
     let mut classes: Vec<(Size, Vec<u32>, u64)> = Vec::new();
     for (h, j) in keyed {
         match classes.last_mut() {

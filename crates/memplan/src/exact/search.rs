@@ -476,10 +476,11 @@ impl<'a> Search<'a> {
                 return Verdict::Infeasible;
             }
             if found > REST_BATCH {
-                self.arena[batch..].select_nth_unstable_by_key(REST_BATCH - 1, key);
+                crate::sort::least_by_key(&mut self.arena[batch..], REST_BATCH, key);
                 self.arena.truncate(batch + REST_BATCH);
             }
-            self.arena[batch..].sort_unstable_by_key(key);
+            // At most REST_BATCH, and (offset, rank) orders every pair of candidates.
+            crate::sort::short_by_key(&mut self.arena[batch..], key);
             let taken = self.arena.len();
             for i in batch..taken {
                 let c = self.arena[i];

@@ -258,6 +258,9 @@ impl<'a> Mover<'a> {
             let cut = candidates.len() - MAX_LIFTED;
             candidates.select_nth_unstable(cut);
             candidates.drain(..cut);
+            // The selection leaves the kept ones in an order of the standard library's
+            // choosing; sorted, they are in the one total order whatever sort runs.
+            candidates.sort_unstable();
         }
         // A long-lived peak buffer only comes down once the stacks under it are lower
         // at every time it is live; most moves leave it in place and compact what holds
