@@ -166,7 +166,7 @@ fn assert_valid(inst: &Instance, report: &SpillReport) {
 fn exact_mode_equals_brute_force_and_bounds_and_heuristics_bracket_it() {
     let mut src = ByteSource::new(2026);
     let (mut optimal, mut infeasible, mut spilled_some, mut heuristic_above) = (0, 0, 0, 0);
-    let mut baseline_above = 0;
+    let (mut baseline_above, mut holes_raised) = (0, 0);
     for case in 0..60 {
         let inst = random_instance(&mut src, 10);
         let best = brute_force(&inst);
@@ -208,17 +208,20 @@ fn exact_mode_equals_brute_force_and_bounds_and_heuristics_bracket_it() {
         assert_eq!(p.cost, opt, "case {case}: exact mode missed the optimum");
         optimal += 1;
         spilled_some += usize::from(opt > 0);
-        for (ex, imp, round, chain, lagrangian) in [
-            (false, false, true, true, true),
-            (false, true, true, true, false),
-            (false, false, false, false, true),
-            (false, false, false, false, false),
-            (true, false, false, true, true),
+        let mut root = [0, 0];
+        for (ex, imp, round, chain, lagrangian, holes) in [
+            (false, false, true, true, true, true),
+            (false, false, true, true, true, false),
+            (false, true, true, true, false, true),
+            (false, false, false, false, true, true),
+            (false, false, false, false, false, false),
+            (true, false, false, true, true, true),
         ] {
             let o = SpillOptions {
                 rounding_bound: round,
                 chain_bound: chain,
                 lagrangian,
+                holes_bound: holes,
                 ..options(ex, imp)
             };
             let r = inst.run(&o);
@@ -231,15 +234,26 @@ fn exact_mode_equals_brute_force_and_bounds_and_heuristics_bracket_it() {
             let c = r.plan().expect("a plan exists").cost;
             assert!(c >= opt, "case {case}: cost {c} below the optimum {opt}");
             heuristic_above += usize::from(!ex && !imp && !lagrangian && c > opt);
+            if !ex && !imp && round && chain && lagrangian {
+                root[usize::from(holes)] = r.stats.root_bound;
+            }
             if ex {
                 assert_eq!(c, opt, "case {case}: exact mode without rounding");
             }
         }
+        assert!(
+            root[1] >= root[0],
+            "case {case}: the holes lowered the bound"
+        );
+        holes_raised += usize::from(root[1] > root[0]);
     }
     // The generator must exercise both answers, real spilling, and cases where the
     // heuristic alone misses the optimum (so that the exact search has work to do).
     eprintln!("{optimal} optimal, {infeasible} infeasible, {spilled_some} spill, {heuristic_above} heuristic above");
     assert!(optimal >= 30 && infeasible >= 1 && spilled_some >= 20 && heuristic_above >= 3);
+    // The holes of fixed buffers raise the root bound somewhere, never above the optimum.
+    eprintln!("{holes_raised} root bounds raised by the holes");
+    assert!(holes_raised >= 1);
     // The baselines are valid, never below the optimum, and above it somewhere.
     eprintln!("{baseline_above} baseline runs above the optimum");
     assert!(baseline_above >= 3);

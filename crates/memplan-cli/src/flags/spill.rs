@@ -39,6 +39,10 @@ pub struct SpillTuning {
     /// Ablation: do not add up the covers of times that share no buffer.
     #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
     pub spill_no_chain: bool,
+    /// Ablation: count the whole capacity as usable, not only the holes that the fixed
+    /// buffers leave.
+    #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
+    pub spill_no_holes: bool,
     /// Seed of the improvement phase's random choices.
     #[arg(
         long,
@@ -65,6 +69,7 @@ impl SpillTuning {
             }),
             rounding_bound: !self.spill_no_rounding,
             chain_bound: !self.spill_no_chain,
+            holes_bound: !self.spill_no_holes,
             verify,
             ..SpillOptions::default()
         }

@@ -58,6 +58,39 @@
 //! searched by bisection. It is at least the largest single cover, and it adds up the
 //! time components of the problem.
 
+//!
+//! # Holes ([`BoundOptions::holes`])
+//!
+//! The load counts what must leave fast memory; the fixed buffers also decide where the
+//! rest can go. At time `t` the fixed buffers live there cut `[0, C)` into holes, and every
+//! other kept buffer live at `t` lies inside one hole (it is live with each of them, so it
+//! shares no address with them). A hole of `h` bytes holds buffers of total at most `h`,
+//! none of them when `h` is below the smallest such buffer live at `t`, and a total that is
+//! a multiple of `g`, the gcd of the sizes of the buffers that are not fixed. So the
+//! undecided and forced-fast buffers live at `t` that are not fixed get at most
+//!
+//! ```text
+//!   usable(t) = Σ over holes h ≥ smallest(t) of ⌊h / g⌋·g        (≤ C − fixed load)
+//!
+//!   C ┬─────────────┐
+//!     │ hole 3      │ usable if ≥ the smallest buffer, rounded down to g
+//!     ├─────────────┤
+//!     │ fixed b     │
+//!     ├─────────────┤
+//!     │ hole 2      │ too small for any buffer live now: lost
+//!     ├─────────────┤
+//!     │ fixed a     │
+//!     ├─────────────┤
+//!     │ hole 1      │
+//!   0 ┴─────────────┘
+//! ```
+//!
+//! and the need at `t` becomes their load less `usable(t)`, never less than the load's
+//! need. This is the holes bound of minimise mode (`crate::bounds`, module doc), which
+//! proves heights above the max load where fixed buffers leave unusable space, applied
+//! under the capacity. The sweep keeps the fixed ranges and the live sizes only when some
+//! fixed buffer is kept.
+
 use std::collections::BTreeMap;
 
 /// The exact cover runs at a time only when the need is at most this many units...
@@ -78,6 +111,8 @@ pub(crate) struct BoundOptions {
     pub(crate) rounding: bool,
     /// Sum over chains of disjoint times.
     pub(crate) chain: bool,
+    /// The holes the fixed buffers leave under the capacity.
+    pub(crate) holes: bool,
 }
 
 /// The answer of [`lower_bound`].
@@ -269,6 +304,10 @@ pub(crate) fn lower_bound(
         .fold(0u64, |g, &i| gcd(g, bufs[i].size.0))
         .max(1);
     let mut live = LiveSet::new(n);
+    let mut holes = options
+        .holes
+        .then(|| Holes::new(problem, decisions))
+        .flatten();
     let mut work = 0u64;
     let mut forced_load = 0u64;
     let mut span_starts: BTreeMap<u64, u32> = BTreeMap::new();
@@ -282,6 +321,9 @@ pub(crate) fn lower_bound(
             let (_, kind, i) = events[k];
             let i = i as usize;
             let start = bufs[i].lifetime.start.0;
+            if let Some(h) = holes.as_mut().filter(|_| kind <= 1) {
+                h.update(&bufs[i], kind == 1);
+            }
             match (kind, decisions[i] == Decision::Free) {
                 (0, true) => {
                     tree.update(rank[i], false);
@@ -306,7 +348,11 @@ pub(crate) fn lower_bound(
         if forced_load > capacity {
             return Bound::Infeasible;
         }
-        let need = (forced_load + tree.total_size).saturating_sub(capacity);
+        let mut need = (forced_load + tree.total_size).saturating_sub(capacity);
+        if let Some(h) = &holes {
+            let movable = forced_load - h.fixed_load + tree.total_size;
+            need = need.max(movable.saturating_sub(h.usable(capacity)));
+        }
         if need == 0 {
             continue;
         }
@@ -334,6 +380,80 @@ pub(crate) fn lower_bound(
         }
     }
     Bound::AtLeast(spilled_cost.saturating_add(best))
+}
+
+/// The sweep's view of the holes: the fixed buffers live now (their address ranges) and
+/// the sizes of the others live now (undecided or forced fast).
+struct Holes {
+    fixed: BTreeMap<u64, u64>,
+    fixed_load: u64,
+    sizes: BTreeMap<u64, u32>,
+    /// The gcd of the sizes of the buffers that are not fixed and not spilled.
+    unit: u64,
+}
+
+impl Holes {
+    /// `None` when no kept buffer is fixed: then there are no holes to see.
+    fn new(problem: &Problem, decisions: &[Decision]) -> Option<Holes> {
+        let bufs = problem.buffers();
+        let kept = |i: usize| decisions[i] != Decision::Slow;
+        if !(0..bufs.len()).any(|i| kept(i) && bufs[i].fixed_offset.is_some()) {
+            return None;
+        }
+        let unit = (0..bufs.len())
+            .filter(|&i| kept(i) && bufs[i].fixed_offset.is_none())
+            .fold(0, |g, i| gcd(g, bufs[i].size.0))
+            .max(1);
+        Some(Holes {
+            fixed: BTreeMap::new(),
+            fixed_load: 0,
+            sizes: BTreeMap::new(),
+            unit,
+        })
+    }
+
+    /// A kept buffer's live segment starts (`starts`) or ends.
+    fn update(&mut self, b: &crate::types::Buffer, starts: bool) {
+        let size = b.size.0;
+        match (b.fixed_offset, starts) {
+            (Some(o), true) => {
+                self.fixed.insert(o.0, o.0 + size);
+                self.fixed_load += size;
+            }
+            (Some(o), false) => {
+                self.fixed.remove(&o.0);
+                self.fixed_load -= size;
+            }
+            (None, true) => *self.sizes.entry(size).or_insert(0) += 1,
+            (None, false) => match self.sizes.get_mut(&size) {
+                Some(c) if *c > 1 => *c -= 1,
+                _ => {
+                    self.sizes.remove(&size);
+                }
+            },
+        }
+    }
+
+    /// The most that the live buffers that are not fixed can occupy under `capacity`.
+    fn usable(&self, capacity: u64) -> u64 {
+        let Some((&smallest, _)) = self.sizes.iter().next() else {
+            return 0;
+        };
+        let mut total = 0;
+        let mut bottom = 0;
+        for (&lo, &hi) in self
+            .fixed
+            .iter()
+            .chain(std::iter::once((&capacity, &capacity)))
+        {
+            let h = lo.min(capacity).saturating_sub(bottom);
+            if h >= smallest {
+                total += h / self.unit * self.unit;
+            }
+            bottom = bottom.max(hi);
+        }
+        total
+    }
 }
 
 fn gcd(mut a: u64, mut b: u64) -> u64 {
@@ -399,10 +519,12 @@ mod tests {
     const ALL: BoundOptions = BoundOptions {
         rounding: true,
         chain: true,
+        holes: true,
     };
     const PLAIN: BoundOptions = BoundOptions {
         rounding: false,
         chain: false,
+        holes: false,
     };
 
     fn problem(specs: &[(u64, u64, u64)]) -> Problem {
@@ -549,6 +671,33 @@ mod tests {
         // its 4 bytes: 1.
         assert_eq!(lower_bound(&p, 8, &[1, 2, 7], &d, PLAIN), Bound::AtLeast(8));
         assert_eq!(lower_bound(&p, 5, &[1, 2, 7], &d, PLAIN), Bound::Infeasible);
+    }
+
+    #[test]
+    fn a_hole_too_small_for_any_buffer_is_lost() {
+        // C = 16. A fixed buffer of 4 at offset 3 leaves holes [0, 3) and [7, 16): 3 and
+        // 9 bytes. Two free buffers of 4 and 8 (cost = size), live with it: the load is
+        // 16, so the load alone needs nothing spilled; the hole of 3 holds neither, so
+        // 12 bytes must go into 9, and the cheapest cover of 3 bytes is the buffer of 4.
+        let mut bufs = vec![
+            Buffer::new("fixed", 0, 2, 4).with_fixed_offset(3),
+            Buffer::new("a", 0, 2, 4),
+            Buffer::new("b", 0, 2, 8),
+        ];
+        let d = [Decision::Fast, Decision::Free, Decision::Free];
+        let p = Problem::new(bufs.clone()).unwrap();
+        let costs = [0, 4, 8];
+        assert_eq!(lower_bound(&p, 16, &costs, &d, PLAIN), Bound::AtLeast(0));
+        let holes = BoundOptions {
+            holes: true,
+            ..PLAIN
+        };
+        assert_eq!(lower_bound(&p, 16, &costs, &d, holes), Bound::AtLeast(4));
+        assert_eq!(lower_bound(&p, 16, &costs, &d, ALL), Bound::AtLeast(4));
+        // At offset 4 the holes are 4 and 8: both buffers fit, nothing is lost.
+        bufs[0] = Buffer::new("fixed", 0, 2, 4).with_fixed_offset(4);
+        let p = Problem::new(bufs).unwrap();
+        assert_eq!(lower_bound(&p, 16, &costs, &d, ALL), Bound::AtLeast(0));
     }
 
     #[test]

@@ -394,6 +394,7 @@ mod tests {
             super::super::bound::BoundOptions {
                 rounding: true,
                 chain: true,
+                holes: true,
             },
         );
         assert_eq!(per_time, super::super::bound::Bound::AtLeast(4));

@@ -56,6 +56,7 @@ pub fn fuzz_spill(data: &[u8]) {
         lagrangian: u.arbitrary().unwrap_or(true),
         rounding_bound: u.arbitrary().unwrap_or(true),
         chain_bound: u.arbitrary().unwrap_or(true),
+        holes_bound: u.arbitrary().unwrap_or(true),
         ..SpillOptions::default()
     };
     let input = SpillInput {

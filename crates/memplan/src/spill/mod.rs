@@ -50,7 +50,8 @@
 //!   must cover at least `load(t) − C` bytes; the cheapest fractional cover (a fractional
 //!   knapsack, by cost per byte) bounds the cost, an integer-rounding argument strengthens
 //!   it ([`SpillOptions::rounding_bound`]), and times that share no buffer add up
-//!   ([`SpillOptions::chain_bound`]);
+//!   ([`SpillOptions::chain_bound`]), and the holes that fixed buffers leave under `C`
+//!   raise each time's need ([`SpillOptions::holes_bound`]);
 //! - the **heuristic** (`heuristic.rs`): spill by cost per byte-time at the overloaded
 //!   times until the load fits, un-spill the most expensive buffers while the load still
 //!   fits, place the kept buffers under `C` with [`crate::plan`], and repair a placement
@@ -184,6 +185,9 @@ pub struct SpillOptions {
     pub rounding_bound: bool,
     /// Sum the covers of times that share no buffer (see `bound.rs`).
     pub chain_bound: bool,
+    /// Count only the space the fixed buffers leave usable under the capacity (see
+    /// `bound.rs`): the holes bound of minimise mode, inside the spill bound.
+    pub holes_bound: bool,
     /// Run a naive strategy in place of the planner, for comparison (see
     /// [`SpillBaseline`]); the techniques above are then unused. `None` by default.
     pub baseline: Option<SpillBaseline>,
@@ -206,6 +210,7 @@ impl Default for SpillOptions {
             lagrangian: true,
             rounding_bound: true,
             chain_bound: true,
+            holes_bound: true,
             baseline: None,
             verify: true,
         }

@@ -61,6 +61,7 @@ pub(crate) fn run(
     let bound_options = BoundOptions {
         rounding: options.rounding_bound,
         chain: options.chain_bound,
+        holes: options.holes_bound,
     };
     let mut stats = SpillStats::default();
     let report = |outcome, lower_bound, stats| SpillReport {
