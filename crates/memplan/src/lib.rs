@@ -11,10 +11,10 @@
 //! This file is the front door: the [model](Problem), [`plan`] with its [`Request`] (a
 //! [`Goal`] and a [`Budget`]), [`Options`] and [`Outcome`], the independent [`check`]er,
 //! the [analysis](analyze) and the errors, re-exported from the modules that define
-//! them. Public submodules hold the rest: [`io`] (CSV and JSON), [`analysis`],
-//! [`spill`] (two memory levels), [`shared_objects`] and [`tiles`] (two other planning
-//! problems), plus `testing` (seeded generators, feature `testing`) and `fuzzing`
-//! (feature `fuzzing`).
+//! them. Public submodules hold the rest: [`io`] (CSV and JSON, features `csv` and
+//! `json`), [`analysis`], `spill` (two memory levels), `shared_objects` and `tiles` (two
+//! other planning problems; features of the same names, on by default), plus `testing`
+//! (seeded generators, feature `testing`) and `fuzzing` (feature `fuzzing`).
 //! The algorithms live in private modules, one folder per family (`greedy/`, `exact/`,
 //! `boxing/`, `telamalloc/`), under the `driver/`, the only module that runs several.
 //!
@@ -54,10 +54,10 @@ mod exact;
 /// Random valid problems and fuzz-target bodies (feature `fuzzing`).
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
-// The seeded generators behind `testing` (tests, benchmarks, `memplan gen`) and fuzzing.
-#[cfg(any(test, feature = "testing", feature = "fuzzing"))]
+// The seeded generators behind `testing` (tests, benchmarks, `memplan gen`).
+#[cfg(any(test, feature = "testing"))]
 mod generate;
-#[cfg(any(test, feature = "testing", feature = "fuzzing"))]
+#[cfg(any(test, feature = "testing"))]
 mod generate_dense;
 mod greedy;
 mod index;

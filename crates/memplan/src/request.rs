@@ -18,7 +18,7 @@ pub enum Goal {
     /// The lowest height (peak address) that can be found and proven.
     #[default]
     Minimise,
-    /// Any plan whose height is at most this capacity (for [`crate::spill::plan_spill`]:
+    /// Any plan whose height is at most this capacity (for `spill::plan_spill`:
     /// the fast memory's capacity, the cheapest such spill).
     Fit(Size),
 }

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use super::{lower_bound_with, settle_with, ProverOptions, Settled};
 use crate::analysis::max_load;
 use crate::budget::Budget;
-use crate::io::csv::{read_problem_csv, ReadOptions};
+use crate::io::{read_problem_csv, ReadOptions};
 use crate::types::{Problem, Size};
 
 fn root() -> PathBuf {

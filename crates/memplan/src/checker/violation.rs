@@ -367,9 +367,9 @@ impl CheckSummary {
 
 /// What an independent checker found wrong: the first violations (at most 1,000) and
 /// how many more. One type for every checker: offset plans, two-level plans
-/// ([`crate::spill::check_spill`], which reports the first rule broken), tile plans
-/// ([`crate::tiles::check_tiles`]) and shared-object assignments
-/// ([`crate::shared_objects::check_shared_objects`]).
+/// (`spill::check_spill`, which reports the first rule broken), tile plans
+/// (`tiles::check_tiles`) and shared-object assignments
+/// (`shared_objects::check_shared_objects`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckFailure {
     /// The violations found, at most 1,000.

@@ -12,10 +12,8 @@ use arbitrary::Unstructured;
 use super::{arbitrary_problem, FuzzKnobs};
 use crate::analysis::max_load;
 use crate::checker::check_offsets;
-use crate::io::csv::{
-    read_placements_csv, read_problem_csv, write_plan_csv, write_problem_csv, ReadOptions,
-};
-use crate::io::LifetimeConvention;
+use crate::io::csv::{read_placements_csv, read_problem_csv, write_plan_csv, write_problem_csv};
+use crate::io::{LifetimeConvention, ReadOptions};
 use crate::shared_objects::{
     check_shared_objects, plan_shared_objects, SharedOptions, SharedStrategy,
 };

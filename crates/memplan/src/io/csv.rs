@@ -23,20 +23,9 @@
 
 use std::io::Write;
 
-use super::LifetimeConvention;
+use super::{LifetimeConvention, ReadOptions};
 use crate::error::{ReadError, ReadErrorKind};
 use crate::types::{Buffer, Lifetime, Offset, Plan, Problem, Size};
-
-/// Reading options of [`read_problem_csv`] and [`super::read_problem_json`].
-#[derive(Clone, Debug, Default)]
-pub struct ReadOptions {
-    /// Force a convention for the end column; by default `upper` is half-open and `end`
-    /// inclusive.
-    pub lifetimes: Option<LifetimeConvention>,
-    /// The alignment of buffers whose input gives none (no column, or an empty field);
-    /// `None` means 1.
-    pub default_alignment: Option<Size>,
-}
 
 const MAX_ID_BYTES: usize = 4096;
 

@@ -17,10 +17,21 @@ pub enum LifetimeConvention {
     Inclusive,
 }
 
+/// Reading options of `read_problem_csv` and `read_problem_json`.
+#[derive(Clone, Debug, Default)]
+pub struct ReadOptions {
+    /// Force a convention for the end column; by default `upper` is half-open and `end`
+    /// inclusive.
+    pub lifetimes: Option<LifetimeConvention>,
+    /// The alignment of buffers whose input gives none (no column, or an empty field);
+    /// `None` means 1.
+    pub default_alignment: Option<crate::types::Size>,
+}
+
 #[cfg(feature = "csv")]
 pub use csv::{
     inferred_lifetimes_csv, read_placements_csv, read_problem_csv, read_rows_csv,
-    write_columns_csv, write_plan_csv, write_problem_csv, ReadOptions,
+    write_columns_csv, write_plan_csv, write_problem_csv,
 };
 #[cfg(feature = "json")]
 pub use json::{

@@ -66,7 +66,7 @@ mod engine;
 mod maxtree;
 #[cfg(feature = "testing")]
 pub(crate) mod measure;
-#[cfg(any(test, feature = "testing", feature = "fuzzing"))]
+#[cfg(any(test, feature = "testing"))]
 pub(crate) mod microbench;
 mod options;
 mod phases;

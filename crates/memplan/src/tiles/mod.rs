@@ -42,7 +42,7 @@
 mod allocate;
 mod checker;
 pub(crate) mod chunks;
-#[cfg(any(test, feature = "testing", feature = "fuzzing"))]
+#[cfg(any(test, feature = "testing"))]
 pub(crate) mod generate;
 #[cfg(feature = "json")]
 mod json;
