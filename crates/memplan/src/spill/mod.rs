@@ -172,11 +172,13 @@ pub struct SpillOptions {
     /// Largest number of undecided buffers in a time component for the exact search.
     pub exact_max_buffers: usize,
     /// Branch-and-bound nodes per time component before it gives up (and reports the
-    /// best bound of the open nodes); at most the request budget's node limit.
+    /// best bound of the open nodes); at most the request budget's node limit, and
+    /// under a time limit at most 1,000 per second of it.
     pub exact_node_limit: u64,
     /// Nodes of memplan's exact search per placement of a kept set; beyond it a kept set
     /// is "unknown" (treated as not fitting, and its bound kept open). At most the
-    /// request budget's node limit.
+    /// request budget's node limit, and under a time limit at most 1,000 per second of
+    /// it (a short limit is better spent on many cheap placements).
     pub placement_node_limit: u64,
     /// The Lagrangian relaxation of the covering problem (see `cover.rs`): a bound as
     /// strong as the linear programme's, and a cheap cover placed beside the heuristic's.

@@ -41,6 +41,29 @@ const SEARCH_SHARE: f64 = 0.9;
 /// The share of the time limit the Lagrangian ascent may use at most.
 const RELAXATION_SHARE: f64 = 0.25;
 
+/// Under a time limit, each search's node limit is at most this many nodes per second of
+/// the limit (and at least [`MIN_NODES`]): a short limit is better spent on many cheap
+/// placements than on a few thorough ones. On A–K at 90% of the max load with a 2 s
+/// limit, 2,000 nodes per placement left the cost at 1.75 times the bound (geometric
+/// mean) where 20,000 left it at 2.34; at 30 s, 20,000 did better (BENCHMARKS.md §12).
+const NODES_PER_SECOND: f64 = 1_000.0;
+/// The least node limit that [`NODES_PER_SECOND`] gives.
+const MIN_NODES: u64 = 200;
+
+/// `options` with the branch and bound's and the placements' node limits held to
+/// [`NODES_PER_SECOND`] times the call's time (unchanged without a time limit).
+fn scaled_to_time(options: &SpillOptions, time: Option<std::time::Duration>) -> SpillOptions {
+    let Some(time) = time else {
+        return options.clone();
+    };
+    let cap = ((time.as_secs_f64() * NODES_PER_SECOND) as u64).max(MIN_NODES);
+    SpillOptions {
+        exact_node_limit: options.exact_node_limit.min(cap),
+        placement_node_limit: options.placement_node_limit.min(cap),
+        ..options.clone()
+    }
+}
+
 /// [`super::plan_spill`].
 pub(crate) fn run(
     problem: &Problem,
@@ -58,6 +81,8 @@ pub(crate) fn run(
         .start(started, std::time::Duration::ZERO)
         .with_finish_first_plan(false);
     let budget = call.share(started, SEARCH_SHARE);
+    let scaled = scaled_to_time(options, call.deadline().map(|d| d - started));
+    let options = &scaled;
     let bound_options = BoundOptions {
         rounding: options.rounding_bound,
         chain: options.chain_bound,
@@ -313,4 +338,23 @@ fn two_level(
         slow_height,
         cost: sol.cost,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn node_limits_scale_with_the_time_limit_only() {
+        let o = SpillOptions::default();
+        let same = scaled_to_time(&o, None);
+        assert_eq!(same.placement_node_limit, o.placement_node_limit);
+        let two = scaled_to_time(&o, Some(Duration::from_secs(2)));
+        assert_eq!((two.exact_node_limit, two.placement_node_limit), (2_000, 2_000));
+        let long = scaled_to_time(&o, Some(Duration::from_secs(3_600)));
+        assert_eq!(long.placement_node_limit, o.placement_node_limit);
+        let none = scaled_to_time(&o, Some(Duration::ZERO));
+        assert_eq!(none.placement_node_limit, MIN_NODES);
+    }
 }

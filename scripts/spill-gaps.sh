@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The spill gap (cost over the proven bound) of two `memplan` builds side by side on the
+# challenging suite A-K, at 80, 90 and 95% of 1,048,576 (BENCHMARKS.md §12):
+#
+#   [ROUNDS=2] [TIME_LIMIT=2] scripts/spill-gaps.sh OLD_BINARY NEW_BINARY
+#
+# Per instance and capacity the two builds alternate, ROUNDS rounds, each run
+# `plan FILE --capacity C --spill --time-limit TIME_LIMIT --summary-json`. Prints, per
+# capacity, each instance's gap for the median cost of each build against the higher
+# bound of all its runs ("old -> new"), and the geometric mean of cost / bound (without
+# instances whose bound is 0). State the load average with the figures.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ $# -ne 2 ]; then
+    sed -n '2,11p' "$0"
+    exit 2
+fi
+rounds=${ROUNDS:-2}
+limit=${TIME_LIMIT:-2}
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+for cap in 838861 943718 996147; do
+    for ((r = 0; r < rounds; r++)); do
+        for f in A B C D E F G H I J K; do
+            for side in old new; do
+                bin=$1
+                [ "$side" = new ] && bin=$2
+                "$bin" plan "benchmarks/minimalloc-challenging/$f.1048576.csv" --capacity "$cap" \
+                    --spill --time-limit "$limit" --summary-json -o /dev/null 2>&1 | tail -1 |
+                    python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print(sys.argv[1], sys.argv[2], sys.argv[3], d["cost"], d["lower_bound"])' "$cap" "$f" "$side" >>"$out"
+            done
+        done
+    done
+done
+python3 - "$out" <<'EOF'
+import collections, math, statistics, sys
+costs, bound = collections.defaultdict(list), collections.defaultdict(int)
+for line in open(sys.argv[1]):
+    cap, f, side, cost, lb = line.split()
+    costs[(cap, f, side)].append(int(cost))
+    bound[(cap, f)] = max(bound[(cap, f)], int(lb))
+for cap in ["838861", "943718", "996147"]:
+    cells, logs = [], {"old": [], "new": []}
+    for f in "ABCDEFGHIJK":
+        lb = bound[(cap, f)]
+        med = {s: statistics.median(costs[(cap, f, s)]) for s in ("old", "new")}
+        if lb == 0:
+            cells.append(f"{f}: bound 0, cost {med['old']:,.0f} -> {med['new']:,.0f}")
+            continue
+        gap = {s: (med[s] - lb) / lb * 100 for s in med}
+        cells.append(f"{f}: {gap['old']:.1f} -> {gap['new']:.1f}%")
+        for s in med:
+            logs[s].append(math.log(med[s] / lb) if med[s] else 0.0)
+    geo = {s: math.exp(sum(v) / len(v)) if v else float("nan") for s, v in logs.items()}
+    print(f"capacity {int(cap):,}: " + "; ".join(cells))
+    print(f"  geometric mean of cost / bound: {geo['old']:.3f} -> {geo['new']:.3f}")
+EOF
