@@ -351,7 +351,10 @@ mod tests {
         let same = scaled_to_time(&o, None);
         assert_eq!(same.placement_node_limit, o.placement_node_limit);
         let two = scaled_to_time(&o, Some(Duration::from_secs(2)));
-        assert_eq!((two.exact_node_limit, two.placement_node_limit), (2_000, 2_000));
+        assert_eq!(
+            (two.exact_node_limit, two.placement_node_limit),
+            (2_000, 2_000)
+        );
         let long = scaled_to_time(&o, Some(Duration::from_secs(3_600)));
         assert_eq!(long.placement_node_limit, o.placement_node_limit);
         let none = scaled_to_time(&o, Some(Duration::ZERO));
