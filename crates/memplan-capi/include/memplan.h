@@ -41,10 +41,13 @@ typedef struct memplan_result memplan_result;
 
 typedef struct memplan_options {
     const char *planner;        /* "auto", "size-best-fit", ...; NULL means "auto" */
-    double time_limit_seconds;  /* INFINITY: no limit; negative or NaN: MEMPLAN_ERR_ARGUMENT */
+    double time_limit_seconds;  /* wall clock; INFINITY (default): none; negative or NaN:
+                                   MEMPLAN_ERR_ARGUMENT. A plan the clock stopped may vary */
     uint32_t threads;           /* 0: one per core; the plan does not depend on it */
     int32_t fit;                /* 0: minimise the height; 1: fit under `capacity` */
     uint64_t capacity;          /* with fit = 1: the capacity (0 is a capacity too) */
+    uint64_t work_limit;        /* work units (default: the library's); UINT64_MAX: none.
+                                   The same plan on every run, at any load and thread count */
 } memplan_options;
 
 /* The message of the last failed call on this thread ("" after a success). Valid until
@@ -52,8 +55,9 @@ typedef struct memplan_options {
 const char *memplan_last_error(void);
 /* The library version, a static string. */
 const char *memplan_version(void);
-/* The library's defaults, shared by every door: planner NULL ("auto"), a time limit of
- * 1 s (the first plan always finishes), one thread per core, minimise (fit 0). */
+/* The library's defaults, shared by every door: planner NULL ("auto"), the default work
+ * limit and no time limit (the first plan always finishes), one thread per core, minimise
+ * (fit 0). */
 memplan_options memplan_options_default(void);
 
 /* Problems. Buffers are validated when the problem is planned or checked. */
@@ -89,6 +93,10 @@ uint64_t memplan_result_lower_bound(const memplan_result *plan);
 int32_t memplan_result_is_optimal(const memplan_result *plan);
 /* The planner whose plan this is; owned by the plan. */
 const char *memplan_result_planner(const memplan_result *plan);
+/* The work units spent making the plan. */
+uint64_t memplan_result_work(const memplan_result *plan);
+/* "work", "clock" or "cancel" (static) when that limit stopped the call; NULL otherwise. */
+const char *memplan_result_stopped_by(const memplan_result *plan);
 
 /* Two memory levels: the buffers that do not fit under `capacity` bytes of fast memory
  * are spilled to slow memory, at the least total cost, and both levels are planned.

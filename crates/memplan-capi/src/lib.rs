@@ -102,6 +102,8 @@ pub struct memplan_result {
     lower_bound: u64,
     optimal: bool,
     planner: CString,
+    work: u64,
+    stopped_by: Option<memplan::Stop>,
 }
 
 /// Options for [`memplan_plan`]. Start from [`memplan_options_default`].
@@ -110,9 +112,9 @@ pub struct memplan_result {
 pub struct memplan_options {
     /// The planner's name (e.g. "auto", "size-best-fit"); NULL means "auto".
     pub planner: *const c_char,
-    /// Stop after this many seconds and return the best plan found; `INFINITY`: no
-    /// limit. Negative or NaN: `MEMPLAN_ERR_ARGUMENT`. The default is the library's
-    /// ([`memplan::Budget::DEFAULT_TIME_LIMIT`], 1 s), and the first plan always finishes.
+    /// Stop after this many seconds of wall-clock time and return the best plan found;
+    /// `INFINITY` (the default): no clock. Negative or NaN: `MEMPLAN_ERR_ARGUMENT`. A
+    /// plan the clock stopped may differ from run to run. The first plan always finishes.
     pub time_limit_seconds: c_double,
     /// Worker threads; 0 means one per core. The plan does not depend on it.
     pub threads: u32,
@@ -122,6 +124,10 @@ pub struct memplan_options {
     pub fit: i32,
     /// The capacity to fit under, when `fit` is 1; unused otherwise.
     pub capacity: u64,
+    /// Stop after this many work units; `UINT64_MAX`: no work limit. The default is the
+    /// library's ([`memplan::Budget::DEFAULT_WORK_LIMIT`]): the same plan on every run,
+    /// whatever the load and `threads`. With a time limit too, whichever ends first.
+    pub work_limit: u64,
 }
 
 impl memplan_options {
@@ -134,9 +140,12 @@ impl memplan_options {
             1 => memplan::Goal::Fit(Size(self.capacity)),
             f => return Err(arg_error(&format!("{caller}: fit must be 0 or 1, got {f}"))),
         };
+        let work = (self.work_limit != u64::MAX).then_some(self.work_limit);
         Ok(memplan::Request {
             goal,
-            budget: memplan::Budget::new().with_time_limit(limit),
+            budget: memplan::Budget::new()
+                .with_time_limit(limit)
+                .with_work_limit(work),
         })
     }
 }
@@ -155,7 +164,8 @@ pub extern "C" fn memplan_version() -> *const c_char {
 }
 
 /// Default options, the library's [`Options::default()`] and [`memplan::Request`]'s
-/// default: planner "auto", a time limit of 1 s, one thread per core, minimise.
+/// default: planner "auto", the default work limit and no time limit, one thread per
+/// core, minimise.
 #[no_mangle]
 pub extern "C" fn memplan_options_default() -> memplan_options {
     let request = memplan::Request::default();
@@ -168,6 +178,7 @@ pub extern "C" fn memplan_options_default() -> memplan_options {
         threads: Options::default().threads as u32,
         fit: 0,
         capacity: 0,
+        work_limit: request.budget.work_limit().unwrap_or(u64::MAX),
     }
 }
 
@@ -399,6 +410,8 @@ pub unsafe extern "C" fn memplan_plan(
                 lower_bound,
                 optimal,
                 planner: CString::new(report.planner.name()).unwrap_or_default(),
+                work: report.work,
+                stopped_by: report.stopped_by,
             }))
         };
         match report.outcome {
@@ -502,6 +515,31 @@ pub unsafe extern "C" fn memplan_result_is_optimal(plan: *const memplan_result) 
 pub unsafe extern "C" fn memplan_result_planner(plan: *const memplan_result) -> *const c_char {
     plan.as_ref()
         .map_or(std::ptr::null(), |p| p.planner.as_ptr())
+}
+
+/// The work units spent making the plan (0 for NULL).
+///
+/// # Safety
+/// `plan` must be NULL or a live plan.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_result_work(plan: *const memplan_result) -> u64 {
+    plan.as_ref().map_or(0, |p| p.work)
+}
+
+/// Which limit stopped the call that made the plan: "work", "clock" or "cancel", a
+/// static string; NULL when none did (or for NULL). A plan the clock stopped may differ
+/// from run to run.
+///
+/// # Safety
+/// `plan` must be NULL or a live plan.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_result_stopped_by(plan: *const memplan_result) -> *const c_char {
+    match plan.as_ref().and_then(|p| p.stopped_by) {
+        Some(memplan::Stop::Work) => c"work".as_ptr(),
+        Some(memplan::Stop::Clock) => c"clock".as_ptr(),
+        Some(memplan::Stop::Cancel) => c"cancel".as_ptr(),
+        None => std::ptr::null(),
+    }
 }
 
 /// A two-level plan (see [`memplan_plan_spill`]): per buffer, whether it is spilled to

@@ -389,8 +389,10 @@ impl Problem {
 /// A plan returned by ``plan``: ``offsets`` (one per buffer, indexed like the problem's
 /// buffers), ``ids``, ``height`` (the peak address), ``max_load``, ``lower_bound`` (the
 /// best proven bound on the height), ``optimal`` (the height equals the bound),
-/// ``planner`` (whose plan it is) and ``elapsed`` (seconds). ``to_dict()`` gives
-/// ``{id: offset}``.
+/// ``planner`` (whose plan it is), ``elapsed`` (seconds), ``work`` (the work units
+/// spent) and ``stopped_by`` (``"work"``, ``"clock"`` or ``"cancel"`` when a limit
+/// stopped the call, else ``None``; a plan the clock stopped may differ from run to
+/// run). ``to_dict()`` gives ``{id: offset}``.
 #[pyclass(frozen, module = "memplan")]
 pub struct Plan {
     /// The offsets, indexed like the problem's buffers.
@@ -418,6 +420,12 @@ pub struct Plan {
     /// Seconds spent planning.
     #[pyo3(get)]
     elapsed: f64,
+    /// Work units spent planning.
+    #[pyo3(get)]
+    work: u64,
+    /// Which limit stopped the call: "work", "clock", "cancel", or None.
+    #[pyo3(get)]
+    stopped_by: Option<&'static str>,
 }
 
 impl Plan {
@@ -432,6 +440,7 @@ impl Plan {
         optimal: bool,
         planner: String,
         elapsed: f64,
+        spent: (u64, Option<memplan::Stop>),
     ) -> Plan {
         Plan {
             offsets,
@@ -443,6 +452,8 @@ impl Plan {
             optimal,
             planner,
             elapsed,
+            work: spent.0,
+            stopped_by: spent.1.map(memplan::Stop::name),
         }
     }
 }
@@ -481,22 +492,24 @@ impl Plan {
     }
 }
 
-/// ``plan(problem, planner="auto", capacity=None, time_limit=1.0, seed=None,
-/// threads=0, verify=True) -> Plan``: gives every buffer an offset.
+/// ``plan(problem, planner="auto", capacity=None, time_limit=None, work_limit=None,
+/// seed=None, threads=0, verify=True) -> Plan``: gives every buffer an offset.
 ///
 /// Minimises the height, or, with a ``capacity`` (or the problem's own), finds a plan
 /// that fits under it. The defaults are the library's and the command line's: the same
 /// problem gives the same plan through every door. ``planner`` is one of
-/// ``planners()``: ``"auto"`` runs every greedy planner and then, within ``time_limit``,
-/// the exact search and boxing (and TelaMalloc in capacity mode); ``"greedy"`` runs the
-/// greedy planners alone (milliseconds on most models; with no time limit the result
-/// depends on the input alone); another name
-/// runs that planner alone.
+/// ``planners()``: ``"auto"`` runs every greedy planner and then, within the budget,
+/// the exact search and boxing; ``"greedy"`` runs the greedy planners alone
+/// (milliseconds on most models); another name runs that planner alone.
 ///
-/// ``time_limit`` is in seconds, default ``DEFAULT_TIME_LIMIT`` (1.0), and covers the
-/// whole call; the first plan (start-best-fit, O(n log n)) always finishes.
-/// ``None`` or ``float("inf")`` sets no limit: ``"auto"`` then runs until its plan is
-/// proven optimal, which may take long on a hard instance. ``seed`` goes to the
+/// The budget: by default ``DEFAULT_WORK_LIMIT`` work units, about a second on two
+/// cores, and the same plan on every run, whatever the machine's load or ``threads``.
+/// ``work_limit`` (an int >= 0, or ``math.inf``) sets another work limit.
+/// ``time_limit`` (seconds) sets a wall-clock limit instead, covering the whole call
+/// (with ``work_limit`` too: whichever ends first); a plan the clock stopped may differ
+/// from run to run (``stopped_by == "clock"``). ``time_limit=math.inf`` alone sets no
+/// limit: ``"auto"`` then runs until its plan is proven optimal, which may take long.
+/// The first plan (start-best-fit, O(n log n)) always finishes. ``seed`` goes to the
 /// randomised planners (boxing), ``threads=0`` means one per core, and ``verify`` runs
 /// the independent checker on the plan before returning it. The GIL is released while
 /// planning.
@@ -504,10 +517,11 @@ impl Plan {
 /// Raises ``InfeasibleError`` when no plan can fit under the capacity (proven),
 /// ``NoPlanFoundError`` when none was found in time (its ``best`` attribute holds the
 /// lowest plan found, over the capacity, or ``None``), and ``ValueError`` for an unknown
-/// planner or a bad time limit (negative or NaN).
+/// planner or a bad limit (a negative or NaN time limit, a work limit that is not a
+/// whole number >= 0).
 #[pyfunction]
-#[pyo3(signature = (problem, planner="auto", capacity=None, time_limit=Some(default_time_limit()), seed=None, threads=0, verify=true),
-       text_signature = "(problem, planner='auto', capacity=None, time_limit=1.0, seed=None, threads=0, verify=True)")]
+#[pyo3(signature = (problem, planner="auto", capacity=None, time_limit=None, work_limit=None, seed=None, threads=0, verify=true),
+       text_signature = "(problem, planner='auto', capacity=None, time_limit=None, work_limit=None, seed=None, threads=0, verify=True)")]
 #[allow(clippy::too_many_arguments)]
 fn plan(
     py: Python<'_>,
@@ -515,6 +529,7 @@ fn plan(
     planner: &str,
     capacity: Option<u64>,
     time_limit: Option<f64>,
+    work_limit: Option<&Bound<'_, PyAny>>,
     seed: Option<u64>,
     threads: usize,
     verify: bool,
@@ -525,7 +540,7 @@ fn plan(
     let capacity = capacity.or(problem.capacity).map(Size);
     let request = memplan::Request {
         goal: memplan::Goal::from_capacity(capacity),
-        budget: budget(time_limit)?,
+        budget: budget(time_limit, work_limit)?,
     };
     let target = &problem.inner;
     let mut options = Options {
@@ -556,6 +571,8 @@ fn plan(
         optimal,
         planner: report.planner.name(),
         elapsed: report.elapsed.as_secs_f64(),
+        work: report.work,
+        stopped_by: report.stopped_by.map(memplan::Stop::name),
     };
     match report.outcome {
         Outcome::Optimal(p) => Ok(to_plan(p, true)),
@@ -583,20 +600,45 @@ fn plan(
     }
 }
 
-/// The budget of a call with `time_limit` seconds (`None`: no limit), as every door
-/// makes it: the library's default budget with that limit.
-pub(crate) fn budget(time_limit: Option<f64>) -> PyResult<memplan::Budget> {
-    let limit = match time_limit.map(memplan::TimeLimit::from_secs) {
-        Some(Err(e)) => return Err(PyValueError::new_err(format!("time_limit {e}"))),
-        Some(Ok(limit)) => limit,
-        None => memplan::TimeLimit::NONE,
-    };
-    Ok(memplan::Budget::new().with_time_limit(limit))
+/// The budget of a call, as every door makes it: the library's default (a work limit)
+/// unless `time_limit` (seconds; `inf`: none) or `work_limit` (work units, an int >= 0;
+/// `inf`: none) is given. A time limit alone replaces the default work limit; both:
+/// whichever ends first.
+pub(crate) fn budget(
+    time_limit: Option<f64>,
+    work_limit: Option<&Bound<'_, PyAny>>,
+) -> PyResult<memplan::Budget> {
+    let mut budget = memplan::Budget::new();
+    if let Some(seconds) = time_limit {
+        let limit = memplan::TimeLimit::from_secs(seconds)
+            .map_err(|e| InputError::new_err(format!("time_limit {e}")))?;
+        budget = budget.with_time_limit(limit);
+    }
+    if let Some(w) = work_limit {
+        budget = budget.with_work_limit(work_units(w)?);
+    }
+    Ok(budget)
 }
 
-/// The library's default time limit in seconds ([`memplan::Budget::DEFAULT_TIME_LIMIT`]).
-pub(crate) fn default_time_limit() -> f64 {
-    memplan::Budget::DEFAULT_TIME_LIMIT.as_secs_f64()
+/// A work limit from Python: an int >= 0 (not a bool), or `math.inf` for none.
+fn work_units(w: &Bound<'_, PyAny>) -> PyResult<Option<u64>> {
+    let bad = || {
+        InputError::new_err(format!(
+            "work_limit must be a whole number of work units >= 0 (or math.inf), got {}",
+            w.repr().map_or_else(|_| "?".to_string(), |r| r.to_string())
+        ))
+    };
+    if w.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(bad());
+    }
+    if let Ok(f) = w.cast::<pyo3::types::PyFloat>() {
+        return if f.value() == f64::INFINITY {
+            Ok(None)
+        } else {
+            Err(bad())
+        };
+    }
+    w.extract::<u64>().map(Some).map_err(|_| bad())
 }
 
 /// ``check(problem, plan, capacity=None) -> int``: runs the independent checker, which
@@ -754,6 +796,6 @@ fn _memplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NoPlanFoundError", py.get_type::<NoPlanFoundError>())?;
     m.add("CheckError", py.get_type::<CheckError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add("DEFAULT_TIME_LIMIT", default_time_limit())?;
+    m.add("DEFAULT_WORK_LIMIT", memplan::Budget::DEFAULT_WORK_LIMIT)?;
     Ok(())
 }

@@ -8,10 +8,7 @@ use memplan::spill::{check_spill, Memory, SpillError, SpillInput, SpillOptions};
 use memplan::{Outcome, Size};
 
 use crate::convert::{py_id, py_ids};
-use crate::{
-    default_time_limit, CheckError, InfeasibleError, InputError, MemplanError, NoPlanFoundError,
-    Problem,
-};
+use crate::{CheckError, InfeasibleError, InputError, MemplanError, NoPlanFoundError, Problem};
 
 /// A two-level plan returned by ``plan_spill``, indexed like the problem's buffers:
 /// ``spilled`` (True: in slow memory), ``memory`` (``"fast"`` or ``"slow"``), ``offsets``
@@ -115,8 +112,8 @@ fn spill_error(e: SpillError) -> PyErr {
     }
 }
 
-/// ``plan_spill(problem, capacity, costs=None, memory=None, time_limit=1.0, threads=0,
-/// seed=0, verify=True) -> SpillPlan``: two memory levels.
+/// ``plan_spill(problem, capacity, costs=None, memory=None, time_limit=None,
+/// work_limit=None, threads=0, seed=0, verify=True) -> SpillPlan``: two memory levels.
 ///
 /// Chooses the buffers to *spill* to slow memory so that the others fit under
 /// ``capacity`` bytes of fast memory, at the least total cost, and plans both levels
@@ -126,9 +123,9 @@ fn spill_error(e: SpillError) -> PyErr {
 /// default). Buffers with a fixed offset always stay fast. Both lists are indexed like
 /// the problem's buffers; the problem's own capacity is ignored.
 ///
-/// ``time_limit`` (seconds, default ``DEFAULT_TIME_LIMIT``; ``None`` or ``inf``: no
-/// clock, node limits still bound the work), ``threads`` (0: one per core; the result
-/// does not depend on it), ``seed`` (the improvement phase's random choices) and
+/// ``time_limit`` and ``work_limit`` (default: ``DEFAULT_WORK_LIMIT`` work units, the
+/// same result on every run; ``time_limit=math.inf`` alone: no limit, node limits still
+/// bound the work), ``threads`` (0: one per core; the result does not depend on it), ``seed`` (the improvement phase's random choices) and
 /// ``verify`` (check both levels with the independent checker before returning) are as
 /// in ``plan``. The result is the best plan found with a proven lower bound on its cost;
 /// ``optimal`` when they meet. The GIL is released while planning.
@@ -144,8 +141,8 @@ fn spill_error(e: SpillError) -> PyErr {
 /// >>> s.memory, s.cost, s.optimal
 /// (['fast', 'slow', 'fast'], 3, True)
 #[pyfunction]
-#[pyo3(signature = (problem, capacity, costs=None, memory=None, time_limit=Some(default_time_limit()), threads=0, seed=0, verify=true),
-       text_signature = "(problem, capacity, costs=None, memory=None, time_limit=1.0, threads=0, seed=0, verify=True)")]
+#[pyo3(signature = (problem, capacity, costs=None, memory=None, time_limit=None, work_limit=None, threads=0, seed=0, verify=true),
+       text_signature = "(problem, capacity, costs=None, memory=None, time_limit=None, work_limit=None, threads=0, seed=0, verify=True)")]
 #[allow(clippy::too_many_arguments)]
 pub fn plan_spill(
     py: Python<'_>,
@@ -154,13 +151,14 @@ pub fn plan_spill(
     costs: Option<Vec<u64>>,
     memory: Option<Vec<Option<String>>>,
     time_limit: Option<f64>,
+    work_limit: Option<&Bound<'_, PyAny>>,
     threads: usize,
     seed: u64,
     verify: bool,
 ) -> PyResult<SpillPlan> {
     let request = memplan::Request {
         goal: memplan::Goal::Fit(Size(capacity)),
-        budget: crate::budget(time_limit)?,
+        budget: crate::budget(time_limit, work_limit)?,
     };
     let memory: Option<Vec<Memory>> = memory
         .map(|m| {

@@ -22,7 +22,7 @@ fn py_error(path: &str, e: TfliteError) -> PyErr {
 
 /// ``_plan_tflite(src, dst, ...)``: see ``memplan.tflite.plan_model``.
 #[pyfunction]
-#[pyo3(signature = (src, dst, planner, time_limit, capacity, force, threads, reference_scratch, scratch))]
+#[pyo3(signature = (src, dst, planner, time_limit, capacity, force, threads, reference_scratch, scratch, work_limit=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn _plan_tflite(
     py: Python<'_>,
@@ -35,13 +35,14 @@ pub fn _plan_tflite(
     threads: usize,
     reference_scratch: bool,
     scratch: Vec<(usize, usize, u64)>,
+    work_limit: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Plan> {
     let planner: Planner = planner
         .parse()
         .map_err(|e: memplan::PlanError| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
     let request = memplan::Request {
         goal: memplan::Goal::from_capacity(capacity.map(memplan::Size)),
-        budget: crate::budget(time_limit)?,
+        budget: crate::budget(time_limit, work_limit)?,
     };
     let path = src.display().to_string();
     let bytes = std::fs::read(&src).map_err(|e| InputError::new_err(format!("{path}: {e}")))?;
@@ -87,5 +88,6 @@ pub fn _plan_tflite(
         planned.optimal,
         planned.report.planner.name(),
         planned.report.elapsed.as_secs_f64(),
+        (planned.report.work, planned.report.stopped_by),
     ))
 }

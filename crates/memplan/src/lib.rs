@@ -88,7 +88,7 @@ mod workers;
 pub use analysis::{analyze, load_profile, lower_bound, max_load, Analysis, LoadStep};
 pub use bounds::BoundOptions;
 pub use boxing::{Bootstrap, BoxingOptions, SqueezeFit};
-pub use budget::{Budget, CancelToken, TimeLimit, TimeLimitError};
+pub use budget::{Budget, CancelToken, Stop, TimeLimit, TimeLimitError, WorkLimit, WorkLimitError};
 pub use checker::{
     check, check_offsets, check_placements, CheckFailure, CheckSummary, Placed, Violation,
 };

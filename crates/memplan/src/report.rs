@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::budget::Stop;
 use crate::exact::ExactStats;
 use crate::options::Planner;
 use crate::outcome::Outcome;
@@ -39,6 +40,13 @@ pub struct Report {
     pub elapsed: Duration,
     /// Effort of the exact search, when it ran.
     pub exact: Option<ExactStats>,
+    /// The work charged, in work units ([`crate::Budget::with_work_limit`]): the same on
+    /// every run when no clock stopped it. A user chooses a work limit from it.
+    pub work: u64,
+    /// Which limit stopped the call, if one did: [`Stop::Work`] (the result is
+    /// reproducible), [`Stop::Clock`] (it may differ from run to run) or
+    /// [`Stop::Cancel`]. `None` when the call ended on its own.
+    pub stopped_by: Option<Stop>,
 }
 
 impl Report {

@@ -47,7 +47,8 @@ impl Goal {
 /// let r = Request::fit(Size(1 << 20)).with_budget(Budget::new().with_time_limit(Duration::from_secs(5)));
 /// assert_eq!(r.goal, Goal::Fit(Size(1 << 20)));
 /// assert_eq!(Request::default().goal, Goal::Minimise);
-/// assert_eq!(Request::default().budget.time_limit(), Some(Budget::DEFAULT_TIME_LIMIT));
+/// assert_eq!(Request::default().budget.work_limit(), Some(Budget::DEFAULT_WORK_LIMIT));
+/// assert_eq!(Request::default().budget.time_limit(), None);
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Request {

@@ -169,7 +169,23 @@ impl Planned<'_> {
             planner: self.report.planner.name(),
             elapsed: self.report.elapsed,
             interrupted: self.interrupted,
+            work: self.report.work,
+            stopped_by: self.report.stopped_by.map(memplan::Stop::name),
         }
+    }
+
+    /// "; work W" and, when a limit stopped the run, which one: the clock's plan may
+    /// differ from run to run, the work limit's does not.
+    fn work_note(&self) -> String {
+        let stop = match self.report.stopped_by {
+            Some(memplan::Stop::Clock) => {
+                "; stopped by the clock (the plan may differ between runs)"
+            }
+            Some(memplan::Stop::Work) => "; stopped by the work limit",
+            Some(memplan::Stop::Cancel) => "; stopped by a cancellation",
+            None => "",
+        };
+        format!("; work {}{stop}", thousands(self.report.work))
     }
 
     /// "N buffers; max load M".
@@ -216,12 +232,13 @@ impl Planned<'_> {
         }
         if let Some(x) = report.exact {
             line += &format!(
-                "; exact search {} nodes, {} backtracks",
+                "; exact search {} nodes, {} steps, {} backtracks",
                 thousands(x.nodes),
+                thousands(x.steps),
                 thousands(x.backtracks)
             );
         }
-        line
+        line + &self.work_note()
     }
 
     /// The failure of a proof that nothing fits, naming why.
@@ -292,7 +309,7 @@ impl Planned<'_> {
         Failure::new(
             exit::NOT_FOUND,
             format!(
-                "{}: no plan found under {} in {}: the best has height {}, {} ({}) over ({}); planner {}{written}",
+                "{}: no plan found under {} in {}: the best has height {}, {} ({}) over ({}); planner {}{}{written}",
                 display_path(input),
                 thousands(c),
                 millis(report.elapsed),
@@ -300,7 +317,8 @@ impl Planned<'_> {
                 thousands(best.saturating_sub(c)),
                 percent(best.saturating_sub(c), c),
                 self.head(),
-                report.planner
+                report.planner,
+                self.work_note()
             ),
         )
     }
@@ -320,6 +338,10 @@ struct Summary {
     planner: String,
     elapsed: Duration,
     interrupted: bool,
+    /// The work charged, in work units.
+    work: u64,
+    /// `work`, `clock` or `cancel` when a limit stopped the run.
+    stopped_by: Option<&'static str>,
 }
 
 impl Summary {
@@ -336,6 +358,8 @@ impl Summary {
             "optimal": self.outcome == "optimal",
             "elapsed_ms": json_millis(self.elapsed),
             "interrupted": self.interrupted,
+            "work": self.work,
+            "stopped_by": self.stopped_by,
         })
         .to_string()
     }

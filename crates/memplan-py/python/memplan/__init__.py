@@ -21,7 +21,7 @@ with PyTorch live in submodules that need the optional extras:
 """
 
 from ._memplan import (  # noqa: F401
-    DEFAULT_TIME_LIMIT,
+    DEFAULT_WORK_LIMIT,
     CheckError,
     InfeasibleError,
     InputError,
@@ -40,7 +40,7 @@ from ._memplan import (  # noqa: F401
 )
 
 __all__ = [
-    "DEFAULT_TIME_LIMIT",
+    "DEFAULT_WORK_LIMIT",
     "CheckError",
     "InfeasibleError",
     "InputError",

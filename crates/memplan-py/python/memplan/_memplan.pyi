@@ -73,16 +73,21 @@ class Plan:
     def planner(self) -> str: ...
     @property
     def elapsed(self) -> float: ...
+    @property
+    def work(self) -> int: ...
+    @property
+    def stopped_by(self) -> Optional[str]: ...  # "work", "clock", "cancel" or None
     def to_dict(self) -> Dict[Id, int]: ...
     def __len__(self) -> int: ...
 
-DEFAULT_TIME_LIMIT: float
+DEFAULT_WORK_LIMIT: int
 
 def plan(
     problem: Problem,
     planner: str = "auto",
     capacity: Optional[int] = None,
-    time_limit: Optional[float] = 1.0,
+    time_limit: Optional[float] = None,
+    work_limit: Optional[Union[int, float]] = None,
     seed: Optional[int] = None,
     threads: int = 0,
     verify: bool = True,
@@ -121,7 +126,8 @@ def plan_spill(
     capacity: int,
     costs: Optional[Sequence[int]] = None,
     memory: Optional[Sequence[Optional[str]]] = None,  # "fast", "slow", "either"/None
-    time_limit: Optional[float] = 1.0,
+    time_limit: Optional[float] = None,
+    work_limit: Optional[Union[int, float]] = None,
     threads: int = 0,
     seed: int = 0,
     verify: bool = True,
@@ -158,6 +164,7 @@ def _plan_tflite(
     threads: int,
     reference_scratch: bool,
     scratch: Sequence[Tuple[int, int, int]],
+    work_limit: Optional[Union[int, float]] = None,
 ) -> Plan:
     """The body of ``memplan.tflite.plan_model``."""
     ...

@@ -13,7 +13,7 @@ goes. Nothing here imports TensorFlow.
 import os
 from typing import Optional, Sequence, Tuple, Union
 
-from ._memplan import DEFAULT_TIME_LIMIT, Plan, _plan_tflite
+from ._memplan import Plan, _plan_tflite
 
 __all__ = ["plan_model"]
 
@@ -23,8 +23,9 @@ _Path = Union[str, "os.PathLike[str]"]
 def plan_model(
     src: _Path,
     dst: Optional[_Path],
-    time_limit: Optional[float] = DEFAULT_TIME_LIMIT,
+    time_limit: Optional[float] = None,
     *,
+    work_limit: Optional[Union[int, float]] = None,
     planner: str = "auto",
     capacity: Optional[int] = None,
     force: bool = False,
@@ -47,8 +48,9 @@ def plan_model(
     kernels; ``scratch`` adds ``(subgraph, operator, bytes)`` requests, e.g. those of an
     optimised kernel library.
 
-    ``time_limit`` (seconds, ``None`` for none), ``planner`` and ``threads`` are those of
-    ``memplan.plan``. ``capacity`` fits the head under that many bytes. A model that
+    ``time_limit``, ``work_limit``, ``planner`` and ``threads`` are those of
+    ``memplan.plan``: by default a work limit, so the same model gives the same planned
+    file, byte for byte, on every run. ``capacity`` fits the head under that many bytes. A model that
     already carries an offline plan raises ``InputError`` unless ``force=True``, which
     replaces it.
 
@@ -67,4 +69,5 @@ def plan_model(
         threads,
         reference_scratch,
         [tuple(r) for r in scratch],
+        work_limit,
     )

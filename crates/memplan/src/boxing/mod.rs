@@ -59,7 +59,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use crate::analysis::{component_ids, max_load};
-use crate::budget::Budget;
+use crate::budget::{work, Budget};
 use crate::greedy::{self, repair, Fit, Order};
 use crate::outcome::{Halt, Verdict};
 use crate::rng::Rng;
@@ -268,6 +268,11 @@ pub(crate) fn run(
     (offsets, stats)
 }
 
+/// Under a work limit, the share of the work left that one polish may take: most of
+/// it, since on large traces (iopddl-S) the peak repair lowers the plan where more
+/// iterations do not.
+const POLISH_WORK_SHARE: f64 = 0.9;
+
 /// The peak repair of [`BoxingOptions::polish_moves`] on `offsets`: two seeded chains
 /// (always two, so that the plan does not depend on the thread count; side by side when
 /// there are two threads), the lower plan winning. Returns the plan and the heights
@@ -281,22 +286,24 @@ fn polish(
     round: u64,
 ) -> (Vec<Offset>, Size, Size) {
     let before = problem.height_of(&offsets);
-    if options.polish_moves == 0 || budget.exhausted() {
+    const CHAINS: usize = 2;
+    // Under a work limit, the moves a share of the work left pays for (a move re-places
+    // the buffers around the peak, so it costs more on larger plans).
+    let per_move = work::units(problem.len() as u64, work::REPAIR_BUFFERS_PER_UNIT);
+    let moves = budget
+        .work_left()
+        .map_or(options.polish_moves as u64, |left| {
+            let share = (left as f64 * POLISH_WORK_SHARE) as u64;
+            (options.polish_moves as u64).min(share / (CHAINS as u64 * per_move))
+        });
+    if moves == 0 || budget.exhausted() {
         return (offsets, before, before);
     }
     let target = target(problem, options);
-    const CHAINS: usize = 2;
     let chain = |c: usize| {
         let mut o = offsets.clone();
         let seed = iteration_seed(options.seed ^ 0x706f_6c69_7368 ^ round, c);
-        let r = repair::lower_peak(
-            problem,
-            &mut o,
-            options.polish_moves as u64,
-            seed,
-            target,
-            budget,
-        );
+        let r = repair::lower_peak(problem, &mut o, moves, seed, target, budget);
         (Size(r.height_after), o)
     };
     let results: Vec<(Size, Vec<Offset>)> = if threads <= 1 {
@@ -309,6 +316,8 @@ fn polish(
                 .collect()
         })
     };
+    // Two chains of at most `moves` moves each, charged in full once both ended.
+    budget.charge((CHAINS as u64 * moves).saturating_mul(per_move));
     // The lowest height; ties to the lower chain.
     let (after, best) = results
         .into_iter()
@@ -353,7 +362,17 @@ fn run_iterations(
     let (base, eps) = prelude(problem, &free, options);
     let component = component_ids(problem);
 
-    let iterations = options.iterations as usize;
+    // Each iteration is charged the same (box, unbox and squeeze sweep every free
+    // buffer), so the work left says how many may run: the same count on every run.
+    let per_iteration = work::units(free.len() as u64, work::BOXING_BUFFERS_PER_UNIT);
+    let affordable = budget
+        .work_left()
+        .map_or(u64::MAX, |left| left / per_iteration);
+    let iterations = (options.iterations as u64).min(affordable) as usize;
+    if iterations == 0 {
+        let offsets = incumbent.unwrap_or_else(|| greedy::naive(problem));
+        return (offsets, stats);
+    }
     let workers = threads.min(iterations).max(1);
     let inner_threads = (threads / workers).max(1);
     // The heights of the iterations that finished (their bytes; `u64::MAX`: not yet).
@@ -426,6 +445,10 @@ fn run_iterations(
     stats.completed = completed.load(Ordering::Relaxed) as u32;
     stats.abandoned = abandoned.load(Ordering::Relaxed) as u32;
     let last = stop_at.load(Ordering::Relaxed);
+    // The iterations that count (up to the first that reached the target): how many
+    // the result depends on, whatever ran beside them.
+    let counted = iterations.min(last.saturating_add(1)) as u64;
+    budget.charge(counted.saturating_mul(per_iteration));
     let winner = front
         .into_inner()
         .expect("workers joined")

@@ -20,6 +20,7 @@ use std::time::Instant;
 
 use super::{height_of, Incumbent, Stage};
 use crate::bounds::{self, BoundOptions, Settled};
+use crate::budget::work;
 use crate::options::Planner;
 use crate::report::CandidateResult;
 use crate::types::{Offset, Size};
@@ -104,6 +105,11 @@ pub(super) fn raise(stage: &Stage<'_>, best: &mut Incumbent, after_refinement: b
     // stops when the budget does (no bound is ever wrong to skip); the granularity is
     // one pass over the buffers, and runs even once the planners spent the budget.
     let bound = bounds::raise_cheaply(stage.problem, best.proven, &options, &stage.budget.strict());
+    // A sweep over the buffers, charged like a greedy pass's.
+    stage.budget.charge(work::units(
+        stage.problem.len() as u64,
+        work::SWEEP_BUFFERS_PER_UNIT,
+    ));
     best.proven = best.proven.max(bound);
     if stage.capacity.is_some_and(|c| best.proven > c) {
         best.proved_infeasible = true;

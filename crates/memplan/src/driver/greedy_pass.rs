@@ -20,7 +20,7 @@
 
 use super::{height_of, Incumbent, Stage};
 use crate::boxing;
-use crate::budget::Budget;
+use crate::budget::{work, Budget};
 use crate::greedy::{self, Fit, Order};
 use crate::options::{Options, Planner};
 use crate::report::CandidateResult;
@@ -94,7 +94,14 @@ fn alone(
         return None;
     }
     match planner {
-        Planner::Greedy(o, f) => greedy::run(problem, o, f, threads, &first),
+        Planner::Greedy(o, f) => {
+            let plan = greedy::run(problem, o, f, threads, &first);
+            budget.charge(work::units(
+                problem.len() as u64,
+                work::GREEDY_BUFFERS_PER_UNIT,
+            ));
+            plan
+        }
         Planner::Naive => Some(greedy::naive(problem)),
         // Boxing makes its own first plan (its bootstrap) on the budget.
         Planner::Boxing => Some(boxing::run(problem, &options.boxing, threads, budget, None).0),

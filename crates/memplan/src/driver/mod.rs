@@ -140,6 +140,8 @@ fn run_started(
         candidates,
         elapsed: started.elapsed(),
         exact,
+        work: budget.work_spent(),
+        stopped_by: budget.stop(),
     };
     if let Some(cap) = capacity {
         if lower_bound > cap {

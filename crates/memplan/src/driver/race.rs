@@ -20,8 +20,9 @@
 //! TelaMalloc answers `Infeasible` only from the max load, the fixed buffers, or a
 //! complete configuration that ran out of candidates). Which racer answers first can
 //! depend on timing, as can any run cut by a time limit. Without a time limit (the exact
-//! search bounded by its node limit alone) there is no race: the capacity search, then
-//! the minimisation within the same node limit.
+//! search bounded by the work limit or its node limit) there is no race: the capacity
+//! search on a third of the work left, then the minimisation on the rest, so that the
+//! result depends on the input and the options alone.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -35,6 +36,10 @@ use crate::types::{Offset, Problem, Size};
 /// The longest head start of the capacity search alone, before the minimisation (and
 /// TelaMalloc, when it races) take over.
 const HEAD_START: Duration = Duration::from_secs(1);
+
+/// The share of the work left that the capacity search takes before the minimisation,
+/// without a time limit.
+const HEAD_START_WORK_SHARE: f64 = 1.0 / 3.0;
 
 /// TelaMalloc races the exact search only when the call has this many threads: one for
 /// it and at least two for the exact search. With fewer, the exact search keeps every
@@ -163,9 +168,11 @@ pub(crate) fn race_capacity(
     };
 
     let Some(deadline) = budget.deadline() else {
-        // No time limit (only the budget's node limit bounds the run): which racer
-        // answers first would depend on timing, so the exact search runs alone.
-        let (verdict, mut stats) = exact_run(budget, threads);
+        // No time limit (a work limit, or only the node limit, bounds the run): which
+        // racer answers first would depend on timing, so the exact search runs alone,
+        // the capacity search first on a third of the work left (as the head start below
+        // has a third of the time), then the minimisation on the rest.
+        let (verdict, mut stats) = exact_run(&budget.share_work(HEAD_START_WORK_SHARE), threads);
         if let Some(v) = exact_answer(verdict) {
             return RaceEnd::answered(v, stats);
         }

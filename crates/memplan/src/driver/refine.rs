@@ -9,15 +9,13 @@
 //! races the exact search against TelaMalloc (`race.rs`); `--planner exact` runs the
 //! exact search alone, on every thread.
 //!
-//! The default planner always refines; without a time limit it runs until the exact
-//! search has finished. The greedy portfolio alone is [`Planner::GreedyPortfolio`].
-
-use std::time::Instant;
+//! The default planner always refines, until its work limit (or time limit) is spent
+//! or the exact search has finished. The greedy portfolio alone is [`Planner::GreedyPortfolio`].
 
 use super::race::{race_capacity, RaceEnd};
 use super::{height_of, Incumbent, Stage};
 use crate::boxing;
-use crate::budget::Budget;
+use crate::budget::{work, Budget};
 use crate::exact;
 use crate::options::{Options, Planner};
 use crate::outcome::Verdict;
@@ -82,6 +80,10 @@ fn exact_step(stage: &Stage<'_>, best: &mut Incumbent) {
     let Some(model) = exact::Model::new(problem, budget) else {
         return;
     };
+    budget.charge(work::units(
+        problem.len() as u64,
+        work::SETUP_BUFFERS_PER_UNIT,
+    ));
     let mut by = Planner::Exact;
     let found = match capacity {
         // `--planner exact`: the exact search alone, on every thread, so that it can be
@@ -196,7 +198,7 @@ fn boxing_step(
 ) {
     // It starts from the greedy pass's plan: no first plan to let finish.
     let budget = budget.strict();
-    if budget.deadline().is_some_and(|d| Instant::now() >= d) {
+    if budget.exhausted() {
         return;
     }
     let incumbent = Some(best.offsets.clone());

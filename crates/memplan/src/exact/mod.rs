@@ -34,7 +34,7 @@ pub(crate) use minimise::{minimise, minimise_until, Minimised};
 pub(crate) use model::Model;
 use search::{Limits, Search, Status, FOUND};
 
-use crate::budget::Budget;
+use crate::budget::{work, Budget};
 use crate::outcome::{Halt, Verdict};
 use crate::types::{Offset, Size};
 
@@ -131,6 +131,9 @@ impl Default for ExactOptions {
 pub struct ExactStats {
     /// Search nodes visited.
     pub nodes: u64,
+    /// Search steps: one per node plus one per candidate scanned at it (what the work
+    /// limit counts).
+    pub steps: u64,
     /// Nodes at which every child failed.
     pub backtracks: u64,
     /// Capacity searches run (one in capacity mode; several when minimising).
@@ -140,6 +143,7 @@ pub struct ExactStats {
 impl ExactStats {
     pub(crate) fn add(&mut self, other: ExactStats) {
         self.nodes += other.nodes;
+        self.steps += other.steps;
         self.backtracks += other.backtracks;
         self.probes += other.probes;
     }
@@ -171,6 +175,9 @@ pub(crate) fn solve_capacity(
     if lower_bound > capacity || model.fixed_top > capacity {
         return (Verdict::Infeasible, stats);
     }
+    if budget.exhausted() {
+        return (Verdict::Stopped(Halt::Budget), stats);
+    }
     let preorders: Vec<Option<Preorder>> = if opt.static_preordering && !opt.preorders.is_empty() {
         opt.preorders.iter().copied().map(Some).collect()
     } else {
@@ -187,20 +194,46 @@ pub(crate) fn solve_capacity(
             capacity: tight,
         }));
     }
+    // The runs share the work left: each is held to its share of steps (and to the node
+    // limit, when there is one).
+    let charged_runs = runs.len() as u64;
+    let steps = budget.steps_per_run(charged_runs);
     let max_nodes = budget.node_limit().unwrap_or(u64::MAX);
+    // The work charged, the same on one thread (rounds) as on several (one race), so
+    // that the meter does not depend on the thread count: when a run won, what a race
+    // needs to reach its answer (each run charged the winner's steps); when none did,
+    // the steps of every run (the tightened runs that failed, in whichever round they
+    // did, and the others as the last round left them). A run stopped by the clock or a
+    // cancellation charges what it did.
+    let mut tight_steps = 0u64;
+    let charge = |end: &RoundEnd, halt: Option<Halt>, tight_steps: u64| {
+        let steps = match (end.winner_steps, halt) {
+            (Some(n), _) => charged_runs.saturating_mul(n),
+            (None, Some(Halt::Budget)) => end.stats.steps,
+            (None, _) => tight_steps.saturating_add(end.unfinished_steps),
+        };
+        budget.charge(work::units(steps, work::EXACT_STEPS_PER_UNIT));
+    };
     if runs.len() > 1 && threads > 1 {
         // Several cores: race the runs once, with no restarts.
-        let (verdict, race, _) = run_preorders(
-            model, problem, capacity, opt, &runs, max_nodes, budget, None,
+        let end = run_preorders(
+            model,
+            problem,
+            capacity,
+            opt,
+            &runs,
+            (max_nodes, steps),
+            budget,
+            None,
         );
-        stats.nodes += race.nodes;
-        stats.backtracks += race.backtracks;
+        stats.add(end.stats);
         let why = if budget.exhausted() {
             Halt::Budget
         } else {
             Halt::Limit
         };
-        return (verdict.unwrap_or(Verdict::Stopped(why)), stats);
+        charge(&end, end.verdict.is_none().then_some(why), end.tight_steps);
+        return (end.verdict.unwrap_or(Verdict::Stopped(why)), stats);
     }
     // One thread: rounds with a doubling node limit (one run: a single round).
     let mut limit = if runs.len() == 1 {
@@ -209,20 +242,57 @@ pub(crate) fn solve_capacity(
         (2 * model.len() as u64).max(64).min(max_nodes)
     };
     loop {
-        let (verdict, round, failed_tight) =
-            run_preorders(model, problem, capacity, opt, &runs, limit, budget, Some(1));
-        stats.nodes += round.nodes;
-        stats.backtracks += round.backtracks;
+        let mut end = run_preorders(
+            model,
+            problem,
+            capacity,
+            opt,
+            &runs,
+            (limit, steps),
+            budget,
+            Some(1),
+        );
+        stats.add(end.stats);
+        tight_steps = tight_steps.saturating_add(end.tight_steps);
         // A tightened run that proved its capacity infeasible cannot win later rounds.
-        let mut failed = failed_tight.into_iter();
-        runs.retain(|_| !failed.next().unwrap_or(false));
-        match verdict {
-            Some(v) => return (v, stats),
-            None if limit >= max_nodes => return (Verdict::Stopped(Halt::Limit), stats),
-            None if budget.exhausted() => return (Verdict::Stopped(Halt::Budget), stats),
+        let mut failed = end.failed_tight.iter();
+        runs.retain(|_| !failed.next().copied().unwrap_or(false));
+        match end.verdict.take() {
+            Some(v) => {
+                charge(&end, None, tight_steps);
+                return (v, stats);
+            }
+            // No run stopped at the node limit: a larger one would change nothing.
+            None if limit >= max_nodes || !end.node_limited => {
+                charge(&end, Some(Halt::Limit), tight_steps);
+                return (Verdict::Stopped(Halt::Limit), stats);
+            }
+            None if budget.exhausted() => {
+                charge(&end, Some(Halt::Budget), tight_steps);
+                return (Verdict::Stopped(Halt::Budget), stats);
+            }
             None => limit = limit.saturating_mul(2).min(max_nodes),
         }
     }
+}
+
+/// How a round of [`run_preorders`] ended.
+struct RoundEnd {
+    /// The winner's answer, if a run answered.
+    verdict: Option<Verdict<Vec<Offset>>>,
+    /// The effort of every run.
+    stats: ExactStats,
+    /// Per run: a tightened run that proved its capacity infeasible.
+    failed_tight: Vec<bool>,
+    /// The winner's steps.
+    winner_steps: Option<u64>,
+    /// The steps of the runs that did not finish, together.
+    unfinished_steps: u64,
+    /// The steps of the tightened runs that failed, together.
+    tight_steps: u64,
+    /// Some run that did not finish stopped at the node limit (not at its steps, not by
+    /// the budget or a lost race): a larger node limit could let it finish.
+    node_limited: bool,
 }
 
 /// One search of [`solve_capacity`]: a preorder under a capacity (the asked one, or the
@@ -233,17 +303,19 @@ struct Run {
     capacity: Size,
 }
 
-/// Runs every run with node limit `limit` and keeps the one that finishes (a plan, or a
-/// proof under the asked `capacity`) with the fewest nodes, ties to the earlier run. A
-/// tightened run's proof is no answer: it neither wins nor stops the others, and is
-/// flagged in the third value. `workers: None` gives each run its own thread (a race; the
-/// OS shares the cores between them); `Some(w)` runs them on `w` workers in turn.
+/// Runs every run with node and step limits `limits` and keeps the one that finishes (a
+/// plan, or a proof under the asked `capacity`) with the fewest nodes, ties to the
+/// earlier run. A tightened run's proof is no answer: it neither wins nor stops the
+/// others, and is flagged in [`RoundEnd::failed_tight`]. `workers: None` gives each run
+/// its own thread (a race; the OS shares the cores between them); `Some(w)` runs them on
+/// `w` workers in turn.
 ///
 /// Searches are deterministic, so that winner does not depend on timing or on the
 /// workers: a run stops as soon as it has visited more nodes than some finished run (it
 /// can no longer win), and the winner is never stopped, since no run finishes with fewer
-/// nodes. Rounds of a growing `limit` pick the same winner too: in the first round in
-/// which any run finishes, every run that did not has more nodes than the limit.
+/// nodes. Rounds of a growing node limit pick the same winner too: in the first round in
+/// which any run finishes, every run that did not has more nodes than the limit. A run
+/// stopped by its steps stops there in every round.
 #[allow(clippy::too_many_arguments)]
 fn run_preorders(
     model: &Model,
@@ -251,13 +323,13 @@ fn run_preorders(
     capacity: Size,
     opt: &ExactOptions,
     runs: &[Run],
-    limit: u64,
+    (limit, steps): (u64, u64),
     budget: &Budget,
     workers: Option<usize>,
-) -> (Option<Verdict<Vec<Offset>>>, ExactStats, Vec<bool>) {
+) -> RoundEnd {
     let fewest = AtomicU64::new(limit);
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<(RunResult, u64)>>> = Mutex::new(vec![None; runs.len()]);
+    let results: Mutex<Vec<Option<RunEnd>>> = Mutex::new(vec![None; runs.len()]);
     // A proof under a tightened capacity is no answer.
     let answers = |k: usize, status: Status| {
         status == FOUND || (status == Verdict::Infeasible && runs[k].capacity >= capacity)
@@ -269,6 +341,7 @@ fn run_preorders(
         }
         let limits = Limits {
             nodes: limit,
+            steps,
             budget,
             race: Some(&fewest),
         };
@@ -280,10 +353,19 @@ fn run_preorders(
         {
             let mut st = stats.lock().expect("no panic while locked");
             st.nodes += search.nodes;
+            st.steps += search.steps;
             st.backtracks += search.backtracks;
         }
-        results.lock().expect("no panic while locked")[k] =
-            Some(((status, search.solution), search.nodes));
+        // Stopped at the node limit: not at its steps, and not by the budget or a lost
+        // race (which stop with `Halt::Budget`).
+        let node_limited = status == Verdict::Stopped(Halt::Limit) && !search.out_of_steps;
+        results.lock().expect("no panic while locked")[k] = Some(RunEnd {
+            status,
+            solution: std::mem::take(&mut search.solution),
+            nodes: search.nodes,
+            steps: search.steps,
+            node_limited,
+        });
     };
     let worker = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
@@ -308,31 +390,61 @@ fn run_preorders(
     }
     let stats = stats.into_inner().expect("joined");
     let results = results.into_inner().expect("joined");
-    let failed_tight = results
+    let failed_tight: Vec<bool> = results
         .iter()
         .enumerate()
         .map(|(k, r)| {
-            r.as_ref().is_some_and(|((status, _), _)| {
-                *status == Verdict::Infeasible && !answers(k, *status)
-            })
+            r.as_ref()
+                .is_some_and(|r| r.status == Verdict::Infeasible && !answers(k, r.status))
         })
         .collect();
+    let tight_steps = results
+        .iter()
+        .zip(&failed_tight)
+        .filter(|&(_, &failed)| failed)
+        .filter_map(|(r, _)| r.as_ref().map(|r| r.steps))
+        .sum();
+    let unfinished = || {
+        results
+            .iter()
+            .flatten()
+            .filter(|r| matches!(r.status, Verdict::Stopped(_)))
+    };
+    let unfinished_steps = unfinished().map(|r| r.steps).sum();
+    let node_limited = unfinished().any(|r| r.node_limited);
     let winner = results
         .into_iter()
         .enumerate()
         .filter_map(|(k, r)| r.map(|r| (k, r)))
-        .filter(|(k, ((status, _), _))| answers(*k, *status))
-        .min_by_key(|(k, (_, nodes))| (*nodes, *k))
-        .map(|(_, (r, _))| r);
-    let verdict = winner.map(|(status, sol)| match status {
-        Verdict::Found(()) => Verdict::Found(to_offsets(model, problem, &sol)),
+        .filter(|(k, r)| answers(*k, r.status))
+        .min_by_key(|(k, r)| (r.nodes, *k))
+        .map(|(_, r)| r);
+    let winner_steps = winner.as_ref().map(|r| r.steps);
+    let verdict = winner.map(|r| match r.status {
+        Verdict::Found(()) => Verdict::Found(to_offsets(model, problem, &r.solution)),
         _ => Verdict::Infeasible,
     });
-    (verdict, stats, failed_tight)
+    RoundEnd {
+        verdict,
+        stats,
+        failed_tight,
+        winner_steps,
+        unfinished_steps,
+        tight_steps,
+        node_limited,
+    }
 }
 
-/// How one preorder's run ended, and the free buffers' offsets.
-type RunResult = (Status, Vec<Offset>);
+/// How one run of [`run_preorders`] ended.
+#[derive(Clone)]
+struct RunEnd {
+    status: Status,
+    /// Offsets of the free buffers (valid when `status` is [`FOUND`]).
+    solution: Vec<Offset>,
+    nodes: u64,
+    steps: u64,
+    node_limited: bool,
+}
 
 /// Problem-order offsets from the free buffers' offsets.
 fn to_offsets(model: &Model, problem: &crate::Problem, free: &[Offset]) -> Vec<Offset> {

@@ -94,6 +94,9 @@ const REST_BATCH: usize = 64;
 /// Where a search must stop.
 pub(crate) struct Limits<'a> {
     pub(crate) nodes: u64,
+    /// The most steps (candidates scanned, [`Search::steps`]): what a work limit holds
+    /// the search to.
+    pub(crate) steps: u64,
     pub(crate) budget: &'a Budget,
     /// In a race of preorders: the fewest nodes any finished run needed. A run that has
     /// visited more can no longer win, and stops.
@@ -168,6 +171,12 @@ pub(crate) struct Search<'a> {
     pub(crate) solution: Vec<Offset>,
     /// Nodes visited.
     pub(crate) nodes: u64,
+    /// Steps: one per node, plus one per candidate scanned at it (a node's cost grows
+    /// with the unplaced buffers of its component, so steps measure work where nodes do
+    /// not).
+    pub(crate) steps: u64,
+    /// True when the search stopped on its step limit.
+    pub(crate) out_of_steps: bool,
     /// Nodes all of whose children failed.
     pub(crate) backtracks: u64,
 }
@@ -238,6 +247,8 @@ impl<'a> Search<'a> {
             arena: Vec::with_capacity(4 * n + 16),
             solution: vec![NONE; n],
             nodes: 0,
+            steps: 0,
+            out_of_steps: false,
             backtracks: 0,
         }
     }
@@ -365,7 +376,12 @@ impl<'a> Search<'a> {
     /// if all were sorted at once.
     fn search(&mut self, a0: usize, a1: usize, lo: u32, hi: u32, min_key: Key) -> Status {
         self.nodes += 1;
+        self.steps += 1 + (a1 - a0) as u64;
         if self.nodes > self.limits.nodes {
+            return Verdict::Stopped(Halt::Limit);
+        }
+        if self.steps > self.limits.steps {
+            self.out_of_steps = true;
             return Verdict::Stopped(Halt::Limit);
         }
         // A lost race, or the budget.
@@ -460,6 +476,7 @@ impl<'a> Search<'a> {
         let mut after = key(&first);
         loop {
             let batch = self.arena.len();
+            self.steps += (l1 - l0) as u64;
             for i in l0..l1 {
                 let c = self.arena[i];
                 let b = c.b;
@@ -571,6 +588,7 @@ impl<'a> Search<'a> {
         // The sections of `b`: raise their placed top. `b` leaves their unallocated
         // members, which may raise their lowest floor: rescan them.
         for &(slo, shi) in m.sections.runs(b.index()) {
+            self.steps += u64::from(shi - slo);
             for s in slo as usize..shi as usize {
                 // Only changes go on the trail: it holds O(changes on the path), not
                 // O(sections of every buffer placed).
@@ -593,14 +611,17 @@ impl<'a> Search<'a> {
                 let s = self.affected[i] as usize;
                 let level = self.sec_floor[s];
                 let mut low = NONE;
+                let mut scanned = 0u64;
                 let (offset, floor) = (&self.offset, &self.floor);
                 m.sections.for_each_member(s, |u| {
+                    scanned += 1;
                     let u = FreeIdx(u);
                     if offset[u] == NONE {
                         low = low.min(floor[u]);
                     }
                     low > level // Else the level cannot rise.
                 });
+                self.steps += scanned;
                 if low != NONE && low > self.sec_floor[s] {
                     self.sec_trail.push(Saved::new(s, self.sec_floor[s]));
                     self.sec_floor[s] = low;
@@ -615,6 +636,7 @@ impl<'a> Search<'a> {
     #[inline]
     fn lift(&mut self, u: FreeIdx, top: Offset) {
         let m = self.m;
+        self.steps += 1;
         if self.offset[u] != NONE || self.floor[u] >= top {
             return;
         }

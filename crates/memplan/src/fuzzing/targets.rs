@@ -331,6 +331,34 @@ pub fn plan_auto(data: &[u8]) {
         one.outcome, two.outcome,
         "the plan depends on the thread count"
     );
+    // Under a work limit (a few units, or the default), the plan is checked and does
+    // not depend on the thread count either, and the work stays within the limit but
+    // for the first plan's greedy pass.
+    let units = u.int_in_range(0..=64).unwrap_or(3);
+    for work in [units, Budget::DEFAULT_WORK_LIMIT] {
+        let limited = Request {
+            goal: Goal::from_capacity(cap),
+            budget: Budget::new().with_work_limit(work),
+        };
+        options.threads = 1;
+        let one = run(&p, &limited, &options);
+        options.threads = 2;
+        let two = run(&p, &limited, &options);
+        assert_eq!(
+            one.outcome, two.outcome,
+            "work {work}: the plan depends on the threads"
+        );
+        assert_eq!(
+            one.work, two.work,
+            "work {work}: the work depends on the threads"
+        );
+        assert!(
+            one.work <= work + p.len() as u64,
+            "work {work}: spent {}",
+            one.work
+        );
+        assert_ne!(one.stopped_by, Some(crate::Stop::Clock));
+    }
     // Under a clock, the result only has to be consistent.
     let clocked = Request {
         goal: Goal::from_capacity(cap),

@@ -39,7 +39,7 @@ pub(crate) use place::offsets_by_each_kernel;
 pub(crate) use place::place_sequence;
 
 use crate::analysis::{component_ids, split_at_components};
-use crate::budget::Budget;
+use crate::budget::{work, Budget};
 use crate::types::{BufferIdx, Offset, Problem, Size};
 
 /// The addresses `[lo, hi)` a placed buffer takes: `(offset, offset + size)`.
@@ -251,6 +251,16 @@ fn race(
     use std::sync::atomic::{AtomicUsize, Ordering};
     let next = AtomicUsize::new(0);
     let done_at = AtomicUsize::new(usize::MAX);
+    // Under a work limit, the planners after the first that a share of the work left
+    // pays for (each charged the same: a pass over every buffer); the count does not
+    // depend on the timing, so neither does the plan.
+    let per_planner = work::units(problem.len() as u64, work::GREEDY_BUFFERS_PER_UNIT);
+    let allowed = budget.work_left().map_or(planners.len(), |left| {
+        let later = (left as f64 * GREEDY_WORK_SHARE) as u64 / per_planner;
+        usize::try_from(later)
+            .unwrap_or(usize::MAX)
+            .saturating_add(1)
+    });
     let first = budget.first_plan();
     let own: Vec<Budget> = (0..planners.len())
         .map(|k| if k == 0 { &first } else { budget }.child())
@@ -260,7 +270,10 @@ fn race(
         if k >= planners.len() {
             break;
         }
-        if own[k].exhausted() || (k > 0 && budget.too_short_for_setup(problem.len())) {
+        if k >= allowed
+            || own[k].exhausted()
+            || (k > 0 && budget.too_short_for_setup(problem.len()))
+        {
             continue;
         }
         let (order, fit) = planners[k];
@@ -274,8 +287,16 @@ fn race(
         }
     };
     crate::workers::run_workers(threads.min(planners.len()), worker);
-    done_at.into_inner()
+    let done_at = done_at.into_inner();
+    // The planners that count: up to the first good-enough one, among those allowed.
+    let counted = planners.len().min(allowed).min(done_at.saturating_add(1));
+    budget.charge((counted as u64).saturating_mul(per_planner));
+    done_at
 }
+
+/// Under a work limit, the share of the work left that the greedy planners after the
+/// first may take: the rest is for the refinement that follows.
+const GREEDY_WORK_SHARE: f64 = 0.15;
 
 /// Places fixed buffers, then `sequence` (which must list every free buffer once).
 pub(crate) fn place_in_order(

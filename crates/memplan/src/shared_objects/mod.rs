@@ -245,6 +245,11 @@ pub fn plan_shared_objects(
         }
         let started = Instant::now();
         let assignment = run_strategy(problem, strategy, &maxima, options.nearest_first);
+        // One greedy pass over the buffers.
+        budget.charge(crate::budget::work::units(
+            problem.len() as u64,
+            crate::budget::work::SWEEP_BUFFERS_PER_UNIT,
+        ));
         let total = assignment.total();
         candidates.push(SharedCandidate {
             strategy,

@@ -47,7 +47,7 @@
 //! back whenever the load allows (Beasley's Lagrangian heuristic for set covering). The
 //! cheapest cover found is the spill set the planner places next.
 
-use crate::budget::Budget;
+use crate::budget::{work, Budget};
 use crate::types::{BufferIdx, Time};
 
 use super::heuristic::{cover_overloads_by, unspill_by_load};
@@ -189,6 +189,11 @@ pub(crate) fn solve(model: &SpillModel<'_>, budget: &Budget) -> Relaxation {
         if budget.exhausted() {
             break;
         }
+        // A step evaluates every candidate: charged like a greedy pass over them.
+        budget.charge(work::units(
+            rows.cands.len() as u64,
+            work::SWEEP_BUFFERS_PER_UNIT,
+        ));
         let mut covered = vec![0f64; m + 1];
         let l = evaluate(&rows, &y, &sizes, &costs, &mut reduced, &mut covered);
         if l > best_l * (1.0 + 1e-9) + 1e-9 {

@@ -217,7 +217,9 @@ pub(crate) fn solve_capacity(
         _ => {}
     }
     let config = Config::new(options, budget);
-    match rounds::search_rounds(problem, capacity, &config, budget, threads) {
+    let verdict = rounds::search_rounds(problem, capacity, &config, budget, threads);
+    budget.charge(config.work());
+    match verdict {
         Verdict::Found(offsets) => fits(to_plan(problem, offsets)),
         Verdict::Infeasible => Outcome::Infeasible,
         // The greedy plan may fit when the search did not (found by fuzzing: huge
@@ -281,7 +283,9 @@ pub(crate) fn minimise(problem: &Problem, options: &TelamallocOptions, budget: &
             low + (best_height - low - Size(1)) / 2
         };
         first = false;
-        match search(problem, capacity, &probe_options, &stop).0 {
+        let verdict = search(problem, capacity, &probe_options, &stop).0;
+        budget.charge(probe_options.work());
+        match verdict {
             Verdict::Found(offsets) => {
                 let plan = to_plan(problem, offsets);
                 best_height = plan.height();

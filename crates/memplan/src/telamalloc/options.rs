@@ -4,7 +4,7 @@
 
 use std::ops::{Deref, DerefMut};
 
-use crate::budget::Budget;
+use crate::budget::{work, Budget};
 use crate::types::Problem;
 
 /// The step limit of a search when the call's budget sets no node limit
@@ -24,12 +24,23 @@ pub(crate) struct Config {
 
 impl Config {
     /// The techniques of `options`, with the budget's node limit as the step limit
-    /// ([`DEFAULT_STEP_LIMIT`] when it has none).
+    /// ([`DEFAULT_STEP_LIMIT`] when it has none), held to what the work left pays for.
     pub(crate) fn new(options: &TelamallocOptions, budget: &Budget) -> Config {
+        let steps = budget.node_limit().unwrap_or(DEFAULT_STEP_LIMIT);
+        let affordable = budget.work_left().map_or(u64::MAX, |left| {
+            left.saturating_mul(work::TELAMALLOC_STEPS_PER_UNIT)
+        });
         Config {
             techniques: options.clone(),
-            step_limit: budget.node_limit().unwrap_or(DEFAULT_STEP_LIMIT),
+            step_limit: steps.min(affordable).max(1),
         }
+    }
+
+    /// The work a search with this step limit is charged: its whole limit (a search that
+    /// answers sooner is charged as much, so that the charge does not depend on how its
+    /// rounds shared the threads).
+    pub(crate) fn work(&self) -> u64 {
+        work::units(self.step_limit, work::TELAMALLOC_STEPS_PER_UNIT)
     }
 }
 
