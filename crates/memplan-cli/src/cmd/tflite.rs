@@ -144,11 +144,12 @@ fn report(w: &mut dyn std::io::Write, p: &PlannedModel) -> std::io::Result<()> {
     let count = |k| a.tensors.iter().filter(|t| t.kind == k).count();
     writeln!(
         w,
-        "# {} planned; not planned: {} constant, {} variable, {} empty. lifetime: TFLM's \
-         allocation steps, both ends included; bytes: rounded up to 16",
+        "# {} planned; not planned: {} constant, {} variable, {} empty, {} resource handle. \
+         lifetime: TFLM's allocation steps, both ends included; bytes: rounded up to 16",
         a.tensor_of.len(),
         count(TensorKind::Constant),
         count(TensorKind::Variable),
-        count(TensorKind::Empty)
+        count(TensorKind::Empty),
+        count(TensorKind::ResourceHandle)
     )
 }
