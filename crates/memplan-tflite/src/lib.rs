@@ -94,6 +94,25 @@ use memplan::{Buffer, Offset, Outcome, Problem, Report, Size};
 /// The offline plan's format version (the first word).
 pub const OFFLINE_PLAN_VERSION: i32 = 1;
 
+/// The first tflite-micro commit that reads the offline plan of a model with several
+/// subgraphs as memplan writes it: e60e8ca, 2023-03-29, "Add support for offline planning
+/// in case of multiple subgraphs" (tflite-micro PR 1195). From 8c41f96 (2022-03-01, which
+/// planned every subgraph) until then, TFLM read each subgraph's offsets from the start
+/// of the plan again (`offline_offsets[i]` in `micro_allocation_info.cc`), misplacing the
+/// tensors of subgraphs 1 and later. A model of one subgraph is read right by every
+/// tflite-micro (docs/tflite-micro.md).
+pub const MULTI_SUBGRAPH_TFLM: &str = "tflite-micro e60e8ca (2023-03-29)";
+
+/// What the doors say once about a model of `subgraphs` (more than one) subgraphs: the
+/// TFLM version it needs ([`MULTI_SUBGRAPH_TFLM`]).
+pub fn multi_subgraph_note(subgraphs: usize) -> String {
+    format!(
+        "the model has {subgraphs} subgraphs: TFLM reads their offline plan right from \
+         {MULTI_SUBGRAPH_TFLM} on; an older TFLM (or a vendor fork of one) misplaces the \
+         tensors of subgraphs 1 and later (docs/tflite-micro.md)"
+    )
+}
+
 /// A model's tensors as memplan's problem.
 #[derive(Clone, Debug)]
 pub struct Analysis {

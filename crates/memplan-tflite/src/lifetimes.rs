@@ -70,6 +70,9 @@ pub struct TensorLife {
     pub local: usize,
     /// Its name in the model.
     pub name: String,
+    /// The first operator of its subgraph that outputs it (its index in the subgraph:
+    /// what `--scratch SUBGRAPH:OP:BYTES` names), or `None` (an input, a constant).
+    pub producer: Option<usize>,
     /// Whether TFLM plans it.
     pub kind: TensorKind,
     /// Its bytes (element count × element size; 0 unless `Planned`).
@@ -163,6 +166,7 @@ pub(crate) fn derive_with_visits(
                 subgraph: s,
                 local: t,
                 name: tensor.name.clone(),
+                producer: None,
                 kind: TensorKind::Empty,
                 bytes: 0,
                 first: -1,
@@ -183,6 +187,12 @@ pub(crate) fn derive_with_visits(
                 }
             };
             lives.push(life);
+        }
+        for (k, op) in g.operators.iter().enumerate() {
+            for &t in &op.outputs {
+                let life = &mut lives[base[s] + t as usize];
+                life.producer = life.producer.or(Some(k));
+            }
         }
     }
     let mut marker = Marker {

@@ -149,8 +149,8 @@ def share(problem: Problem, strategy: str = "auto") -> Dict[str, Any]:
     """Shared objects (TFLite §4): keys objects, object_sizes, total, lower_bound, naive, strategy."""
     ...
 def _plan_tflite(
-    src: str,
-    dst: Optional[str],
+    model: bytes,
+    name: str,
     planner: str,
     time_limit: Optional[float],
     capacity: Optional[int],
@@ -158,6 +158,11 @@ def _plan_tflite(
     threads: int,
     reference_scratch: bool,
     scratch: Sequence[Tuple[int, int, int]],
-) -> Plan:
-    """The body of ``memplan.tflite.plan_model``."""
+) -> Tuple[Plan, bytes, int]:
+    """The body of ``memplan.tflite.plan_model``: the plan, the planned model's bytes, and
+    the number of subgraphs."""
+    ...
+
+def _multi_subgraph_note(subgraphs: int) -> str:
+    """What ``plan_model`` warns about a model of several subgraphs."""
     ...
