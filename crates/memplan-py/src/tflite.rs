@@ -93,9 +93,9 @@ pub fn _plan_tflite<'py>(
     Ok((result, PyBytes::new(py, &planned.bytes), a.subgraphs))
 }
 
-/// ``_multi_subgraph_note(subgraphs) -> str``: the TFLM version a model of several
-/// subgraphs needs, as the CLI says it.
+/// ``_multi_subgraph_note() -> str``: the TFLM version a model of several subgraphs
+/// needs, as the CLI says it.
 #[pyfunction]
-pub fn _multi_subgraph_note(subgraphs: usize) -> String {
-    memplan_tflite::multi_subgraph_note(subgraphs)
+pub fn _multi_subgraph_note() -> String {
+    memplan_tflite::multi_subgraph_note()
 }

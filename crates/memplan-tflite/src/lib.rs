@@ -103,13 +103,13 @@ pub const OFFLINE_PLAN_VERSION: i32 = 1;
 /// tflite-micro (docs/tflite-micro.md).
 pub const MULTI_SUBGRAPH_TFLM: &str = "tflite-micro e60e8ca (2023-03-29)";
 
-/// What the doors say once about a model of `subgraphs` (more than one) subgraphs: the
-/// TFLM version it needs ([`MULTI_SUBGRAPH_TFLM`]).
-pub fn multi_subgraph_note(subgraphs: usize) -> String {
+/// What the doors say once about a model of several subgraphs: the TFLM version it needs
+/// ([`MULTI_SUBGRAPH_TFLM`]).
+pub fn multi_subgraph_note() -> String {
     format!(
-        "the model has {subgraphs} subgraphs: TFLM reads their offline plan right from \
-         {MULTI_SUBGRAPH_TFLM} on; an older TFLM (or a vendor fork of one) misplaces the \
-         tensors of subgraphs 1 and later (docs/tflite-micro.md)"
+        "a model of several subgraphs (IF, WHILE, CALL_ONCE): TFLM reads its offline plan \
+         right from {MULTI_SUBGRAPH_TFLM} on; an older TFLM (or a vendor fork of one) \
+         misplaces the tensors of subgraphs 1 and later (docs/tflite-micro.md)"
     )
 }
 

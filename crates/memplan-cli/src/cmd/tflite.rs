@@ -34,9 +34,8 @@ pub fn tflite(args: TfliteArgs) -> Result<(), Failure> {
         write_to("-", |w| report(w, &planned))?;
     }
     // Said once: a line of its own, or the summary's "note".
-    let subgraphs = planned.analysis.subgraphs;
-    let note = (subgraphs > 1 && !args.no_version_note)
-        .then(|| memplan_tflite::multi_subgraph_note(subgraphs));
+    let note = (planned.analysis.subgraphs > 1 && !args.no_version_note)
+        .then(memplan_tflite::multi_subgraph_note);
     if let (Some(note), false, false) = (&note, args.summary_json, args.quiet) {
         eprintln!("note: {note}");
     }

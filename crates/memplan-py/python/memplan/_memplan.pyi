@@ -163,6 +163,6 @@ def _plan_tflite(
     the number of subgraphs."""
     ...
 
-def _multi_subgraph_note(subgraphs: int) -> str:
+def _multi_subgraph_note() -> str:
     """What ``plan_model`` warns about a model of several subgraphs."""
     ...

@@ -124,5 +124,6 @@ def plan_model(
         with open(os.fspath(dst), "wb") as f:
             f.write(planned)
     if subgraphs > 1 and version_note:
-        warnings.warn(_multi_subgraph_note(subgraphs), TFLMVersionWarning, stacklevel=2)
+        # The same text each time: Python's default filter shows it once per caller.
+        warnings.warn(_multi_subgraph_note(), TFLMVersionWarning, stacklevel=2)
     return plan
