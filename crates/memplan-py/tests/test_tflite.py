@@ -164,3 +164,7 @@ def test_the_guides_python_example_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     exec(compile(blocks[0].split("```")[0], "docs/tflite-micro.md", "exec"), {})
     assert (tmp_path / "kws.planned.tflite").exists()
+    # What it writes is in .gitignore, as the README's examples are.
+    ignored = (ROOT / ".gitignore").read_text().splitlines()
+    for p in tmp_path.iterdir():
+        assert p.name == "tests" or f"/{p.name}" in ignored, p.name

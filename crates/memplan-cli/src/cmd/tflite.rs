@@ -80,8 +80,9 @@ fn summary_text(args: &TfliteArgs, p: &PlannedModel) -> String {
         "not proven optimal"
     };
     let requested = args.planning.options().planner;
-    let planner = if requested == p.report.planner {
-        requested.name()
+    // `auto` names the planner it kept; any other planner asked for is named too.
+    let planner = if requested == p.report.planner || requested == memplan::Planner::Auto {
+        p.report.planner.name()
     } else {
         format!(
             "planner {}, plan by {}",
