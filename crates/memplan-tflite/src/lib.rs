@@ -17,10 +17,10 @@
 //!   (a buffer with bytes makes it a constant, read from the model), it is not a
 //!   variable (variables live in the tail), it is not an output of `VAR_HANDLE` (whose
 //!   `Prepare` points it at the resource id in persistent memory), and its size is not
-//!   zero. Its size is the product of its `shape`
-//!   (1 for a scalar) times its element size (1 for INT8, UINT8, BOOL and INT4, which
-//!   TFLM keeps one per byte; 2, 4, 8 or 16 for the others; STRING, VARIANT and the
-//!   sub-byte or 8-bit float types cannot be allocated).
+//!   zero. Its size is the product of its `shape` (1 for a scalar) times its element
+//!   size (1 for INT8, UINT8, BOOL and INT4, which TFLM keeps one per byte; 2, 4, 8 or 16
+//!   for the others; STRING, VARIANT and the sub-byte or 8-bit float types cannot be
+//!   allocated).
 //! - **Alignment.** The head starts at a multiple of 16, and every size is rounded up to
 //!   16 (`MicroArenaBufferAlignment()`); memplan plans the rounded sizes at offsets that
 //!   are multiples of 16.
