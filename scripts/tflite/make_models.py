@@ -1,8 +1,9 @@
 """Generates the `.tflite` test models of `memplan tflite` with tensorflow-cpu: Keras
 models with random weights (fixed seeds), each converted twice, to float32 and to full
-integer int8 (int8 inputs and outputs, calibrated on random data), plus two models with
-control flow (IF, WHILE) converted from tf.functions. Writes OUTDIR/<name>.tflite and
-OUTDIR/models.json (name, dtype, description, bytes, sha256 of every model).
+integer int8 (int8 inputs and outputs, calibrated on random data), plus models converted
+from tf.functions: two with control flow (IF, WHILE) and a stateful streaming one (a
+tf.Variable: CALL_ONCE, VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE). Writes
+OUTDIR/<name>.tflite and OUTDIR/models.json (name, dtype, description, bytes, sha256 of every model).
 
     $TFLM_PYTHON scripts/tflite/make_models.py tests/tflite/models
     ... make_models.py OUTDIR --only densenet,fpn_detector   # a subset
@@ -369,9 +370,38 @@ class WhileNet(tf.Module):
         return tf.nn.conv2d(h, self.w3, 1, "SAME")
 
 
+class StreamingNet(tf.Module):
+    """A streaming keyword spotter with its state in a tf.Variable: each invoke takes one
+    frame of 40 features, shifts it into a ring buffer of the last 8 frames (the variable:
+    CALL_ONCE initialises it, VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE keep it across
+    invokes), and classifies the window with two 3-tap Conv1D (32 channels, ReLU) and a
+    dense layer with softmax (12 classes). Two subgraphs: main and CALL_ONCE's init."""
+
+    SHAPE = (1, 40)
+    FRAMES = 8
+    # The converter keeps the variable as resource variables (else it refuses it).
+    RESOURCE_VARIABLES = True
+
+    def __init__(self, seed):
+        rng = np.random.default_rng(seed)
+        self.ring = tf.Variable(tf.zeros((1, self.FRAMES, 40)), name="ring")
+        self.w1 = _var(rng, (3, 40, 32), 0.15)
+        self.w2 = _var(rng, (3, 32, 32), 0.1)
+        self.w3 = _var(rng, (32 * (self.FRAMES - 4), 12), 0.1)
+
+    @tf.function(input_signature=[tf.TensorSpec((1,) + SHAPE, tf.float32)])
+    def __call__(self, frame):
+        window = tf.concat([self.ring[:, 1:, :], frame], axis=1)
+        self.ring.assign(window)
+        h = tf.nn.relu(tf.nn.conv1d(window, self.w1, 1, "VALID"))
+        h = tf.nn.relu(tf.nn.conv1d(h, self.w2, 1, "VALID"))
+        return tf.nn.softmax(tf.matmul(tf.reshape(h, (1, -1)), self.w3))
+
+
 def convert_module(cls, dtype, seed):
     m = cls(seed)
     c = tf.lite.TFLiteConverter.from_concrete_functions([m.__call__.get_concrete_function()], m)
+    c.experimental_enable_resource_variables = getattr(cls, "RESOURCE_VARIABLES", False)
     return convert(c, dtype, [cls.SHAPE], seed)
 
 
@@ -390,6 +420,7 @@ KERAS_MODELS = {
 MODULES = {
     "cond_if": (CondNet, 8),
     "while_loop": (WhileNet, 9),
+    "streaming_kws": (StreamingNet, 11),
 }
 DTYPES = ("float32", "int8")
 

@@ -2,6 +2,8 @@
 wheel), for the tests of `memplan tflite` and for scripts/tflite/table.py.
 
     run(model_bytes, inputs, arena_size)  -> list of output arrays
+    run_stream(model_bytes, input_seq, arena_size) -> the outputs of each invoke, in turn,
+                                          on one interpreter (stateful models)
     head_bytes(model_bytes)               -> TFLM's non-persistent ("head") arena bytes
     tail_bytes(model_bytes)               -> TFLM's persistent ("tail") arena bytes
     smallest_arena(model_bytes)           -> the smallest arena_size that works, exact to 1 byte
@@ -143,6 +145,22 @@ def run(model_bytes, inputs, arena_size, *, with_head=False):
         return outs
     head, tail = _allocations(it)
     return outs, head, tail
+
+
+def run_stream(model_bytes, input_seq, arena_size):
+    """Invokes one interpreter once per element of `input_seq` (each a list of input
+    arrays), in turn, and returns the outputs of every invoke (copies): a stateful model
+    (variables, resource variables) carries its state from one invoke to the next."""
+    it = _interpreter(model_bytes, arena_size)
+    n_out = len(_io(model_bytes)[1])
+    out = []
+    for inputs in input_seq:
+        for i, a in enumerate(inputs):
+            it.set_input(np.ascontiguousarray(a), i)
+        with _quiet():
+            it.invoke()
+        out.append([np.array(it.get_output(i), copy=True) for i in range(n_out)])
+    return out
 
 
 def _allocations(it):
@@ -319,8 +337,10 @@ def smallest_arena(model_bytes, inputs=None, expected=None, stats=None):
 def tensor_table(model_bytes):
     """One dict per tensor of every subgraph, in the order of the offline plan (subgraph
     0's tensors, then subgraph 1's, ...): subgraph, index, name, bytes (unrounded),
-    planned (whether TFLM's planner places it: no constant buffer data, not a variable,
-    non-zero size), and TFLM's lifetime [first, last] (inclusive allocation scopes, as
+    planned (whether TFLM's planner places it: its data still null after the kernels'
+    Prepare -- no constant buffer data, not an output of VAR_HANDLE, whose Prepare
+    points it at the resource id in persistent memory --, not a variable, non-zero
+    size; micro_allocation_info.cc), and TFLM's lifetime [first, last] (inclusive allocation scopes, as
     AllocationInfoBuilder::MarkAllocationLifetimes numbers them, control-flow subgraphs
     included) or None where TFLM marks none."""
     m = _model(model_bytes)
@@ -328,11 +348,19 @@ def tensor_table(model_bytes):
     base = []
     for si, sg in enumerate(m.subgraphs):
         base.append(len(rows))
+        handles = set()
+        for op in sg.operators if sg.operators is not None else []:
+            oc = m.operatorCodes[op.opcodeIndex]
+            if max(oc.builtinCode, oc.deprecatedBuiltinCode) == schema_fb.BuiltinOperator.VAR_HANDLE:
+                handles.update(int(i) for i in op.outputs)
         for ti, t in enumerate(sg.tensors):
             shape = [int(d) for d in (t.shape if t.shape is not None else [])]
             n = int(np.prod(shape)) if shape else 1
             dt = _NP_TYPES.get(t.type)
-            nbytes = n * (np.dtype(dt).itemsize if dt is not None else 0)
+            if t.type == schema_fb.TensorType.RESOURCE:
+                nbytes = 4 * n  # TfLiteTypeSizeOf: sizeof(int32_t), the resource id
+            else:
+                nbytes = n * (np.dtype(dt).itemsize if dt is not None else 0)
             buf = m.buffers[t.buffer] if t.buffer < len(m.buffers) else None
             const = buf is not None and (
                 (buf.data is not None and len(buf.data) > 0) or (buf.size or 0) > 0
@@ -343,7 +371,11 @@ def tensor_table(model_bytes):
                     index=ti,
                     name=(t.name.decode() if isinstance(t.name, bytes) else t.name),
                     bytes=nbytes,
-                    planned=(not const) and (not t.isVariable) and nbytes != 0,
+                    handle=ti in handles,
+                    planned=(not const)
+                    and ti not in handles
+                    and (not t.isVariable)
+                    and nbytes != 0,
                     first=None,
                     last=None,
                 )

@@ -451,3 +451,76 @@ fn alignment_flag_sets_the_default_alignment() {
     let zero = memplan(&["plan", "-", "--alignment", "0"], Some(&csv[..]));
     assert_eq!(zero.status.code(), Some(2));
 }
+
+/// `--capacity -5` and `--time-limit -1` are bad values, said so, without clap's tip to
+/// pass them as `-- -5` (which would make them a file name).
+#[test]
+fn negative_numbers_get_a_clear_message() {
+    let input = b"id,lower,upper,size\na,0,2,4\n";
+    for (flag, value, says) in [
+        (
+            "--capacity",
+            "-5",
+            "must be a non-negative number of bytes, got -5",
+        ),
+        (
+            "--time-limit",
+            "-1",
+            "must be a non-negative number of seconds, got -1",
+        ),
+    ] {
+        let out = memplan(&["plan", "-", flag, value], Some(input));
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{}", stderr(&out));
+        assert!(!stderr(&out).contains("-- -"), "{}", stderr(&out));
+    }
+}
+
+/// A plan made with `--lifetimes inclusive`, then checked or drawn without it: the error
+/// about an empty lifetime says to give the flag again.
+#[test]
+fn an_inclusive_plan_read_half_open_gets_a_hint() {
+    let problem = temp_file("inclusive.csv", b"id,lower,upper,size\na,0,0,4\nb,1,3,4\n");
+    let problem = problem.to_str().unwrap();
+    let plan = temp_file("inclusive.plan.csv", b"");
+    let plan = plan.to_str().unwrap();
+    let out = memplan(
+        &[
+            "plan",
+            problem,
+            "--lifetimes",
+            "inclusive",
+            "-o",
+            plan,
+            "-q",
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    for command in ["check", "render"] {
+        let out = memplan(
+            &[command, problem, plan, "-o", "/dev/null"][..if command == "check" { 3 } else { 5 }],
+            None,
+        );
+        assert_eq!(out.status.code(), Some(3), "{command}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("is empty")
+                && stderr(&out).contains("give --lifetimes inclusive here too"),
+            "{command}: {}",
+            stderr(&out)
+        );
+        let ok = memplan(
+            &[
+                command,
+                problem,
+                plan,
+                "--lifetimes",
+                "inclusive",
+                "-o",
+                "/dev/null",
+            ][..if command == "check" { 5 } else { 7 }],
+            None,
+        );
+        assert!(ok.status.success(), "{command}: {}", stderr(&ok));
+    }
+}

@@ -44,6 +44,19 @@ fn readme_commands_succeed() {
         ran += run_sh_blocks(page, &scratch);
     }
     assert!(ran >= 7, "the README and the guides show the CLI");
+    // What they wrote into the current directory is in .gitignore (as `/name`), so that
+    // running them from the repository's root leaves `git status` clean.
+    let ignored = std::fs::read_to_string(root.join(".gitignore")).unwrap();
+    for entry in std::fs::read_dir(&scratch).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name == "benchmarks" || name == "tests" {
+            continue;
+        }
+        assert!(
+            ignored.lines().any(|l| l == format!("/{name}")),
+            "the examples write {name}, which .gitignore does not list"
+        );
+    }
 }
 
 /// Runs the `memplan ` lines of a page's sh blocks; returns how many ran.

@@ -70,10 +70,177 @@ fn plans_writes_and_summarises_in_json() {
     assert!(forced.status.success());
     assert!(forced.stderr.is_empty(), "-q prints nothing");
     assert_eq!(
-        std::fs::read(scratch("again.tflite")).unwrap().len(),
-        b.len() + (b.len() - a.len()),
-        "the old plan's buffer is reused, so only a new head is added"
+        std::fs::read(scratch("again.tflite")).unwrap(),
+        b,
+        "the plan is replaced in place: the same file"
     );
+}
+
+/// Five re-plans with --force keep the first planned file's size (and, the plan being
+/// the same, its bytes).
+#[test]
+fn force_replaces_the_plan_in_place() {
+    let src = model("densenet_float32.tflite");
+    let first = scratch("force0.tflite");
+    assert!(memplan(&["tflite", &src, "-o", &first, "-q"])
+        .status
+        .success());
+    let size = std::fs::metadata(&first).unwrap().len();
+    let mut prev = first.clone();
+    for round in 1..=5 {
+        let next = scratch(&format!("force{round}.tflite"));
+        let out = memplan(&["tflite", &prev, "-o", &next, "--force", "--summary-json"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let s: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+        assert_eq!(s["replaced_plan"], true);
+        assert_eq!(
+            std::fs::metadata(&next).unwrap().len(),
+            size,
+            "round {round}"
+        );
+        prev = next;
+    }
+}
+
+/// A --scratch request that names no operator is a bad --scratch (usage, exit 2), not a
+/// bad model; the counts are singular or plural as they should be.
+#[test]
+fn a_bad_scratch_request_is_a_usage_error() {
+    let src = model("kws_ds_cnn_int8.tflite");
+    for (request, says) in [
+        (
+            "0:999:100",
+            "--scratch 0:999:100: subgraph 0 has 12 operators (0 to 11) in ",
+        ),
+        (
+            "1:0:100",
+            "--scratch 1:0:100: the model has 1 subgraph (number 0) in ",
+        ),
+    ] {
+        let out = memplan(&["tflite", &src, "--report", "--scratch", request]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{err}");
+        assert!(
+            !err.contains("invalid model") && !err.contains("subgraphs"),
+            "{err}"
+        );
+    }
+}
+
+/// `--summary-json` without -o is a dry run: the summary, nothing written.
+#[test]
+fn summary_json_without_output_is_a_dry_run() {
+    let dir = scratch("dry");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_memplan"))
+        .args(["tflite", &model("kws_ds_cnn_int8.tflite"), "--summary-json"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+    let s: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(s["output"], serde_json::Value::Null);
+    assert!(s["height"].as_u64().unwrap() > 0);
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        0,
+        "nothing written"
+    );
+    // Neither -o, --report nor --summary-json: clap asks for -o.
+    let out = memplan(&["tflite", &model("kws_ds_cnn_int8.tflite")]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// --planner names the planner asked for; found_by the one whose plan it is.
+#[test]
+fn the_summary_names_the_planner_asked_for() {
+    let out = memplan(&[
+        "tflite",
+        &model("kws_ds_cnn_int8.tflite"),
+        "--summary-json",
+        "--planner",
+        "exact",
+    ]);
+    let s: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(s["planner"], "exact", "{s}");
+    assert!(s["found_by"].is_string(), "{s}");
+    let out = memplan(&[
+        "tflite",
+        &model("kws_ds_cnn_int8.tflite"),
+        "--report",
+        "--planner",
+        "exact",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("exact"), "{err}");
+}
+
+/// A model of several subgraphs gets one note on the TFLM version it needs, unless
+/// --no-version-note (or -q); a model of one subgraph gets none.
+#[test]
+fn several_subgraphs_get_one_version_note() {
+    let note = "tflite-micro e60e8ca (2023-03-29)";
+    let count = |args: &[&str]| {
+        let out = memplan(args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).matches(note).count()
+    };
+    let multi = model("streaming_kws_int8.tflite");
+    assert_eq!(count(&["tflite", &multi, "--report"]), 1);
+    assert_eq!(
+        count(&["tflite", &multi, "--report", "--no-version-note"]),
+        0
+    );
+    // With --summary-json, the summary's "note" says it (stderr stays one JSON line).
+    let out = memplan(&["tflite", &multi, "--summary-json"]);
+    let s: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert!(s["note"].as_str().unwrap().contains(note), "{s}");
+    assert_eq!(
+        count(&["tflite", &multi, "-o", &scratch("n.tflite"), "-q"]),
+        0
+    );
+    assert_eq!(
+        count(&["tflite", &model("kws_ds_cnn_int8.tflite"), "--report"]),
+        0
+    );
+}
+
+/// --no-reference-scratch is in the short help, and --no-version-note.
+#[test]
+fn the_scratch_switch_is_in_the_help() {
+    let help = String::from_utf8(memplan(&["tflite", "--help"]).stdout).unwrap();
+    assert!(help.contains("--no-reference-scratch"), "{help}");
+    assert!(help.contains("--no-version-note"), "{help}");
+}
+
+/// Negative numbers get a message about the value, not clap's tip to write `-- -5`.
+#[test]
+fn negative_numbers_are_bad_values_not_flags() {
+    let src = model("kws_ds_cnn_int8.tflite");
+    for args in [
+        vec!["tflite", src.as_str(), "--report", "--capacity", "-5"],
+        vec!["tflite", src.as_str(), "--report", "--time-limit", "-1"],
+    ] {
+        let out = memplan(&args);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("must be a non-negative number"), "{err}");
+        assert!(!err.contains("-- -"), "{err}");
+    }
 }
 
 #[test]
@@ -123,19 +290,21 @@ fn render_draws_the_models_plan_with_tensor_names() {
     let text = std::fs::read_to_string(&svg).unwrap();
     let names = memplan(&["tflite", &src, "--report", "-q"]);
     let first = String::from_utf8(names.stdout).unwrap();
-    let name = first
-        .lines()
-        .nth(1)
-        .unwrap()
-        .split_whitespace()
-        .nth(5)
-        .unwrap()
-        .to_string();
+    let row: Vec<&str> = first.lines().nth(1).unwrap().split_whitespace().collect();
+    // Short labels (`t` and the tensor's index), the name in the tooltip.
+    let (index, name) = (row[0], row[6]);
     assert!(
-        text.contains(&format!("<title>{name}\n")) || text.contains(&format!("<title>{name}")),
-        "{name}"
+        text.contains(&format!("<title>t{index}\n{name}\ntensor {index} ")),
+        "t{index} '{name}'"
+    );
+    assert!(
+        text.contains(&format!(">t{index}</text>")),
+        "t{index} is labelled"
     );
     assert!(text.contains("TFLM steps"));
+    // The scratch room the plan left (MEAN's request) is drawn.
+    assert!(text.contains("<title>scratch "), "no scratch room drawn");
+    assert!(text.contains("kernel scratch of operator"));
     // A model without a plan has nothing to draw.
     let out = memplan(&["render", &src, "-o", &scratch("none.svg")]);
     assert_eq!(out.status.code(), Some(3));

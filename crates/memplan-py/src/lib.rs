@@ -789,6 +789,7 @@ fn _memplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(share, m)?)?;
     m.add_function(wrap_pyfunction!(render, m)?)?;
     m.add_function(wrap_pyfunction!(tflite::_plan_tflite, m)?)?;
+    m.add_function(wrap_pyfunction!(tflite::_multi_subgraph_note, m)?)?;
     let py = m.py();
     m.add("MemplanError", py.get_type::<MemplanError>())?;
     m.add("InputError", InputError::type_object(py))?;

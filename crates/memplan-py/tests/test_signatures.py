@@ -47,7 +47,7 @@ SIGNATURES = {
         "seed=0, verify=True)",
     "memplan.tflite.plan_model":
         'plan_model(src, dst, time_limit=1.0, *, planner="auto", capacity=None, force=False, '
-        "threads=0, reference_scratch=True, scratch=())",
+        "threads=0, reference_scratch=True, scratch=(), version_note=True)",
     "memplan.executorch.memory_planning_pass":
         'memory_planning_pass(time_limit=1.0, planner="auto", threads=0, seed=None, '
         "verify=False, fast_capacity=None, **pass_options)",

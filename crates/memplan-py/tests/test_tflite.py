@@ -49,9 +49,9 @@ def test_ids_are_the_tensor_names_the_cli_reports(tmp_path):
         text=True,
         check=True,
     ).stdout.splitlines()
-    rows = [line.split(None, 5) for line in table[1:] if not line.startswith("#")]
+    rows = [line.split(None, 6) for line in table[1:] if not line.startswith("#")]
     # Tensors, then the scratch requests room was left for.
-    assert [r[5].split(" (room left")[0] for r in rows] == plan.ids
+    assert [r[6].split(" (room left")[0] for r in rows] == plan.ids
     assert [int(r[4]) for r in rows] == plan.offsets
 
 
@@ -59,10 +59,69 @@ def test_an_existing_plan_needs_force(tmp_path):
     src = models()[0]
     once = tmp_path / "once.tflite"
     memplan.tflite.plan_model(src, once)
-    with pytest.raises(memplan.InputError, match="already has an offline plan"):
+    with pytest.raises(memplan.InputError, match="already has an offline plan.*force=True"):
         memplan.tflite.plan_model(once, tmp_path / "twice.tflite")
     again = memplan.tflite.plan_model(once, tmp_path / "twice.tflite", force=True)
     assert again.height == memplan.tflite.plan_model(src, None).height
+
+
+def test_force_replaces_the_plan_in_place(tmp_path):
+    """Five re-plans with force=True keep the size of the first planned file."""
+    src = models()[0]
+    first = tmp_path / "p0.tflite"
+    memplan.tflite.plan_model(src, first, planner="greedy")
+    for i in range(1, 6):
+        memplan.tflite.plan_model(tmp_path / f"p{i - 1}.tflite", tmp_path / f"p{i}.tflite",
+                                  planner="greedy", force=True)
+        assert (tmp_path / f"p{i}.tflite").stat().st_size == first.stat().st_size
+    assert (tmp_path / "p5.tflite").read_bytes() == first.read_bytes()
+
+
+def test_plan_model_takes_bytes(tmp_path):
+    """The bytes TFLiteConverter.convert() returns plan as the file does."""
+    src = models()[0]
+    from_path = memplan.tflite.plan_model(src, tmp_path / "a.tflite", planner="greedy")
+    for data in (src.read_bytes(), bytearray(src.read_bytes()), memoryview(src.read_bytes())):
+        from_bytes = memplan.tflite.plan_model(data, tmp_path / "b.tflite", planner="greedy")
+        assert from_bytes.offsets == from_path.offsets
+        assert (tmp_path / "b.tflite").read_bytes() == (tmp_path / "a.tflite").read_bytes()
+    with pytest.raises(memplan.InputError, match="^<bytes>: not a TFLite model"):
+        memplan.tflite.plan_model(b"not a model", None)
+
+
+def test_bad_scratch_requests_raise_input_error():
+    src = models()[0]
+    for bad, says in [
+        ([(0, 0, -1)], "bytes between 1 and 2\\*\\*31 - 1"),
+        ([(0, -1, 64)], "must be >= 0"),
+        ([(0, 0, 2**64)], "bytes between"),
+        ([(0, 0)], "expected \\(subgraph, operator, bytes\\)"),
+        ([(0, 0, "64")], "three integers"),
+        ([(0, 9999, 64)], "scratch request 0:9999:64: subgraph 0 has .* operators"),
+        ([(5, 0, 64)], "the model has 1 subgraph \\(number 0\\)"),
+    ]:
+        with pytest.raises(memplan.InputError, match=says) as e:
+            memplan.tflite.plan_model(src, None, scratch=bad)
+        assert isinstance(e.value, ValueError)
+
+
+def test_several_subgraphs_warn_once_about_the_tflm_version():
+    """A model of several subgraphs gets a TFLMVersionWarning naming the TFLM commit it
+    needs, once (Python's default filter: the same text from the same caller), and none
+    with version_note=False or for a model of one subgraph."""
+    def run(*calls):
+        code = "import memplan.tflite\nfor src, note in %r:\n" % (calls,)
+        code += "    memplan.tflite.plan_model(src, None, planner='greedy', version_note=note)\n"
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        return r.stderr
+    several = [str(MODELS / f"{m}.tflite") for m in ("streaming_kws_int8", "cond_if_int8")]
+    err = run(*[(m, True) for m in several * 2])
+    assert err.count("TFLMVersionWarning") == 1, err
+    assert "tflite-micro e60e8ca (2023-03-29)" in err
+    assert run(*[(m, False) for m in several]) == ""
+    one = str(MODELS / "kws_ds_cnn_int8.tflite")
+    assert run((one, True)) == ""
 
 
 def test_bad_models_raise_the_package_errors(tmp_path):
@@ -70,8 +129,15 @@ def test_bad_models_raise_the_package_errors(tmp_path):
         memplan.tflite.plan_model(BAD / "tflite_not_a_model.tflite", None)
     with pytest.raises(memplan.InputError, match="tensor index 99 out of range"):
         memplan.tflite.plan_model(BAD / "tflite_tensor_index_past_end.tflite", None)
-    with pytest.raises(memplan.InputError, match="No such file"):
+    with pytest.raises(FileNotFoundError):
         memplan.tflite.plan_model(tmp_path / "missing.tflite", None)
+    with pytest.raises(IsADirectoryError):
+        memplan.tflite.plan_model(tmp_path, None)
+    cut = tmp_path / "cut.tflite"
+    whole = models()[0].read_bytes()
+    cut.write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(memplan.InputError, match=f"truncated.*it has {len(whole) // 2} bytes"):
+        memplan.tflite.plan_model(cut, None)
     with pytest.raises(memplan.InfeasibleError, match="max load"):
         memplan.tflite.plan_model(models()[0], None, capacity=16)
     with pytest.raises(ValueError, match="time_limit"):
@@ -98,3 +164,7 @@ def test_the_guides_python_example_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     exec(compile(blocks[0].split("```")[0], "docs/tflite-micro.md", "exec"), {})
     assert (tmp_path / "kws.planned.tflite").exists()
+    # What it writes is in .gitignore, as the README's examples are.
+    ignored = (ROOT / ".gitignore").read_text().splitlines()
+    for p in tmp_path.iterdir():
+        assert p.name == "tests" or f"/{p.name}" in ignored, p.name

@@ -15,7 +15,11 @@ Each planned model is then checked, independently of memplan, against TFLM:
 - TFLM's head (non-persistent arena bytes, from its RecordingMicroAllocator) with
   memplan's plan is at most TFLM's own, and the smallest arena_size with which the
   interpreter constructs and invokes shrinks by exactly as many bytes as the head;
-- on the DenseNets, the headline case, memplan's head is below 85% of TFLM's own.
+- on the DenseNets, the headline case, memplan's head is below 85% of TFLM's own;
+- on the stateful streaming models (a tf.Variable), VAR_HANDLE's outputs get no offset,
+  and 12 invokes on one interpreter give TFLM's own outputs bit for bit, at an ample and
+  at the smallest arena;
+- `--force` five times over keeps the first planned file's size and the outputs.
 
 Negative controls show that these checks can fail: plans made from misread lifetimes
 (TFLM's inclusive [first, last] read as half-open; control-flow subgraphs planned as if
@@ -24,7 +28,7 @@ already has an offline plan unless --force.
 
 Skipped unless tflite_micro is importable, unless MEMPLAN_REQUIRE_TFLM=1, which turns a
 missing interpreter, binary or model directory into a failure. Needs no TensorFlow.
-Runs in about a minute on 2 cores (the bisections for the smallest arena run the
+Runs in about 70 s on 2 cores (the bisections for the smallest arena run the
 interpreter in child processes: a too-small arena can crash it, see tflm.py).
 """
 
@@ -289,23 +293,87 @@ def test_doors_agree(name, workdir):
 @pytest.mark.parametrize("door", DOORS)
 @pytest.mark.parametrize("name", MODELS)
 def test_tflm_runs_the_plan(name, door, workdir):
-    """Bit-identical outputs, a head no larger than TFLM's own, and a smallest arena that
-    shrinks by exactly as much as the head."""
+    """Bit-identical outputs, and TFLM's head at least the plan's height."""
     o = original(name)
     p = planned(name, door, workdir)
     for s in SEEDS:
         assert same_outputs(p.outputs[s], o.outputs[s]), f"outputs differ (input seed {s})"
     assert p.tail == o.tail
     assert p.head >= p.height, f"TFLM's head {p.head} below the plan's height {p.height}"
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize("name", MODELS)
+def test_never_larger_than_tflms_own(name, door, workdir):
+    """memplan's promise, on every committed model through both doors: TFLM's head with
+    memplan's plan is never larger than with TFLM's own planner, nor is the smallest
+    arena_size with which the interpreter constructs and invokes; the smallest arena
+    shrinks by exactly as much as the head."""
+    o = original(name)
+    p = planned(name, door, workdir)
     assert p.head <= o.head, (
         f"{name}: head with memplan's plan {p.head} > TFLM's own {o.head} "
         f"(memplan's height {p.height}, max load {o.max_load}; "
         f"{p.head - p.height} bytes of kernel scratch planned by TFLM above memplan's plan)"
     )
+    assert p.smallest <= o.smallest, (name, p.smallest, o.smallest)
     assert o.smallest - p.smallest == o.head - p.head, (
         f"{name}: smallest arena {o.smallest} -> {p.smallest} "
         f"(-{o.smallest - p.smallest}), head {o.head} -> {p.head} (-{o.head - p.head})"
     )
+
+
+STATEFUL = ("streaming_kws_float32", "streaming_kws_int8")
+STREAM_INVOKES = 12
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize("name", STATEFUL)
+def test_stateful_model_over_many_invokes(name, door, workdir):
+    """The streaming models keep a tf.Variable ring buffer (CALL_ONCE, VAR_HANDLE,
+    READ_VARIABLE, ASSIGN_VARIABLE). VAR_HANDLE's outputs (resource handles, which TFLM
+    points at persistent memory) get no offset, and the plan's height is the max load of
+    the tensors TFLM places. Over 12 invokes on one interpreter, at an ample arena and at
+    the smallest one, the planned model's outputs are TFLM's own, bit for bit; the state
+    matters (the outputs differ from a fresh interpreter's on the same frames)."""
+    if name not in MODELS:
+        if REQUIRE:
+            pytest.fail(f"{name} is not in {MODELS_DIR}")
+        pytest.skip(f"{name} is not in {MODELS_DIR}")
+    o = original(name)
+    p = planned(name, door, workdir)
+    handles = [r for r in o.table if r["handle"]]
+    assert handles, "the model has VAR_HANDLE outputs"
+    meta = tflm.offline_plan(p.bytes)[3:]
+    assert all(meta[o.table.index(r)] == -1 for r in handles), handles
+    assert p.height == o.max_load, (p.height, o.max_load)
+    frames = [tflm.random_inputs(o.bytes, 100 + i) for i in range(STREAM_INVOKES)]
+    want = tflm.run_stream(o.bytes, frames, tflm.generous_arena(o.bytes))
+    fresh = [tflm.run(o.bytes, f, tflm.generous_arena(o.bytes)) for f in frames]
+    assert not all(same_outputs(a, b) for a, b in zip(want[1:], fresh[1:])), "state unused"
+    for arena in (tflm.generous_arena(p.bytes), p.smallest):
+        got = tflm.run_stream(p.bytes, frames, arena)
+        for i, (a, b) in enumerate(zip(got, want)):
+            assert same_outputs(a, b), f"{name}: invoke {i} differs (arena {arena})"
+
+
+def test_force_replans_in_place(workdir):
+    """`memplan tflite --force` five times over: each file keeps the size of the first
+    planned one, and TFLM's outputs stay the original's."""
+    name = "densenet_float32" if "densenet_float32" in MODELS else MODELS[0]
+    o = original(name)
+    first = workdir / f"{name}.force0.tflite"
+    run_cli([o.path, "-o", first, "-q"])
+    size = first.stat().st_size
+    prev = first
+    for i in range(1, 6):
+        nxt = workdir / f"{name}.force{i}.tflite"
+        run_cli([prev, "-o", nxt, "--force", "-q"])
+        assert nxt.stat().st_size == size, (i, nxt.stat().st_size, size)
+        prev = nxt
+    b = prev.read_bytes()
+    for seed in SEEDS:
+        assert same_outputs(tflm.run(b, o.inputs[seed], tflm.generous_arena(b)), o.outputs[seed])
 
 
 @pytest.mark.parametrize("name", HEADLINE)

@@ -18,6 +18,24 @@ pub enum TfliteError {
         /// What is wrong.
         what: String,
     },
+    /// A kernel scratch request ([`crate::ScratchRequest`]) that names no operator of the
+    /// model, or asks for no bytes or more than TFLM's 32-bit sizes hold.
+    #[error("scratch request {request}: {what}")]
+    Scratch {
+        /// The request, as `SUBGRAPH:OP:BYTES`.
+        request: String,
+        /// What is wrong with it.
+        what: String,
+    },
+    /// The file ends before the model does: a flatbuffer offset or length points past its
+    /// end.
+    #[error("the file is truncated (or an offset in it is corrupt): it has {len} bytes, but the model refers to bytes up to {needed}")]
+    Truncated {
+        /// The file's length.
+        len: usize,
+        /// The end of the range read past it.
+        needed: usize,
+    },
     /// A valid model that TFLM cannot run, or that memplan cannot plan for it.
     #[error("unsupported: {at}: {what}")]
     Unsupported {

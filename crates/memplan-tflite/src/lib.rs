@@ -11,12 +11,16 @@
 //! head. The rules below are those of TFLM's `micro_allocation_info.cc`,
 //! `micro_allocator.cc` and `memory_helpers.cc`, as of the sources read for this crate:
 //!
-//! - **Which tensors.** A tensor is planned when its buffer has no data (a buffer with
-//!   bytes makes it a constant, read from the model), it is not a variable (variables
-//!   live in the tail), and its size is not zero. Its size is the product of its `shape`
-//!   (1 for a scalar) times its element size (1 for INT8, UINT8, BOOL and INT4, which
-//!   TFLM keeps one per byte; 2, 4, 8 or 16 for the others; STRING, VARIANT and the
-//!   sub-byte or 8-bit float types cannot be allocated).
+//! - **Which tensors.** TFLM places a tensor in the head when its data is still null
+//!   once the kernels are prepared, it is not a variable, and its size is not zero
+//!   (`lifetimes.rs` quotes the rule). So a tensor is planned when its buffer has no data
+//!   (a buffer with bytes makes it a constant, read from the model), it is not a
+//!   variable (variables live in the tail), it is not an output of `VAR_HANDLE` (whose
+//!   `Prepare` points it at the resource id in persistent memory), and its size is not
+//!   zero. Its size is the product of its `shape` (1 for a scalar) times its element
+//!   size (1 for INT8, UINT8, BOOL and INT4, which TFLM keeps one per byte; 2, 4, 8 or 16
+//!   for the others; STRING, VARIANT and the sub-byte or 8-bit float types cannot be
+//!   allocated).
 //! - **Alignment.** The head starts at a multiple of 16, and every size is rounded up to
 //!   16 (`MicroArenaBufferAlignment()`); memplan plans the rounded sizes at offsets that
 //!   are multiples of 16.
@@ -90,6 +94,25 @@ use memplan::{Buffer, Offset, Outcome, Problem, Report, Size};
 /// The offline plan's format version (the first word).
 pub const OFFLINE_PLAN_VERSION: i32 = 1;
 
+/// The first tflite-micro commit that reads the offline plan of a model with several
+/// subgraphs as memplan writes it: e60e8ca, 2023-03-29, "Add support for offline planning
+/// in case of multiple subgraphs" (tflite-micro PR 1195). From 8c41f96 (2022-03-01, which
+/// planned every subgraph) until then, TFLM read each subgraph's offsets from the start
+/// of the plan again (`offline_offsets[i]` in `micro_allocation_info.cc`), misplacing the
+/// tensors of subgraphs 1 and later. A model of one subgraph is read right by every
+/// tflite-micro (docs/tflite-micro.md).
+pub const MULTI_SUBGRAPH_TFLM: &str = "tflite-micro e60e8ca (2023-03-29)";
+
+/// What the doors say once about a model of several subgraphs: the TFLM version it needs
+/// ([`MULTI_SUBGRAPH_TFLM`]).
+pub fn multi_subgraph_note() -> String {
+    format!(
+        "a model of several subgraphs (IF, WHILE, CALL_ONCE): TFLM reads its offline plan \
+         right from {MULTI_SUBGRAPH_TFLM} on; an older TFLM (or a vendor fork of one) \
+         misplaces the tensors of subgraphs 1 and later (docs/tflite-micro.md)"
+    )
+}
+
 /// A model's tensors as memplan's problem.
 #[derive(Clone, Debug)]
 pub struct Analysis {
@@ -155,15 +178,23 @@ fn analysis_of(read: &Read<'_>, scratch: &ScratchOptions) -> Result<Analysis, Tf
     let (model, tensors) = (&read.model, &read.tensors);
     for r in &scratch.extra {
         let count = model.subgraphs.get(r.subgraph).map(|g| g.operators.len());
-        if count.is_none_or(|n| r.operator >= n) {
-            return Err(TfliteError::Invalid {
-                at: format!("scratch request {}:{}:{}", r.subgraph, r.operator, r.bytes),
-                what: match count {
-                    Some(n) => format!("subgraph {} has {n} operators", r.subgraph),
-                    None => format!("the model has {} subgraphs", model.subgraphs.len()),
-                },
-            });
-        }
+        let what = match count {
+            None => format!(
+                "the model has {}",
+                counted(model.subgraphs.len(), "subgraph")
+            ),
+            Some(n) if r.operator >= n => {
+                format!("subgraph {} has {}", r.subgraph, counted(n, "operator"))
+            }
+            _ if r.bytes == 0 || r.bytes > i32::MAX as u64 => {
+                "BYTES must be between 1 and 2^31 - 1 (TFLM's sizes are 32-bit)".into()
+            }
+            _ => continue,
+        };
+        return Err(TfliteError::Scratch {
+            request: format!("{}:{}:{}", r.subgraph, r.operator, r.bytes),
+            what,
+        });
     }
     let scratch = scratch::requests(model, &read.visits, scratch);
     let existing_plan = model.offline_plan().transpose()?;
@@ -188,6 +219,16 @@ fn analysis_of(read: &Read<'_>, scratch: &ScratchOptions) -> Result<Analysis, Tf
         tensor_of,
         existing_plan,
     })
+}
+
+/// `n` and `what`, plural when `n` is not 1: "1 subgraph", "65 operators" (the numbers
+/// 0 to n-1 name them).
+fn counted(n: usize, what: &str) -> String {
+    match n {
+        1 => format!("1 {what} (number 0)"),
+        0 => format!("no {what}s"),
+        n => format!("{n} {what}s (0 to {})", n - 1),
+    }
 }
 
 /// Unique buffer ids from tensor names: the name itself, or `name#index` when the name
@@ -354,6 +395,15 @@ fn write_read(
     ];
     words.extend_from_slice(offsets);
     let reuse_buffer = reusable_buffer(model, &entries);
+    // One plan to replace, of the same length, in a buffer of its own: overwrite its
+    // words where they are, and the file keeps its size and layout.
+    if let (Some(b), [_]) = (reuse_buffer, entries.as_slice()) {
+        let data = model.buffers[b as usize].data.unwrap_or_default();
+        if let Some(out) = write::in_place(bytes, data, &words) {
+            verify_written(model, &out, b, model.metadata.clone(), offsets)?;
+            return Ok(out);
+        }
+    }
     let edit = write::Edit {
         words: &words,
         reuse_buffer,
@@ -361,7 +411,16 @@ fn write_read(
     };
     let out = write::with_plan(bytes, &read.root, &edit)?;
     let plan_buffer = reuse_buffer.unwrap_or(model.buffers.len() as u32);
-    verify_written(model, &out, plan_buffer, &entries, offsets)?;
+    // The metadata the new file must have: the entries kept, then the plan's.
+    let mut metadata: Vec<model::MetadataEntry> = (0..model.metadata.len())
+        .filter(|i| !entries.contains(i))
+        .map(|i| model.metadata[i].clone())
+        .collect();
+    metadata.push(model::MetadataEntry {
+        name: model::OFFLINE_PLAN_NAME.into(),
+        buffer: plan_buffer,
+    });
+    verify_written(model, &out, plan_buffer, metadata, offsets)?;
     Ok(out)
 }
 
@@ -422,13 +481,13 @@ pub fn check_offsets(tensors: &[TensorLife], offsets: &[i32]) -> Result<u64, Tfl
     Ok(plan.height().get())
 }
 
-/// Reads `out` back: the same model except for the plan's buffer and metadata, and the
-/// plan it carries is `offsets`, valid for its own lifetimes.
+/// Reads `out` back: the same model except for the plan's buffer, with `metadata`, and
+/// the plan it carries is `offsets`, valid for its own lifetimes.
 fn verify_written(
     before: &model::Model<'_>,
     out: &[u8],
     plan_buffer: u32,
-    dropped: &[usize],
+    metadata: Vec<model::MetadataEntry>,
     offsets: &[i32],
 ) -> Result<(), TfliteError> {
     let after = model::read(out).map_err(|e| TfliteError::Internal(format!("re-read: {e}")))?;
@@ -447,12 +506,7 @@ fn verify_written(
     {
         return fail("differs from the original in its buffers");
     }
-    let kept: Vec<_> = (0..before.metadata.len())
-        .filter(|i| !dropped.contains(i))
-        .map(|i| &before.metadata[i])
-        .collect();
-    let n = after.metadata.len();
-    if n != kept.len() + 1 || after.metadata[..n - 1].iter().ne(kept.iter().copied()) {
+    if after.metadata != metadata {
         return fail("differs from the original in its metadata");
     }
     match after.offline_plan() {

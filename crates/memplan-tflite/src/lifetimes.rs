@@ -1,8 +1,35 @@
 //! Each tensor's lifetime and size, derived as TFLM's allocator derives them
 //! (`micro_allocation_info.cc`, `micro_allocator.cc`, `memory_helpers.cc`); the rules
 //! are stated in the crate's documentation.
+//!
+//! # Which tensors TFLM places in the head
+//!
+//! TFLM's own rule (`AllocationInfoBuilder::InitializeAllocationInfo` in
+//! `tensorflow/lite/micro/micro_allocation_info.cc`, tflite-micro 90b983c):
+//!
+//! ```text
+//!   needs_allocating = (eval_tensors[i].data.data == nullptr)
+//!                      && !tensor->is_variable() && bytes != 0
+//! ```
+//!
+//! evaluated in `FinishModelAllocation`, after every subgraph's kernels ran their
+//! `Prepare` (`MicroInterpreter::AllocateTensors`: `InitSubgraphs`, `PrepareSubgraphs`,
+//! then `FinishModelAllocation`). A tensor's data is not null then when:
+//!
+//! - its buffer has bytes: `micro_allocator.cc` points it at the flatbuffer
+//!   ([`TensorKind::Constant`]);
+//! - a kernel's `Prepare` points it elsewhere. Among TFLM's kernels only `VAR_HANDLE`
+//!   always does: `VarHandlePrepare` (`kernels/var_handle.cc`) sets its output's
+//!   `data.i32` to the resource id it keeps in its persistent `OpData`
+//!   ([`TensorKind::ResourceHandle`]). (`DECODE` does so only when the application gives
+//!   the interpreter alternate decompression memory; by default its outputs are planned.)
+//!
+//! Variables ([`TensorKind::Variable`]) and zero-byte tensors ([`TensorKind::Empty`])
+//! are the rule's other two terms. Everything else is [`TensorKind::Planned`]. A
+//! resource handle that is not a `VAR_HANDLE` output (a subgraph input of RESOURCE type,
+//! say, which `WHILE` copies into) has null data and is planned, as in TFLM.
 
-use crate::model::{Model, Subgraph};
+use crate::model::{Model, Subgraph, OP_VAR_HANDLE};
 use crate::TfliteError;
 
 /// TFLM's `MicroArenaBufferAlignment()`: the arena's head starts at a multiple of 16, and
@@ -27,6 +54,9 @@ pub enum TensorKind {
     Variable,
     /// Zero bytes: TFLM plans nothing.
     Empty,
+    /// An output of `VAR_HANDLE`: the kernel's `Prepare` points it at the resource id in
+    /// its persistent data before TFLM plans, so TFLM does not place it in the head.
+    ResourceHandle,
 }
 
 /// One tensor of the model, with TFLM's view of it.
@@ -40,6 +70,9 @@ pub struct TensorLife {
     pub local: usize,
     /// Its name in the model.
     pub name: String,
+    /// The first operator of its subgraph that outputs it (its index in the subgraph:
+    /// what `--scratch SUBGRAPH:OP:BYTES` names), or `None` (an input, a constant).
+    pub producer: Option<usize>,
     /// Whether TFLM plans it.
     pub kind: TensorKind,
     /// Its bytes (element count × element size; 0 unless `Planned`).
@@ -120,6 +153,12 @@ pub(crate) fn derive_with_visits(
     let mut base = Vec::with_capacity(model.subgraphs.len());
     for (s, g) in model.subgraphs.iter().enumerate() {
         base.push(lives.len());
+        let handles: std::collections::HashSet<i32> = g
+            .operators
+            .iter()
+            .filter(|op| op.code == OP_VAR_HANDLE)
+            .flat_map(|op| op.outputs.iter().copied())
+            .collect();
         for (t, tensor) in g.tensors.iter().enumerate() {
             let constant = model.buffers[tensor.buffer as usize].has_data();
             let mut life = TensorLife {
@@ -127,6 +166,7 @@ pub(crate) fn derive_with_visits(
                 subgraph: s,
                 local: t,
                 name: tensor.name.clone(),
+                producer: None,
                 kind: TensorKind::Empty,
                 bytes: 0,
                 first: -1,
@@ -136,6 +176,8 @@ pub(crate) fn derive_with_visits(
                 TensorKind::Constant
             } else if tensor.is_variable {
                 TensorKind::Variable
+            } else if handles.contains(&(t as i32)) {
+                TensorKind::ResourceHandle
             } else {
                 life.bytes = tensor_bytes(s, t, tensor)?;
                 if life.bytes == 0 {
@@ -145,6 +187,12 @@ pub(crate) fn derive_with_visits(
                 }
             };
             lives.push(life);
+        }
+        for (k, op) in g.operators.iter().enumerate() {
+            for &t in &op.outputs {
+                let life = &mut lives[base[s] + t as usize];
+                life.producer = life.producer.or(Some(k));
+            }
         }
     }
     let mut marker = Marker {

@@ -16,6 +16,8 @@ pub const OFFLINE_PLAN_NAME: &str = "OfflineMemoryAllocation";
 pub(crate) const OP_IF: i32 = 118;
 pub(crate) const OP_WHILE: i32 = 119;
 pub(crate) const OP_CALL_ONCE: i32 = 129;
+/// `VAR_HANDLE`, whose output TFLM does not place in the head (see `lifetimes.rs`).
+pub(crate) const OP_VAR_HANDLE: i32 = 142;
 
 /// A whole model, borrowing the file's bytes for buffer data.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -114,6 +116,14 @@ pub(crate) fn verified(bytes: &[u8]) -> Result<schema::Model<'_>, TfliteError> {
         return Err(TfliteError::NotTflite);
     }
     schema::verified_model(bytes).map_err(|e| {
+        if let flatbuffers::InvalidFlatbuffer::RangeOutOfBounds { range, .. } = &e {
+            if range.end > bytes.len() {
+                return TfliteError::Truncated {
+                    len: bytes.len(),
+                    needed: range.end,
+                };
+            }
+        }
         // The verifier's message ends with a trace on tab-indented lines: one line here.
         let text = e.to_string();
         TfliteError::Flatbuffer(text.split_whitespace().collect::<Vec<_>>().join(" "))

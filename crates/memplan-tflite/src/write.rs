@@ -19,6 +19,10 @@
 //! multiple of 16, so every object keeps the alignment it had (buffer data is aligned
 //! to 16). Absolute file offsets (`Buffer.offset`, large custom options) would not
 //! survive the shift; [`crate::model::read`] refuses models that use them.
+//!
+//! Replacing a plan writes the new words over the old ones instead ([`in_place`]) when
+//! they have the same length (the same model: one word per tensor) and the old plan has
+//! a buffer of its own: re-planning a planned file keeps its size.
 
 use crate::schema;
 use crate::TfliteError;
@@ -228,6 +232,21 @@ pub(crate) fn with_plan(
     let mut out = h.bytes;
     out.extend_from_slice(src);
     Ok(out)
+}
+
+/// The file with `words` written over `data`, the data of the plan being replaced (a
+/// slice of `src`), when it has their length and is 4-aligned; `None` otherwise. Nothing
+/// else changes: re-planning a planned model keeps its size.
+pub(crate) fn in_place(src: &[u8], data: &[u8], words: &[i32]) -> Option<Vec<u8>> {
+    let at = (data.as_ptr() as usize).checked_sub(src.as_ptr() as usize)?;
+    if data.len() != 4 * words.len() || at + data.len() > src.len() || at % 4 != 0 {
+        return None;
+    }
+    let mut out = src.to_vec();
+    for (i, w) in words.iter().enumerate() {
+        out[at + 4 * i..at + 4 * i + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    Some(out)
 }
 
 /// Reserves a vector of `count` offsets (4-aligned); returns its position.

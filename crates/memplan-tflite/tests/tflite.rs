@@ -274,7 +274,31 @@ fn a_vector_whose_length_runs_past_the_file_is_refused() {
     let mut bad = src.clone();
     bad[at..at + 4].copy_from_slice(&0x7fff_0000u32.to_le_bytes());
     let err = analyze(&bad).unwrap_err().to_string();
-    assert!(err.starts_with("invalid flatbuffer:"), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "the file is truncated (or an offset in it is corrupt): it has {} bytes, but the \
+             model refers to bytes up to ",
+            bad.len()
+        )),
+        "{err}"
+    );
+}
+
+/// A file cut short says so, with its length.
+#[test]
+fn a_truncated_file_says_it_is_truncated() {
+    let src = build(&chain());
+    let cut = &src[..src.len() - 4];
+    let err = analyze(cut).unwrap_err();
+    assert!(matches!(err, TfliteError::Truncated { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.starts_with(&format!(
+            "the file is truncated (or an offset in it is corrupt): it has {} bytes",
+            cut.len()
+        )),
+        "{text}"
+    );
 }
 
 /// A U-Net-like decoder step: an INT8 TRANSPOSE_CONV, whose reference kernel requests
@@ -339,6 +363,35 @@ fn room_is_left_for_the_reference_kernels_scratch() {
     let err = plan_model(&bytes, &wrong).unwrap_err().to_string();
     assert_eq!(
         err,
-        "invalid model: scratch request 0:2:64: subgraph 0 has 2 operators"
+        "scratch request 0:2:64: subgraph 0 has 2 operators (0 to 1)"
     );
+    let request = |subgraph, operator, bytes| PlanOptions {
+        scratch: memplan_tflite::ScratchOptions {
+            reference_kernels: true,
+            extra: vec![memplan_tflite::ScratchRequest {
+                subgraph,
+                operator,
+                bytes,
+            }],
+        },
+        ..PlanOptions::default()
+    };
+    for (options, message) in [
+        (
+            request(1, 0, 64),
+            "scratch request 1:0:64: the model has 1 subgraph (number 0)",
+        ),
+        (
+            request(0, 1, 0),
+            "scratch request 0:1:0: BYTES must be between 1 and 2^31 - 1 (TFLM's sizes are 32-bit)",
+        ),
+        (
+            request(0, 1, 1 << 31),
+            "scratch request 0:1:2147483648: BYTES must be between 1 and 2^31 - 1 (TFLM's sizes are 32-bit)",
+        ),
+    ] {
+        let err = plan_model(&bytes, &options).unwrap_err();
+        assert!(matches!(err, TfliteError::Scratch { .. }), "{err:?}");
+        assert_eq!(err.to_string(), message);
+    }
 }

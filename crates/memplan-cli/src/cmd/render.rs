@@ -224,7 +224,9 @@ fn offsets_by_index(problem: &Problem, placements: &[(String, Offset)]) -> Optio
 }
 
 /// `memplan render MODEL.tflite`: the plan the model carries, over its tensors'
-/// lifetimes; tooltips name each tensor. `None` when `bytes` is not a TFLite model.
+/// lifetimes, with the kernel scratch room it leaves. Labels are short (`t12`: tensor 12
+/// of the offline plan, the first column of `memplan tflite MODEL --report`); tooltips
+/// name each tensor. `None` when `bytes` is not a TFLite model.
 #[cfg(feature = "tflite")]
 fn render_model(
     path: &str,
@@ -247,23 +249,64 @@ fn render_model(
             ));
         };
         let valid = memplan_tflite::check_offsets(&a.tensors, offsets).is_ok();
-        let mut drawn = Vec::with_capacity(a.tensor_of.len());
-        let mut notes = Vec::with_capacity(a.tensor_of.len());
-        for &t in &a.tensor_of {
+        let all = a.problem.buffers();
+        let n = a.tensor_of.len();
+        let mut drawn = Vec::with_capacity(all.len());
+        let mut notes = Vec::with_capacity(all.len());
+        let mut buffers = Vec::with_capacity(all.len());
+        for (b, &t) in a.tensor_of.iter().enumerate() {
             let life = &a.tensors[t];
             // A plan that leaves a tensor to TFLM (-1) is drawn at 0 and fails the check.
             drawn.push(offsets.get(t).map_or(0, |&o| o.max(0) as u64));
             notes.push(format!(
-                "tensor {} (subgraph {}, index {}), TFLM steps {}..{}, {} B",
-                life.index, life.subgraph, life.local, life.first, life.last, life.bytes
+                "{}\ntensor {} (subgraph {}, index {}), TFLM steps {}..{}, {} B",
+                life.name, life.index, life.subgraph, life.local, life.first, life.last, life.bytes
             ));
+            let mut buffer = all[b].clone();
+            buffer.id = format!("t{}", life.index);
+            buffers.push(buffer);
+        }
+        // The scratch room: the file has no offsets for it, and TFLM places the requests
+        // at start-up, in the holes the plan leaves; drawn where first fit finds one.
+        for (i, r) in a.scratch.iter().enumerate() {
+            let mut buffer = all[n + i].clone();
+            let at = first_fit(&buffers, &drawn, &buffer);
+            drawn.push(at);
+            notes.push(format!(
+                "kernel scratch of operator {}:{} ({} B; room left by the plan, placed by \
+                 TFLM at start-up; drawn at the lowest address where it fits)",
+                r.subgraph, r.operator, r.bytes
+            ));
+            // `scratch:S:K:N` (request N of operator K of subgraph S) -> `scratch S:K:N`.
+            buffer.id = buffer.id.replacen(':', " ", 1);
+            buffers.push(buffer);
         }
         picture.valid = valid;
         picture.notes = Some(notes);
-        // The tensors alone: the file has no offsets for the scratch room.
-        let tensors = a.problem.buffers()[..a.tensor_of.len()].to_vec();
-        let problem = memplan::Problem::new(tensors)
+        let problem = memplan::Problem::new(buffers)
             .map_err(|e| Failure::new(exit::CHECK, format!("{}: {e}", display_path(path))))?;
         Ok(memplan_render::draw(&problem, &drawn, &picture))
     })())
+}
+
+/// The lowest address, a multiple of the buffer's alignment, at which `b` overlaps none of
+/// `placed` (at `offsets`) that is live with it.
+#[cfg(feature = "tflite")]
+fn first_fit(placed: &[memplan::Buffer], offsets: &[u64], b: &memplan::Buffer) -> u64 {
+    let mut busy: Vec<(u64, u64)> = placed
+        .iter()
+        .zip(offsets)
+        .filter(|(p, _)| p.lifetime.start < b.lifetime.end && b.lifetime.start < p.lifetime.end)
+        .map(|(p, &o)| (o, o + p.size.get()))
+        .collect();
+    busy.sort_unstable();
+    let align = b.alignment.get().max(1);
+    let mut at = 0;
+    for (lo, hi) in busy {
+        if lo >= at + b.size.get() {
+            break;
+        }
+        at = at.max(hi.div_ceil(align) * align);
+    }
+    at
 }

@@ -33,15 +33,25 @@ pub fn tflite(args: TfliteArgs) -> Result<(), Failure> {
     if args.report {
         write_to("-", |w| report(w, &planned))?;
     }
+    // Said once: a line of its own, or the summary's "note".
+    let note = (planned.analysis.subgraphs > 1 && !args.no_version_note)
+        .then(memplan_tflite::multi_subgraph_note);
+    if let (Some(note), false, false) = (&note, args.summary_json, args.quiet) {
+        eprintln!("note: {note}");
+    }
     if args.summary_json {
-        eprintln!("{}", summary_json(&args, &planned));
+        let mut summary = summary_json(&args, &planned);
+        if let Some(note) = note {
+            summary["note"] = note.into();
+        }
+        eprintln!("{summary}");
     } else if !args.quiet {
         eprintln!("{}", summary_text(&args, &planned));
     }
     Ok(())
 }
 
-fn summary_json(args: &TfliteArgs, p: &PlannedModel) -> String {
+fn summary_json(args: &TfliteArgs, p: &PlannedModel) -> serde_json::Value {
     let a = &p.analysis;
     json!({
         "model": display_path(&args.model),
@@ -55,11 +65,11 @@ fn summary_json(args: &TfliteArgs, p: &PlannedModel) -> String {
         "height": p.height,
         "arena_bytes": p.height,
         "optimal": p.optimal,
-        "planner": p.report.planner.name(),
+        "planner": args.planning.options().planner.name(),
+        "found_by": p.report.planner.name(),
         "elapsed_ms": json_millis(p.report.elapsed),
         "replaced_plan": p.replaced,
     })
-    .to_string()
 }
 
 fn summary_text(args: &TfliteArgs, p: &PlannedModel) -> String {
@@ -69,8 +79,19 @@ fn summary_text(args: &TfliteArgs, p: &PlannedModel) -> String {
     } else {
         "not proven optimal"
     };
+    let requested = args.planning.options().planner;
+    // `auto` names the planner it kept; any other planner asked for is named too.
+    let planner = if requested == p.report.planner || requested == memplan::Planner::Auto {
+        p.report.planner.name()
+    } else {
+        format!(
+            "planner {}, plan by {}",
+            requested.name(),
+            p.report.planner.name()
+        )
+    };
     let mut text = format!(
-        "{}: {} of {} tensors planned{}; max load {}; height {} ({optimal}, {}) in {}\n",
+        "{}: {} of {} tensors planned{}; max load {}; height {} ({optimal}, {planner}) in {}\n",
         display_path(&args.model),
         thousands(a.tensor_of.len() as u64),
         thousands(a.tensors.len() as u64),
@@ -80,7 +101,6 @@ fn summary_text(args: &TfliteArgs, p: &PlannedModel) -> String {
         },
         thousands(p.report.max_load.get()),
         thousands(p.height),
-        p.report.planner.name(),
         millis(p.report.elapsed),
     );
     text += &format!(
@@ -100,7 +120,7 @@ fn summary_text(args: &TfliteArgs, p: &PlannedModel) -> String {
                 display_path(out)
             );
         }
-        None => text += "\nnothing written (--report without -o)",
+        None => text += "\nnothing written (a dry run: no -o)",
     }
     text
 }
@@ -110,19 +130,21 @@ fn report(w: &mut dyn std::io::Write, p: &PlannedModel) -> std::io::Result<()> {
     let a = &p.analysis;
     writeln!(
         w,
-        "{:>7} {:>8} {:>11} {:>11} {:>12}  name",
-        "tensor", "subgraph", "lifetime", "bytes", "offset"
+        "{:>7} {:>8} {:>11} {:>11} {:>12} {:>9}  name",
+        "tensor", "subgraph", "lifetime", "bytes", "offset", "op"
     )?;
     for (b, &t) in a.tensor_of.iter().enumerate() {
         let life = &a.tensors[t];
         writeln!(
             w,
-            "{:>7} {:>8} {:>11} {:>11} {:>12}  {}",
+            "{:>7} {:>8} {:>11} {:>11} {:>12} {:>9}  {}",
             life.index,
             life.subgraph,
             format!("{}..{}", life.first, life.last),
             life.aligned_bytes(),
             p.offsets[life.index],
+            life.producer
+                .map_or("-".into(), |k| format!("{}:{k}", life.subgraph)),
             a.problem.buffers()[b].id,
         )?;
     }
@@ -132,23 +154,26 @@ fn report(w: &mut dyn std::io::Write, p: &PlannedModel) -> std::io::Result<()> {
         let b = &a.problem.buffers()[n + i];
         writeln!(
             w,
-            "{:>7} {:>8} {:>11} {:>11} {:>12}  {} (room left; TFLM places it)",
+            "{:>7} {:>8} {:>11} {:>11} {:>12} {:>9}  {} (room left; TFLM places it)",
             "-",
             r.subgraph,
             format!("{}..{}", r.first, r.last),
             b.size.get(),
             plan.map_or(0, |p| p.offsets()[n + i].get()),
+            format!("{}:{}", r.subgraph, r.operator),
             b.id,
         )?;
     }
     let count = |k| a.tensors.iter().filter(|t| t.kind == k).count();
     writeln!(
         w,
-        "# {} planned; not planned: {} constant, {} variable, {} empty. lifetime: TFLM's \
-         allocation steps, both ends included; bytes: rounded up to 16",
+        "# {} planned; not planned: {} constant, {} variable, {} empty, {} resource handle. \
+         lifetime: TFLM's allocation steps, both ends included; bytes: rounded up to 16; op: \
+         SUBGRAPH:OP of the operator that outputs it (--scratch's SUBGRAPH:OP)",
         a.tensor_of.len(),
         count(TensorKind::Constant),
         count(TensorKind::Variable),
-        count(TensorKind::Empty)
+        count(TensorKind::Empty),
+        count(TensorKind::ResourceHandle)
     )
 }

@@ -22,7 +22,7 @@ pub struct PlanArgs {
     #[arg(short, long, default_value = "-")]
     pub output: String,
     /// Fit under this many bytes instead of minimising the height.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = byte_count)]
     pub capacity: Option<u64>,
     /// Two memory levels: spill what does not fit under --capacity to slow memory, at
     /// the least total cost.
@@ -80,7 +80,7 @@ pub struct CheckArgs {
     pub plan: String,
     /// Also require every buffer to end at or below this address (with a `memory`
     /// column: the fast memory's size, required).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = byte_count)]
     pub capacity: Option<u64>,
     #[command(flatten)]
     pub input_args: InputArgs,
@@ -131,7 +131,7 @@ pub struct RenderArgs {
     #[arg(short, long, default_value = "-")]
     pub output: String,
     /// Also draw this capacity line.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = byte_count)]
     pub capacity: Option<u64>,
     /// Picture width in pixels, 200 to 20,000.
     #[arg(long, default_value_t = 1200, value_parser = clap::value_parser!(u32).range(200..=20_000))]
@@ -300,8 +300,9 @@ pub struct CheckTilesArgs {
 pub struct TfliteArgs {
     /// The model (`.tflite`; `-` for stdin).
     pub model: String,
-    /// Where to write the planned model (`-` for stdout). Required unless --report.
-    #[arg(short, long, required_unless_present = "report")]
+    /// Where to write the planned model (`-` for stdout). Without it (a dry run, with
+    /// --report or --summary-json), nothing is written.
+    #[arg(short, long, required_unless_present_any = ["report", "summary_json"])]
     pub output: Option<String>,
     /// Print a table of the planned tensors (tensor, name, subgraph, lifetime in TFLM's
     /// steps, bytes, offset) on stdout; without -o nothing is written.
@@ -311,16 +312,21 @@ pub struct TfliteArgs {
     #[arg(long)]
     pub force: bool,
     /// Fit the planned tensors under this many bytes instead of minimising them.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=i32::MAX as u64))]
+    #[arg(long, allow_negative_numbers = true, value_parser = head_bytes)]
     pub capacity: Option<u64>,
     /// Leave room for a kernel scratch buffer of BYTES requested by operator OP of
     /// SUBGRAPH (`SUBGRAPH:OP:BYTES`, repeatable), e.g. one an optimised kernel library
     /// requests. The reference kernels' requests are added on their own.
     #[arg(long, value_name = "SUBGRAPH:OP:BYTES", value_parser = parse_scratch)]
     pub scratch: Vec<memplan_tflite::ScratchRequest>,
-    /// Leave no room for the reference kernels' scratch requests (an ablation).
-    #[arg(long, hide = true)]
+    /// Leave no room for the scratch requests of TFLM's reference kernels (when the
+    /// model runs on other kernels, whose requests --scratch gives).
+    #[arg(long)]
     pub no_reference_scratch: bool,
+    /// Say nothing about the TFLM version a model of several subgraphs needs (TFLM reads
+    /// their offline plans right from tflite-micro e60e8ca, 2023-03-29, on).
+    #[arg(long)]
+    pub no_version_note: bool,
     #[command(flatten)]
     pub planning: PlannerArgs,
     /// Print no summary (errors are still printed).
@@ -329,6 +335,29 @@ pub struct TfliteArgs {
     /// Print the summary as one JSON object on stderr instead of text.
     #[arg(long, conflicts_with = "quiet")]
     pub summary_json: bool,
+}
+
+/// A number of bytes (`--capacity`), with a message that says what a negative one is
+/// (clap would take `-5` for a flag and suggest `-- -5`).
+fn byte_count(text: &str) -> Result<u64, String> {
+    text.trim().parse::<u64>().map_err(|_| {
+        if text.trim_start().starts_with('-') {
+            format!("must be a non-negative number of bytes, got {text}")
+        } else {
+            format!("must be a number of bytes, got '{text}'")
+        }
+    })
+}
+
+/// `tflite --capacity`: bytes from 1 to TFLM's 32-bit limit.
+#[cfg(feature = "tflite")]
+fn head_bytes(text: &str) -> Result<u64, String> {
+    match byte_count(text)? {
+        n @ 1..=0x7fff_ffff => Ok(n),
+        n => Err(format!(
+            "must be between 1 and 2^31 - 1 bytes (TFLM's offsets are 32-bit), got {n}"
+        )),
+    }
 }
 
 /// `--scratch SUBGRAPH:OP:BYTES`.

@@ -35,7 +35,8 @@ pub struct PlannerArgs {
     /// and, without --work-limit, no limit at all; `auto` then runs until its plan is
     /// proven optimal, which may take long. The first plan (start-best-fit, O(n log n))
     /// always finishes
-    #[arg(long, value_name = "SECONDS")]
+    // Negative values reach TimeLimit's parser, which says what is wrong with them.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     pub time_limit: Option<TimeLimit>,
     /// Hold the first plan to the time limit too: a limit shorter than it returns the
     /// naive plan (every buffer at its own addresses).

@@ -70,6 +70,13 @@ pub fn write_to(
 #[cfg(feature = "tflite")]
 pub fn tflite_failure(path: &str, e: memplan_tflite::TfliteError) -> Failure {
     use memplan_tflite::TfliteError;
+    if let TfliteError::Scratch { request, what } = &e {
+        return Failure::usage(format!(
+            "--scratch {request}: {what} in {} (`memplan tflite MODEL --report` shows each \
+             tensor's SUBGRAPH:OP)",
+            display_path(path)
+        ));
+    }
     let code = match &e {
         TfliteError::NoFit { proven: true, .. } => exit::PROVEN_INFEASIBLE,
         TfliteError::NoFit { proven: false, .. } => exit::NOT_FOUND,

@@ -54,7 +54,22 @@ pub fn read_problem(
         Format::Csv => read_problem_csv(bytes, &options).map(|p| (p, None)),
         Format::Json => read_problem_json(bytes, &options),
     }
-    .map_err(|e| read_failure(path, e))?;
+    .map_err(|e| {
+        // An empty half-open lifetime under the default reading: most often a file
+        // whose ends are inclusive, planned with --lifetimes inclusive.
+        let empty = matches!(
+            &e.kind,
+            memplan::ReadErrorKind::Problem(p)
+                if matches!(p.kind, memplan::ProblemErrorKind::EmptyLifetime { lifetime }
+                    if lifetime.start == lifetime.end)
+        );
+        let mut failure = read_failure(path, e);
+        if empty && args.lifetimes.is_none() {
+            failure.message += "; if the file's ends are inclusive (a plan made with \
+                                --lifetimes inclusive), give --lifetimes inclusive here too";
+        }
+        failure
+    })?;
     Ok((format, problem, capacity.or(own)))
 }
 

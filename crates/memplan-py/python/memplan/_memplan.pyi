@@ -155,8 +155,8 @@ def share(problem: Problem, strategy: str = "auto") -> Dict[str, Any]:
     """Shared objects (TFLite §4): keys objects, object_sizes, total, lower_bound, naive, strategy."""
     ...
 def _plan_tflite(
-    src: str,
-    dst: Optional[str],
+    model: bytes,
+    name: str,
     planner: str,
     time_limit: Optional[float],
     capacity: Optional[int],
@@ -165,6 +165,11 @@ def _plan_tflite(
     reference_scratch: bool,
     scratch: Sequence[Tuple[int, int, int]],
     work_limit: Optional[Union[int, float]] = None,
-) -> Plan:
-    """The body of ``memplan.tflite.plan_model``."""
+) -> Tuple[Plan, bytes, int]:
+    """The body of ``memplan.tflite.plan_model``: the plan, the planned model's bytes, and
+    the number of subgraphs."""
+    ...
+
+def _multi_subgraph_note() -> str:
+    """What ``plan_model`` warns about a model of several subgraphs."""
     ...
