@@ -105,3 +105,47 @@ fn replanning_keeps_the_file_size() {
         }
     }
 }
+
+/// Issue 37: at the default budget (a work limit), and at a work limit of a few units that
+/// cuts the search short, planning a committed model gives the same file, byte for byte,
+/// on one and two threads, with the machine kept busy by spinning threads.
+#[test]
+fn issue_37_the_same_model_gives_the_same_planned_file_under_load() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let stop = Arc::new(AtomicBool::new(false));
+    let busy: Vec<_> = (0..2)
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let mut x = 1u64;
+                while !stop.load(Ordering::Relaxed) {
+                    x = std::hint::black_box(x.rotate_left(7) ^ 0x9e37_79b9);
+                }
+            })
+        })
+        .collect();
+    for (name, bytes) in models() {
+        for work in [memplan::Budget::DEFAULT_WORK_LIMIT, 2] {
+            let planned = |threads: usize| {
+                let mut options = PlanOptions::default();
+                options.request.budget = memplan::Budget::new().with_work_limit(work);
+                options.plan.threads = threads;
+                let p = plan_model(&bytes, &options).unwrap();
+                assert_ne!(p.report.stopped_by, Some(memplan::Stop::Clock), "{name}");
+                (p.bytes, p.report.work)
+            };
+            let one = planned(1);
+            assert!(
+                one == planned(2),
+                "{name} at work limit {work}: threads change the file"
+            );
+            assert!(
+                one == planned(1),
+                "{name} at work limit {work}: two runs differ"
+            );
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    busy.into_iter().for_each(|t| t.join().unwrap());
+}

@@ -68,6 +68,8 @@ fn summary_json(args: &TfliteArgs, p: &PlannedModel) -> serde_json::Value {
         "planner": args.planning.options().planner.name(),
         "found_by": p.report.planner.name(),
         "elapsed_ms": json_millis(p.report.elapsed),
+        "work": p.report.work,
+        "stopped_by": p.report.stopped_by.map(memplan::Stop::name),
         "replaced_plan": p.replaced,
     })
 }
@@ -91,7 +93,7 @@ fn summary_text(args: &TfliteArgs, p: &PlannedModel) -> String {
         )
     };
     let mut text = format!(
-        "{}: {} of {} tensors planned{}; max load {}; height {} ({optimal}, {planner}) in {}\n",
+        "{}: {} of {} tensors planned{}; max load {}; height {} ({optimal}, {planner}) in {}; work {}{}\n",
         display_path(&args.model),
         thousands(a.tensor_of.len() as u64),
         thousands(a.tensors.len() as u64),
@@ -102,6 +104,13 @@ fn summary_text(args: &TfliteArgs, p: &PlannedModel) -> String {
         thousands(p.report.max_load.get()),
         thousands(p.height),
         millis(p.report.elapsed),
+        thousands(p.report.work),
+        match p.report.stopped_by {
+            Some(memplan::Stop::Clock) => " (stopped by the clock: the plan may differ between runs)",
+            Some(memplan::Stop::Work) => " (stopped by the work limit)",
+            Some(memplan::Stop::Cancel) => " (cancelled)",
+            None => "",
+        },
     );
     text += &format!(
         "tensor_arena: reserve {} B for the head (these tensors{}), plus TFLM's persistent \
