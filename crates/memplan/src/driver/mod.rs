@@ -43,7 +43,7 @@ use crate::request::Request;
 use crate::types::{Offset, Plan, Problem, Size};
 
 /// Time the final check of a plan takes per buffer, rounded up because larger inputs miss
-/// the cache more (the measurement: RELIABILITY.md §7).
+/// the cache more (the measurement: RELIABILITY.md §8).
 const CHECK_TIME_PER_BUFFER: Duration = Duration::from_nanos(600);
 
 /// The time kept from the limit for the final check, so that `plan()` as a whole ends
