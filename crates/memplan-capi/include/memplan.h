@@ -39,15 +39,15 @@ typedef struct memplan_problem memplan_problem;
 /* The result of memplan_plan: one offset per buffer and the figures. */
 typedef struct memplan_result memplan_result;
 
+/* Options. The budget is a work limit (the same plan on every run, at any load and thread
+ * count) and a wall-clock limit (a plan the clock stopped may vary); whichever ends first. */
 typedef struct memplan_options {
     const char *planner;        /* "auto", "size-best-fit", ...; NULL means "auto" */
-    double time_limit_seconds;  /* wall clock; INFINITY (default): none; negative or NaN:
-                                   MEMPLAN_ERR_ARGUMENT. A plan the clock stopped may vary */
+    double time_limit_seconds;  /* INFINITY (default): none; negative or NaN: MEMPLAN_ERR_ARGUMENT */
     uint32_t threads;           /* 0: one per core; the plan does not depend on it */
     int32_t fit;                /* 0: minimise the height; 1: fit under `capacity` */
     uint64_t capacity;          /* with fit = 1: the capacity (0 is a capacity too) */
-    uint64_t work_limit;        /* work units (default: the library's); UINT64_MAX: none.
-                                   The same plan on every run, at any load and thread count */
+    uint64_t work_limit;        /* work units (default: the library's); UINT64_MAX: none */
 } memplan_options;
 
 /* The message of the last failed call on this thread ("" after a success). Valid until
