@@ -162,6 +162,10 @@ pub struct RenderArgs {
     /// Outline these buffers (ids, separated by commas) and fade the others.
     #[arg(long, value_delimiter = ',')]
     pub buffers: Vec<String>,
+    /// The memories of a plan across several memories (as `plan --memories`; a JSON
+    /// problem's `memories` section otherwise): one panel per memory.
+    #[arg(long, value_name = "SPEC", conflicts_with = "capacity")]
+    pub memories: Option<String>,
     #[command(flatten)]
     pub input_args: InputArgs,
 }

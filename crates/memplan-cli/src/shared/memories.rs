@@ -4,7 +4,8 @@
 //! `check` and `render` alike.
 
 use memplan::memories::{
-    memory_named, validate_memories, MemoriesInput, Memory, MemoryIdx, MemoryPlan, MemorySet,
+    memory_named, validate_memories, MemoriesError, MemoriesInput, Memory, MemoryIdx, MemoryPlan,
+    MemorySet,
 };
 use memplan::{Offset, Problem, Size};
 
@@ -219,8 +220,12 @@ pub fn read_memories_data(
                     rows.into_iter()
                         .map(|(line, v)| {
                             let names = split_names(&v);
-                            if names.is_empty() {
+                            if names.is_empty() && v.trim().is_empty() {
                                 return Ok(all);
+                            }
+                            if names.is_empty() {
+                                let w = "the set of memories is empty".to_string();
+                                return Err(bad_field(path, line, "memories", w));
                             }
                             allowed_from(&memories, &names)
                                 .map(|s| s.unwrap_or(all))
@@ -258,9 +263,27 @@ pub fn read_memories_data(
         allowed,
         accesses,
     };
-    // The input rules (pins, sizes, fixed offsets), as one-line input errors.
-    memplan::memories::allowed_of(problem, &data.memories, &data.input())
-        .map_err(|e| input_failure(path, e))?;
+    // The input rules (pins, sizes, fixed offsets), as one-line input errors naming
+    // the buffer's line (CSV) or entry (JSON).
+    if let Err(e) = memplan::memories::allowed_of(problem, &data.memories, &data.input()) {
+        let index = match &e {
+            MemoriesError::EmptyAllowed { index, .. }
+            | MemoriesError::FixedInSeveral { index, .. }
+            | MemoriesError::MisalignedFixed { index, .. }
+            | MemoriesError::TooLarge { index, .. } => Some(*index),
+            _ => None,
+        };
+        let at = match (index, &json) {
+            (Some(i), Some(_)) => format!("buffers[{i}]: "),
+            (Some(i), None) => super::two_level::csv_column(bytes, "id")
+                .ok()
+                .flatten()
+                .and_then(|rows| rows.get(i).map(|(line, _)| format!("line {line}: ")))
+                .unwrap_or_default(),
+            (None, _) => String::new(),
+        };
+        return Err(input_failure(path, format!("{at}{e}")));
+    }
     memplan::memories::traffic_of(problem, &data.input()).map_err(|e| input_failure(path, e))?;
     Ok(Some(data))
 }
