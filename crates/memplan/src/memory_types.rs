@@ -9,8 +9,8 @@
 //! an optional cost per byte accessed. Per buffer: the set of memories it may use
 //! ([`MemorySet`], default all; a set of one is a *pin*) and its traffic, `size ×
 //! accesses` (accesses default 1), or given directly. A buffer with a fixed offset must
-//! have a single allowed memory, or the default set, which then means the first memory:
-//! its offset is an address in that memory.
+//! have a single allowed memory, or all of them (the default), which then means the
+//! first memory: its offset is an address in that memory.
 //!
 //! A [`MemoryPlan`] gives each buffer one memory and an offset *in that memory*.
 //! Invariants of a valid plan: each buffer's memory is in its allowed set; in every
@@ -372,8 +372,8 @@ pub fn traffic_of(problem: &Problem, input: &MemoriesInput<'_>) -> Result<Vec<u6
 }
 
 /// Each buffer's allowed set, checked: the count, no empty set (after dropping memories
-/// beyond the list), a fixed offset only with one memory (the default set then means
-/// the first), aligned to that memory, and below its capacity; a buffer larger than
+/// beyond the list), a fixed offset only with one memory (or with all of them, which
+/// then means the first), aligned to that memory, and below its capacity; a buffer larger than
 /// every memory it may use. Expects [`validate_memories`] to have passed.
 pub fn allowed_of(
     problem: &Problem,
@@ -401,7 +401,7 @@ pub fn allowed_of(
             return Err(MemoriesError::EmptyAllowed { index, id });
         }
         if let Some(offset) = b.fixed_offset {
-            if given.is_none() {
+            if set == all {
                 set = MemorySet::single(MemoryIdx(0));
             } else if set.len() != 1 {
                 let (index, id) = at(i);

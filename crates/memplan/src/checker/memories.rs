@@ -5,7 +5,7 @@
 //! 1. the memories and the input are valid (names, counts, allowed sets, pins);
 //! 2. it has one memory and one offset per buffer, each memory in the list;
 //! 3. each buffer's memory is in its allowed set (a buffer with a fixed offset and the
-//!    default set is in the first memory);
+//!    set of all memories is in the first memory);
 //! 4. each offset is a multiple of its memory's alignment;
 //! 5. each memory's buffers, as a problem of their own, pass [`crate::check`] under the
 //!    memory's capacity (overlaps, fixed offsets, buffer alignments, capacity);

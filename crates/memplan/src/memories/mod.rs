@@ -6,7 +6,7 @@
 //! Given a [`Problem`], a list of [`Memory`]s (name, capacity or unbounded, alignment,
 //! optional cost per byte) and per buffer a [`MemorySet`] of allowed memories (default
 //! all; one memory is a pin; a fixed offset pins an address in the buffer's single
-//! memory, or in the first memory when its set is the default) and a traffic (`size ×
+//! memory, or in the first memory when its set is all of them) and a traffic (`size ×
 //! accesses`, accesses default 1), find for every buffer a memory in its set and an
 //! offset in that memory such that each memory's buffers form a valid plan
 //! ([`crate::check`]) under its capacity, with offsets that are multiples of the
