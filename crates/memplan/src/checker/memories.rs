@@ -73,7 +73,7 @@ pub fn check_memories(
             .into());
         }
         let alignment = memory.alignment.get();
-        if alignment == 0 || plan.offsets[i].get() % alignment != 0 {
+        if alignment == 0 || !plan.offsets[i].get().is_multiple_of(alignment) {
             return Err(Violation::MemoryMisaligned {
                 index: i,
                 id: b.id.clone(),
