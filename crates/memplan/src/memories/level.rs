@@ -69,15 +69,18 @@ pub(crate) struct LevelResult {
 
 /// Solves one level: which buffers leave the level's memory (cost `model.costs`), the
 /// rest placed under its capacity. `call` is the level's budget, already started; the
-/// search uses [`SEARCH_SHARE`] of it and leaves the rest for the later levels.
-pub(crate) fn run(model: &LevelModel<'_>, call: &Budget, options: &MemoriesOptions) -> LevelResult {
+/// search uses [`SEARCH_SHARE`] of it and leaves the rest for the later levels. `time`
+/// is the level's part of the call's time limit (none without one), which holds the
+/// node limits to [`NODES_PER_SECOND`].
+pub(crate) fn run(
+    model: &LevelModel<'_>,
+    call: &Budget,
+    time: Option<std::time::Duration>,
+    options: &MemoriesOptions,
+) -> LevelResult {
     let started = Instant::now();
     let budget = call.share(started, SEARCH_SHARE);
-    let scaled = scaled_to_time(
-        options,
-        call.deadline()
-            .map(|d| d.saturating_duration_since(started)),
-    );
+    let scaled = scaled_to_time(options, time);
     let options = &scaled;
     let problem = model.problem;
     let capacity = model.capacity;

@@ -154,6 +154,11 @@ pub(crate) fn run(
         .map(|i| model.traffic[i] * model.cheapest(model.allowed[i]))
         .sum();
     let mut lower_bound = base;
+    let bounded = memories
+        .iter()
+        .filter(|m| m.capacity.is_some())
+        .count()
+        .max(1);
     let report = |outcome, lower_bound, infeasibility, failed_memory, levels| MemoriesReport {
         outcome,
         lower_bound,
@@ -214,7 +219,12 @@ pub(crate) fn run(
             .count()
             .max(1);
         let level_budget = call.share(Instant::now(), 1.0 / bounded_left as f64);
-        let result = level::run(&level_model, &level_budget, options);
+        // The node limits follow the call's whole time limit, split evenly between the
+        // bounded memories (with one, all of it: the two-memory planner's limits).
+        let level_time = call
+            .deadline()
+            .map(|d| d.saturating_duration_since(started) / bounded as u32);
+        let result = level::run(&level_model, &level_budget, level_time, options);
         let first = pos == 0;
         match result.start {
             Start::Found(sol) => {
