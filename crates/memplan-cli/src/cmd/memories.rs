@@ -143,6 +143,7 @@ fn summary_json(problem: &Problem, data: &MemoriesData, r: &MemoriesReport) -> S
         "gap": p.map(|p| p.cost.saturating_sub(r.lower_bound)),
         "optimal": outcome_name(r) == "optimal",
         "infeasible_because": r.infeasibility.as_ref().map(ToString::to_string),
+        "fallback": r.fallback,
         "elapsed_ms": json_millis(r.elapsed),
     })
     .to_string()

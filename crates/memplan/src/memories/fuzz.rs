@@ -108,6 +108,7 @@ pub fn fuzz_memories(data: &[u8]) {
         }
         Outcome::Unknown { best_so_far, .. } => assert!(best_so_far.is_none()),
     }
+    assert_fallback_is_valid(&problem, &memories, &input);
     let Some(plan) = report.plan() else { return };
     if let Err(v) = check_memories(&problem, &memories, &input, plan) {
         panic!("invalid plan: {v}");
@@ -128,6 +129,54 @@ pub fn fuzz_memories(data: &[u8]) {
         let a = memories[plan.memory[i].index()].alignment.get();
         broken.offsets[i] = Offset(c.get().div_ceil(a) * a);
         assert!(check_memories(&problem, &memories, &input, &broken).is_err());
+    }
+}
+
+/// The one-pass fallback on the whole problem: when it places every buffer, its plan
+/// (with its figures) passes [`check_memories`].
+fn assert_fallback_is_valid(problem: &Problem, memories: &[Memory], input: &MemoriesInput<'_>) {
+    let sets = super::allowed_of(problem, memories, input).expect("valid");
+    let order: Vec<MemoryIdx> = (0..memories.len() as u32).map(MemoryIdx).collect();
+    let capacities: Vec<Option<Size>> = memories.iter().map(|m| m.capacity).collect();
+    let alignment = |i: crate::types::BufferIdx, m: MemoryIdx| {
+        let (a, c) = (
+            problem.buffer(i).alignment.get(),
+            memories[m.index()].alignment.get(),
+        );
+        let mut g = (a, c);
+        while g.1 != 0 {
+            g = (g.1, g.0 % g.1);
+        }
+        a / g.0 * c
+    };
+    let budget = crate::Budget::unlimited();
+    let Some((memory, offsets)) =
+        super::fill::run(problem, &sets, &order, &capacities, &alignment, &budget)
+    else {
+        return;
+    };
+    let traffic = super::traffic_of(problem, input).expect("valid");
+    let k = memories.len();
+    let mut plan = super::MemoryPlan {
+        memory,
+        offsets,
+        heights: vec![Size(0); k],
+        traffic: vec![0; k],
+        cost: 0,
+    };
+    let priced = memories.iter().all(|m| m.cost.is_some());
+    for (i, b) in problem.buffers().iter().enumerate() {
+        let m = plan.memory[i].index();
+        plan.heights[m] = plan.heights[m].max(Size(plan.offsets[i].get() + b.size.get()));
+        plan.traffic[m] += traffic[i];
+        plan.cost += traffic[i]
+            * memories[m]
+                .cost
+                .filter(|_| priced)
+                .unwrap_or(u64::from(m > 0));
+    }
+    if let Err(v) = check_memories(problem, memories, input, &plan) {
+        panic!("invalid fallback plan: {v}");
     }
 }
 

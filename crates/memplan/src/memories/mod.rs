@@ -63,9 +63,11 @@
 //! so `Optimal` (cost = bound) is a proof. The later levels are each solved the same
 //! way, given the earlier levels' choice: their figures (in [`MemoriesReport::levels`])
 //! are bounds *given that choice*, not over all plans. When a later bounded level cannot
-//! hold the buffers the earlier ones left to it, the result is `Unknown` (no plan),
-//! unless only buffers pinned to that memory fail to fit, which is `Infeasible`, with
-//! the [`Infeasibility`] saying where.
+//! hold the buffers the earlier ones left to it, a one-pass fallback (`fill.rs`: largest
+//! buffer first, into the first memory in order where it fits) gives the plan
+//! ([`MemoriesReport::fallback`]); when that fails too, the result is `Unknown` (no
+//! plan). Only when the buffers that had to stay in a memory are all pinned to it is a
+//! failure `Infeasible`, with the [`Infeasibility`] saying where.
 //!
 //! The library prints nothing and starts no global thread pool. Without a time limit the
 //! result depends only on the input and the options (the seed included), whatever the
@@ -75,6 +77,7 @@ mod baseline;
 mod bound;
 mod cover;
 mod exact;
+mod fill;
 #[cfg(feature = "fuzzing")]
 mod fuzz;
 mod heuristic;
@@ -276,6 +279,9 @@ pub struct MemoriesReport {
     pub failed_memory: Option<MemoryIdx>,
     /// The bounded memories' levels, in the order solved.
     pub levels: Vec<LevelReport>,
+    /// True when a level failed and the plan (if any) comes from the one-pass fallback:
+    /// largest buffer first, into the first memory with room (`fill.rs`).
+    pub fallback: bool,
     /// Wall time spent.
     pub elapsed: Duration,
 }

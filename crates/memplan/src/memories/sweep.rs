@@ -7,6 +7,8 @@
 //!     unbounded m: every one of them stays, planned by memplan's planner (minimise)
 //!     bounded m:   level.rs chooses who leaves (cost: see below), the rest placed
 //!                  under m's capacity (alignment: the buffer's and m's, their lcm)
+//!   when a level fails (a later bounded memory cannot hold what the earlier ones
+//!   left it, or no placement was found in time): the one-pass fallback (fill.rs)
 //!   the plan; its cost; check_memories
 //! ```
 //!
@@ -27,6 +29,7 @@ use crate::outcome::Outcome;
 use crate::request::Request;
 use crate::types::{Buffer, BufferIdx, Offset, Problem, Size};
 
+use super::fill;
 use super::heuristic::Start;
 use super::level;
 use super::model::{Decision, LevelModel};
@@ -159,14 +162,17 @@ pub(crate) fn run(
         .filter(|m| m.capacity.is_some())
         .count()
         .max(1);
-    let report = |outcome, lower_bound, infeasibility, failed_memory, levels| MemoriesReport {
-        outcome,
-        lower_bound,
-        infeasibility,
-        failed_memory,
-        levels,
-        elapsed: started.elapsed(),
-    };
+    let report =
+        |outcome, lower_bound, infeasibility, failed_memory, levels, fallback| MemoriesReport {
+            outcome,
+            lower_bound,
+            infeasibility,
+            failed_memory,
+            levels,
+            fallback,
+            elapsed: started.elapsed(),
+        };
+    let mut failed = None;
     for (pos, &m) in model.order.iter().enumerate() {
         let later = MemorySet::of(model.order[pos + 1..].iter().copied());
         let members: Vec<BufferIdx> = problem
@@ -271,13 +277,11 @@ pub(crate) fn run(
                         Some(why),
                         Some(m),
                         levels,
+                        false,
                     ));
                 }
-                let outcome = Outcome::Unknown {
-                    best_so_far: None,
-                    lower_bound,
-                };
-                return Ok(report(outcome, lower_bound, None, Some(m), levels));
+                failed = Some(m);
+                break;
             }
             Start::Unknown => {
                 levels.push(LevelReport {
@@ -290,11 +294,42 @@ pub(crate) fn run(
                 if first {
                     lower_bound = lower_bound.saturating_add(result.bound);
                 }
+                failed = Some(m);
+                break;
+            }
+        }
+    }
+    // A later memory could not hold what the earlier ones left it (or a level found no
+    // placement in time): the one-pass fallback, else no plan.
+    let fallback = failed.is_some();
+    if let Some(m) = failed {
+        let capacities: Vec<Option<Size>> = memories.iter().map(|x| x.capacity).collect();
+        let alignment = |i: BufferIdx, m: MemoryIdx| {
+            lcm(
+                problem.buffer(i).alignment.get(),
+                memories[m.index()].alignment.get(),
+            )
+            .unwrap_or(u64::MAX)
+        };
+        let budget = call.child().with_finish_first_plan(true).first_plan();
+        match fill::run(
+            problem,
+            &model.allowed,
+            &model.order,
+            &capacities,
+            &alignment,
+            &budget,
+        ) {
+            Some((placed, at)) => {
+                memory = placed.into_iter().map(Some).collect();
+                offsets = at;
+            }
+            None => {
                 let outcome = Outcome::Unknown {
                     best_so_far: None,
                     lower_bound,
                 };
-                return Ok(report(outcome, lower_bound, None, Some(m), levels));
+                return Ok(report(outcome, lower_bound, None, Some(m), levels, true));
             }
         }
     }
@@ -313,7 +348,7 @@ pub(crate) fn run(
     } else {
         Outcome::Feasible { plan, lower_bound }
     };
-    Ok(report(outcome, lower_bound, None, None, levels))
+    Ok(report(outcome, lower_bound, None, None, levels, fallback))
 }
 
 /// The plan with its heights, traffic and cost.
