@@ -96,7 +96,8 @@ impl Memory {
 /// per memory (dicts keyed by name, in the memories' order) ``heights``, ``traffic``
 /// and ``capacities``; and ``cost`` (``Σ traffic × cost`` with costs, else the traffic
 /// outside the first memory), ``lower_bound`` (no valid plan costs less), ``gap``,
-/// ``optimal`` (the gap is 0), ``memories`` (the names) and ``elapsed`` (seconds).
+/// ``optimal`` (the gap is 0), ``memories`` (the names), ``fallback`` (the plan comes from
+/// the one-pass fallback) and ``elapsed`` (seconds).
 /// ``to_dict()`` gives ``{id: (memory, offset)}``.
 #[pyclass(frozen, module = "memplan")]
 pub struct MemoryPlan {
@@ -121,6 +122,10 @@ pub struct MemoryPlan {
     /// Seconds spent planning.
     #[pyo3(get)]
     elapsed: f64,
+    /// True when the plan comes from the one-pass fallback (a later bounded memory could
+    /// not hold what the earlier ones left it).
+    #[pyo3(get)]
+    fallback: bool,
 }
 
 #[pymethods]
@@ -407,5 +412,6 @@ pub(crate) fn plan_with_memories(
         cost: plan.cost,
         lower_bound: report.lower_bound,
         elapsed: report.elapsed.as_secs_f64(),
+        fallback: report.fallback,
     })
 }
