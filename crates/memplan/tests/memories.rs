@@ -79,7 +79,7 @@ fn random_instance(src: &mut ByteSource, max_n: u64, k: usize) -> Instance {
         (0..n)
             .map(|_| match r(6) {
                 0 => MemorySet::single(MemoryIdx(r(k as u64) as u32)),
-                1 => MemorySet((1 + r((1 << k) - 1)) as u64),
+                1 => MemorySet(1 + r((1 << k) - 1)),
                 _ => MemorySet::all(k),
             })
             .collect()

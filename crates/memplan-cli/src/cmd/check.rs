@@ -17,10 +17,10 @@ use crate::shared::two_level::{fast_capacity, read_plan_levels, read_spill_data,
 use memplan::memories::check_memories;
 
 pub fn check(args: CheckArgs) -> Result<(), Failure> {
-    if args.memories.is_some() || has_section(&args.problem) {
-        if check_memories_plan(&args)?.is_some() {
-            return Ok(());
-        }
+    if (args.memories.is_some() || has_section(&args.problem))
+        && check_memories_plan(&args)?.is_some()
+    {
+        return Ok(());
     }
     let formats::Loaded {
         bytes: problem_bytes,
