@@ -16,7 +16,7 @@ use super::{
 };
 
 /// Plans a random multi-memory problem (at most 10 buffers, 1–4 memories with
-/// capacities 0–100 % of the max load or unbounded, alignments, costs or none, random
+/// capacities 10–110 % of the max load, the last unbounded three times in four, alignments, costs or none, random
 /// allowed sets, pins and access counts, random switches) and asserts: the only errors
 /// are input errors; a plan passes [`check_memories`]; `Optimal` means cost = bound,
 /// `Feasible` cost > bound; `Infeasible` is confirmed by memplan's exact search on the
@@ -38,8 +38,9 @@ pub fn fuzz_memories(data: &[u8]) {
     let priced = u.arbitrary::<bool>().unwrap_or(false);
     let memories: Vec<Memory> = (0..k)
         .map(|m| {
-            let percent = u.int_in_range(0..=100u64).unwrap_or(50);
-            let bounded = m + 1 < k || u.arbitrary::<bool>().unwrap_or(false);
+            let percent = u.int_in_range(10..=110u64).unwrap_or(50);
+            // The last memory is unbounded three times in four.
+            let bounded = m + 1 < k || u.int_in_range(0..=3u8).unwrap_or(0) == 0;
             Memory {
                 name: format!("m{m}"),
                 capacity: bounded
@@ -53,7 +54,10 @@ pub fn fuzz_memories(data: &[u8]) {
         (0..n)
             .map(|_| match u.int_in_range(0..=3u8).unwrap_or(0) {
                 0 => MemorySet::single(MemoryIdx(u.int_in_range(0..=k as u32 - 1).unwrap_or(0))),
-                1 => MemorySet(u.arbitrary::<u64>().unwrap_or(1)),
+                1 => match MemorySet(u.arbitrary::<u64>().unwrap_or(1) & MemorySet::all(k).0) {
+                    s if s.is_empty() => MemorySet::all(k),
+                    s => s,
+                },
                 _ => MemorySet::all(k),
             })
             .collect()
