@@ -413,12 +413,12 @@ pub fn has_section(path: &str) -> bool {
     if path == "-" {
         return false;
     }
-    let Ok(bytes) = std::fs::read(path) else {
-        return false;
-    };
-    if super::formats::input_format(path, &bytes, None) != Format::Json {
-        return false;
-    }
-    serde_json::from_slice::<serde_json::Value>(&bytes)
-        .is_ok_and(|v| v.get("memories").is_some_and(|m| !m.is_null()))
+    std::fs::read(path).is_ok_and(|bytes| bytes_have_section(path, &bytes))
+}
+
+/// True when `bytes` are a JSON problem with a `memories` section.
+pub fn bytes_have_section(path: &str, bytes: &[u8]) -> bool {
+    super::formats::input_format(path, bytes, None) == Format::Json
+        && serde_json::from_slice::<serde_json::Value>(bytes)
+            .is_ok_and(|v| v.get("memories").is_some_and(|m| !m.is_null()))
 }
