@@ -2,7 +2,8 @@
 //! over the buffers, largest first, each into the first memory of the sweep's order
 //! that it may use and where a first-fit offset under the capacity exists (the shape of
 //! ExecuTorch's banked greedy pass). Buffers with a fixed offset go first, at their
-//! address in their memory.
+//! address in their memory. "Largest" is by size, by size × lifetime or by lifetime
+//! ([`FillOrder`]); the sweep keeps the cheapest plan of the three.
 //!
 //! ```text
 //!   buffers by size:  e(8) a(4) b(4) c(4)
@@ -66,6 +67,22 @@ fn first_fit(
     capacity.is_none_or(|c| end <= c).then_some(at)
 }
 
+/// The order in which [`run`] takes the buffers (after the fixed ones), largest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FillOrder {
+    /// By size (ties: the longer lifetime).
+    Size,
+    /// By size × lifetime.
+    Area,
+    /// By lifetime (ties: the larger).
+    Lifetime,
+}
+
+impl FillOrder {
+    /// Every order, the one tried first first.
+    pub(crate) const ALL: [FillOrder; 3] = [FillOrder::Size, FillOrder::Area, FillOrder::Lifetime];
+}
+
 /// One pass: per buffer its memory and offset, or `None` when some buffer fits nowhere
 /// (or the budget runs out). `order` is the sweep's order of the memories; `alignment`
 /// gives a buffer's alignment in a memory (the lcm of the two).
@@ -75,6 +92,7 @@ pub(crate) fn run(
     order: &[MemoryIdx],
     capacities: &[Option<Size>],
     alignment: &dyn Fn(BufferIdx, MemoryIdx) -> u64,
+    order_key: FillOrder,
     budget: &Budget,
 ) -> Option<(Vec<MemoryIdx>, Vec<Offset>)> {
     let bufs = problem.buffers();
@@ -83,15 +101,16 @@ pub(crate) fn run(
     let mut memory = vec![MemoryIdx(0); n];
     let mut offsets = vec![Offset::ZERO; n];
     let mut by_size: Vec<BufferIdx> = problem.indices().collect();
-    // Fixed buffers first, then largest first (ties: longest, then input order).
+    // Fixed buffers first, then by the order's key, largest first (ties: input order).
     by_size.sort_by_key(|&i| {
         let b = &bufs[i.index()];
-        (
-            b.fixed_offset.is_none(),
-            std::cmp::Reverse(b.size),
-            std::cmp::Reverse(b.lifetime.len()),
-            i,
-        )
+        let (size, len) = (u128::from(b.size.get()), u128::from(b.lifetime.len()));
+        let key = match order_key {
+            FillOrder::Size => size << 64 | len,
+            FillOrder::Area => size * len,
+            FillOrder::Lifetime => len << 64 | size,
+        };
+        (b.fixed_offset.is_none(), std::cmp::Reverse(key), i)
     });
     for (k, &i) in by_size.iter().enumerate() {
         if k % 64 == 0 && budget.exhausted() {

@@ -154,11 +154,29 @@ fn assert_fallback_is_valid(problem: &Problem, memories: &[Memory], input: &Memo
         a / g.0 * c
     };
     let budget = crate::Budget::unlimited();
-    let Some((memory, offsets)) =
-        super::fill::run(problem, &sets, &order, &capacities, &alignment, &budget)
-    else {
-        return;
-    };
+    for key in super::fill::FillOrder::ALL {
+        if let Some((memory, offsets)) = super::fill::run(
+            problem,
+            &sets,
+            &order,
+            &capacities,
+            &alignment,
+            key,
+            &budget,
+        ) {
+            assert_filled_plan_is_valid(problem, memories, input, memory, offsets);
+        }
+    }
+}
+
+/// A fallback plan, with its figures, passes [`check_memories`].
+fn assert_filled_plan_is_valid(
+    problem: &Problem,
+    memories: &[Memory],
+    input: &MemoriesInput<'_>,
+    memory: Vec<MemoryIdx>,
+    offsets: Vec<Offset>,
+) {
     let traffic = super::traffic_of(problem, input).expect("valid");
     let k = memories.len();
     let mut plan = super::MemoryPlan {

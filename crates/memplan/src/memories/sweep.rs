@@ -312,15 +312,28 @@ pub(crate) fn run(
             .unwrap_or(u64::MAX)
         };
         let budget = call.child().with_finish_first_plan(true).first_plan();
-        match fill::run(
-            problem,
-            &model.allowed,
-            &model.order,
-            &capacities,
-            &alignment,
-            &budget,
-        ) {
-            Some((placed, at)) => {
+        // The cheapest of the orders' plans (ties: the first order's).
+        let mut best: Option<(u64, Vec<MemoryIdx>, Vec<Offset>)> = None;
+        for key in fill::FillOrder::ALL {
+            let allowed = &model.allowed;
+            let found = fill::run(
+                problem,
+                allowed,
+                &model.order,
+                &capacities,
+                &alignment,
+                key,
+                &budget,
+            );
+            if let Some((placed, at)) = found {
+                let cost = model.cost_of(&placed);
+                if best.as_ref().is_none_or(|b| cost < b.0) {
+                    best = Some((cost, placed, at));
+                }
+            }
+        }
+        match best {
+            Some((_, placed, at)) => {
                 memory = placed.into_iter().map(Some).collect();
                 offsets = at;
             }
