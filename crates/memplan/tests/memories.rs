@@ -276,7 +276,12 @@ fn three_memories_with_allowed_sets_and_pins() {
 fn the_planner_is_bracketed_by_its_bound_and_brute_force() {
     let mut src = ByteSource::new(36);
     let mut optimal = 0;
-    for case in 0..120 {
+    // MEMORIES_BRUTE_CASES=N runs N cases (a longer local run).
+    let cases: usize = std::env::var("MEMORIES_BRUTE_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(120);
+    for case in 0..cases {
         let k = 2 + case % 2;
         let inst = random_instance(&mut src, 5, k);
         let report = match inst.run(&MemoriesOptions::default()) {

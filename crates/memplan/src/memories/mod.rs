@@ -59,8 +59,11 @@
 //! two-level spill planner, and [`crate::spill`] is its thin form.
 //!
 //! What is proven: the first level's bound plus every buffer's cheapest allowed cost is
-//! a lower bound on the cost of any plan (the later memories' capacities only raise it),
-//! so `Optimal` (cost = bound) is a proof. The later levels are each solved the same
+//! a lower bound on the cost of any plan, so `Optimal` (cost = bound) is a proof. With
+//! costs, a second bound sees every bounded memory (`sweep.rs`, `pooled_bound`): the
+//! cost telescopes into `Σ traffic × c0` plus, per `j`, `(c_{j+1} − c_j)` times the
+//! traffic outside the `j + 1` cheapest memories, whose buffers must cover the load above
+//! their pooled capacity; the larger of the two bounds is reported. The later levels are each solved the same
 //! way, given the earlier levels' choice: their figures (in [`MemoriesReport::levels`])
 //! are bounds *given that choice*, not over all plans. When a later bounded level cannot
 //! hold the buffers the earlier ones left to it, a one-pass fallback (`fill.rs`: largest

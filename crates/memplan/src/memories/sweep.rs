@@ -157,6 +157,11 @@ pub(crate) fn run(
         .map(|i| model.traffic[i] * model.cheapest(model.allowed[i]))
         .sum();
     let mut lower_bound = base;
+    let pooled = if options.baseline.is_none() {
+        pooled_bound(&model, options)
+    } else {
+        0
+    };
     let bounded = memories
         .iter()
         .filter(|m| m.capacity.is_some())
@@ -355,13 +360,84 @@ pub(crate) fn run(
         check_memories(problem, memories, input, &plan)
             .map_err(|v| MemoriesError::InvalidPlan(v.to_string()))?;
     }
-    let lower_bound = lower_bound.min(plan.cost);
+    let lower_bound = lower_bound.max(pooled).min(plan.cost);
     let outcome = if plan.cost == lower_bound {
         Outcome::Optimal(plan)
     } else {
         Outcome::Feasible { plan, lower_bound }
     };
     Ok(report(outcome, lower_bound, None, None, levels, fallback))
+}
+
+/// With costs, a second lower bound that sees every bounded memory's capacity. With
+/// the memories in order of cost `c0 ≤ c1 ≤ …`, a buffer in memory `p` costs
+/// `traffic × (c0 + Σ_{j<p} (c_{j+1} − c_j))`, so a plan's cost is `Σ traffic × c0`
+/// plus, for every `j`, `(c_{j+1} − c_j)` times the traffic of the buffers outside the
+/// first `j + 1` memories. Those buffers must cover, at every time, the load above
+/// `C0 + … + Cj` (the first memories hold no more): the cover bound of `bound.rs` with
+/// that pooled capacity bounds their traffic. Terms with an unbounded memory among the
+/// first `j + 1` are 0. Valid for every plan, whatever the levels chose.
+fn pooled_bound(model: &Model<'_>, options: &MemoriesOptions) -> u64 {
+    use super::bound::{lower_bound, Bound, BoundOptions};
+    if !model.priced || model.order.len() < 2 {
+        return 0;
+    }
+    let problem = model.problem;
+    // Load-based: fixed offsets play no part (their memory's pin does).
+    let unfixed = Problem::new(
+        problem
+            .buffers()
+            .iter()
+            .map(|b| Buffer {
+                fixed_offset: None,
+                ..b.clone()
+            })
+            .collect(),
+    );
+    let Ok(unfixed) = unfixed else {
+        return 0;
+    };
+    let c0 = model.unit_cost[model.order[0].index()];
+    let mut total: u64 = (0..problem.len())
+        .map(|i| model.traffic[i] * c0)
+        .fold(0, u64::saturating_add);
+    let mut pooled = 0u64;
+    let mut first = MemorySet::EMPTY;
+    for j in 0..model.order.len() - 1 {
+        let m = model.order[j];
+        first = MemorySet(first.0 | MemorySet::single(m).0);
+        let Some(c) = model.memories[m.index()].capacity else {
+            break; // unbounded: nothing must leave the first j + 1 memories
+        };
+        pooled = pooled.saturating_add(c.get());
+        let step = model.unit_cost[model.order[j + 1].index()] - model.unit_cost[m.index()];
+        if step == 0 {
+            continue;
+        }
+        let decisions: Vec<Decision> = (0..problem.len())
+            .map(|i| {
+                let a = model.allowed[i];
+                if a.0 & first.0 == 0 {
+                    Decision::Slow
+                } else if a.0 & !first.0 == 0 {
+                    Decision::Fast
+                } else {
+                    Decision::Free
+                }
+            })
+            .collect();
+        let bound_options = BoundOptions {
+            rounding: options.rounding_bound,
+            chain: options.chain_bound,
+            holes: false,
+        };
+        if let Bound::AtLeast(b) =
+            lower_bound(&unfixed, pooled, &model.traffic, &decisions, bound_options)
+        {
+            total = total.saturating_add(step.saturating_mul(b));
+        }
+    }
+    total
 }
 
 /// The plan with its heights, traffic and cost.
