@@ -197,31 +197,7 @@ pub(crate) fn run(
             }
             continue;
         };
-        let leaves = |i: BufferIdx| MemorySet(model.allowed[i].0 & later.0);
-        let base_decisions: Vec<Decision> = members
-            .iter()
-            .map(|&i| {
-                if problem.buffer(i).fixed_offset.is_some() || leaves(i).is_empty() {
-                    Decision::Fast
-                } else {
-                    Decision::Free
-                }
-            })
-            .collect();
-        let costs: Vec<u64> = members
-            .iter()
-            .map(|&i| match (model.priced, leaves(i).is_empty()) {
-                (_, true) => 0,
-                (false, false) => model.traffic[i],
-                (true, false) => {
-                    let step = model
-                        .cheapest(leaves(i))
-                        .saturating_sub(model.unit_cost[m.index()]);
-                    model.traffic[i] * step
-                }
-            })
-            .collect();
-        let level_model = LevelModel::new(&sub, capacity, costs, base_decisions);
+        let level_model = level_model(&model, &sub, &members, m, later, capacity);
         // The bounded levels left share the time: this one gets 1/b of it (all of it
         // when it is the last bounded one, as the two-memory planner always had).
         let bounded_left = model.order[pos..]
@@ -236,19 +212,21 @@ pub(crate) fn run(
             .deadline()
             .map(|d| d.saturating_duration_since(started) / bounded as u32);
         let result = level::run(&level_model, &level_budget, level_time, options);
-        let first = pos == 0;
+        if pos == 0 && !matches!(result.start, Start::Infeasible) {
+            lower_bound = lower_bound.saturating_add(result.bound);
+        }
+        levels.push(LevelReport {
+            memory: m,
+            buffers: members.len(),
+            cost: match &result.start {
+                Start::Found(sol) => sol.cost,
+                _ => 0,
+            },
+            bound: result.bound,
+            stats: result.stats,
+        });
         match result.start {
             Start::Found(sol) => {
-                if first {
-                    lower_bound = lower_bound.saturating_add(result.bound);
-                }
-                levels.push(LevelReport {
-                    memory: m,
-                    buffers: members.len(),
-                    cost: sol.cost,
-                    bound: result.bound,
-                    stats: result.stats,
-                });
                 for (k, &i) in members.iter().enumerate() {
                     if !sol.spilled[k] {
                         memory[i] = Some(m);
@@ -257,13 +235,6 @@ pub(crate) fn run(
                 }
             }
             Start::Infeasible => {
-                levels.push(LevelReport {
-                    memory: m,
-                    buffers: members.len(),
-                    cost: 0,
-                    bound: result.bound,
-                    stats: result.stats,
-                });
                 // Proven only when every buffer that had to stay is pinned here.
                 let forced: Vec<BufferIdx> = members
                     .iter()
@@ -289,16 +260,6 @@ pub(crate) fn run(
                 break;
             }
             Start::Unknown => {
-                levels.push(LevelReport {
-                    memory: m,
-                    buffers: members.len(),
-                    cost: 0,
-                    bound: result.bound,
-                    stats: result.stats,
-                });
-                if first {
-                    lower_bound = lower_bound.saturating_add(result.bound);
-                }
                 failed = Some(m);
                 break;
             }
@@ -308,37 +269,8 @@ pub(crate) fn run(
     // placement in time): the one-pass fallback, else no plan.
     let fallback = failed.is_some();
     if let Some(m) = failed {
-        let capacities: Vec<Option<Size>> = memories.iter().map(|x| x.capacity).collect();
-        let alignment = |i: BufferIdx, m: MemoryIdx| {
-            lcm(
-                problem.buffer(i).alignment.get(),
-                memories[m.index()].alignment.get(),
-            )
-            .unwrap_or(u64::MAX)
-        };
-        let budget = call.child().with_finish_first_plan(true).first_plan();
-        // The cheapest of the orders' plans (ties: the first order's).
-        let mut best: Option<(u64, Vec<MemoryIdx>, Vec<Offset>)> = None;
-        for key in fill::FillOrder::ALL {
-            let allowed = &model.allowed;
-            let found = fill::run(
-                problem,
-                allowed,
-                &model.order,
-                &capacities,
-                &alignment,
-                key,
-                &budget,
-            );
-            if let Some((placed, at)) = found {
-                let cost = model.cost_of(&placed);
-                if best.as_ref().is_none_or(|b| cost < b.0) {
-                    best = Some((cost, placed, at));
-                }
-            }
-        }
-        match best {
-            Some((_, placed, at)) => {
+        match fallback_plan(&model, &call) {
+            Some((placed, at)) => {
                 memory = placed.into_iter().map(Some).collect();
                 offsets = at;
             }
@@ -438,6 +370,79 @@ fn pooled_bound(model: &Model<'_>, options: &MemoriesOptions) -> u64 {
         }
     }
     total
+}
+
+/// The level of bounded memory `m` (at position `later`'s complement in the order) over
+/// `members` (as `sub`): a buffer with a fixed offset or no later memory must stay; the
+/// others may leave, at a cost of their traffic (no costs) or of their traffic times
+/// the step to their cheapest later memory.
+fn level_model<'p>(
+    model: &Model<'_>,
+    sub: &'p Problem,
+    members: &[BufferIdx],
+    m: MemoryIdx,
+    later: MemorySet,
+    capacity: Size,
+) -> LevelModel<'p> {
+    let leaves = |i: BufferIdx| MemorySet(model.allowed[i].0 & later.0);
+    let base: Vec<Decision> = members
+        .iter()
+        .map(|&i| {
+            if model.problem.buffer(i).fixed_offset.is_some() || leaves(i).is_empty() {
+                Decision::Fast
+            } else {
+                Decision::Free
+            }
+        })
+        .collect();
+    let costs: Vec<u64> = members
+        .iter()
+        .map(|&i| match (model.priced, leaves(i).is_empty()) {
+            (_, true) => 0,
+            (false, false) => model.traffic[i],
+            (true, false) => {
+                let step = model
+                    .cheapest(leaves(i))
+                    .saturating_sub(model.unit_cost[m.index()]);
+                model.traffic[i] * step
+            }
+        })
+        .collect();
+    LevelModel::new(sub, capacity, costs, base)
+}
+
+/// The fallback's plan: the cheapest of [`fill::run`]'s orders (ties: the first), or
+/// `None` when none places every buffer.
+fn fallback_plan(model: &Model<'_>, call: &Budget) -> Option<(Vec<MemoryIdx>, Vec<Offset>)> {
+    let (problem, memories) = (model.problem, model.memories);
+    let capacities: Vec<Option<Size>> = memories.iter().map(|x| x.capacity).collect();
+    let alignment = |i: BufferIdx, m: MemoryIdx| {
+        lcm(
+            problem.buffer(i).alignment.get(),
+            memories[m.index()].alignment.get(),
+        )
+        .unwrap_or(u64::MAX)
+    };
+    let budget = call.child().with_finish_first_plan(true).first_plan();
+    let mut best: Option<(u64, Vec<MemoryIdx>, Vec<Offset>)> = None;
+    for key in fill::FillOrder::ALL {
+        let found = fill::run(
+            problem,
+            &model.allowed,
+            &model.order,
+            &capacities,
+            &alignment,
+            key,
+            &budget,
+        );
+        if let Some((placed, at)) = found {
+            let cost = model.cost_of(&placed);
+            if best.as_ref().is_none_or(|b| cost < b.0) {
+                best = Some((cost, placed, at));
+            }
+        }
+    }
+    best.map(|(_, placed, at)| (placed, at))
 }
 
 /// The plan with its heights, traffic and cost.
