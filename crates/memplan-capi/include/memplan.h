@@ -123,6 +123,55 @@ int32_t memplan_spill_result_is_optimal(const memplan_spill_result *plan);
 uint64_t memplan_spill_result_fast_height(const memplan_spill_result *plan);
 uint64_t memplan_spill_result_slow_height(const memplan_spill_result *plan);
 
+/* Several memories (full build; the lean library answers MEMPLAN_ERR_ARGUMENT).
+ * Memories are listed fastest first; a capacity or cost of MEMPLAN_NONE (UINT64_MAX) is
+ * none (unbounded; no cost), an alignment of 0 is 1. Every memory has a cost, or none
+ * has: then the objective is lexicographic (as much traffic as possible in the first
+ * memory, then the second, ...); with costs, the least sum of traffic x cost. */
+#define MEMPLAN_NONE UINT64_MAX
+typedef struct memplan_memory {
+    const char *name;    /* unique, non-empty, UTF-8 */
+    uint64_t capacity;   /* bytes; MEMPLAN_NONE: unbounded */
+    uint64_t alignment;  /* every offset in it is a multiple; 0 means 1 */
+    uint64_t cost;       /* per byte of traffic; MEMPLAN_NONE: none */
+} memplan_memory;
+/* Gives each buffer a memory and an offset in it. `allowed` (NULL: all) holds per buffer
+ * a bit set of the memories it may use (bit m for memory m; one bit pins it; 0 is an
+ * error), `accesses` (NULL: 1) its access count (traffic = size x accesses); both
+ * memplan_problem_len(problem) long. `options` may be NULL; its planner and goal are not
+ * used. MEMPLAN_ERR_INFEASIBLE when the buffers pinned to a memory cannot fit in it (the
+ * message names the time, the buffers and the capacity), MEMPLAN_ERR_NOT_FOUND when no
+ * plan was found, MEMPLAN_ERR_INVALID_PROBLEM for a pinned buffer larger than its memory
+ * or an empty allowed set, MEMPLAN_ERR_ARGUMENT for bad memories (duplicate or empty
+ * names, costs on some only). The plan returned has passed the independent checker. */
+typedef struct memplan_memories_result memplan_memories_result;
+memplan_status memplan_plan_memories(const memplan_problem *problem,
+                                     const memplan_memory *memories, size_t memory_count,
+                                     const uint64_t *allowed, const uint64_t *accesses,
+                                     const memplan_options *options,
+                                     memplan_memories_result **out);
+void memplan_memories_result_free(memplan_memories_result *plan);
+size_t memplan_memories_result_len(const memplan_memories_result *plan);
+/* Each buffer's memory (an index into the memories given); owned by the plan. */
+const uint32_t *memplan_memories_result_memory(const memplan_memories_result *plan);
+/* Each buffer's offset in its own memory; owned by the plan. */
+const uint64_t *memplan_memories_result_offsets(const memplan_memories_result *plan);
+/* Memory m's height and traffic (0 when m is out of range). */
+uint64_t memplan_memories_result_height(const memplan_memories_result *plan, size_t m);
+uint64_t memplan_memories_result_traffic(const memplan_memories_result *plan, size_t m);
+/* Sum of traffic x cost, or without costs the traffic outside the first memory. */
+uint64_t memplan_memories_result_cost(const memplan_memories_result *plan);
+uint64_t memplan_memories_result_lower_bound(const memplan_memories_result *plan);
+int32_t memplan_memories_result_is_optimal(const memplan_memories_result *plan);
+/* Checks a plan across memories (each buffer's memory index and offset in it, `count`
+ * of each) with the independent checker: capacities, allowed sets, pins, alignments.
+ * MEMPLAN_OK, or MEMPLAN_ERR_INVALID_PLAN naming the buffer. */
+memplan_status memplan_check_memories(const memplan_problem *problem,
+                                      const memplan_memory *memories, size_t memory_count,
+                                      const uint64_t *allowed, const uint64_t *accesses,
+                                      const uint32_t *memory, const uint64_t *offsets,
+                                      size_t count);
+
 /* Checks `count` offsets against the problem with the independent checker: MEMPLAN_OK,
  * or MEMPLAN_ERR_INVALID_PLAN naming the first violation. memplan_check_fit also
  * requires every buffer to end at or below `capacity`. */

@@ -14,6 +14,9 @@
 //!   planned or checked (the message then names the buffer).
 #![allow(non_camel_case_types)]
 
+mod memories;
+pub use memories::*;
+
 use std::cell::RefCell;
 use std::ffi::{c_char, c_double, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -394,3 +394,150 @@ fn issue_30_the_holes_bound_is_the_lower_bound() {
         memplan_problem_free(p);
     }
 }
+
+/// Three memories with allowed sets and pins, planned and checked through the C API.
+#[cfg(feature = "spill")]
+#[test]
+fn plans_three_memories_with_allowed_sets_and_pins() {
+    unsafe {
+        let p = problem(&[
+            ("a", 0, 3, 4),
+            ("b", 0, 2, 4),
+            ("c", 1, 3, 4),
+            ("d", 0, 3, 4),
+            ("e", 2, 4, 8),
+        ]);
+        let names: Vec<CString> = ["tcm", "ocram", "dram"]
+            .iter()
+            .map(|n| CString::new(*n).unwrap())
+            .collect();
+        let memories = [
+            memplan_memory {
+                name: names[0].as_ptr(),
+                capacity: 10,
+                alignment: 1,
+                cost: MEMPLAN_NONE,
+            },
+            memplan_memory {
+                name: names[1].as_ptr(),
+                capacity: 8,
+                alignment: 4,
+                cost: MEMPLAN_NONE,
+            },
+            memplan_memory {
+                name: names[2].as_ptr(),
+                capacity: MEMPLAN_NONE,
+                alignment: 1,
+                cost: MEMPLAN_NONE,
+            },
+        ];
+        let allowed = [7u64, 6, 7, 1, 4];
+        let accesses = [5u64, 1, 1, 2, 1];
+        let mut plan = ptr::null_mut();
+        let status = memplan_plan_memories(
+            p,
+            memories.as_ptr(),
+            3,
+            allowed.as_ptr(),
+            accesses.as_ptr(),
+            ptr::null(),
+            &mut plan,
+        );
+        assert_eq!(status, MEMPLAN_OK, "{}", last_error());
+        let n = memplan_memories_result_len(plan);
+        let memory = std::slice::from_raw_parts(memplan_memories_result_memory(plan), n).to_vec();
+        let offsets = std::slice::from_raw_parts(memplan_memories_result_offsets(plan), n).to_vec();
+        assert_eq!((memory[3], memory[4]), (0, 2), "pins");
+        assert_ne!(memory[1], 0, "b may not use tcm");
+        for i in 0..n {
+            if memory[i] == 1 {
+                assert_eq!(offsets[i] % 4, 0);
+            }
+        }
+        assert_eq!(memplan_memories_result_cost(plan), 16);
+        assert_eq!(memplan_memories_result_is_optimal(plan), 1);
+        assert_eq!(memplan_memories_result_traffic(plan, 0), 28);
+        assert_eq!(memplan_memories_result_height(plan, 9), 0);
+        let check = |memory: &[u32], offsets: &[u64]| {
+            memplan_check_memories(
+                p,
+                memories.as_ptr(),
+                3,
+                allowed.as_ptr(),
+                accesses.as_ptr(),
+                memory.as_ptr(),
+                offsets.as_ptr(),
+                n,
+            )
+        };
+        assert_eq!(check(&memory, &offsets), MEMPLAN_OK, "{}", last_error());
+        let mut moved = memory.clone();
+        moved[4] = 1; // e is pinned to dram
+        assert_eq!(check(&moved, &offsets), MEMPLAN_ERR_INVALID_PLAN);
+        assert!(last_error().contains("'e'"), "{}", last_error());
+        memplan_memories_result_free(plan);
+        // A pinned buffer larger than its memory; duplicate names.
+        let big = [1u64, 7, 7, 7, 7];
+        let small = [
+            memplan_memory {
+                capacity: 2,
+                ..memories[0]
+            },
+            memories[1],
+            memories[2],
+        ];
+        let mut plan = ptr::null_mut();
+        let status = memplan_plan_memories(
+            p,
+            small.as_ptr(),
+            3,
+            big.as_ptr(),
+            ptr::null(),
+            ptr::null(),
+            &mut plan,
+        );
+        assert_eq!(status, MEMPLAN_ERR_INVALID_PROBLEM, "{}", last_error());
+        let dup = [memories[0], memories[0]];
+        let status = memplan_plan_memories(
+            p,
+            dup.as_ptr(),
+            2,
+            ptr::null(),
+            ptr::null(),
+            ptr::null(),
+            &mut plan,
+        );
+        assert_eq!(status, MEMPLAN_ERR_ARGUMENT);
+        assert!(last_error().contains("duplicate"), "{}", last_error());
+        memplan_problem_free(p);
+    }
+}
+
+/// The lean build has no memories: the calls say so.
+#[cfg(not(feature = "spill"))]
+#[test]
+fn the_lean_build_has_no_memories() {
+    unsafe {
+        let p = problem(&[("a", 0, 3, 4)]);
+        let name = CString::new("tcm").unwrap();
+        let memories = [memplan_memory {
+            name: name.as_ptr(),
+            capacity: 8,
+            alignment: 1,
+            cost: MEMPLAN_NONE,
+        }];
+        let mut plan = ptr::null_mut();
+        let status = memplan_plan_memories(
+            p,
+            memories.as_ptr(),
+            1,
+            ptr::null(),
+            ptr::null(),
+            ptr::null(),
+            &mut plan,
+        );
+        assert_eq!(status, MEMPLAN_ERR_ARGUMENT);
+        assert!(last_error().contains("lean build"), "{}", last_error());
+        memplan_problem_free(p);
+    }
+}

@@ -82,6 +82,29 @@ fn every_bad_input_gets_its_expected_one_line_error() {
     }
 }
 
+/// The JSON cases (`tests/bad_inputs/*.json`, with optional `NAME.args`): `plan` gives
+/// the expected one-line error and writes nothing.
+#[test]
+fn every_bad_json_input_gets_its_expected_one_line_error() {
+    let (root, cases) = corpus("json");
+    assert!(cases.len() >= 4, "the JSON cases are present");
+    for Case {
+        name,
+        code,
+        message,
+    } in cases
+    {
+        let args = std::fs::read_to_string(root.join(format!("tests/bad_inputs/{name}.args")))
+            .unwrap_or_default();
+        let extra: Vec<&str> = args.split_whitespace().collect();
+        let (got_code, stderr, stdout_len) =
+            run(&root, &format!("tests/bad_inputs/{name}.json"), &extra);
+        assert_eq!(got_code, code, "{name}: {stderr}");
+        assert_eq!(stderr, format!("{message}\n"), "{name}");
+        assert_eq!(stdout_len, 0, "{name}: nothing written");
+    }
+}
+
 /// The flatbuffer cases (`tests/bad_inputs/tflite_*.tflite`, written by
 /// `cargo test -p memplan-tflite --test corpus -- --ignored`): `memplan tflite` gives the
 /// expected one-line error and writes nothing.

@@ -160,9 +160,9 @@ fn the_cli_modules_import_each_other_in_layers_without_a_circle() {
 fn the_core_crate_has_no_import_circle_but_error_and_types() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../memplan/src");
     let edges = edges(&modules(&src));
-    // The edges are read: spill's heuristic runs the improvement's insertion.
+    // The edges are read: the memories family's heuristic runs the improvement's insertion.
     assert!(
-        edges["spill::heuristic"].contains("spill::improve"),
+        edges["memories::heuristic"].contains("memories::improve"),
         "{edges:?}"
     );
     let left: Vec<&str> = in_circles(&edges).into_iter().map(String::as_str).collect();

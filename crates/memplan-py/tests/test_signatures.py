@@ -36,18 +36,19 @@ SIGNATURES = {
     "memplan.Problem.from_json": "Problem.from_json(path, capacity=None, lifetimes=None)",
     "memplan.Problem.from_json_text": "Problem.from_json_text(text, capacity=None, lifetimes=None)",
     "memplan.plan":
-        'plan(problem, planner="auto", capacity=None, time_limit=1.0, seed=None, threads=0, '
-        "verify=True)",
+        'plan(problem, planner="auto", capacity=None, time_limit=None, work_limit=None, seed=None, '
+        "threads=0, verify=True, memories=None, allowed=None, accesses=None)",
+    "memplan.Memory": "Memory(name, capacity=None, alignment=1, cost=None)",
     "memplan.check": "check(problem, plan, capacity=None)",
     "memplan.share": 'share(problem, strategy="auto")',
     "memplan.planners": "planners()",
     "memplan.render": 'render(problem, plan, name="plan", width=1200, height=800)',
     "memplan.plan_spill":
-        "plan_spill(problem, capacity, costs=None, memory=None, time_limit=1.0, threads=0, "
-        "seed=0, verify=True)",
+        "plan_spill(problem, capacity, costs=None, memory=None, time_limit=None, work_limit=None, "
+        "threads=0, seed=0, verify=True)",
     "memplan.tflite.plan_model":
-        'plan_model(src, dst, time_limit=1.0, *, planner="auto", capacity=None, force=False, '
-        "threads=0, reference_scratch=True, scratch=(), version_note=True)",
+        'plan_model(src, dst, time_limit=None, *, work_limit=None, planner="auto", capacity=None, '
+        "force=False, threads=0, reference_scratch=True, scratch=(), version_note=True)",
     "memplan.executorch.memory_planning_pass":
         'memory_planning_pass(time_limit=1.0, planner="auto", threads=0, seed=None, '
         "verify=False, fast_capacity=None, **pass_options)",

@@ -14,6 +14,7 @@ use crate::flags::commands::PlanArgs;
 use crate::flags::input::Format;
 use crate::shared::files::{display_path, write_to};
 use crate::shared::formats;
+use crate::shared::memories::bytes_have_section;
 use crate::shared::numbers::{count, json_millis, millis, percent, thousands};
 use crate::shared::progress::{interrupt_token, Progress};
 
@@ -25,6 +26,13 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
         problem,
         capacity,
     } = formats::load_problem(&args.input, &args.input_args, args.capacity.map(Size))?;
+    if in_format == Format::Json && bytes_have_section(&args.input, &bytes) {
+        // Read from stdin, a problem across memories cannot be dispatched by its file.
+        return Err(Failure::usage(format!(
+            "{}: the problem has a memories section: give --memories too, or read it from a file",
+            display_path(&args.input)
+        )));
+    }
     let request = args.planning.request(capacity, Some(&cancel));
     // The process ends after this command: freeing a million buffers one by one (tens
     // of milliseconds) buys nothing.

@@ -11,6 +11,9 @@ use crate::flags::input::Format;
 use crate::shared::files::{display_path, tflite_failure};
 use crate::shared::files::{read_bytes, write_to};
 use crate::shared::formats;
+use crate::shared::memories::{
+    has_section, memory_plan, read_memories_data, read_plan_memory_names,
+};
 use crate::shared::numbers::thousands;
 use crate::shared::two_level::{
     fast_capacity, index_by_id, read_plan_levels, read_spill_data, two_level_plan,
@@ -55,6 +58,19 @@ pub fn render(args: RenderArgs) -> Result<(), Failure> {
     }
     let plan_bytes = read_bytes(&plan_path)?;
     let placements = formats::read_placements(&plan_path, &plan_bytes)?;
+    if args.memories.is_some() || has_section(&args.problem) {
+        let input = (format, bytes.as_slice());
+        let svg = memory_panels(
+            &args,
+            &plan_path,
+            input,
+            &problem,
+            &placements,
+            &plan_bytes,
+            window,
+        )?;
+        return write_to(&args.output, |w| w.write_all(svg.as_bytes()));
+    }
     if let Some(levels) = read_plan_levels(&plan_path, &plan_bytes)? {
         let input = (format, bytes.as_slice());
         let svg = two_levels(
@@ -165,6 +181,89 @@ fn two_levels(
     let refs: Vec<(&Problem, &[u64], &Picture)> = panels
         .iter()
         .map(|(p, o, pic)| (*p, o.as_slice(), pic))
+        .collect();
+    Ok(memplan_render::draw_stacked(&refs))
+}
+
+/// A plan across memories: one panel per memory that holds a buffer, in the memories'
+/// order, each with its capacity, on the same time axis. The plan is checked with
+/// `check_memories`; an invalid plan is drawn with a warning.
+fn memory_panels(
+    args: &RenderArgs,
+    plan_path: &str,
+    (format, bytes): (Format, &[u8]),
+    problem: &Problem,
+    placements: &[(String, Offset)],
+    plan_bytes: &[u8],
+    window: Option<(u64, u64)>,
+) -> Result<String, Failure> {
+    let cannot =
+        |why: String| Failure::new(exit::CHECK, format!("{plan_path}: cannot draw: {why}"));
+    let data = read_memories_data(
+        &args.problem,
+        bytes,
+        format,
+        problem,
+        args.memories.as_deref(),
+    )?
+    .ok_or_else(|| Failure::usage("no memories: give --memories or a JSON 'memories' section"))?;
+    let names = read_plan_memory_names(plan_path, plan_bytes)?
+        .ok_or_else(|| cannot("the plan has no memory column".into()))?;
+    let plan = memory_plan(problem, &data, placements, &names).map_err(|w| cannot(w.join("; ")))?;
+    let valid =
+        memplan::memories::check_memories(problem, &data.memories, &data.input(), &plan).is_ok();
+    let bufs = problem.buffers();
+    let span = (
+        bufs.iter()
+            .map(|b| b.lifetime.start.get())
+            .min()
+            .unwrap_or(0),
+        bufs.iter().map(|b| b.lifetime.end.get()).max().unwrap_or(1),
+    );
+    let notes = (format == Format::Csv)
+        .then(|| column_notes(bytes, problem.len()))
+        .flatten();
+    let mut subs = Vec::new();
+    for (m, memory) in data.memories.iter().enumerate() {
+        let members: Vec<usize> = (0..problem.len())
+            .filter(|&i| plan.memory[i].index() == m)
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        let sub = Problem::new(members.iter().map(|&i| bufs[i].clone()).collect())
+            .map_err(|e| cannot(e.to_string()))?;
+        let offsets: Vec<u64> = members.iter().map(|&i| plan.offsets[i].get()).collect();
+        let title = match memory.capacity {
+            Some(c) => format!("memory {} (capacity {} B)", memory.name, thousands(c.get())),
+            None => format!("memory {} (unbounded)", memory.name),
+        };
+        subs.push((sub, offsets, title, memory.capacity.map(Size::get), members));
+    }
+    let pictures: Vec<Picture> = subs
+        .iter()
+        .enumerate()
+        .map(|(k, (_, _, title, capacity, members))| {
+            let height = if k == 0 {
+                args.height
+            } else {
+                (args.height / 2).max(300)
+            };
+            let mut picture = Picture::new(args.width, height, title, valid);
+            picture.window = window;
+            picture.span = Some(span);
+            picture.highlight = args.buffers.clone();
+            picture.capacity = *capacity;
+            picture.notes = notes
+                .as_ref()
+                .map(|n| members.iter().map(|&b| n[b].clone()).collect());
+            picture
+        })
+        .collect();
+    let refs: Vec<(&Problem, &[u64], &Picture)> = subs
+        .iter()
+        .zip(&pictures)
+        .map(|((p, o, ..), pic)| (p, o.as_slice(), pic))
         .collect();
     Ok(memplan_render::draw_stacked(&refs))
 }

@@ -1,0 +1,177 @@
+"""memplan.plan(problem, memories=[...]): several memories from Python (issue 36). Every
+result is checked here memory by memory with memplan.check (each memory's buffers as a
+problem of their own, under its capacity), against allowed sets, pins, alignments and
+the traffic, and against the CLI."""
+
+import csv
+import io
+import random
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import memplan
+
+ROOT = Path(__file__).resolve().parents[3]
+
+MEMORIES = [
+    memplan.Memory("tcm", capacity=10),
+    memplan.Memory("ocram", capacity=8, alignment=4),
+    memplan.Memory("dram"),
+]
+
+
+def problem():
+    return memplan.Problem(
+        [("a", 0, 3, 4), ("b", 0, 2, 4), ("c", 1, 3, 4), ("d", 0, 3, 4), ("e", 2, 4, 8)]
+    )
+
+
+def verify(problem, plan, memories, allowed=None, accesses=None):
+    """Checks every memory's buffers with memplan.check, the allowed sets, alignments,
+    heights, traffic and cost; returns the per-memory heights."""
+    bufs = problem.buffers
+    ids = problem.ids
+    names = [m.name for m in memories]
+    heights = {}
+    for k, mem in enumerate(memories):
+        keep = [i for i, m in enumerate(plan.memory) if m == mem.name]
+        assert all(plan.memory_index[i] == k for i in keep)
+        for i in keep:
+            assert plan.offsets[i] % mem.alignment == 0
+        if not keep:
+            heights[mem.name] = 0
+            continue
+        sub = memplan.Problem([bufs[i] for i in keep], capacity=mem.capacity)
+        heights[mem.name] = memplan.check(sub, [plan.offsets[i] for i in keep])
+    assert plan.heights == heights
+    acc = [1] * len(bufs)
+    if accesses is not None:
+        for i, x in enumerate(ids):
+            v = accesses.get(x) if isinstance(accesses, dict) else accesses[i]
+            acc[i] = 1 if v is None else v
+    traffic = {n: 0 for n in names}
+    for i, b in enumerate(bufs):
+        traffic[plan.memory[i]] += b["size"] * acc[i]
+        if allowed is not None:
+            a = allowed.get(ids[i]) if isinstance(allowed, dict) else allowed[i]
+            if a is not None:
+                assert plan.memory[i] in ([a] if isinstance(a, str) else a)
+    assert plan.traffic == traffic
+    if all(m.cost is not None for m in memories):
+        cost = sum(traffic[m.name] * m.cost for m in memories)
+    else:
+        cost = sum(traffic[n] for n in names[1:])
+    assert plan.cost == cost
+    assert plan.lower_bound <= plan.cost
+    assert plan.optimal == (plan.cost == plan.lower_bound)
+    return heights
+
+
+def test_three_memories_with_allowed_sets_and_pins():
+    p = problem()
+    allowed = {"b": ["ocram", "dram"], "d": "tcm", "e": "dram"}
+    accesses = {"a": 5, "d": 2}
+    plan = memplan.plan(p, memories=MEMORIES, allowed=allowed, accesses=accesses)
+    assert isinstance(plan, memplan.MemoryPlan)
+    verify(p, plan, MEMORIES, allowed, accesses)
+    d = plan.to_dict()
+    assert d["d"][0] == "tcm" and d["e"][0] == "dram" and d["b"][0] != "tcm"
+    assert d["a"][0] == "tcm"  # 20 bytes of traffic
+    assert plan.cost == 16 and plan.optimal
+    assert plan.memories == ["tcm", "ocram", "dram"]
+    assert plan.capacities == {"tcm": 10, "ocram": 8, "dram": None}
+    # The same as sequences indexed like the buffers.
+    seq = memplan.plan(
+        p,
+        memories=MEMORIES,
+        allowed=[None, ["ocram", "dram"], None, "tcm", "dram"],
+        accesses=[5, 1, 1, 2, 1],
+    )
+    assert (seq.memory, seq.offsets, seq.cost) == (plan.memory, plan.offsets, plan.cost)
+
+
+def test_costs_give_the_least_total_cost():
+    p = problem()
+    priced = [
+        memplan.Memory("tcm", capacity=10, cost=1),
+        memplan.Memory("ocram", capacity=8, alignment=4, cost=3),
+        memplan.Memory("dram", cost=10),
+    ]
+    plan = memplan.plan(p, memories=priced, allowed={"e": "dram"})
+    verify(p, plan, priced, {"e": "dram"})
+
+
+def test_random_problems_are_valid_and_bounded():
+    rng = random.Random(36)
+    for _ in range(30):
+        n = rng.randint(1, 25)
+        bufs = []
+        for i in range(n):
+            s = rng.randrange(20)
+            bufs.append((f"b{i}", s, s + rng.randint(1, 6), rng.randint(1, 64)))
+        p = memplan.Problem(bufs)
+        load = p.max_load()
+        mems = [
+            memplan.Memory("fast", capacity=load * rng.randint(10, 60) // 100, alignment=rng.choice([1, 8])),
+            memplan.Memory("mid", capacity=load * rng.randint(10, 60) // 100),
+            memplan.Memory("slow"),
+        ]
+        allowed = [rng.choice([None, None, "slow", ["mid", "slow"]]) for _ in range(n)]
+        accesses = [rng.randint(0, 5) for _ in range(n)]
+        plan = memplan.plan(p, memories=mems, allowed=allowed, accesses=accesses, time_limit=None)
+        verify(p, plan, mems, allowed, accesses)
+
+
+def test_bad_input_raises_the_packages_exceptions():
+    p = problem()
+    with pytest.raises(memplan.InputError, match="unknown memory 'sram'"):
+        memplan.plan(p, memories=MEMORIES, allowed={"a": "sram"})
+    with pytest.raises(memplan.InputError, match="duplicate memory name"):
+        memplan.plan(p, memories=[memplan.Memory("x"), memplan.Memory("x")])
+    with pytest.raises(memplan.InputError, match="empty"):
+        memplan.plan(p, memories=MEMORIES, allowed={"a": []})
+    with pytest.raises(memplan.InputError, match="needs 8 bytes of memory 'tcm'"):
+        memplan.plan(
+            p, memories=[memplan.Memory("tcm", capacity=6), memplan.Memory("dram")], allowed={"e": "tcm"}
+        )
+    with pytest.raises(ValueError):
+        memplan.Memory("tcm", capacity=-1)
+    with pytest.raises(memplan.InputError, match="no buffer has the id"):
+        memplan.plan(p, memories=MEMORIES, accesses={"zz": 3})
+    with pytest.raises(ValueError):
+        memplan.plan(p, memories=MEMORIES, capacity=8)
+    with pytest.raises(ValueError):
+        memplan.plan(p, allowed={"a": "tcm"})
+
+
+def test_pinned_buffers_that_cannot_fit_raise_infeasible_naming_them():
+    p = memplan.Problem([("a", 0, 3, 6), ("b", 1, 2, 6), ("c", 0, 3, 6)])
+    mems = [memplan.Memory("tcm", capacity=8), memplan.Memory("dram")]
+    with pytest.raises(memplan.InfeasibleError, match=r"at time 1.*'a', 'b'.*capacity is 8"):
+        memplan.plan(p, memories=mems, allowed={"a": "tcm", "b": "tcm"})
+
+
+def test_the_cli_gives_the_same_plan(tmp_path):
+    exe = ROOT / "target" / "debug" / "memplan"
+    if not exe.exists():
+        pytest.skip("target/debug/memplan is not built")
+    text = "id,lower,upper,size,memories,accesses\na,0,3,4,,5\nb,0,2,4,ocram|dram,\nc,1,3,4,,\nd,0,3,4,tcm,2\ne,2,4,8,dram,\n"
+    src = tmp_path / "three.csv"
+    src.write_text(text)
+    out = tmp_path / "three.plan.csv"
+    subprocess.run(
+        [str(exe), "plan", str(src), "--memories", "tcm:10,ocram:8:4,dram", "-o", str(out), "-q"],
+        check=True,
+    )
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    p = memplan.Problem.from_csv(str(src))
+    plan = memplan.plan(
+        p,
+        memories=MEMORIES,
+        allowed={"b": ["ocram", "dram"], "d": "tcm", "e": "dram"},
+        accesses={"a": 5, "d": 2},
+    )
+    assert [r["memory"] for r in rows] == plan.memory
+    assert [int(r["offset"]) for r in rows] == plan.offsets
