@@ -85,6 +85,7 @@ expects a pass.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import math
 import time
@@ -98,9 +99,14 @@ try:
         MemoryPlanningAlgorithmSuite,
         SpecAllocResult,
         Verifier,
+        apply_algo,
         greedy,
     )
-    from executorch.exir.passes.memory_planning_pass import MemoryPlanningPass
+    from executorch.exir.pass_base import PassResult
+    from executorch.exir.passes.memory_planning_pass import (
+        MemoryPlanningPass,
+        _insert_mutable_buffer_specs,
+    )
 except ImportError as e:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         "memplan.executorch needs ExecuTorch: pip install 'memplan[executorch]' "
@@ -109,7 +115,17 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 
 import memplan
 
-__all__ = ["Algorithm", "ArenaReport", "GraphReport", "memory_planning_pass"]
+__all__ = [
+    "Algorithm",
+    "ArenaReport",
+    "BankInfeasibleError",
+    "BankNoPlanFoundError",
+    "BankPlacementError",
+    "BankedAlgorithm",
+    "GraphReport",
+    "banked_memory_planning_pass",
+    "memory_planning_pass",
+]
 
 
 @dataclass(frozen=True)
@@ -142,6 +158,14 @@ class ArenaReport:
     spill_lower_bound: Optional[int] = None
     #: True for the arena that holds the spilled tensors.
     slow: bool = False
+    #: True for the arena of the mutable buffers shared by every method
+    #: (``share_mutable_buffers=True``): one offset per buffer, the same in every method.
+    shared: bool = False
+    #: The bank's name (``banked_memory_planning_pass``), else ``None``.
+    bank: Optional[str] = None
+    #: Bytes times accesses of the arena's buffers (``banked_memory_planning_pass``:
+    #: one write plus one read per user in the graph), else ``None``.
+    traffic: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -241,6 +265,28 @@ def _check_arguments(
         raise memplan.InputError(f"fast_capacity must be None or an int >= 0 (bytes), got {fast_capacity!r}")
 
 
+def _check_call(alignment: Any, specs: Any, graph_module: Any, extra_padding: Any) -> None:
+    """Raises ``memplan.InputError`` for a bad call of an algorithm. (``specs`` and
+    ``graph_module`` have defaults in ``__call__`` only so that ExecuTorch calling an
+    Algorithm as a pass, with a graph module alone, reaches the first message.)"""
+    if _is_graph_module(alignment):
+        raise memplan.InputError(
+            "memplan.executorch.Algorithm() is a memory-planning algorithm, not a pass: "
+            "give memory_planning_pass=memplan.executorch.memory_planning_pass(...), or "
+            "put the Algorithm in MemoryPlanningAlgorithmSuite(algo_list=[...]) inside a "
+            "MemoryPlanningPass"
+        )
+    if isinstance(alignment, bool) or not isinstance(alignment, int) or alignment < 1:
+        raise memplan.InputError(f"alignment must be an int >= 1, got {alignment!r}")
+    if isinstance(extra_padding, bool) or not isinstance(extra_padding, int) or extra_padding < 0:
+        raise memplan.InputError(f"extra_padding must be an int >= 0, got {extra_padding!r}")
+    if specs is None or graph_module is None:
+        raise memplan.InputError(
+            "Algorithm is called as algo(alignment, specs, graph_module, graph_signature, "
+            "extra_padding)"
+        )
+
+
 def _input_error(spec: Any, what: str) -> memplan.InputError:
     return memplan.InputError(f"{_describe(spec)}: {what}")
 
@@ -261,10 +307,11 @@ def _lifetime(spec: Any) -> Tuple[int, int]:
     return first, last + 1
 
 
-def _mem_id(spec: Any) -> int:
+def _mem_id(spec: Any, default: Optional[int] = 1) -> Any:
+    """The spec's arena; ``default`` when it has none (``None``: not pinned)."""
     mem_id = getattr(spec, "mem_id", None)
     if mem_id is None:
-        return 1
+        return default
     if isinstance(mem_id, bool) or not isinstance(mem_id, int) or mem_id < 1:
         raise _input_error(
             spec,
@@ -417,24 +464,7 @@ class Algorithm:
         graph_signature: Any = None,
         extra_padding: int = 0,
     ) -> MemoryAlgoResult:
-        # `specs` and `graph_module` have defaults only so that ExecuTorch calling an
-        # Algorithm as a pass, with a graph module alone, reaches the message below.
-        if _is_graph_module(alignment):
-            raise memplan.InputError(
-                "memplan.executorch.Algorithm() is a memory-planning algorithm, not a pass: "
-                "give memory_planning_pass=memplan.executorch.memory_planning_pass(...), or "
-                "put the Algorithm in MemoryPlanningAlgorithmSuite(algo_list=[...]) inside a "
-                "MemoryPlanningPass"
-            )
-        if isinstance(alignment, bool) or not isinstance(alignment, int) or alignment < 1:
-            raise memplan.InputError(f"alignment must be an int >= 1, got {alignment!r}")
-        if isinstance(extra_padding, bool) or not isinstance(extra_padding, int) or extra_padding < 0:
-            raise memplan.InputError(f"extra_padding must be an int >= 0, got {extra_padding!r}")
-        if specs is None or graph_module is None:
-            raise memplan.InputError(
-                "Algorithm is called as algo(alignment, specs, graph_module, graph_signature, "
-                "extra_padding)"
-            )
+        _check_call(alignment, specs, graph_module, extra_padding)
         started = time.monotonic()
         ordered = _ordered(specs)
         arenas = self._arenas(ordered, alignment)
@@ -476,16 +506,19 @@ class Algorithm:
         ))
         return result
 
-    def _arenas(self, specs: Sequence[Any], alignment: int) -> Dict[int, Tuple[List[_Buffer], List[Any]]]:
+    def _arenas(
+        self, specs: Sequence[Any], alignment: int, default: Optional[int] = 1
+    ) -> Dict[Any, Tuple[List[_Buffer], List[Any]]]:
         """Splits the specs by arena into storage roots (with their aliases) and empty
-        tensors, after validating every spec."""
+        tensors, after validating every spec; specs with no ``mem_id`` go to arena
+        ``default`` (``None``: a key of their own)."""
         planned = {id(s) for s in specs}
         roots: Dict[int, _Buffer] = {}
         arenas: Dict[int, Tuple[List[_Buffer], List[Any]]] = {}
         aliases: List[Any] = []
         for spec in specs:
             start, end = _lifetime(spec)
-            mem_id = _mem_id(spec)
+            mem_id = _mem_id(spec, default)
             size = spec.realign(alignment)
             if isinstance(size, bool) or not isinstance(size, int) or size < 0:
                 raise _input_error(spec, f"allocated_memory must be an int >= 0, got {size!r}")
@@ -501,7 +534,7 @@ class Algorithm:
         for spec in aliases:
             root, offset = _root(spec, planned)
             if root.allocated_memory == 0:
-                arenas.setdefault(_mem_id(root), ([], []))[1].append(spec)
+                arenas.setdefault(_mem_id(root, default), ([], []))[1].append(spec)
                 continue
             buf = roots[id(root)]
             if offset % spec.alignment:
@@ -685,7 +718,12 @@ def _method_name() -> Optional[str]:
 
 class _MemplanPass(MemoryPlanningPass):
     """ExecuTorch's ``MemoryPlanningPass`` with memplan's ``Algorithm``: it tells the
-    algorithm which method and submodule each call plans, and keeps the reports."""
+    algorithm which method and submodule each call plans, and keeps the reports.
+
+    With ``share_mutable_buffers=True`` it places the shared mutable buffers itself
+    (``run_multimethod``): each in one arena of their own, one above every arena of
+    every method, at one offset that is the same in every method, so the other arenas
+    may be planned in any way (ExecuTorch's pass requires them all in arena 1)."""
 
     def __init__(self, algorithm: "Algorithm", **pass_options: Any) -> None:
         super().__init__(
@@ -694,6 +732,8 @@ class _MemplanPass(MemoryPlanningPass):
         )
         self.algorithm = algorithm
         self._runs = 0
+        # With share_mutable_buffers: (method's graph module, index of its GraphReport).
+        self._method_graphs: List[Tuple[Any, int]] = []
 
     @property
     def reports(self) -> List[GraphReport]:
@@ -711,9 +751,89 @@ class _MemplanPass(MemoryPlanningPass):
         }
         self._runs += 1
         try:
-            return super().run(graph_module, graph_signature)
+            if not self.share_mutable_buffers:
+                return super().run(graph_module, graph_signature)
+            return self._run_sharing(graph_module, graph_signature)
         finally:
             algo._method, algo._submodules = "", {}
+
+    def _run_sharing(self, graph_module: Any, graph_signature: Any) -> Any:
+        """ExecuTorch's ``run`` with ``share_mutable_buffers``, without its demand that
+        every planned tensor be in arena 1: the mutable buffers are left out of the plan
+        and collected for ``run_multimethod``."""
+        self._set_alloc_node_spec(graph_module)
+        apply_algo(
+            self.memory_planning_algo,
+            graph_module,
+            self.alignment,
+            graph_signature,
+            self.alloc_graph_input,
+            self.alloc_graph_output,
+            False,  # the shared mutable buffers are placed in run_multimethod
+            self.enable_non_cpu_memory_planning,
+        )
+        if graph_signature is not None:
+            self.state.graph_modules.append(graph_module)
+            _insert_mutable_buffer_specs(self.state, graph_module, graph_signature)
+            self._method_graphs.append((graph_module, len(self.algorithm.graphs) - 1))
+        Verifier(
+            graph_module, self.alloc_graph_input, self.alloc_graph_output, False, graph_signature
+        ).verify_graph_input_output()
+        return PassResult(graph_module, True)
+
+    def run_multimethod(self) -> None:
+        """Places the shared mutable buffers (``share_mutable_buffers=True``) after every
+        method is planned: one arena, ``mem_id`` one above the largest of every method,
+        each buffer at one offset, the same in every method (a buffer of the same name
+        must have the same size everywhere). The arena is checked by memplan's checker
+        and added to every method's ``non_const_buffer_sizes`` and report."""
+        if not self.share_mutable_buffers:
+            return super().run_multimethod()
+        modules = self.state.graph_modules
+        if not modules:
+            return None
+        shared_id = max(2, *(len(gm.meta["non_const_buffer_sizes"]) for gm in modules))
+        buffers: List[Tuple[str, int, int]] = []  # (name, offset, size)
+        offset = 0
+        for fqn, found in self.state.mutable_buffers.items():
+            specs = list(found) + list(self.state.maybe_mutable_buffers.get(fqn, ()))
+            sizes = sorted({spec.realign(self.alignment) for spec in specs})
+            if len(sizes) != 1:
+                raise memplan.InputError(
+                    f"share_mutable_buffers: the mutable buffer {fqn!r} has different sizes "
+                    f"in different methods ({', '.join(map(str, sizes))} bytes); a shared "
+                    "buffer must be the same tensor in every method"
+                )
+            for spec in specs:
+                spec.mem_id = shared_id
+                spec.mem_offset = offset
+            buffers.append((fqn, offset, sizes[0]))
+            offset += sizes[0]
+        if buffers:  # always live, so they must not overlap at all
+            memplan.check(
+                memplan.Problem([(n, 0, 1, size, self.alignment) for n, _, size in buffers]),
+                [o for _, o, _ in buffers],
+            )
+        for gm in modules:
+            sizes = gm.meta["non_const_buffer_sizes"]
+            sizes.extend([0] * (shared_id - len(sizes)))
+            sizes.append(offset)
+        arena = ArenaReport(
+            mem_id=shared_id, specs=len(buffers), buffers=len(buffers), reserved=0,
+            max_load=offset, height=offset, lower_bound=offset, optimal=True,
+            planner="shared", elapsed=0.0, size=offset, shared=True,
+        )
+        graphs = self.algorithm.graphs
+        for gm, k in self._method_graphs:
+            r = graphs[k]
+            graphs[k] = dataclasses.replace(
+                r,
+                arenas=r.arenas + (arena,),
+                sizes=tuple(gm.meta["non_const_buffer_sizes"]),
+                # ExecuTorch's own pass puts the shared arena right after arena 1.
+                default_sizes=r.default_sizes + (offset,),
+            )
+        return None
 
 
 class _VerifiedMemoryPlanningPass(_MemplanPass):
@@ -730,6 +850,30 @@ class _VerifiedMemoryPlanningPass(_MemplanPass):
             graph_signature,
         ).verify_storage_reuse(self.allow_lifetime_and_storage_overlap)
         return result
+
+
+def _check_pass_options(pass_options: Dict[str, Any], door: str, ours: str) -> None:
+    """Raises ``memplan.InputError`` for an option ``MemoryPlanningPass`` does not take
+    (``door`` names the function, ``ours`` its own options) and for a
+    ``share_mutable_buffers`` combination that cannot work (ExecuTorch would fail
+    later)."""
+    known = set(inspect.signature(MemoryPlanningPass.__init__).parameters) - {
+        "self", "memory_planning_algo"
+    }
+    unknown = sorted(set(pass_options) - known)
+    if unknown:
+        raise memplan.InputError(
+            f"unknown option {unknown[0]!r} of {door}: expected one of "
+            f"{sorted(known)}, or {ours}"
+        )
+    share = pass_options.get("share_mutable_buffers", False)
+    if not isinstance(share, bool):
+        raise memplan.InputError(f"share_mutable_buffers must be True or False, got {share!r}")
+    if share and pass_options.get("alloc_mutable_buffers", True) is not True:
+        raise memplan.InputError(
+            "share_mutable_buffers=True needs alloc_mutable_buffers=True: the shared "
+            "buffers are the mutable buffers memplan places (in an arena of their own)"
+        )
 
 
 def memory_planning_pass(
@@ -761,17 +905,20 @@ def memory_planning_pass(
     """
     if not isinstance(verify, bool):
         raise memplan.InputError(f"verify must be True or False, got {verify!r}")
-    known = set(inspect.signature(MemoryPlanningPass.__init__).parameters) - {
-        "self", "memory_planning_algo"
-    }
-    unknown = sorted(set(pass_options) - known)
-    if unknown:
-        raise memplan.InputError(
-            f"unknown option {unknown[0]!r} of memory_planning_pass: expected one of "
-            f"{sorted(known)}, or time_limit, planner, threads, seed, verify, fast_capacity"
-        )
+    _check_pass_options(
+        pass_options, "memory_planning_pass", "time_limit, planner, threads, seed, verify, fast_capacity"
+    )
     algo = Algorithm(
         time_limit=time_limit, planner=planner, threads=threads, seed=seed, fast_capacity=fast_capacity
     )
     cls = _VerifiedMemoryPlanningPass if verify else _MemplanPass
     return cls(algo, **pass_options)
+
+
+from memplan._executorch_banks import (  # noqa: E402  (it builds on the classes above)
+    BankedAlgorithm,
+    BankInfeasibleError,
+    BankNoPlanFoundError,
+    BankPlacementError,
+    banked_memory_planning_pass,
+)
