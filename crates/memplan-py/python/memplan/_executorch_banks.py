@@ -173,6 +173,9 @@ class BankedAlgorithm(_et.Algorithm):
             raise memplan.InputError(f"traffic must be True or False, got {traffic!r}")
         super().__init__(time_limit=time_limit, threads=threads, seed=seed)
         self.target = target
+        # ExecuTorch's BankedGreedy's attribute, for code that reads it: memplan places
+        # aliases inside their roots itself and never overlaps other allocations.
+        self.allow_overlapping_allocations = True
         self.traffic = traffic
         self.__name__ = "memplan_banked"
 
@@ -370,6 +373,8 @@ class BankedAlgorithm(_et.Algorithm):
                 offsets = [plan.offsets[i] for i in kept]
                 remaining = [pool[i] for i, s in enumerate(plan.spilled) if s]
             roots = [items[i] for i in kept]
+            if not last and roots:
+                offsets = self._lower(roots, offsets, cap, started)
             absolute = [bottom + o for o in offsets]
             _et._check(roots, absolute, base)
             height = max((o + r.size for r, o in zip(roots, absolute)), default=bottom) - bottom
@@ -385,12 +390,31 @@ class BankedAlgorithm(_et.Algorithm):
             out[bank.mem_id] = (roots, absolute, figures)
         return out
 
+    def _lower(self, roots: List[Any], offsets: List[int], cap: int, started: float) -> List[int]:
+        """The kept roots of a bank re-planned at the least height (the spill's plan
+        only fits them under the budget); the spill's offsets when that is not lower."""
+        problem = memplan.Problem(
+            [(str(i), r.start, r.end, r.size, r.alignment) for i, r in enumerate(roots)]
+        )
+        limit = self.time_limit
+        if limit is not None:
+            limit = max(0.0, limit - (time.monotonic() - started)) / len(self.target.banks)
+        height = max(o + r.size for r, o in zip(roots, offsets))
+        try:
+            plan = memplan.plan(problem, time_limit=limit, seed=self.seed, threads=self.threads)
+        except memplan.MemplanError:
+            return offsets
+        return list(plan.offsets) if plan.height < min(height, cap + 1) else offsets
+
     def _last(self, problem: Any, cap: int, limit: Optional[float], bank: Any,
               items: List[Any]) -> Tuple[List[int], List[int], Any]:
-        """The last bank takes every buffer left, under its budget ``cap``."""
+        """The last bank takes every buffer left, under its budget ``cap``: planned at
+        the least height, and under the budget when that is over it."""
         try:
-            plan = memplan.plan(problem, capacity=cap, time_limit=limit,
-                                seed=self.seed, threads=self.threads)
+            plan = memplan.plan(problem, time_limit=limit, seed=self.seed, threads=self.threads)
+            if plan.height > cap:
+                plan = memplan.plan(problem, capacity=cap, time_limit=limit,
+                                    seed=self.seed, threads=self.threads)
         except memplan.MemplanError as e:
             when, load, live = _peak(items)
             raise _StageFailed(
