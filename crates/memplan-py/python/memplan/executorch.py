@@ -63,6 +63,17 @@ The model, and how each of ExecuTorch's rules maps onto memplan's:
   ``extra_padding`` works, 0 included (everything spills). Aliases follow their root;
   the report of the slow arena has ``slow=True``.
 
+- **Shared mutable buffers.** With ``share_mutable_buffers=True`` (a pass option), the
+  mutable buffers (KV caches) are left out of each method's plan and placed after every
+  method is planned: in an arena of their own, ``mem_id`` one above every arena of every
+  method (3 with ``fast_capacity``, 2 without), each buffer at one offset, the same in
+  every method. So the other arenas may be laid out in any way (ExecuTorch's own pass
+  needs them all in arena 1), and a method reads what another wrote. The reports count
+  that arena too (``ArenaReport.shared``).
+- **Several banks.** ``banked_memory_planning_pass(target)`` takes ExecuTorch's
+  ``TargetMemoryMap`` and plans across its banks, keeping the most traffic in the
+  fastest (``memplan/_executorch_banks.py`` has its model).
+
 Every plan is checked before ExecuTorch sees it: memplan's independent checker verifies
 the arena's tensors (with the reserved space as a fixed buffer), and each alias is checked
 to lie inside its base in bytes and in time. A failure raises ``memplan.CheckError``; bad

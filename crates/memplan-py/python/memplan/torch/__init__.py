@@ -46,8 +46,10 @@ Buffer ids are the names of the nodes that create the storages.
 to ExecuTorch (``to_edge``), a ``linear`` becomes ``permute_copy(weight)`` and ``addmm``,
 and a ``permute``/``t``/``transpose`` of a weight becomes a ``permute_copy``: the
 transposed weight is then a new activation, as large as the weight, which no planner can
-shrink (efficientnet_v2_s's classifier weight: BENCHMARKS.md §7). ``python -m memplan.torch``
-names them below its figures, and ``weight_copies(exported_program)`` lists them.
+shrink (efficientnet_v2_s's classifier weight: BENCHMARKS.md §7). A ``linear``'s copy lives
+only at its own node, so the copies seldom add up: ``weight_copies(exported_program)``
+lists them, ``weight_copies_at_peak`` gives the max load without and with them, and
+``python -m memplan.torch`` names them below its figures with what they add at the peak.
 """
 
 from __future__ import annotations
