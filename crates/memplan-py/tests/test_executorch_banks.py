@@ -28,6 +28,8 @@ from executorch.exir.banked_memory_planning import (  # noqa: E402
 from executorch.exir.banked_memory_planning import (  # noqa: E402
     banked_memory_planning_pass as executorch_pass,
 )
+from executorch.exir.memory_planning import MemoryPlanningAlgorithmSuite  # noqa: E402
+from executorch.exir.passes import MemoryPlanningPass  # noqa: E402
 from executorch.exir.tensor import TensorSpec  # noqa: E402
 from executorch.runtime import Runtime  # noqa: E402
 
@@ -219,10 +221,7 @@ def test_pass_options_and_reports_of_the_banked_pass():
     assert [a.bank for a in report.arenas] == ["tcm", "sram"]
     assert all(a.traffic > 0 for a in report.arenas)
     assert report.default_sizes  # ExecuTorch's banked greedy on the same tensors
-    # Deterministic: the same program twice.
-    pass2 = memplan.executorch.banked_memory_planning_pass(target, alloc_graph_input=False)
-    again = copy.deepcopy(edge).to_executorch(ExecutorchBackendConfig(memory_planning_pass=pass2))
-    assert again.buffer == program.buffer
+    assert banked_table.run_error(program, inputs, expected) < 1e-5
 
 
 # --- Issue 39: a KV-cache decoder, prefill and decode sharing the caches -------------
@@ -293,6 +292,23 @@ def test_issue_39_share_mutable_buffers_needs_alloc_mutable_buffers():
         )
     with pytest.raises(memplan.InputError, match="share_mutable_buffers must be True or False"):
         memplan.executorch.memory_planning_pass(share_mutable_buffers="yes")
+
+
+def test_issue_39_memplans_algorithm_in_executorchs_sharing_pass_is_refused_by_name():
+    """ExecuTorch's own pass with share_mutable_buffers needs every other tensor in
+    arena 1; with memplan's fast memory inside it, it used to fail later with a message
+    that named neither the option nor memplan."""
+    edge, _, _ = _edge("decoder")
+    for algo, option in (
+        (memplan.executorch.Algorithm(fast_capacity=1024), "fast_capacity"),
+        (memplan.executorch.BankedAlgorithm(MAPS["2 banks"]()), "BankedAlgorithm"),
+    ):
+        pass_ = MemoryPlanningPass(
+            memory_planning_algo=MemoryPlanningAlgorithmSuite(algo_list=[algo]),
+            share_mutable_buffers=True,
+        )
+        with pytest.raises(memplan.InputError, match=f"share_mutable_buffers=True with memplan's {option}"):
+            copy.deepcopy(edge).to_executorch(ExecutorchBackendConfig(memory_planning_pass=pass_))
 
 
 def test_issue_39_the_docs_llm_section_runs_as_written(tmp_path, monkeypatch):

@@ -196,6 +196,7 @@ class BankedAlgorithm(_et.Algorithm):
     ) -> MemoryAlgoResult:
         _et._check_call(alignment, specs, graph_module, extra_padding)
         check_target(self.target, alignment)
+        _et._refuse_sharing_without_memplans_pass("BankedAlgorithm")
         started = time.monotonic()
         ordered = _et._ordered(specs)
         devices = {getattr(s, "device", DeviceType.CPU) for s in ordered} - {DeviceType.CPU}

@@ -476,6 +476,8 @@ class Algorithm:
         extra_padding: int = 0,
     ) -> MemoryAlgoResult:
         _check_call(alignment, specs, graph_module, extra_padding)
+        if self.fast_capacity is not None:
+            _refuse_sharing_without_memplans_pass("fast_capacity")
         started = time.monotonic()
         ordered = _ordered(specs)
         arenas = self._arenas(ordered, alignment)
@@ -710,6 +712,29 @@ def _check(roots: List[_Buffer], offsets: List[int], base: int) -> None:
                     f"alias {_describe(alias)} at offset {off + inner} is not inside its "
                     f"base {_describe(b.spec)} at offset {off}"
                 )
+
+
+def _refuse_sharing_without_memplans_pass(option: str) -> None:
+    """Raises ``memplan.InputError`` when the ExecuTorch pass calling the algorithm
+    shares mutable buffers but is not memplan's: ExecuTorch's own pass would then fail
+    with a message that names neither the option nor memplan."""
+    frame = inspect.currentframe()
+    try:
+        f = frame.f_back if frame is not None else None
+        while f is not None:
+            caller = f.f_locals.get("self")
+            if isinstance(caller, MemoryPlanningPass):
+                if caller.share_mutable_buffers and not isinstance(caller, _MemplanPass):
+                    raise memplan.InputError(
+                        f"share_mutable_buffers=True with memplan's {option}= needs memplan's "
+                        "pass: use memplan.executorch.memory_planning_pass(..., "
+                        "share_mutable_buffers=True) (or banked_memory_planning_pass), not "
+                        "ExecuTorch's MemoryPlanningPass around memplan's Algorithm"
+                    )
+                return
+            f = f.f_back
+    finally:
+        del frame
 
 
 def _method_name() -> Optional[str]:
