@@ -21,6 +21,9 @@ use crate::flags::cli::{Cli, Command};
 
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
+        Command::Plan(a) if a.memories.is_some() || shared::memories::has_section(&a.input) => {
+            cmd::memories::plan(a)
+        }
         Command::Plan(a) if a.spill => cmd::spill::plan(a),
         Command::Plan(a) => cmd::plan::plan(a),
         Command::Check(a) => cmd::check::check(a),

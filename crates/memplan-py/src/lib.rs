@@ -11,6 +11,7 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 
 mod arrays;
 mod convert;
+mod memories;
 mod spill;
 mod tflite;
 
@@ -505,11 +506,65 @@ impl Plan {
 /// ``NoPlanFoundError`` when none was found in time (its ``best`` attribute holds the
 /// lowest plan found, over the capacity, or ``None``), and ``ValueError`` for an unknown
 /// planner or a bad time limit (negative or NaN).
+///
+/// With ``memories`` (a sequence of ``Memory``), plans across several memories and
+/// returns a ``MemoryPlan``: ``allowed`` gives each buffer's memories (a sequence indexed
+/// like the buffers, or a mapping by id; each entry a name, a sequence of names, or
+/// ``None`` for all; one name pins the buffer), ``accesses`` each buffer's access count
+/// (same forms; default 1). ``planner`` must then be ``"auto"`` and ``capacity`` None
+/// (the memories carry theirs). Raises ``InputError`` for an unknown memory, duplicate
+/// names, an empty allowed set, a pinned buffer larger than its memory, ...;
+/// ``InfeasibleError`` when the buffers pinned to a memory cannot fit in it (the message
+/// names the time, the buffers and the capacity); ``NoPlanFoundError`` when no plan was
+/// found.
 #[pyfunction]
-#[pyo3(signature = (problem, planner="auto", capacity=None, time_limit=Some(default_time_limit()), seed=None, threads=0, verify=true),
-       text_signature = "(problem, planner='auto', capacity=None, time_limit=1.0, seed=None, threads=0, verify=True)")]
+#[pyo3(signature = (problem, planner="auto", capacity=None, time_limit=Some(default_time_limit()), seed=None, threads=0, verify=true, memories=None, allowed=None, accesses=None),
+       text_signature = "(problem, planner='auto', capacity=None, time_limit=1.0, seed=None, threads=0, verify=True, memories=None, allowed=None, accesses=None)")]
 #[allow(clippy::too_many_arguments)]
 fn plan(
+    py: Python<'_>,
+    problem: &Problem,
+    planner: &str,
+    capacity: Option<u64>,
+    time_limit: Option<f64>,
+    seed: Option<u64>,
+    threads: usize,
+    verify: bool,
+    memories: Option<&Bound<'_, PyAny>>,
+    allowed: Option<&Bound<'_, PyAny>>,
+    accesses: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    if let Some(memories) = memories.filter(|m| !m.is_none()) {
+        if planner != "auto" || capacity.is_some() {
+            return Err(PyValueError::new_err(
+                "with memories, planner must be \"auto\" and capacity None (each memory has its own)",
+            ));
+        }
+        let p = memories::plan_with_memories(
+            py,
+            problem,
+            memories,
+            allowed,
+            accesses,
+            budget(time_limit)?,
+            seed,
+            threads,
+            verify,
+        )?;
+        return Ok(Py::new(py, p)?.into_any());
+    }
+    if allowed.is_some_and(|a| !a.is_none()) || accesses.is_some_and(|a| !a.is_none()) {
+        return Err(PyValueError::new_err("allowed and accesses need memories"));
+    }
+    plan_one(
+        py, problem, planner, capacity, time_limit, seed, threads, verify,
+    )
+    .and_then(|p| Ok(Py::new(py, p)?.into_any()))
+}
+
+/// `plan` without memories.
+#[allow(clippy::too_many_arguments)]
+fn plan_one(
     py: Python<'_>,
     problem: &Problem,
     planner: &str,
@@ -740,6 +795,8 @@ fn _memplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Problem>()?;
     m.add_class::<Plan>()?;
     m.add_class::<spill::SpillPlan>()?;
+    m.add_class::<memories::Memory>()?;
+    m.add_class::<memories::MemoryPlan>()?;
     m.add_function(wrap_pyfunction!(spill::plan_spill, m)?)?;
     m.add_function(wrap_pyfunction!(plan, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;

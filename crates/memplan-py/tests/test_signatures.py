@@ -37,7 +37,8 @@ SIGNATURES = {
     "memplan.Problem.from_json_text": "Problem.from_json_text(text, capacity=None, lifetimes=None)",
     "memplan.plan":
         'plan(problem, planner="auto", capacity=None, time_limit=1.0, seed=None, threads=0, '
-        "verify=True)",
+        "verify=True, memories=None, allowed=None, accesses=None)",
+    "memplan.Memory": "Memory(name, capacity=None, alignment=1, cost=None)",
     "memplan.check": "check(problem, plan, capacity=None)",
     "memplan.share": 'share(problem, strategy="auto")',
     "memplan.planners": "planners()",

@@ -202,7 +202,7 @@ impl Budget {
 
     /// `nodes`, held to the node limit when there is one: the limit of a search whose
     /// family sets its own (spill's searches).
-    #[cfg(feature = "spill")]
+    #[cfg(feature = "memories")]
     pub(crate) fn nodes_at_most(&self, nodes: u64) -> u64 {
         self.nodes.map_or(nodes, |n| n.min(nodes))
     }

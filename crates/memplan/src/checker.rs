@@ -42,8 +42,12 @@ use std::collections::BTreeMap;
 
 use crate::types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Time};
 
+#[cfg(feature = "memories")]
+mod memories;
 mod violation;
 
+#[cfg(feature = "memories")]
+pub use memories::{check_memories, MemoriesCheckSummary};
 pub use violation::{CheckFailure, CheckSummary, Placed, Violation};
 
 /// At most this many violations are collected; the rest are counted in

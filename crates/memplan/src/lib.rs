@@ -12,7 +12,8 @@
 //! [`Goal`] and a [`Budget`]), [`Options`] and [`Outcome`], the independent [`check`]er,
 //! the [analysis](analyze) and the errors, re-exported from the modules that define
 //! them. Public submodules hold the rest: [`io`] (CSV and JSON, features `csv` and
-//! `json`), [`analysis`], `spill` (two memory levels), `shared_objects` and `tiles` (two
+//! `json`), [`analysis`], `memories` (several memories, each buffer's memory and offset), `spill` (its
+//! two-memory form), `shared_objects` and `tiles` (two
 //! other planning problems; features of the same names, on by default), plus `testing`
 //! (seeded generators, feature `testing`) and `fuzzing` (feature `fuzzing`).
 //! The algorithms live in private modules, one folder per family (`greedy/`, `exact/`,
@@ -62,6 +63,12 @@ mod generate_dense;
 mod greedy;
 mod index;
 pub mod io;
+/// Several memories: which memory each buffer lives in, and where (feature `memories`,
+/// on by default).
+#[cfg(feature = "memories")]
+pub mod memories;
+#[cfg(feature = "memories")]
+mod memory_types;
 mod options;
 mod outcome;
 mod report;

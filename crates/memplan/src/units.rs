@@ -104,7 +104,7 @@ impl Offset {
     }
 
     /// [`Offset::align_up`], or `None` when that overflows.
-    #[cfg(feature = "spill")]
+    #[cfg(feature = "memories")]
     #[inline]
     pub(crate) const fn checked_align_up(self, alignment: Size) -> Option<Offset> {
         match self.0.checked_next_multiple_of(alignment.0) {

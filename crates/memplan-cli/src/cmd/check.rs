@@ -4,15 +4,24 @@
 use memplan::spill::check_spill;
 use memplan::{check_placements, Offset, Problem, Size};
 
-use crate::exit::Failure;
+use crate::exit::{self, Failure};
 use crate::flags::commands::CheckArgs;
 use crate::flags::input::Format;
 use crate::shared::files::{display_path, read_bytes};
 use crate::shared::formats::{self, load_problem};
+use crate::shared::memories::{
+    has_section, memory_figures, memory_plan, read_memories_data, read_plan_memory_names,
+};
 use crate::shared::numbers::{count, percent, thousands};
 use crate::shared::two_level::{fast_capacity, read_plan_levels, read_spill_data, two_level_plan};
+use memplan::memories::check_memories;
 
 pub fn check(args: CheckArgs) -> Result<(), Failure> {
+    if args.memories.is_some() || has_section(&args.problem) {
+        if check_memories_plan(&args)?.is_some() {
+            return Ok(());
+        }
+    }
     let formats::Loaded {
         bytes: problem_bytes,
         format,
@@ -87,4 +96,46 @@ fn check_two_levels(
         thousands(plan.cost)
     );
     Ok(())
+}
+
+/// `check` of a plan across memories: matches the plan's rows to the buffers by id,
+/// then `check_memories` (allowed sets, pins, alignments, each memory under its
+/// capacity). `None` when the problem has no memories.
+fn check_memories_plan(args: &CheckArgs) -> Result<Option<()>, Failure> {
+    let formats::Loaded {
+        bytes: problem_bytes,
+        format,
+        problem,
+        ..
+    } = formats::load_problem(&args.problem, &args.input_args, None)?;
+    let Some(data) = read_memories_data(
+        &args.problem,
+        &problem_bytes,
+        format,
+        &problem,
+        args.memories.as_deref(),
+    )?
+    else {
+        return Ok(None);
+    };
+    let plan_file = display_path(&args.plan);
+    let bytes = read_bytes(&args.plan)?;
+    let placements = formats::read_placements(&args.plan, &bytes)?;
+    let names = read_plan_memory_names(&args.plan, &bytes)?.ok_or_else(|| {
+        Failure::new(
+            exit::CHECK,
+            format!("{plan_file}: the plan has no memory column"),
+        )
+    })?;
+    let plan = memory_plan(&problem, &data, &placements, &names)
+        .map_err(|wrong| Failure::invalid(plan_file, "plan", &wrong, 0))?;
+    let summary = check_memories(&problem, &data.memories, &data.input(), &plan)
+        .map_err(|f| Failure::invalid(plan_file, "plan", &f.violations, f.more))?;
+    println!(
+        "ok: {}; {}; cost {}",
+        count(summary.buffers as u64, "buffer"),
+        memory_figures(&data, &plan).join("; "),
+        thousands(summary.cost)
+    );
+    Ok(Some(()))
 }

@@ -7,6 +7,7 @@
 pub mod bench;
 pub mod check;
 pub mod gen;
+pub mod memories;
 pub mod plan;
 pub mod render;
 pub mod share;

@@ -33,6 +33,16 @@ pub struct PlanArgs {
     /// cannot fit, 6 when no plan was found in time.
     #[arg(long, requires = "capacity")]
     pub spill: bool,
+    /// Several memories, fastest first: `NAME[:CAPACITY[:ALIGNMENT[:COST]]],...` (an
+    /// empty capacity is unbounded), e.g. `tcm:524288,ocram:2097152:16,dram`. A JSON
+    /// problem may carry them in a `memories` section instead.
+    ///
+    /// The input's optional `memories` (the memories a buffer may use, `|`-separated;
+    /// one is a pin) and `accesses` (default 1) columns or fields are read; the plan
+    /// gets `memory` and `offset` (in that memory) columns. Exit 5 when the buffers
+    /// pinned to a memory cannot fit, 6 when no plan was found.
+    #[arg(long, value_name = "SPEC")]
+    pub memories: Option<String>,
     #[command(flatten)]
     pub spill_tuning: SpillTuning,
     #[command(flatten)]
@@ -82,6 +92,10 @@ pub struct CheckArgs {
     /// column: the fast memory's size, required).
     #[arg(long)]
     pub capacity: Option<u64>,
+    /// The memories of a plan across several memories (as `plan --memories`; a JSON
+    /// problem's `memories` section otherwise): each buffer is checked in its memory.
+    #[arg(long, value_name = "SPEC", conflicts_with = "capacity")]
+    pub memories: Option<String>,
     #[command(flatten)]
     pub input_args: InputArgs,
 }

@@ -13,6 +13,7 @@
 
 pub mod files;
 pub mod formats;
+pub mod memories;
 pub mod numbers;
 pub mod progress;
 pub mod two_level;

@@ -96,7 +96,7 @@ type Fields = (Option<Vec<Option<u64>>>, Option<Vec<Memory>>);
 
 /// The values of the CSV column named `name` (case-insensitive), each with its line;
 /// `None` when the header has no such column.
-fn csv_column(bytes: &[u8], name: &str) -> Result<Option<Vec<(u64, String)>>, ReadError> {
+pub fn csv_column(bytes: &[u8], name: &str) -> Result<Option<Vec<(u64, String)>>, ReadError> {
     let (names, rows) = memplan::io::read_rows_csv(bytes)?;
     let Some(k) = names.iter().position(|n| n.eq_ignore_ascii_case(name)) else {
         return Ok(None);

@@ -2,6 +2,8 @@ from ._memplan import (
     CheckError as CheckError,
     InfeasibleError as InfeasibleError,
     InputError as InputError,
+    Memory as Memory,
+    MemoryPlan as MemoryPlan,
     MemplanError as MemplanError,
     NoPlanFoundError as NoPlanFoundError,
     Plan as Plan,

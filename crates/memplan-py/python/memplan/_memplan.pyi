@@ -1,4 +1,4 @@
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union, overload
 
 __version__: str
 
@@ -78,6 +78,67 @@ class Plan:
 
 DEFAULT_TIME_LIMIT: float
 
+class Memory:
+    """One memory for ``plan(problem, memories=[...])``: a unique name, a capacity in
+    bytes (None: unbounded), an alignment (every offset in it is a multiple) and a cost
+    per byte of traffic (every memory has one, or none does: then the objective is
+    lexicographic, as much traffic as possible in the first memory, then the second...)."""
+    def __init__(
+        self,
+        name: str,
+        capacity: Optional[int] = None,
+        alignment: int = 1,
+        cost: Optional[int] = None,
+    ) -> None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def capacity(self) -> Optional[int]: ...
+    @property
+    def alignment(self) -> int: ...
+    @property
+    def cost(self) -> Optional[int]: ...
+
+class MemoryPlan:
+    """A plan across memories (``plan(problem, memories=[...])``), indexed like the
+    problem's buffers; per-memory figures are dicts keyed by memory name."""
+    @property
+    def memory(self) -> List[str]: ...  # each buffer's memory name
+    @property
+    def memory_index(self) -> List[int]: ...  # its position in ``memories``
+    @property
+    def offsets(self) -> List[int]: ...  # in each buffer's own memory
+    @property
+    def ids(self) -> List[Id]: ...
+    @property
+    def memories(self) -> List[str]: ...
+    @property
+    def heights(self) -> Dict[str, int]: ...
+    @property
+    def traffic(self) -> Dict[str, int]: ...  # Σ size × accesses of its buffers
+    @property
+    def capacities(self) -> Dict[str, Optional[int]]: ...
+    @property
+    def cost(self) -> int: ...  # Σ traffic × cost, or (no costs) traffic outside the first memory
+    @property
+    def lower_bound(self) -> int: ...
+    @property
+    def gap(self) -> int: ...
+    @property
+    def optimal(self) -> bool: ...
+    @property
+    def elapsed(self) -> float: ...
+    def to_dict(self) -> Dict[Id, Tuple[str, int]]: ...
+    def __len__(self) -> int: ...
+
+# Per buffer: a sequence indexed like the buffers, or a mapping by buffer id.
+AllowedSpec = Union[
+    Sequence[Union[str, Sequence[str], None]],
+    Mapping[Id, Union[str, Sequence[str], None]],
+]
+AccessSpec = Union[Sequence[Optional[int]], Mapping[Id, Optional[int]]]
+
+@overload
 def plan(
     problem: Problem,
     planner: str = "auto",
@@ -86,7 +147,24 @@ def plan(
     seed: Optional[int] = None,
     threads: int = 0,
     verify: bool = True,
+    memories: None = None,
+    allowed: None = None,
+    accesses: None = None,
 ) -> Plan: ...
+@overload
+def plan(
+    problem: Problem,
+    planner: str = "auto",
+    capacity: None = None,
+    time_limit: Optional[float] = 1.0,
+    seed: Optional[int] = None,
+    threads: int = 0,
+    verify: bool = True,
+    *,
+    memories: Sequence[Memory],
+    allowed: Optional[AllowedSpec] = None,
+    accesses: Optional[AccessSpec] = None,
+) -> MemoryPlan: ...
 class SpillPlan:
     """A two-level plan (see ``plan_spill``), indexed like the problem's buffers."""
     @property

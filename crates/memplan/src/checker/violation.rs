@@ -100,6 +100,65 @@ pub enum Violation {
         /// The addresses both occupy.
         addresses: (Offset, Offset),
     },
+    /// Plans across memories ([`crate::memories::check_memories`]): the memories, the
+    /// input or the plan's shape is not valid.
+    #[cfg(feature = "memories")]
+    MemoriesInput(crate::memory_types::MemoriesError),
+    /// Plans across memories: a buffer is in a memory outside its allowed set.
+    #[cfg(feature = "memories")]
+    NotAllowed {
+        /// Its position.
+        index: usize,
+        /// Its id.
+        id: String,
+        /// The memory the plan puts it in.
+        memory: String,
+        /// The memories it may use, joined by `|`.
+        allowed: String,
+    },
+    /// Plans across memories: an offset is not a multiple of its memory's alignment.
+    #[cfg(feature = "memories")]
+    MemoryMisaligned {
+        /// Its position.
+        index: usize,
+        /// Its id.
+        id: String,
+        /// Its offset.
+        offset: Offset,
+        /// Its memory.
+        memory: String,
+        /// The memory's alignment.
+        alignment: Size,
+    },
+    /// Plans across memories: one memory's buffers fail [`crate::check`] (with its
+    /// capacity).
+    #[cfg(feature = "memories")]
+    InMemory {
+        /// The memory.
+        memory: String,
+        /// What [`crate::check`] found.
+        failure: CheckFailure,
+    },
+    /// Plans across memories: a memory's height or traffic is not what the plan claims.
+    #[cfg(feature = "memories")]
+    MemoryFigure {
+        /// `height` or `traffic`.
+        what: &'static str,
+        /// The memory.
+        memory: String,
+        /// The plan's figure (`None`: missing).
+        claimed: Option<u64>,
+        /// The checker's.
+        actual: u64,
+    },
+    /// Plans across memories: the plan's cost is not its buffers'.
+    #[cfg(feature = "memories")]
+    MemoryCost {
+        /// The plan's figure.
+        claimed: u64,
+        /// The checker's.
+        actual: u64,
+    },
     /// Two-level plans ([`crate::spill::check_spill`]): the input or the plan does not
     /// match the problem.
     #[cfg(feature = "spill")]
@@ -251,6 +310,61 @@ impl fmt::Display for Violation {
                 f,
                 "buffers {first} and {second} overlap at times {times}, addresses [{}, {})",
                 addresses.0, addresses.1
+            ),
+            #[cfg(feature = "memories")]
+            Violation::MemoriesInput(e) => write!(f, "{e}"),
+            #[cfg(feature = "memories")]
+            Violation::NotAllowed {
+                index,
+                id,
+                memory,
+                allowed,
+            } => write!(
+                f,
+                "buffer '{}' (#{index}) is in memory '{}', outside its allowed set {}",
+                crate::error::Escaped(id),
+                crate::error::Escaped(memory),
+                crate::error::Escaped(allowed)
+            ),
+            #[cfg(feature = "memories")]
+            Violation::MemoryMisaligned {
+                index,
+                id,
+                offset,
+                memory,
+                alignment,
+            } => write!(
+                f,
+                "buffer '{}' (#{index}) is at offset {offset} of memory '{}', not a multiple of its alignment {alignment}",
+                crate::error::Escaped(id),
+                crate::error::Escaped(memory)
+            ),
+            #[cfg(feature = "memories")]
+            Violation::InMemory { memory, failure } => {
+                write!(f, "memory '{}': {failure}", crate::error::Escaped(memory))
+            }
+            #[cfg(feature = "memories")]
+            Violation::MemoryFigure {
+                what,
+                memory,
+                claimed,
+                actual,
+            } => match claimed {
+                Some(c) => write!(
+                    f,
+                    "the plan claims {what} {c} in memory '{}', it is {actual}",
+                    crate::error::Escaped(memory)
+                ),
+                None => write!(
+                    f,
+                    "the plan gives no {what} for memory '{}'",
+                    crate::error::Escaped(memory)
+                ),
+            },
+            #[cfg(feature = "memories")]
+            Violation::MemoryCost { claimed, actual } => write!(
+                f,
+                "the plan claims cost {claimed}, its buffers cost {actual}"
             ),
             #[cfg(feature = "spill")]
             Violation::SpillInput(e) => write!(f, "{e}"),

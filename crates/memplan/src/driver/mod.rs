@@ -110,7 +110,7 @@ pub(crate) fn run(
 
 /// [`crate::plan`] within a budget already started: how the other families (spill) ask
 /// the driver for a plan, with a budget derived from their own.
-#[cfg(feature = "spill")]
+#[cfg(feature = "memories")]
 pub(crate) fn run_within(
     problem: &Problem,
     capacity: Option<Size>,

@@ -43,6 +43,11 @@ struct ProblemIn {
     #[serde(default)]
     capacity: Option<u64>,
     buffers: Vec<BufferIn>,
+    /// The memories of a multi-memory problem (`memplan plan` with memories), read by
+    /// the caller.
+    #[serde(default)]
+    #[allow(dead_code)]
+    memories: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -65,6 +70,14 @@ struct BufferIn {
     #[serde(default)]
     #[allow(dead_code)]
     memory: Option<String>,
+    /// The multi-memory planner's inputs: the allowed memories (a name or a list of
+    /// names) and the access count, read by the caller.
+    #[serde(default)]
+    #[allow(dead_code)]
+    memories: Option<serde_json::Value>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    accesses: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -190,11 +203,18 @@ fn check_shape(value: &serde_json::Value) -> Result<(), (String, String)> {
         match key.as_str() {
             "capacity" => integer("capacity", v, true)?,
             "buffers" => {}
+            "memories" => match v {
+                Value::Null | Value::Array(_) => {}
+                other => at(
+                    "memories",
+                    format!("expected a list of memories, found {}", describe(other)),
+                )?,
+            },
             other => {
                 return at(
                     other,
                     format!(
-                        "unknown field {}: expected \"buffers\" or \"capacity\"",
+                        "unknown field {}: expected \"buffers\", \"capacity\" or \"memories\"",
                         Value::String(other.to_string())
                     ),
                 )
@@ -235,7 +255,15 @@ fn check_shape(value: &serde_json::Value) -> Result<(), (String, String)> {
                     other => at(&path, format!("expected a string, found {}", describe(other)))?,
                 },
                 "start" | "end" | "size" => integer(&path, v, false)?,
-                "alignment" | "fixed_offset" | "cost" => integer(&path, v, true)?,
+                "alignment" | "fixed_offset" | "cost" | "accesses" => integer(&path, v, true)?,
+                "memories" => match v {
+                    Value::Null | Value::String(_) => {}
+                    Value::Array(names) if names.iter().all(Value::is_string) => {}
+                    other => at(
+                        &path,
+                        format!("expected a memory name or a list of names, found {}", describe(other)),
+                    )?,
+                },
                 "gaps" => match v {
                     Value::Null => {}
                     Value::Array(gaps) => {
@@ -261,7 +289,7 @@ fn check_shape(value: &serde_json::Value) -> Result<(), (String, String)> {
                 other => at(
                     &path,
                     format!(
-                        "unknown field {}: expected id, start, end, size, alignment, fixed_offset, gaps, cost or memory",
+                        "unknown field {}: expected id, start, end, size, alignment, fixed_offset, gaps, cost, memory, memories or accesses",
                         Value::String(other.to_string())
                     ),
                 )?,

@@ -10,7 +10,6 @@ use crate::options::{Options, Planner};
 use crate::outcome::Outcome;
 use crate::types::{BufferIdx, Problem, Size};
 
-use super::model::sub_problem;
 use super::{check_spill, plan_spill, Memory, SpillError, SpillInput, SpillOptions};
 
 /// Plans a random spill problem (at most 10 buffers, capacity 0–120 % of the max load,
@@ -102,7 +101,8 @@ fn assert_forced_fast_do_not_fit(problem: &Problem, capacity: Size, memory: &Opt
         })
         .map(|(i, _)| i)
         .collect();
-    let sub = sub_problem(problem, &forced);
+    let sub = Problem::new(forced.iter().map(|&i| problem.buffer(i).clone()).collect())
+        .expect("a subset of a valid problem is valid");
     let options = Options {
         planner: Planner::Exact,
         threads: 1,

@@ -44,47 +44,23 @@
 //! into two ordinary problems and plans, and [`check_spill`] verifies both with
 //! [`crate::check`].
 //!
-//! # The techniques (each a switch of [`SpillOptions`])
+//! # One planner
 //!
-//! - the **lower bound** (`bound.rs`): at every time `t`, the spilled buffers live at `t`
-//!   must cover at least `load(t) − C` bytes; the cheapest fractional cover (a fractional
-//!   knapsack, by cost per byte) bounds the cost, an integer-rounding argument strengthens
-//!   it ([`SpillOptions::rounding_bound`]), and times that share no buffer add up
-//!   ([`SpillOptions::chain_bound`]), and the holes that fixed buffers leave under `C`
-//!   raise each time's need ([`SpillOptions::holes_bound`]);
-//! - the **heuristic** (`heuristic.rs`): spill by cost per byte-time at the overloaded
-//!   times until the load fits, un-spill the most expensive buffers while the load still
-//!   fits, place the kept buffers under `C` with [`crate::plan`], and repair a placement
-//!   that overflows by spilling the overflowing buffers and inserting spilled ones back
-//!   into free address windows;
-//! - the **Lagrangian relaxation** (`cover.rs`, [`SpillOptions::lagrangian`]) of the
-//!   covering problem (every time's need covered by spilled buffers): subgradient ascent
-//!   on its multipliers gives a certified bound as strong as the linear relaxation, and
-//!   the covers built from its reduced costs are placed like the heuristic's;
-//! - the **improvement** (`improve.rs`, [`SpillOptions::improve`]): insertions, swaps
-//!   (un-spill one buffer by spilling cheaper blockers) and seeded re-planning of the kept
-//!   set with more buffers un-spilled;
-//! - the **exact search** (`exact.rs`, [`SpillOptions::exact`]): branch and bound over the
-//!   spill decisions of each time component, pruned by the lower bound, with the kept set's
-//!   feasibility decided by memplan's exact search (MiniMalloc, Moffitt, ASPLOS 2023) under
-//!   `C`, which proves infeasibility too.
+//! This is the two-memory form of [`crate::memories`]: memory `fast` with capacity `C`,
+//! then an unbounded `slow` one, each buffer's cost given as its traffic, no costs per
+//! byte (so the objective is the cost outside `fast`). [`plan_spill`] and
+//! [`check_spill`] translate their input and call [`crate::memories::plan_memories`]
+//! and [`crate::memories::check_memories`]; the techniques (the bound, the heuristic,
+//! the Lagrangian cover, the improvement and the exact search) are the switches of
+//! [`SpillOptions`], the same type as [`crate::memories::MemoriesOptions`].
 //!
 //! The library prints nothing and starts no global thread pool. Without a time limit the
 //! result depends only on the input and the options (the seed included), whatever the
 //! thread count; every search is bounded by node limits.
 
-mod baseline;
-mod bound;
 mod check;
-mod cover;
-mod exact;
 #[cfg(feature = "fuzzing")]
 mod fuzz;
-mod heuristic;
-mod improve;
-mod load;
-mod model;
-mod place;
 mod solve;
 
 use std::time::Duration;
@@ -153,83 +129,12 @@ pub struct SpillInput<'a> {
     pub memory: Option<&'a [Memory]>,
 }
 
-/// Options of [`plan_spill`]. Every technique is a switch, on by default; turning one off
-/// never makes a result invalid, only weaker or slower.
-#[derive(Clone, Debug)]
-pub struct SpillOptions {
-    /// Threads for memplan's planner on the kept buffers (0: one per core). The result
-    /// does not depend on it. Threads are scoped to the call.
-    pub threads: usize,
-    /// Seed of the improvement phase's random choices.
-    pub seed: u64,
-    /// The improvement phase after the heuristic.
-    pub improve: bool,
-    /// Re-planning rounds of the improvement phase (each runs memplan's planner once).
-    pub improve_rounds: u32,
-    /// The exact branch and bound on time components with at most
-    /// [`SpillOptions::exact_max_buffers`] buffers to decide.
-    pub exact: bool,
-    /// Largest number of undecided buffers in a time component for the exact search.
-    pub exact_max_buffers: usize,
-    /// Branch-and-bound nodes per time component before it gives up (and reports the
-    /// best bound of the open nodes); at most the request budget's node limit, and
-    /// under a time limit at most 1,000 per second of it.
-    pub exact_node_limit: u64,
-    /// Nodes of memplan's exact search per placement of a kept set; beyond it a kept set
-    /// is "unknown" (treated as not fitting, and its bound kept open). At most the
-    /// request budget's node limit, and under a time limit at most 1,000 per second of
-    /// it (a short limit is better spent on many cheap placements).
-    pub placement_node_limit: u64,
-    /// The Lagrangian relaxation of the covering problem (see `cover.rs`): a bound as
-    /// strong as the linear programme's, and a cheap cover placed beside the heuristic's.
-    pub lagrangian: bool,
-    /// Integer rounding of the fractional cover (see `bound.rs`).
-    pub rounding_bound: bool,
-    /// Sum the covers of times that share no buffer (see `bound.rs`).
-    pub chain_bound: bool,
-    /// Count only the space the fixed buffers leave usable under the capacity (see
-    /// `bound.rs`): the holes bound of minimise mode, inside the spill bound.
-    pub holes_bound: bool,
-    /// Run a naive strategy in place of the planner, for comparison (see
-    /// [`SpillBaseline`]); the techniques above are then unused. `None` by default.
-    pub baseline: Option<SpillBaseline>,
-    /// Run [`check_spill`] on the result and fail with [`SpillError::InvalidPlan`] if it
-    /// disagrees. Cheap; on by default.
-    pub verify: bool,
-}
+/// Options of [`plan_spill`]: those of [`crate::memories::plan_memories`], whose
+/// two-memory form it is.
+pub type SpillOptions = crate::memories::MemoriesOptions;
 
-impl Default for SpillOptions {
-    fn default() -> SpillOptions {
-        SpillOptions {
-            threads: 1,
-            seed: 0,
-            improve: true,
-            improve_rounds: 16,
-            exact: true,
-            exact_max_buffers: 400,
-            exact_node_limit: 20_000,
-            placement_node_limit: 20_000,
-            lagrangian: true,
-            rounding_bound: true,
-            chain_bound: true,
-            holes_bound: true,
-            baseline: None,
-            verify: true,
-        }
-    }
-}
-
-/// A naive spill strategy, the first a compiler would write: spill in a fixed order
-/// wherever the load exceeds the capacity, plan the rest, and spill what the plan puts
-/// above the capacity. Nothing is un-spilled. Kept for benchmarks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum SpillBaseline {
-    /// The largest live buffer first (ties: input order).
-    LargestFirst,
-    /// The lowest cost per byte first (ties: input order); with the default costs (the
-    /// sizes), input order.
-    CostPerByte,
-}
+/// A naive spill strategy, for benchmarks: [`crate::memories::Baseline`].
+pub type SpillBaseline = crate::memories::Baseline;
 
 /// A plan on two levels: per buffer, whether it is spilled and its offset in its level.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -277,28 +182,12 @@ impl TwoLevelPlan {
     /// Splits the plan into its two levels. Fails when the plan does not match the
     /// problem (wrong lengths, or an offset whose end overflows).
     pub fn levels(&self, problem: &Problem) -> Result<Levels, SpillError> {
-        model::split_levels(problem, &self.spilled, &self.offsets)
+        solve::split_levels(problem, &self.spilled, &self.offsets)
     }
 }
 
-/// Effort and intermediate results of [`plan_spill`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SpillStats {
-    /// The bound before any search: the cover bound of the whole problem.
-    pub root_bound: u64,
-    /// Cost after the heuristic, before improvement and exact search.
-    pub heuristic_cost: Option<u64>,
-    /// Cost after the improvement phase.
-    pub improved_cost: Option<u64>,
-    /// Calls of memplan's planner on kept sets.
-    pub placements: u64,
-    /// Branch-and-bound nodes, over all time components.
-    pub branch_nodes: u64,
-    /// Time components searched exactly, and how many of them were closed (proven).
-    pub exact_components: usize,
-    /// Of [`SpillStats::exact_components`], those whose search finished.
-    pub exact_closed: usize,
-}
+/// Effort and intermediate results of [`plan_spill`]: those of its one level.
+pub type SpillStats = crate::memories::LevelStats;
 
 /// What [`plan_spill`] returns.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -16,7 +16,7 @@ use crate::budget::Budget;
 use crate::types::Offset;
 
 use super::load::LoadTree;
-use super::model::{Solution, SpillModel};
+use super::model::{LevelModel, Solution};
 use super::place::{
     cheapest_window, free_window, repair, Effort, LifetimeIndex, Placement, Placer,
 };
@@ -27,7 +27,7 @@ const SWAP_MAX_NEIGHBOURS: usize = 512;
 
 /// *Insert* for every spilled free buffer, most expensive first. True when one moved.
 pub(crate) fn insert_pass(
-    model: &SpillModel<'_>,
+    model: &LevelModel<'_>,
     index: &LifetimeIndex,
     sol: &mut Solution,
     budget: &Budget,
@@ -56,7 +56,7 @@ pub(crate) fn insert_pass(
 
 /// *Swap* for every spilled free buffer, most expensive first. True when one moved.
 pub(crate) fn swap_pass(
-    model: &SpillModel<'_>,
+    model: &LevelModel<'_>,
     index: &LifetimeIndex,
     sol: &mut Solution,
     budget: &Budget,
@@ -92,7 +92,7 @@ pub(crate) fn swap_pass(
 
 /// Insert and swap until neither moves (at most `passes` times).
 pub(crate) fn local_search(
-    model: &SpillModel<'_>,
+    model: &LevelModel<'_>,
     index: &LifetimeIndex,
     sol: &mut Solution,
     passes: usize,
@@ -127,7 +127,7 @@ impl Rng {
 /// The whole phase: local search, then `rounds` of seeded re-planning, each followed by
 /// local search. `sol` only ever gets cheaper.
 pub(crate) fn run(
-    model: &SpillModel<'_>,
+    model: &LevelModel<'_>,
     placer: &mut Placer<'_>,
     index: &LifetimeIndex,
     sol: &mut Solution,
@@ -151,7 +151,7 @@ pub(crate) fn run(
 
 /// One *re-plan* move; `None` when no buffer could be un-spilled or the planner failed.
 fn replan(
-    model: &SpillModel<'_>,
+    model: &LevelModel<'_>,
     placer: &mut Placer<'_>,
     index: &LifetimeIndex,
     sol: &Solution,

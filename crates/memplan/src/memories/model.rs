@@ -1,13 +1,13 @@
-//! The validated spill problem: costs, forced levels, a valid choice ([`Solution`]), and
-//! the split of a two-level plan into two ordinary problems.
+//! One level of the problem: a memory of bounded capacity against "the rest" (the
+//! memories after it), with each buffer's cost of leaving it, its forced decisions, and a
+//! valid choice ([`Solution`]).
 
-use crate::types::{BufferIdx, Offset, Plan, Problem, Size};
+use crate::types::{BufferIdx, Offset, Problem, Size};
 
-use super::{Levels, Memory, SpillError, SpillInput};
-
-/// A buffer's level, decided or not. The model's base decisions come from the input
-/// (fixed offsets and [`Memory::Fast`] give `Fast`, [`Memory::Slow`] gives `Slow`); the
-/// exact search decides the `Free` ones one by one.
+/// A buffer's level, decided or not: `Fast` is this level's memory, `Slow` the rest. The
+/// model's base decisions come from the allowed sets (fixed offsets and buffers with no
+/// later memory give `Fast`, buffers not allowed here `Slow`); the exact search decides
+/// the `Free` ones one by one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Decision {
     /// Kept in fast memory.
@@ -20,7 +20,7 @@ pub(crate) enum Decision {
 
 /// A validated spill problem.
 #[derive(Clone, Debug)]
-pub(crate) struct SpillModel<'p> {
+pub(crate) struct LevelModel<'p> {
     pub(crate) problem: &'p Problem,
     /// The fast capacity.
     pub(crate) capacity: Size,
@@ -30,62 +30,25 @@ pub(crate) struct SpillModel<'p> {
     pub(crate) base: Vec<Decision>,
 }
 
-impl<'p> SpillModel<'p> {
-    /// Checks the input against the problem: lengths, fixed buffers not slow, the sum of
-    /// the costs.
+impl<'p> LevelModel<'p> {
+    /// A level: the buffers of `problem`, the capacity of the level's memory, each
+    /// buffer's cost of leaving it, and the forced decisions (`Fast`: it must stay,
+    /// which buffers with a fixed offset must).
     pub(crate) fn new(
         problem: &'p Problem,
         capacity: Size,
-        input: &SpillInput<'_>,
-    ) -> Result<SpillModel<'p>, SpillError> {
-        let n = problem.len();
-        let costs: Vec<u64> = match input.costs {
-            Some(c) if c.len() != n => {
-                return Err(SpillError::CostCount {
-                    expected: n,
-                    found: c.len(),
-                })
-            }
-            Some(c) => c.to_vec(),
-            None => problem
-                .buffers()
-                .iter()
-                .map(|b| u64::from(b.size))
-                .collect(),
-        };
-        costs
-            .iter()
-            .try_fold(0u64, |acc, &c| acc.checked_add(c))
-            .ok_or(SpillError::CostOverflow)?;
-        if let Some(m) = input.memory {
-            if m.len() != n {
-                return Err(SpillError::MemoryCount {
-                    expected: n,
-                    found: m.len(),
-                });
-            }
-        }
-        let mut base = Vec::with_capacity(n);
-        for (i, b) in problem.indexed() {
-            let wanted = input.memory.map_or(Memory::Either, |m| m[i]);
-            base.push(match (b.fixed_offset.is_some(), wanted) {
-                (true, Memory::Slow) => {
-                    return Err(SpillError::FixedInSlow {
-                        index: i.index(),
-                        id: b.id.clone(),
-                    })
-                }
-                (true, _) | (false, Memory::Fast) => Decision::Fast,
-                (false, Memory::Slow) => Decision::Slow,
-                (false, Memory::Either) => Decision::Free,
-            });
-        }
-        Ok(SpillModel {
+        costs: Vec<u64>,
+        base: Vec<Decision>,
+    ) -> LevelModel<'p> {
+        debug_assert!(problem
+            .indexed()
+            .all(|(i, b)| b.fixed_offset.is_none() || base[i] == Decision::Fast));
+        LevelModel {
             problem,
             capacity,
             costs,
             base,
-        })
+        }
     }
 
     /// The number of buffers.
@@ -172,40 +135,4 @@ pub(crate) fn members(flags: &[bool]) -> Vec<BufferIdx> {
 pub(crate) fn sub_problem(problem: &Problem, members: &[BufferIdx]) -> Problem {
     let buffers = members.iter().map(|&i| problem.buffer(i).clone()).collect();
     Problem::new(buffers).expect("a subset of a valid problem is valid")
-}
-
-/// [`super::TwoLevelPlan::levels`].
-pub(crate) fn split_levels(
-    problem: &Problem,
-    spilled: &[bool],
-    offsets: &[Offset],
-) -> Result<Levels, SpillError> {
-    let n = problem.len();
-    if spilled.len() != n || offsets.len() != n {
-        return Err(SpillError::PlanShape {
-            expected: n,
-            found: spilled.len().min(offsets.len()),
-        });
-    }
-    let kept: Vec<bool> = spilled.iter().map(|&s| !s).collect();
-    let level = |members: Vec<BufferIdx>| {
-        let sub = sub_problem(problem, &members);
-        let plan = Plan::new(&sub, members.iter().map(|&i| offsets[i]).collect()).ok_or(
-            SpillError::PlanShape {
-                expected: n,
-                found: n,
-            },
-        )?;
-        Ok::<_, SpillError>((sub, plan, members))
-    };
-    let (fast, fast_plan, fast_buffers) = level(members(&kept))?;
-    let (slow, slow_plan, slow_buffers) = level(members(spilled))?;
-    Ok(Levels {
-        fast,
-        fast_plan,
-        fast_buffers,
-        slow,
-        slow_plan,
-        slow_buffers,
-    })
 }

@@ -1,5 +1,5 @@
 //! The naive spill strategies a compiler writes first, kept to measure the planner
-//! against ([`SpillOptions::baseline`](super::SpillOptions::baseline)).
+//! against ([`MemoriesOptions::baseline`](super::MemoriesOptions::baseline)).
 //!
 //! ```text
 //!   1. cover        sweep time; wherever the kept load exceeds C, spill live buffers in
@@ -18,22 +18,22 @@ use crate::types::{BufferIdx, Offset, Size, Time};
 
 use super::heuristic::{cover_overloads_by, Start};
 use super::load::{events, load_steps};
-use super::model::{Decision, Solution, SpillModel};
+use super::model::{Decision, LevelModel, Solution};
 use super::place::{repair, Effort, LifetimeIndex, Placement, Placer};
-use super::SpillBaseline;
+use super::Baseline;
 
 /// Runs `baseline` (see the module docs).
 pub(crate) fn run(
-    model: &SpillModel<'_>,
+    model: &LevelModel<'_>,
     placer: &mut Placer<'_>,
     index: &LifetimeIndex,
-    baseline: SpillBaseline,
+    baseline: Baseline,
 ) -> Start {
     let bufs = model.problem.buffers();
     let key = |i: BufferIdx| match baseline {
-        SpillBaseline::LargestFirst => (u64::MAX - bufs[i].size.get(), i),
+        Baseline::LargestFirst => (u64::MAX - bufs[i].size.get(), i),
         // Non-negative floats order like their bits.
-        SpillBaseline::CostPerByte => (
+        Baseline::CostPerByte => (
             (model.costs[i] as f64 / bufs[i].size.get().max(1) as f64).to_bits(),
             i,
         ),
@@ -69,7 +69,7 @@ pub(crate) fn run(
     }
 }
 
-fn found(model: &SpillModel<'_>, spilled: Vec<bool>, offsets: Vec<Offset>) -> Start {
+fn found(model: &LevelModel<'_>, spilled: Vec<bool>, offsets: Vec<Offset>) -> Start {
     Start::Found(Solution {
         cost: model.cost_of(&spilled),
         spilled,
@@ -78,7 +78,7 @@ fn found(model: &SpillModel<'_>, spilled: Vec<bool>, offsets: Vec<Offset>) -> St
 }
 
 /// The kept buffers live when the kept load is highest (the first such time).
-fn live_at_peak(model: &SpillModel<'_>, spilled: &[bool]) -> Vec<BufferIdx> {
+fn live_at_peak(model: &LevelModel<'_>, spilled: &[bool]) -> Vec<BufferIdx> {
     let ev = events(model, spilled);
     let (mut best, mut at) = (Size::ZERO, Time(0));
     for (t, load) in load_steps(model, &ev) {

@@ -8,7 +8,7 @@
 
 use crate::types::{BufferIdx, Size, Time};
 
-use super::model::SpillModel;
+use super::model::LevelModel;
 
 /// A sweep event: a live segment of `buffer` starts or ends at `time`. Events order by
 /// time, then ends before starts (half-open lifetimes), then by buffer.
@@ -20,7 +20,7 @@ pub(crate) struct Event {
 }
 
 /// Sweep events of the live segments of the kept buffers, sorted.
-pub(crate) fn events(model: &SpillModel<'_>, spilled: &[bool]) -> Vec<Event> {
+pub(crate) fn events(model: &LevelModel<'_>, spilled: &[bool]) -> Vec<Event> {
     let mut ev = Vec::new();
     for (buffer, b) in model.problem.indexed() {
         if !spilled[buffer] {
@@ -43,7 +43,7 @@ pub(crate) fn events(model: &SpillModel<'_>, spilled: &[bool]) -> Vec<Event> {
 }
 
 /// The kept load from each event time of `ev` (see [`events`]) to the next.
-pub(crate) fn load_steps(model: &SpillModel<'_>, ev: &[Event]) -> Vec<(Time, Size)> {
+pub(crate) fn load_steps(model: &LevelModel<'_>, ev: &[Event]) -> Vec<(Time, Size)> {
     let mut steps = Vec::new();
     let (mut load, mut k) = (Size::ZERO, 0);
     while k < ev.len() {
@@ -64,7 +64,7 @@ pub(crate) fn load_steps(model: &SpillModel<'_>, ev: &[Event]) -> Vec<(Time, Siz
 
 /// For each buffer, the time during which it is live and the kept load exceeds the
 /// capacity (0 for spilled ones).
-pub(crate) fn overload_time(model: &SpillModel<'_>, spilled: &[bool], ev: &[Event]) -> Vec<u64> {
+pub(crate) fn overload_time(model: &LevelModel<'_>, spilled: &[bool], ev: &[Event]) -> Vec<u64> {
     // (time, overloaded time from the first event to it)
     let mut marks: Vec<(Time, u64)> = Vec::new();
     let (mut acc, mut prev) = (0u64, None::<(Time, bool)>);
@@ -92,7 +92,7 @@ pub(crate) fn overload_time(model: &SpillModel<'_>, spilled: &[bool], ev: &[Even
 /// times, supporting "add a buffer" and "would it fit" (range add, range max), both
 /// O(segments · log n).
 pub(crate) struct LoadTree<'m> {
-    model: &'m SpillModel<'m>,
+    model: &'m LevelModel<'m>,
     times: Vec<Time>,
     max: Vec<Size>,
     add: Vec<Size>,
@@ -100,7 +100,7 @@ pub(crate) struct LoadTree<'m> {
 
 impl<'m> LoadTree<'m> {
     /// The tree of the kept buffers' load.
-    pub(crate) fn new(model: &'m SpillModel<'m>, spilled: &[bool]) -> LoadTree<'m> {
+    pub(crate) fn new(model: &'m LevelModel<'m>, spilled: &[bool]) -> LoadTree<'m> {
         let mut times: Vec<Time> = model
             .problem
             .buffers()

@@ -21,7 +21,7 @@ use crate::types::{BufferIdx, Offset, Size};
 
 use super::improve::insert_pass;
 use super::load::{events, overload_time, Event, LoadTree};
-use super::model::{Decision, Solution, SpillModel};
+use super::model::{Decision, LevelModel, Solution};
 use super::place::{repair, Effort, LifetimeIndex, Placement, Placer};
 
 /// The heuristic's answer.
@@ -38,7 +38,7 @@ pub(crate) enum Start {
 const REPAIR_ROUNDS: usize = 4;
 
 /// The heuristic's own cover: steps 1 and 2 under the model's capacity.
-pub(crate) fn default_cover(model: &SpillModel<'_>) -> Vec<bool> {
+pub(crate) fn default_cover(model: &LevelModel<'_>) -> Vec<bool> {
     let mut spilled: Vec<bool> = model.base.iter().map(|&d| d == Decision::Slow).collect();
     cover_overloads(model, &mut spilled);
     unspill_by_load(model, &mut spilled);
@@ -57,15 +57,15 @@ const SHAVE_ROUNDS: usize = 6;
 /// the plan has room. The cheapest valid solution wins; the overflowing placements are
 /// repaired into valid fallbacks.
 pub(crate) fn run(
-    model: &SpillModel<'_>,
+    model: &LevelModel<'_>,
     placer: &mut Placer<'_>,
     index: &LifetimeIndex,
-    cover: &dyn Fn(&SpillModel<'_>) -> Vec<bool>,
+    cover: &dyn Fn(&LevelModel<'_>) -> Vec<bool>,
 ) -> Start {
     let mut best: Option<Solution> = None;
     let mut shave = Size::ZERO;
     for _ in 0..SHAVE_ROUNDS {
-        let target = SpillModel {
+        let target = LevelModel {
             capacity: model.capacity.saturating_sub(shave),
             ..model.clone()
         };
@@ -124,7 +124,7 @@ fn cheaper(a: Option<Solution>, b: Solution) -> Solution {
 
 /// Steps 3 to 5 from a spill set that covers the overloads (forced-slow buffers spilled).
 fn place_cover(
-    model: &SpillModel<'_>,
+    model: &LevelModel<'_>,
     placer: &mut Placer<'_>,
     index: &LifetimeIndex,
     mut spilled: Vec<bool>,
@@ -156,7 +156,7 @@ fn place_cover(
 }
 
 fn finish(
-    model: &SpillModel<'_>,
+    model: &LevelModel<'_>,
     index: &LifetimeIndex,
     spilled: Vec<bool>,
     offsets: Vec<Offset>,
@@ -173,7 +173,7 @@ fn finish(
 
 /// Step 1: wherever the kept load exceeds the capacity, spill live free buffers, lowest
 /// cost per byte-time of overload first, until it does not.
-fn cover_overloads(model: &SpillModel<'_>, spilled: &mut [bool]) {
+fn cover_overloads(model: &LevelModel<'_>, spilled: &mut [bool]) {
     let ev = events(model, spilled);
     let overload = overload_time(model, spilled, &ev);
     // Non-negative floats order like their bits.
@@ -190,7 +190,7 @@ pub(crate) type SpillKey = (u64, BufferIdx);
 /// Wherever the kept load exceeds the capacity, spills live free buffers, lowest `key`
 /// first, until it does not.
 pub(crate) fn cover_overloads_by(
-    model: &SpillModel<'_>,
+    model: &LevelModel<'_>,
     spilled: &mut [bool],
     key: impl Fn(BufferIdx) -> SpillKey,
 ) {
@@ -199,7 +199,7 @@ pub(crate) fn cover_overloads_by(
 }
 
 fn sweep_cover(
-    model: &SpillModel<'_>,
+    model: &LevelModel<'_>,
     spilled: &mut [bool],
     ev: &[Event],
     key: impl Fn(BufferIdx) -> SpillKey,
@@ -243,7 +243,7 @@ fn sweep_cover(
 
 /// Step 2: un-spill free buffers, most expensive first, whenever the load stays at most
 /// the capacity over all their live segments.
-pub(crate) fn unspill_by_load(model: &SpillModel<'_>, spilled: &mut [bool]) {
+pub(crate) fn unspill_by_load(model: &LevelModel<'_>, spilled: &mut [bool]) {
     let mut tree = LoadTree::new(model, spilled);
     for i in model.spilled_by_cost(spilled) {
         if tree.fits(i) {

@@ -10,8 +10,8 @@ use crate::options::{Options, Planner};
 use crate::outcome::Outcome;
 use crate::types::{BufferIdx, Offset, Time};
 
-use super::model::{members, sub_problem, SpillModel};
-use super::SpillOptions;
+use super::model::{members, sub_problem, LevelModel};
+use super::MemoriesOptions;
 
 /// Up to this many kept buffers, a placement runs memplan's exact search (after its
 /// greedy pass, under a node limit); above, see [`Effort`].
@@ -43,8 +43,8 @@ pub(crate) enum Effort {
 
 /// Runs memplan's planner on kept sets, under the call's budget.
 pub(crate) struct Placer<'a> {
-    model: &'a SpillModel<'a>,
-    options: &'a SpillOptions,
+    model: &'a LevelModel<'a>,
+    options: &'a MemoriesOptions,
     budget: &'a Budget,
     /// Calls made.
     pub(crate) calls: u64,
@@ -52,8 +52,8 @@ pub(crate) struct Placer<'a> {
 
 impl<'a> Placer<'a> {
     pub(crate) fn new(
-        model: &'a SpillModel<'a>,
-        options: &'a SpillOptions,
+        model: &'a LevelModel<'a>,
+        options: &'a MemoriesOptions,
         budget: &'a Budget,
     ) -> Placer<'a> {
         Placer {
@@ -146,7 +146,7 @@ pub(crate) struct LifetimeIndex {
 }
 
 impl LifetimeIndex {
-    pub(crate) fn new(model: &SpillModel<'_>) -> LifetimeIndex {
+    pub(crate) fn new(model: &LevelModel<'_>) -> LifetimeIndex {
         let problem = model.problem;
         let times = crate::analysis::lifetime_boundaries(problem);
         let leaves = times.len().max(1);
@@ -189,7 +189,7 @@ impl LifetimeIndex {
     /// Every buffer other than `x` that is kept and live together with `x`.
     pub(crate) fn kept_neighbours(
         &self,
-        model: &SpillModel<'_>,
+        model: &LevelModel<'_>,
         spilled: &[bool],
         x: BufferIdx,
     ) -> Vec<BufferIdx> {
@@ -232,7 +232,7 @@ impl LifetimeIndex {
 /// leaves a valid plan (no forced-fast buffer overflows); otherwise also spills the free
 /// buffers live together with an overflowing forced-fast one, for another placement.
 pub(crate) fn repair(
-    model: &SpillModel<'_>,
+    model: &LevelModel<'_>,
     index: &LifetimeIndex,
     spilled: &mut [bool],
     offsets: &[Offset],
@@ -259,7 +259,7 @@ pub(crate) fn repair(
 
 /// The address ranges `[offset, offset + size)` of `neighbours`, sorted.
 fn ranges(
-    model: &SpillModel<'_>,
+    model: &LevelModel<'_>,
     offsets: &[Offset],
     neighbours: &[BufferIdx],
 ) -> Vec<(Offset, Offset)> {
@@ -274,7 +274,7 @@ fn ranges(
 /// The lowest aligned offset at which `x` fits under the capacity without touching any
 /// of its kept neighbours, if any.
 pub(crate) fn free_window(
-    model: &SpillModel<'_>,
+    model: &LevelModel<'_>,
     offsets: &[Offset],
     neighbours: &[BufferIdx],
     x: BufferIdx,
@@ -296,7 +296,7 @@ pub(crate) fn free_window(
 /// neighbours it overlaps there (none of them forced fast), with their total cost, the
 /// lowest total first. Candidate offsets: 0 and the top of every neighbour, rounded up.
 pub(crate) fn cheapest_window(
-    model: &SpillModel<'_>,
+    model: &LevelModel<'_>,
     offsets: &[Offset],
     neighbours: &[BufferIdx],
     x: BufferIdx,

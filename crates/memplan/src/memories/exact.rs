@@ -37,7 +37,7 @@ use crate::types::{BufferIdx, Offset};
 
 use super::bound::{lower_bound, Bound, BoundOptions};
 use super::load::{events, overload_time};
-use super::model::{Decision, Solution, SpillModel};
+use super::model::{Decision, LevelModel, Solution};
 use super::place::{free_window, Effort, LifetimeIndex, Placement, Placer};
 
 /// The result of searching one component.
@@ -53,7 +53,7 @@ pub(crate) struct ComponentResult {
 }
 
 struct Search<'s, 'm> {
-    model: &'s SpillModel<'m>,
+    model: &'s LevelModel<'m>,
     placer: &'s mut Placer<'m>,
     index: &'s LifetimeIndex,
     options: BoundOptions,
@@ -71,7 +71,7 @@ struct Search<'s, 'm> {
 
 /// Searches `model` (one component) from the valid solution `start`.
 pub(crate) fn search<'m>(
-    model: &SpillModel<'m>,
+    model: &LevelModel<'m>,
     placer: &mut Placer<'m>,
     index: &LifetimeIndex,
     options: BoundOptions,

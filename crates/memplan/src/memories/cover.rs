@@ -51,7 +51,7 @@ use crate::budget::Budget;
 use crate::types::{BufferIdx, Time};
 
 use super::heuristic::{cover_overloads_by, unspill_by_load};
-use super::model::{Decision, SpillModel};
+use super::model::{Decision, LevelModel};
 
 /// Subgradient steps at most.
 const MAX_STEPS: usize = 400;
@@ -76,7 +76,7 @@ pub(crate) struct Relaxation {
 impl Relaxation {
     /// The cover of [`Relaxation::keys`] for `model`'s capacity (which may be lower than
     /// the one the multipliers were found for).
-    pub(crate) fn cover(&self, model: &SpillModel<'_>) -> Option<Vec<bool>> {
+    pub(crate) fn cover(&self, model: &LevelModel<'_>) -> Option<Vec<bool>> {
         self.keys
             .as_ref()
             .map(|(reduced, _)| cover_from(model, reduced))
@@ -96,7 +96,7 @@ struct Rows {
 }
 
 impl Rows {
-    fn new(model: &SpillModel<'_>) -> Rows {
+    fn new(model: &LevelModel<'_>) -> Rows {
         let bufs = model.problem.buffers();
         let counted = || {
             model
@@ -161,7 +161,7 @@ impl Rows {
 
 /// The Lagrangian ascent and its covers (see the module docs), until the budget is spent
 /// or the ascent stalls. Deterministic for a given input without a budget.
-pub(crate) fn solve(model: &SpillModel<'_>, budget: &Budget) -> Relaxation {
+pub(crate) fn solve(model: &LevelModel<'_>, budget: &Budget) -> Relaxation {
     let rows = Rows::new(model);
     let mut out = Relaxation {
         bound: rows.slow_cost,
@@ -273,7 +273,7 @@ fn evaluate(
 
 /// The cover from reduced costs (per buffer): spill the free buffers below zero,
 /// complete by the lowest reduced cost per byte, prune. Forced-slow buffers are spilled.
-fn cover_from(model: &SpillModel<'_>, reduced: &[f64]) -> Vec<bool> {
+fn cover_from(model: &LevelModel<'_>, reduced: &[f64]) -> Vec<bool> {
     let mut spilled = vec![false; model.len()];
     let mut per_byte = vec![f64::INFINITY; model.len()];
     for (i, b) in model.problem.indexed() {
@@ -296,7 +296,7 @@ fn cover_from(model: &SpillModel<'_>, reduced: &[f64]) -> Vec<bool> {
 /// `k ∈ [0, 100]` chosen so that `Σ Y_t` stays near 2^40; its ceiling, or 0 when it does
 /// not fit in 128 bits or is negative. Any `y' ≥ 0` gives a valid bound, so the rounding
 /// only costs precision.
-fn certify(model: &SpillModel<'_>, rows: &Rows, y: &[f64]) -> u64 {
+fn certify(model: &LevelModel<'_>, rows: &Rows, y: &[f64]) -> u64 {
     let total: f64 = y.iter().sum();
     if total.is_nan() || total <= 0.0 {
         return 0;
@@ -357,7 +357,7 @@ fn certify(model: &SpillModel<'_>, rows: &Rows, y: &[f64]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spill::{Memory, SpillInput};
+    use crate::memories::model::Decision;
     use crate::types::{Buffer, Problem, Size};
 
     /// Two times each need 4 bytes; `a` covers both at 8, `b` and `c` one each at 4. The
@@ -373,12 +373,13 @@ mod tests {
         ])
         .unwrap();
         let costs = [8, 4, 4, 0];
-        let memory = [Memory::Either, Memory::Either, Memory::Either, Memory::Fast];
-        let input = SpillInput {
-            costs: Some(&costs),
-            memory: Some(&memory),
-        };
-        let model = SpillModel::new(&problem, Size(8), &input).unwrap();
+        let base = vec![
+            Decision::Free,
+            Decision::Free,
+            Decision::Free,
+            Decision::Fast,
+        ];
+        let model = LevelModel::new(&problem, Size(8), costs.to_vec(), base);
         let relaxation = solve(&model, &Budget::unlimited());
         assert_eq!(relaxation.bound, 8);
         let (_, cost) = relaxation.keys.as_ref().unwrap();
@@ -407,12 +408,8 @@ mod tests {
         let problem =
             Problem::new(vec![Buffer::new("a", 0, 2, 4), Buffer::new("b", 0, 2, 4)]).unwrap();
         let costs = [5, 7];
-        let memory = [Memory::Slow, Memory::Either];
-        let input = SpillInput {
-            costs: Some(&costs),
-            memory: Some(&memory),
-        };
-        let model = SpillModel::new(&problem, Size(4), &input).unwrap();
+        let base = vec![Decision::Slow, Decision::Free];
+        let model = LevelModel::new(&problem, Size(4), costs.to_vec(), base);
         let relaxation = solve(&model, &Budget::unlimited());
         assert_eq!(relaxation.bound, 5);
         assert!(relaxation.keys.is_none());

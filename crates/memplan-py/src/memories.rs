@@ -1,0 +1,411 @@
+//! `memplan.Memory`, `memplan.MemoryPlan` and the `memories=` form of `memplan.plan`:
+//! the multi-memory planner (`memplan::memories`) for Python.
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyMapping, PyString};
+
+use memplan::memories::{
+    check_memories, memory_named, plan_memories, MemoriesError, MemoriesInput, MemoriesOptions,
+    Memory as CoreMemory, MemoryIdx, MemorySet,
+};
+use memplan::{Outcome, Size};
+
+use crate::convert::{py_id, py_ids, to_u64};
+use crate::{CheckError, InfeasibleError, InputError, MemplanError, NoPlanFoundError, Problem};
+
+/// ``Memory(name, capacity=None, alignment=1, cost=None)``: one memory for
+/// ``plan(problem, memories=[...])``. ``capacity`` in bytes (``None``: unbounded),
+/// ``alignment`` (every offset in it is a multiple), ``cost`` per byte of traffic
+/// (give every memory a cost, or none: then the objective is lexicographic, as much
+/// traffic as possible in the first memory, then the second, ...).
+#[pyclass(frozen, module = "memplan")]
+#[derive(Clone)]
+pub struct Memory {
+    /// The memory's name.
+    #[pyo3(get)]
+    name: String,
+    /// Its capacity in bytes, or None (unbounded).
+    #[pyo3(get)]
+    capacity: Option<u64>,
+    /// Its alignment.
+    #[pyo3(get)]
+    alignment: u64,
+    /// Its cost per byte of traffic, or None.
+    #[pyo3(get)]
+    cost: Option<u64>,
+}
+
+#[pymethods]
+impl Memory {
+    #[new]
+    #[pyo3(signature = (name, capacity=None, alignment=None, cost=None),
+           text_signature = "(name, capacity=None, alignment=1, cost=None)")]
+    fn new(
+        name: String,
+        capacity: Option<&Bound<'_, PyAny>>,
+        alignment: Option<&Bound<'_, PyAny>>,
+        cost: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Memory> {
+        let what = |field: &str| format!("memory '{name}': '{field}'");
+        let capacity = capacity
+            .filter(|c| !c.is_none())
+            .map(|c| to_u64(c, &what("capacity")))
+            .transpose()?;
+        let alignment = alignment
+            .filter(|a| !a.is_none())
+            .map_or(Ok(1), |a| to_u64(a, &what("alignment")))?;
+        let cost = cost
+            .filter(|c| !c.is_none())
+            .map(|c| to_u64(c, &what("cost")))
+            .transpose()?;
+        Ok(Memory {
+            name,
+            capacity,
+            alignment,
+            cost,
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        let opt = |v: Option<u64>| v.map_or("None".to_string(), |v| v.to_string());
+        format!(
+            "Memory({:?}, capacity={}, alignment={}, cost={})",
+            self.name,
+            opt(self.capacity),
+            self.alignment,
+            opt(self.cost)
+        )
+    }
+}
+
+impl Memory {
+    fn core(&self) -> CoreMemory {
+        CoreMemory {
+            name: self.name.clone(),
+            capacity: self.capacity.map(Size),
+            alignment: Size(self.alignment),
+            cost: self.cost,
+        }
+    }
+}
+
+/// A plan across memories, returned by ``plan(problem, memories=[...])`` and indexed
+/// like the problem's buffers: ``memory`` (each buffer's memory name), ``memory_index``
+/// (its position in ``memories``), ``offsets`` (in each buffer's own memory), ``ids``;
+/// per memory (dicts keyed by name, in the memories' order) ``heights``, ``traffic``
+/// and ``capacities``; and ``cost`` (``Σ traffic × cost`` with costs, else the traffic
+/// outside the first memory), ``lower_bound`` (no valid plan costs less), ``gap``,
+/// ``optimal`` (the gap is 0), ``memories`` (the names) and ``elapsed`` (seconds).
+/// ``to_dict()`` gives ``{id: (memory, offset)}``.
+#[pyclass(frozen, module = "memplan")]
+pub struct MemoryPlan {
+    names: Vec<String>,
+    capacities: Vec<Option<u64>>,
+    /// Each buffer's memory, as its position in ``memories``.
+    #[pyo3(get)]
+    memory_index: Vec<u32>,
+    /// Each buffer's offset in its own memory.
+    #[pyo3(get)]
+    offsets: Vec<u64>,
+    ids: Vec<String>,
+    int_ids: bool,
+    height_list: Vec<u64>,
+    traffic_list: Vec<u64>,
+    /// The plan's cost.
+    #[pyo3(get)]
+    cost: u64,
+    /// A proven lower bound on the cost of any valid plan.
+    #[pyo3(get)]
+    lower_bound: u64,
+    /// Seconds spent planning.
+    #[pyo3(get)]
+    elapsed: f64,
+}
+
+#[pymethods]
+impl MemoryPlan {
+    /// Each buffer's memory name.
+    #[getter]
+    fn memory(&self) -> Vec<String> {
+        self.memory_index
+            .iter()
+            .map(|&m| self.names[m as usize].clone())
+            .collect()
+    }
+
+    /// The memories' names, in the order given.
+    #[getter]
+    fn memories(&self) -> Vec<String> {
+        self.names.clone()
+    }
+
+    /// ``{memory: height}``.
+    #[getter]
+    fn heights<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.per_memory(py, &self.height_list)
+    }
+
+    /// ``{memory: traffic}``.
+    #[getter]
+    fn traffic<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.per_memory(py, &self.traffic_list)
+    }
+
+    /// ``{memory: capacity or None}``.
+    #[getter]
+    fn capacities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (n, c) in self.names.iter().zip(&self.capacities) {
+            d.set_item(n, *c)?;
+        }
+        Ok(d)
+    }
+
+    /// ``cost - lower_bound``.
+    #[getter]
+    fn gap(&self) -> u64 {
+        self.cost.saturating_sub(self.lower_bound)
+    }
+
+    /// True when the cost equals the proven lower bound.
+    #[getter]
+    fn optimal(&self) -> bool {
+        self.cost == self.lower_bound
+    }
+
+    /// The buffers' ids, in the same order (ints when given as ints).
+    #[getter]
+    fn ids(&self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
+        py_ids(py, &self.ids, self.int_ids)
+    }
+
+    /// ``{id: (memory, offset)}``.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for ((id, &o), &m) in self.ids.iter().zip(&self.offsets).zip(&self.memory_index) {
+            d.set_item(
+                py_id(py, id, self.int_ids)?,
+                (self.names[m as usize].as_str(), o),
+            )?;
+        }
+        Ok(d)
+    }
+
+    fn __len__(&self) -> usize {
+        self.offsets.len()
+    }
+
+    fn __repr__(&self) -> String {
+        let heights: Vec<String> = self
+            .names
+            .iter()
+            .zip(&self.height_list)
+            .map(|(n, h)| format!("{n}={h}"))
+            .collect();
+        format!(
+            "MemoryPlan(cost={}, lower_bound={}, optimal={}, heights=[{}], {} buffers)",
+            self.cost,
+            self.lower_bound,
+            if self.optimal() { "True" } else { "False" },
+            heights.join(", "),
+            self.offsets.len()
+        )
+    }
+}
+
+impl MemoryPlan {
+    fn per_memory<'py>(&self, py: Python<'py>, values: &[u64]) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (n, v) in self.names.iter().zip(values) {
+            d.set_item(n, *v)?;
+        }
+        Ok(d)
+    }
+}
+
+/// A per-buffer argument: a sequence indexed like the buffers, or a mapping by id
+/// (buffers it does not name get `None`).
+fn per_buffer<'py>(
+    arg: &Bound<'py, PyAny>,
+    what: &str,
+    ids: &[String],
+) -> PyResult<Vec<Option<Bound<'py, PyAny>>>> {
+    let n = ids.len();
+    if let Ok(map) = arg.cast::<PyMapping>() {
+        let mut out: Vec<Option<Bound<'py, PyAny>>> = vec![None; n];
+        for item in map.items()?.iter() {
+            let (key, value): (Bound<'py, PyAny>, Bound<'py, PyAny>) = item.extract()?;
+            let id = crate::convert::id_from(&key, 0)
+                .map_err(|_| PyTypeError::new_err(format!("{what}: keys must be buffer ids")))?
+                .0;
+            let k = ids.iter().position(|x| *x == id).ok_or_else(|| {
+                InputError::new_err(format!("{what}: no buffer has the id {}", key))
+            })?;
+            out[k] = Some(value).filter(|v| !v.is_none());
+        }
+        return Ok(out);
+    }
+    if arg.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be a sequence or a mapping by buffer id"
+        )));
+    }
+    let items: Vec<Bound<'py, PyAny>> = arg
+        .try_iter()
+        .map_err(|_| PyTypeError::new_err(format!("{what} must be a sequence or a mapping")))?
+        .collect::<PyResult<_>>()?;
+    if items.len() != n {
+        return Err(InputError::new_err(format!(
+            "{what}: {} given for {n} buffer(s)",
+            items.len()
+        )));
+    }
+    Ok(items
+        .into_iter()
+        .map(|v| Some(v).filter(|v| !v.is_none()))
+        .collect())
+}
+
+/// An allowed set: a memory name, or a sequence of names.
+fn allowed_set(v: &Bound<'_, PyAny>, memories: &[CoreMemory], id: &str) -> PyResult<MemorySet> {
+    let names: Vec<String> = if let Ok(s) = v.extract::<String>() {
+        vec![s]
+    } else {
+        v.extract::<Vec<String>>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "allowed['{id}'] must be a memory name or a sequence of names"
+            ))
+        })?
+    };
+    if names.is_empty() {
+        return Err(InputError::new_err(format!(
+            "allowed['{id}']: the set of memories is empty"
+        )));
+    }
+    let mut set = MemorySet::EMPTY;
+    for name in names {
+        let m = memory_named(memories, &name)
+            .map_err(|e| InputError::new_err(format!("allowed['{id}']: {e}")))?;
+        set = MemorySet(set.0 | MemorySet::single(m).0);
+    }
+    Ok(set)
+}
+
+fn memories_error(e: MemoriesError) -> PyErr {
+    match e {
+        MemoriesError::Plan(e) => MemplanError::new_err(e.to_string()),
+        MemoriesError::InvalidPlan(_) => CheckError::new_err(e.to_string()),
+        e => InputError::new_err(e.to_string()),
+    }
+}
+
+/// The `memories=` form of `plan`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn plan_with_memories(
+    py: Python<'_>,
+    problem: &Problem,
+    memories: &Bound<'_, PyAny>,
+    allowed: Option<&Bound<'_, PyAny>>,
+    accesses: Option<&Bound<'_, PyAny>>,
+    budget: memplan::Budget,
+    seed: Option<u64>,
+    threads: usize,
+    verify: bool,
+) -> PyResult<MemoryPlan> {
+    let memories: Vec<CoreMemory> = memories
+        .try_iter()
+        .map_err(|_| PyTypeError::new_err("memories must be a sequence of memplan.Memory"))?
+        .map(|m| {
+            let m = m?;
+            let m = m.cast::<Memory>().map_err(|_| {
+                PyTypeError::new_err("memories must be a sequence of memplan.Memory")
+            })?;
+            Ok(m.get().core())
+        })
+        .collect::<PyResult<_>>()?;
+    memplan::memories::validate_memories(&memories).map_err(memories_error)?;
+    let target = &problem.inner;
+    let ids: Vec<String> = target.buffers().iter().map(|b| b.id.clone()).collect();
+    let all = MemorySet::all(memories.len());
+    let allowed: Option<Vec<MemorySet>> = allowed
+        .filter(|a| !a.is_none())
+        .map(|a| {
+            per_buffer(a, "allowed", &ids)?
+                .iter()
+                .zip(&ids)
+                .map(|(v, id)| {
+                    v.as_ref()
+                        .map_or(Ok(all), |v| allowed_set(v, &memories, id))
+                })
+                .collect::<PyResult<Vec<_>>>()
+        })
+        .transpose()?;
+    let accesses: Option<Vec<u64>> = accesses
+        .filter(|a| !a.is_none())
+        .map(|a| {
+            per_buffer(a, "accesses", &ids)?
+                .iter()
+                .zip(&ids)
+                .map(|(v, id)| {
+                    v.as_ref()
+                        .map_or(Ok(1), |v| to_u64(v, &format!("accesses['{id}']")))
+                })
+                .collect::<PyResult<Vec<_>>>()
+        })
+        .transpose()?;
+    let input = MemoriesInput {
+        allowed: allowed.as_deref(),
+        accesses: accesses.as_deref(),
+        traffic: None,
+    };
+    let options = MemoriesOptions {
+        threads,
+        seed: seed.unwrap_or(0),
+        verify,
+        ..MemoriesOptions::default()
+    };
+    let request = memplan::Request {
+        goal: memplan::Goal::Minimise,
+        budget,
+    };
+    let report = py
+        .detach(|| plan_memories(target, &memories, &input, &request, &options))
+        .map_err(memories_error)?;
+    let plan = match &report.outcome {
+        Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => p,
+        Outcome::Infeasible => {
+            let why = report
+                .infeasibility
+                .as_ref()
+                .map_or_else(|| "no plan exists".to_string(), ToString::to_string);
+            return Err(InfeasibleError::new_err(format!("no plan: {why}")));
+        }
+        Outcome::Unknown { lower_bound, .. } => {
+            let at = report
+                .failed_memory
+                .map(|m| memories[m.index()].name.clone())
+                .unwrap_or_default();
+            return Err(NoPlanFoundError::new_err(format!(
+                "no plan found in time: memory '{at}' could not hold the buffers that must or were left to use it (proven cost ≥ {lower_bound})"
+            )));
+        }
+    };
+    if verify {
+        py.detach(|| check_memories(target, &memories, &input, plan))
+            .map_err(|v| CheckError::new_err(v.to_string()))?;
+    }
+    Ok(MemoryPlan {
+        names: memories.iter().map(|m| m.name.clone()).collect(),
+        capacities: memories.iter().map(|m| m.capacity.map(Size::get)).collect(),
+        memory_index: plan.memory.iter().map(|m: &MemoryIdx| m.0).collect(),
+        offsets: plan.offsets.iter().map(|o| o.get()).collect(),
+        ids,
+        int_ids: problem.int_ids,
+        height_list: plan.heights.iter().map(|h| h.get()).collect(),
+        traffic_list: plan.traffic.clone(),
+        cost: plan.cost,
+        lower_bound: report.lower_bound,
+        elapsed: report.elapsed.as_secs_f64(),
+    })
+}

@@ -1,0 +1,164 @@
+//! [`check_memories`]: the independent check of a plan across several memories.
+//!
+//! A [`MemoryPlan`] is valid for a problem, a list of memories and an input when:
+//!
+//! 1. the memories and the input are valid (names, counts, allowed sets, pins);
+//! 2. it has one memory and one offset per buffer, each memory in the list;
+//! 3. each buffer's memory is in its allowed set (a buffer with a fixed offset and the
+//!    default set is in the first memory);
+//! 4. each offset is a multiple of its memory's alignment;
+//! 5. each memory's buffers, as a problem of their own, pass [`crate::check`] under the
+//!    memory's capacity (overlaps, fixed offsets, buffer alignments, capacity);
+//! 6. its per-memory heights and traffic, and its cost, are those of its buffers.
+//!
+//! It shares no code with the planner (`crate::memories`): only the model's types and
+//! input rules (`crate::memory_types`) and [`crate::check`].
+
+use crate::memory_types::{
+    allowed_of, memory_set_names, traffic_of, validate_memories, MemoriesError, MemoriesInput,
+    Memory, MemoryPlan,
+};
+use crate::types::{Plan, Problem, Size};
+
+use super::{check, CheckFailure, Violation};
+
+/// What [`check_memories`] measured of a valid plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoriesCheckSummary {
+    /// Buffers checked.
+    pub buffers: usize,
+    /// Per memory, its height.
+    pub heights: Vec<Size>,
+    /// Per memory, its traffic.
+    pub traffic: Vec<u64>,
+    /// The plan's cost.
+    pub cost: u64,
+}
+
+/// Checks a plan across memories (see the module docs of [`crate::memories`] for the
+/// model). Reports the first rule broken, naming the buffer; a memory's own violations
+/// come from [`crate::check`].
+pub fn check_memories(
+    problem: &Problem,
+    memories: &[Memory],
+    input: &MemoriesInput<'_>,
+    plan: &MemoryPlan,
+) -> Result<MemoriesCheckSummary, CheckFailure> {
+    validate_memories(memories).map_err(Violation::MemoriesInput)?;
+    let allowed = allowed_of(problem, memories, input).map_err(Violation::MemoriesInput)?;
+    let traffic = traffic_of(problem, input).map_err(Violation::MemoriesInput)?;
+    let n = problem.len();
+    let k = memories.len();
+    if plan.memory.len() != n
+        || plan.offsets.len() != n
+        || plan.memory.iter().any(|m| m.index() >= k)
+    {
+        return Err(Violation::MemoriesInput(MemoriesError::PlanShape {
+            expected: n,
+            found: plan.memory.len().min(plan.offsets.len()),
+        })
+        .into());
+    }
+    let bufs = problem.buffers();
+    for (i, b) in bufs.iter().enumerate() {
+        let m = plan.memory[i];
+        let memory = &memories[m.index()];
+        if !allowed[i].contains(m) {
+            return Err(Violation::NotAllowed {
+                index: i,
+                id: b.id.clone(),
+                memory: memory.name.clone(),
+                allowed: memory_set_names(memories, allowed[i]),
+            }
+            .into());
+        }
+        let alignment = memory.alignment.get();
+        if alignment == 0 || plan.offsets[i].get() % alignment != 0 {
+            return Err(Violation::MemoryMisaligned {
+                index: i,
+                id: b.id.clone(),
+                offset: plan.offsets[i],
+                memory: memory.name.clone(),
+                alignment: memory.alignment,
+            }
+            .into());
+        }
+    }
+    let mut heights = Vec::with_capacity(k);
+    let mut traffics = Vec::with_capacity(k);
+    for (m, memory) in memories.iter().enumerate() {
+        let members: Vec<usize> = (0..n).filter(|&i| plan.memory[i].index() == m).collect();
+        let sub = Problem::new(members.iter().map(|&i| bufs[i].clone()).collect())
+            .map_err(|e| Violation::MemoriesInput(MemoriesError::InvalidPlan(e.to_string())))?;
+        let offsets = members.iter().map(|&i| plan.offsets[i]).collect();
+        let in_memory = |failure: CheckFailure| Violation::InMemory {
+            memory: memory.name.clone(),
+            failure,
+        };
+        let sub_plan = Plan::new(&sub, offsets).ok_or_else(|| {
+            in_memory(CheckFailure {
+                violations: Vec::new(),
+                more: 0,
+            })
+        })?;
+        let summary = check(&sub, &sub_plan, memory.capacity).map_err(in_memory)?;
+        heights.push(summary.height);
+        traffics.push(members.iter().map(|&i| traffic[i]).sum::<u64>());
+    }
+    let priced = memories.iter().all(|m| m.cost.is_some());
+    let mut cost = 0u64;
+    for (i, &t) in traffic.iter().enumerate() {
+        let m = plan.memory[i].index();
+        let unit = if priced {
+            memories[m].cost.unwrap_or(0)
+        } else {
+            u64::from(m > 0)
+        };
+        cost = t
+            .checked_mul(unit)
+            .and_then(|c| cost.checked_add(c))
+            .ok_or(Violation::MemoriesInput(MemoriesError::Overflow(
+                "the cost",
+            )))?;
+    }
+    for (m, memory) in memories.iter().enumerate() {
+        for (what, claimed, actual) in [
+            (
+                "height",
+                plan.heights.get(m).map(|h| h.get()),
+                heights[m].get(),
+            ),
+            ("traffic", plan.traffic.get(m).copied(), traffics[m]),
+        ] {
+            if claimed != Some(actual) {
+                return Err(Violation::MemoryFigure {
+                    what,
+                    memory: memory.name.clone(),
+                    claimed,
+                    actual,
+                }
+                .into());
+            }
+        }
+    }
+    if plan.heights.len() != k || plan.traffic.len() != k {
+        return Err(Violation::MemoriesInput(MemoriesError::PlanShape {
+            expected: k,
+            found: plan.heights.len().min(plan.traffic.len()),
+        })
+        .into());
+    }
+    if plan.cost != cost {
+        return Err(Violation::MemoryCost {
+            claimed: plan.cost,
+            actual: cost,
+        }
+        .into());
+    }
+    Ok(MemoriesCheckSummary {
+        buffers: n,
+        heights,
+        traffic: traffics,
+        cost,
+    })
+}

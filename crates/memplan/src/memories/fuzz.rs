@@ -1,0 +1,176 @@
+//! The body of the `memories` fuzz target (feature `fuzzing`): random problems, memory
+//! lists, allowed sets, pins and access counts through [`plan_memories`], then
+//! [`check_memories`], the outcome's promises, and the checker on broken plans.
+
+use arbitrary::Unstructured;
+
+use crate::analysis::max_load;
+use crate::fuzzing::{arbitrary_problem, FuzzKnobs};
+use crate::options::{Options, Planner};
+use crate::outcome::Outcome;
+use crate::types::{Offset, Problem, Size};
+
+use super::{
+    check_memories, plan_memories, MemoriesError, MemoriesInput, MemoriesOptions, Memory,
+    MemoryIdx, MemorySet,
+};
+
+/// Plans a random multi-memory problem (at most 10 buffers, 1–4 memories with
+/// capacities 0–100 % of the max load or unbounded, alignments, costs or none, random
+/// allowed sets, pins and access counts, random switches) and asserts: the only errors
+/// are input errors; a plan passes [`check_memories`]; `Optimal` means cost = bound,
+/// `Feasible` cost > bound; `Infeasible` is confirmed by memplan's exact search on the
+/// pinned buffers it names; moving a buffer outside its allowed set, or above a bounded
+/// memory, makes the checker fail.
+pub fn fuzz_memories(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let knobs = FuzzKnobs {
+        max_buffers: 10,
+        capacity_chance: 0,
+        ..FuzzKnobs::default()
+    };
+    let Ok((problem, _)) = arbitrary_problem(&mut u, &knobs) else {
+        return;
+    };
+    let n = problem.len();
+    let load = max_load(&problem).get();
+    let k = u.int_in_range(1..=4usize).unwrap_or(2);
+    let priced = u.arbitrary::<bool>().unwrap_or(false);
+    let memories: Vec<Memory> = (0..k)
+        .map(|m| {
+            let percent = u.int_in_range(0..=100u64).unwrap_or(50);
+            let bounded = m + 1 < k || u.arbitrary::<bool>().unwrap_or(false);
+            Memory {
+                name: format!("m{m}"),
+                capacity: bounded
+                    .then(|| Size((u128::from(load) * u128::from(percent) / 100) as u64)),
+                alignment: Size(1 << u.int_in_range(0..=3u32).unwrap_or(0)),
+                cost: priced.then(|| u.int_in_range(0..=20u64).unwrap_or(1)),
+            }
+        })
+        .collect();
+    let allowed: Option<Vec<MemorySet>> = u.arbitrary::<bool>().unwrap_or(false).then(|| {
+        (0..n)
+            .map(|_| match u.int_in_range(0..=3u8).unwrap_or(0) {
+                0 => MemorySet::single(MemoryIdx(u.int_in_range(0..=k as u32 - 1).unwrap_or(0))),
+                1 => MemorySet(u.arbitrary::<u64>().unwrap_or(1)),
+                _ => MemorySet::all(k),
+            })
+            .collect()
+    });
+    let accesses: Option<Vec<u64>> = u.arbitrary::<bool>().unwrap_or(false).then(|| {
+        (0..n)
+            .map(|_| u.int_in_range(0..=100u64).unwrap_or(1))
+            .collect()
+    });
+    let options = MemoriesOptions {
+        threads: 1,
+        seed: u.arbitrary().unwrap_or(0),
+        improve: u.arbitrary().unwrap_or(true),
+        improve_rounds: u.int_in_range(0..=4).unwrap_or(2),
+        exact: u.arbitrary().unwrap_or(true),
+        exact_node_limit: 2_000,
+        placement_node_limit: 2_000,
+        lagrangian: u.arbitrary().unwrap_or(true),
+        rounding_bound: u.arbitrary().unwrap_or(true),
+        chain_bound: u.arbitrary().unwrap_or(true),
+        holes_bound: u.arbitrary().unwrap_or(true),
+        ..MemoriesOptions::default()
+    };
+    let input = MemoriesInput {
+        allowed: allowed.as_deref(),
+        accesses: accesses.as_deref(),
+        traffic: None,
+    };
+    let request = crate::Request::minimise().with_budget(crate::Budget::unlimited());
+    let report = match plan_memories(&problem, &memories, &input, &request, &options) {
+        Ok(r) => r,
+        Err(
+            MemoriesError::EmptyAllowed { .. }
+            | MemoriesError::FixedInSeveral { .. }
+            | MemoriesError::MisalignedFixed { .. }
+            | MemoriesError::TooLarge { .. }
+            | MemoriesError::Overflow(_),
+        ) => return,
+        Err(e) => panic!("plan_memories failed: {e}"),
+    };
+    match &report.outcome {
+        Outcome::Optimal(plan) => {
+            assert_eq!(plan.cost, report.lower_bound, "optimal but cost != bound")
+        }
+        Outcome::Feasible { plan, lower_bound } => {
+            assert!(*lower_bound < plan.cost, "feasible but cost <= bound");
+            assert_eq!(*lower_bound, report.lower_bound);
+        }
+        Outcome::Infeasible => {
+            let why = report.infeasibility.as_ref().expect("a reason");
+            assert_pinned_do_not_fit(&problem, &memories, &input, &why.memory);
+        }
+        Outcome::Unknown { best_so_far, .. } => assert!(best_so_far.is_none()),
+    }
+    let Some(plan) = report.plan() else { return };
+    if let Err(v) = check_memories(&problem, &memories, &input, plan) {
+        panic!("invalid plan: {v}");
+    }
+    assert!(plan.cost >= report.lower_bound);
+    // The checker catches a buffer moved outside its allowed set, or above its memory.
+    let Some(i) = (0..n).find(|&i| u.arbitrary::<bool>().unwrap_or(true) || i + 1 == n) else {
+        return;
+    };
+    let sets = super::allowed_of(&problem, &memories, &input).expect("valid");
+    if let Some(outside) = (0..k as u32).map(MemoryIdx).find(|&m| !sets[i].contains(m)) {
+        let mut broken = plan.clone();
+        broken.memory[i] = outside;
+        assert!(check_memories(&problem, &memories, &input, &broken).is_err());
+    }
+    if let Some(c) = memories[plan.memory[i].index()].capacity {
+        let mut broken = plan.clone();
+        let a = memories[plan.memory[i].index()].alignment.get();
+        broken.offsets[i] = Offset(c.get().div_ceil(a) * a);
+        assert!(check_memories(&problem, &memories, &input, &broken).is_err());
+    }
+}
+
+/// The buffers that can only live in memory `name` (aligned for it too), planned alone
+/// by memplan's exact search without limits, do not fit under its capacity.
+fn assert_pinned_do_not_fit(
+    problem: &Problem,
+    memories: &[Memory],
+    input: &MemoriesInput<'_>,
+    name: &str,
+) {
+    let sets = super::allowed_of(problem, memories, input).expect("valid");
+    let m = memories.iter().position(|m| m.name == name).expect("named");
+    let memory = &memories[m];
+    let capacity = memory.capacity.expect("a bounded memory");
+    let pinned: Vec<crate::types::Buffer> = problem
+        .indexed()
+        .filter(|&(i, _)| sets[i.index()] == MemorySet::single(MemoryIdx(m as u32)))
+        .map(|(_, b)| {
+            let (a, c) = (b.alignment.get(), memory.alignment.get());
+            let mut g = (a, c);
+            while g.1 != 0 {
+                g = (g.1, g.0 % g.1);
+            }
+            crate::types::Buffer {
+                alignment: Size(a / g.0 * c),
+                ..b.clone()
+            }
+        })
+        .collect();
+    let sub = Problem::new(pinned).expect("valid");
+    let options = Options {
+        planner: Planner::Exact,
+        threads: 1,
+        verify: true,
+        ..Options::default()
+    };
+    let request = crate::Request::fit(capacity)
+        .with_budget(crate::Budget::unlimited().with_finish_first_plan(false));
+    let report = crate::plan(&sub, &request, &options).expect("plans");
+    assert_eq!(
+        report.outcome,
+        Outcome::Infeasible,
+        "Infeasible, but the buffers pinned to {name} fit"
+    );
+}

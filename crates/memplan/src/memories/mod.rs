@@ -1,0 +1,346 @@
+//! Several memories: which memory each buffer lives in, and where, at the least cost,
+//! with a proven lower bound on that cost.
+//!
+//! # The model
+//!
+//! Given a [`Problem`], a list of [`Memory`]s (name, capacity or unbounded, alignment,
+//! optional cost per byte) and per buffer a [`MemorySet`] of allowed memories (default
+//! all; one memory is a pin; a fixed offset pins an address in the buffer's single
+//! memory, or in the first memory when its set is the default) and a traffic (`size ×
+//! accesses`, accesses default 1), find for every buffer a memory in its set and an
+//! offset in that memory such that each memory's buffers form a valid plan
+//! ([`crate::check`]) under its capacity, with offsets that are multiples of the
+//! memory's alignment. The objective:
+//!
+//! - with costs on every memory: the least `Σ traffic × cost(memory)`;
+//! - without costs: lexicographic, as much traffic as possible in the first memory,
+//!   then in the second, and so on. The plan's scalar `cost` is then the traffic
+//!   *outside the first memory*, and the bound and `Optimal` are about that figure.
+//!
+//! ```text
+//!   memories: tcm (8 bytes), ocram (4 bytes), dram (unbounded)
+//!   time               0   1   2   3
+//!   a  size 4          [===========)      allowed: all
+//!   b  size 4          [=======)          allowed: ocram|dram
+//!   c  size 4              [=======)      allowed: all
+//!   d  size 4          [===========)      allowed: all
+//!
+//!   level tcm:   keep a, c (d or c must leave at time 1; the cheapest choice)
+//!   level ocram: b, then d does not fit beside b at time 0-2: d leaves
+//!   level dram:  d
+//! ```
+//!
+//! # How: one level at a time
+//!
+//! The memories are taken in order (list order, or by increasing cost when costs are
+//! given). Each bounded memory is one *level*: the buffers still unplaced that may use
+//! it either stay (and are placed under its capacity) or leave for the memories after
+//! it, at a cost per buffer of `traffic` (lexicographic) or `traffic × (the cheapest
+//! later allowed cost − this memory's cost)`. A buffer with no later memory must stay.
+//! That is the two-memory problem, solved by this folder's machinery:
+//!
+//! - the **lower bound** (`bound.rs`): at every time `t`, the buffers leaving must
+//!   cover at least `load(t) − C` bytes; the cheapest fractional cover bounds the cost,
+//!   an integer-rounding argument strengthens it, times that share no buffer add up, and
+//!   the holes that fixed buffers leave under `C` raise each time's need;
+//! - the **heuristic** (`heuristic.rs`): leave by cost per byte-time at the overloaded
+//!   times, bring back the most expensive while the load fits, place the kept buffers
+//!   with [`crate::plan`], and repair a placement that overflows;
+//! - the **Lagrangian relaxation** (`cover.rs`, [`MemoriesOptions::lagrangian`]) of the
+//!   covering problem: a bound as strong as the linear relaxation and a cheap cover;
+//! - the **improvement** (`improve.rs`, [`MemoriesOptions::improve`]): insertions,
+//!   swaps and seeded re-planning;
+//! - the **exact search** (`exact.rs`, [`MemoriesOptions::exact`]): branch and bound per
+//!   time component, the kept set's feasibility decided by memplan's exact search
+//!   (MiniMalloc, Moffitt, ASPLOS 2023), which proves infeasibility too.
+//!
+//! An unbounded memory keeps every buffer that may use it, planned by memplan's planner
+//! (minimise). With two memories, the second unbounded, this is exactly the former
+//! two-level spill planner, and [`crate::spill`] is its thin form.
+//!
+//! What is proven: the first level's bound plus every buffer's cheapest allowed cost is
+//! a lower bound on the cost of any plan (the later memories' capacities only raise it),
+//! so `Optimal` (cost = bound) is a proof. The later levels are each solved the same
+//! way, given the earlier levels' choice: their figures (in [`MemoriesReport::levels`])
+//! are bounds *given that choice*, not over all plans. When a later bounded level cannot
+//! hold the buffers the earlier ones left to it, the result is `Unknown` (no plan),
+//! unless only buffers pinned to that memory fail to fit, which is `Infeasible`, with
+//! the [`Infeasibility`] saying where.
+//!
+//! The library prints nothing and starts no global thread pool. Without a time limit the
+//! result depends only on the input and the options (the seed included), whatever the
+//! thread count; every search is bounded by node limits.
+
+mod baseline;
+mod bound;
+mod cover;
+mod exact;
+#[cfg(feature = "fuzzing")]
+mod fuzz;
+mod heuristic;
+mod improve;
+mod level;
+mod load;
+mod model;
+mod place;
+mod sweep;
+
+use std::time::Duration;
+
+pub use crate::checker::{check_memories, MemoriesCheckSummary};
+pub use crate::memory_types::{
+    allowed_of, memory_named, memory_set_names, parse_memory_set, traffic_of, validate_memories,
+    MemoriesError, MemoriesInput, Memory, MemoryIdx, MemoryPlan, MemorySet, MAX_MEMORIES,
+};
+#[cfg(feature = "fuzzing")]
+pub use fuzz::fuzz_memories;
+
+use crate::error::Escaped;
+use crate::outcome::Outcome;
+use crate::request::Request;
+use crate::types::{Problem, Size, Time};
+
+/// Options of [`plan_memories`] (and of [`crate::spill::plan_spill`], its two-memory
+/// form). Every technique is a switch, on by default; turning one off never makes a
+/// result invalid, only weaker or slower.
+#[derive(Clone, Debug)]
+pub struct MemoriesOptions {
+    /// Threads for memplan's planner on the kept buffers (0: one per core). The result
+    /// does not depend on it. Threads are scoped to the call.
+    pub threads: usize,
+    /// Seed of the improvement phase's random choices.
+    pub seed: u64,
+    /// The improvement phase after the heuristic.
+    pub improve: bool,
+    /// Re-planning rounds of the improvement phase (each runs memplan's planner once).
+    pub improve_rounds: u32,
+    /// The exact branch and bound on time components with at most
+    /// [`MemoriesOptions::exact_max_buffers`] buffers to decide.
+    pub exact: bool,
+    /// Largest number of undecided buffers in a time component for the exact search.
+    pub exact_max_buffers: usize,
+    /// Branch-and-bound nodes per time component before it gives up (and reports the
+    /// best bound of the open nodes); at most the request budget's node limit, and
+    /// under a time limit at most 1,000 per second of the level's time.
+    pub exact_node_limit: u64,
+    /// Nodes of memplan's exact search per placement of a kept set; beyond it a kept set
+    /// is "unknown" (treated as not fitting, and its bound kept open). At most the
+    /// request budget's node limit, and under a time limit at most 1,000 per second of
+    /// the level's time (a short limit is better spent on many cheap placements).
+    pub placement_node_limit: u64,
+    /// The Lagrangian relaxation of the covering problem (see `cover.rs`): a bound as
+    /// strong as the linear programme's, and a cheap cover placed beside the heuristic's.
+    pub lagrangian: bool,
+    /// Integer rounding of the fractional cover (see `bound.rs`).
+    pub rounding_bound: bool,
+    /// Sum the covers of times that share no buffer (see `bound.rs`).
+    pub chain_bound: bool,
+    /// Count only the space the fixed buffers leave usable under the capacity (see
+    /// `bound.rs`): the holes bound of minimise mode, inside the level bound.
+    pub holes_bound: bool,
+    /// Run a naive strategy in place of the level search, for comparison (see
+    /// [`Baseline`]); the techniques above are then unused. `None` by default.
+    pub baseline: Option<Baseline>,
+    /// Run [`check_memories`] on the result and fail with
+    /// [`MemoriesError::InvalidPlan`] if it disagrees. Cheap; on by default.
+    pub verify: bool,
+}
+
+impl Default for MemoriesOptions {
+    fn default() -> MemoriesOptions {
+        MemoriesOptions {
+            threads: 1,
+            seed: 0,
+            improve: true,
+            improve_rounds: 16,
+            exact: true,
+            exact_max_buffers: 400,
+            exact_node_limit: 20_000,
+            placement_node_limit: 20_000,
+            lagrangian: true,
+            rounding_bound: true,
+            chain_bound: true,
+            holes_bound: true,
+            baseline: None,
+            verify: true,
+        }
+    }
+}
+
+/// A naive strategy for a level, the first a compiler would write: move buffers out in
+/// a fixed order wherever the load exceeds the capacity, plan the rest, and move out
+/// what the plan puts above the capacity. Nothing comes back. Kept for benchmarks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Baseline {
+    /// The largest live buffer first (ties: input order).
+    LargestFirst,
+    /// The lowest cost per byte first (ties: input order); with the default costs (the
+    /// sizes), input order.
+    CostPerByte,
+}
+
+/// Effort and intermediate results of one level.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LevelStats {
+    /// The bound before any search: the cover bound of the whole level.
+    pub root_bound: u64,
+    /// Cost after the heuristic, before improvement and exact search.
+    pub heuristic_cost: Option<u64>,
+    /// Cost after the improvement phase.
+    pub improved_cost: Option<u64>,
+    /// Calls of memplan's planner on kept sets.
+    pub placements: u64,
+    /// Branch-and-bound nodes, over all time components.
+    pub branch_nodes: u64,
+    /// Time components searched exactly.
+    pub exact_components: usize,
+    /// Of [`LevelStats::exact_components`], those whose search finished.
+    pub exact_closed: usize,
+}
+
+/// One bounded memory's level, as solved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LevelReport {
+    /// The memory.
+    pub memory: MemoryIdx,
+    /// The buffers that could use it when its level was solved.
+    pub buffers: usize,
+    /// The level's cost: what the buffers leaving it cost (see the module docs).
+    pub cost: u64,
+    /// A proven lower bound on that cost, given the earlier levels' choice.
+    pub bound: u64,
+    /// Effort.
+    pub stats: LevelStats,
+}
+
+/// Why no plan exists: the buffers pinned to one memory do not fit in it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Infeasibility {
+    /// The memory's name.
+    pub memory: String,
+    /// Its capacity.
+    pub capacity: Size,
+    /// The time at which the pinned buffers' load exceeds the capacity, when it does
+    /// (otherwise they fit by load, but memplan's exact search proved that no placement
+    /// of them does).
+    pub time: Option<Time>,
+    /// Bytes the pinned buffers need at that time (their max load otherwise).
+    pub need: u64,
+    /// The pinned buffers' ids (at `time`, when there is one).
+    pub buffers: Vec<String>,
+}
+
+impl std::fmt::Display for Infeasibility {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let shown: Vec<String> = self
+            .buffers
+            .iter()
+            .take(8)
+            .map(|b| format!("'{}'", Escaped(b)))
+            .collect();
+        let more = self.buffers.len().saturating_sub(shown.len());
+        let list = if more > 0 {
+            format!("{} and {more} more", shown.join(", "))
+        } else {
+            shown.join(", ")
+        };
+        match self.time {
+            Some(t) => write!(
+                f,
+                "at time {t}, the buffers pinned to memory '{}' ({list}) need {} bytes, its capacity is {}",
+                Escaped(&self.memory),
+                self.need,
+                self.capacity
+            ),
+            None => write!(
+                f,
+                "the buffers pinned to memory '{}' ({list}) have no placement under its capacity {} (proven by exact search)",
+                Escaped(&self.memory),
+                self.capacity
+            ),
+        }
+    }
+}
+
+/// What [`plan_memories`] returns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoriesReport {
+    /// The result. A plan passes [`check_memories`]; `Infeasible` comes with
+    /// [`MemoriesReport::infeasibility`]; `Unknown` has no plan (`best_so_far` is `None`).
+    pub outcome: Outcome<MemoryPlan, u64>,
+    /// A proven lower bound on the cost of any valid plan.
+    pub lower_bound: u64,
+    /// Why no plan exists, for `Infeasible`.
+    pub infeasibility: Option<Infeasibility>,
+    /// For `Unknown`: the memory whose level failed.
+    pub failed_memory: Option<MemoryIdx>,
+    /// The bounded memories' levels, in the order solved.
+    pub levels: Vec<LevelReport>,
+    /// Wall time spent.
+    pub elapsed: Duration,
+}
+
+impl MemoriesReport {
+    /// The plan, if any.
+    pub fn plan(&self) -> Option<&MemoryPlan> {
+        self.outcome.plan()
+    }
+
+    /// Cost of the plan minus the lower bound, when there is a plan.
+    pub fn gap(&self) -> Option<u64> {
+        self.plan().map(|p| p.cost.saturating_sub(self.lower_bound))
+    }
+
+    /// The effort summed over the levels.
+    pub fn total_stats(&self) -> LevelStats {
+        self.levels.iter().fold(LevelStats::default(), |a, l| {
+            let s = &l.stats;
+            LevelStats {
+                root_bound: a.root_bound.saturating_add(s.root_bound),
+                heuristic_cost: a.heuristic_cost.or(s.heuristic_cost),
+                improved_cost: a.improved_cost.or(s.improved_cost),
+                placements: a.placements + s.placements,
+                branch_nodes: a.branch_nodes + s.branch_nodes,
+                exact_components: a.exact_components + s.exact_components,
+                exact_closed: a.exact_closed + s.exact_closed,
+            }
+        })
+    }
+}
+
+/// Plans `problem` across `memories` (see the [module docs](self) for the model),
+/// within the request's budget (its goal is not used: the capacities are the
+/// memories').
+///
+/// ```
+/// use memplan::memories::{plan_memories, check_memories, Memory, MemoryIdx, MemoriesInput, MemoriesOptions, MemorySet};
+/// use memplan::{Buffer, Problem, Request};
+///
+/// let problem = Problem::new(vec![
+///     Buffer::new("a", 0, 3, 4),
+///     Buffer::new("b", 0, 2, 4),
+///     Buffer::new("c", 1, 3, 4),
+/// ])?;
+/// let memories = [
+///     Memory::new("tcm").with_capacity(8),
+///     Memory::new("ocram").with_capacity(4),
+///     Memory::new("dram"),
+/// ];
+/// let allowed = [MemorySet::all(3), MemorySet::single(MemoryIdx(2)), MemorySet::all(3)];
+/// let input = MemoriesInput { allowed: Some(&allowed), ..MemoriesInput::default() };
+/// let report = plan_memories(&problem, &memories, &input, &Request::minimise(), &MemoriesOptions::default())?;
+/// let plan = report.plan().expect("a plan");
+/// assert_eq!(plan.memory, [MemoryIdx(0), MemoryIdx(2), MemoryIdx(0)]); // b is pinned to dram
+/// assert_eq!(plan.cost, 4); // 4 bytes outside tcm
+/// check_memories(&problem, &memories, &input, plan)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn plan_memories(
+    problem: &Problem,
+    memories: &[Memory],
+    input: &MemoriesInput<'_>,
+    request: &Request,
+    options: &MemoriesOptions,
+) -> Result<MemoriesReport, MemoriesError> {
+    sweep::run(problem, memories, input, request, options)
+}
