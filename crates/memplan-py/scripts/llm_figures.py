@@ -19,9 +19,8 @@ from executorch.exir.banked_memory_planning import Bank, TargetMemoryMap
 from executorch.exir.passes import MemoryPlanningPass
 from executorch.runtime import Runtime
 
-import memplan.executorch
-
 import kv_decoder
+import memplan.executorch
 
 KB = 1024
 

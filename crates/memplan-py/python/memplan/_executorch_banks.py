@@ -18,15 +18,18 @@ ExecuTorch's ``TargetMemoryMap`` lists banks fastest first, each a runtime arena
 - **Objective.** Each buffer is accessed ``1 + users`` times (one write, one read per
   node of the graph that uses it); its traffic is its size times that. The plan keeps as
   much traffic as it can in the first bank, then in the second, and so on
-  (lexicographic): bank by bank, ``memplan.plan_spill`` keeps the most traffic under the
-  bank's budget (the pins to that bank kept by force) and passes the rest on; the last
-  bank gets what is left, planned by ``memplan.plan`` under its budget.
-- **Failure.** When that chain does not fit the last bank, it runs again keeping the
-  most *bytes* in each bank instead, which leaves the least to the banks after it. A
-  graph is refused (``BankPlacementError``) only when no plan exists (proven: at some
-  time the live buffers need more than all the banks together, or a bank's pins alone
-  exceed it; ``BankInfeasibleError``) or none was found (``BankNoPlanFoundError``); the
-  message names the time, the largest buffers and the banks.
+  (lexicographic): ``memplan.plan`` with ``memories`` (one per bank, its budget the
+  bank's size less its reserved bytes and ``extra_padding``), ``allowed`` (a pin: its
+  bank only) and ``accesses``. A buffer's size is rounded up to the alignment of every
+  bank it may use (a bank's own alignment makes ExecuTorch round it so), and back to its
+  bank's rounding once placed. Then each bank is re-planned at its least height, kept
+  when lower.
+- **Failure.** When no plan is found that way, the planner runs again keeping the most
+  *bytes* in each bank instead, which leaves the least to the banks after it. A graph is
+  refused (``BankPlacementError``) only when no plan exists (proven: at some time the
+  live buffers need more than all the banks together, or a bank's pins alone exceed it;
+  ``BankInfeasibleError``) or none was found (``BankNoPlanFoundError``); the message
+  names the time, the largest buffers and the banks.
 
 Every bank's plan goes through memplan's independent checker (the reserved bytes as a
 fixed buffer, every alias inside its root) and then each declared bank's arena is
@@ -147,8 +150,8 @@ def _buffers(live: Sequence[Any], shown: int = 3) -> str:
     return ", ".join(_name(r) for r in live[:shown]) + more
 
 
-class _StageFailed(Exception):
-    """A bank of the chain could not take what was left to it (not a proof)."""
+class _NotFound(Exception):
+    """memplan's planner found no plan across the banks (not a proof)."""
 
 
 class BankedAlgorithm(_et.Algorithm):
@@ -278,7 +281,7 @@ class BankedAlgorithm(_et.Algorithm):
         caps = []
         for bank in banks:
             base = reserved[bank.mem_id] if bank.mem_id < len(reserved) else 0
-            caps.append(bank.size - base - extra_padding)
+            caps.append(bank.size - base)  # a bank left empty pays no padding
             roots = [self._in_bank(r, bank, alignment) for r in pins[bank.mem_id]]
             if roots:
                 step = math.lcm(*(r.alignment for r in roots))
@@ -298,15 +301,15 @@ class BankedAlgorithm(_et.Algorithm):
             raise BankInfeasibleError(
                 f"no plan exists: at time {when}, {len(live)} live buffers need {load:,} B, "
                 f"over the {sum(max(c, 0) for c in caps):,} B all banks offer together "
-                f"(after reserved bytes and extra_padding): {_buffers(live)}; "
+                f"(after their reserved bytes): {_buffers(live)}; "
                 f"target memory map: {self.target.describe()}"
             )
-        failure: Optional[_StageFailed] = None
+        failure: Optional[_NotFound] = None
         for by_traffic in ((True, False) if self.traffic else (False,)):
             try:
-                return self._chain(free, pins, reserved, alignment, extra_padding,
+                return self._solve_banks(free, pins, reserved, alignment, extra_padding,
                                    counts, started, by_traffic)
-            except _StageFailed as e:
+            except _NotFound as e:
                 failure = e
         raise BankNoPlanFoundError(
             f"no plan found: {failure}; give a bank more room, declare another one, or a "
@@ -321,79 +324,89 @@ class BankedAlgorithm(_et.Algorithm):
             root, size=_round_up(root.size, align), alignment=math.lcm(root.alignment, align)
         )
 
-    def _chain(self, free: List[Any], pins: Dict[int, List[Any]], reserved: List[int],
+    def _solve_banks(self, free: List[Any], pins: Dict[int, List[Any]], reserved: List[int],
                alignment: int, extra_padding: int, counts: Dict[int, int], started: float,
                by_traffic: bool) -> Dict[int, Tuple[List[Any], List[int], Dict[str, Any]]]:
+        """One run of memplan's planner across the banks (``memplan.plan`` with
+        ``memories``): each bank a memory under its budget, each pinned root allowed its
+        bank only, each root's accesses (``by_traffic``; else 1: bytes). A root's size is
+        rounded up to the alignment of every bank it may use. Then each bank is re-planned
+        at its least height (the planner only fits it under the budget) and checked."""
         banks = self.target.banks
-        remaining = list(free)
-        out: Dict[int, Tuple[List[Any], List[int], Dict[str, Any]]] = {}
+        index = {b.mem_id: k for k, b in enumerate(banks)}
+        roots = list(free) + [r for b in banks for r in pins[b.mem_id]]
+        allowed = [None] * len(free) + [
+            [b.name] for b in banks for _ in pins[b.mem_id]
+        ]
+        aligns = [b.alignment or alignment for b in banks]
+        every = math.lcm(*aligns)
+        items = []
+        for r, allow in zip(roots, allowed):
+            align = every if allow is None else aligns[index[self.target.mem_id(allow[0])]]
+            items.append(dataclasses.replace(
+                r, size=_round_up(r.size, align), alignment=math.lcm(r.alignment, align)))
+        bottoms, memories = [], []
         for k, bank in enumerate(banks):
-            last = k == len(banks) - 1
             base = reserved[bank.mem_id] if bank.mem_id < len(reserved) else 0
-            pinned = pins[bank.mem_id]
-            pool = pinned + remaining
-            items = [self._in_bank(r, bank, alignment) for r in pool]
-            step = math.lcm(1, *(r.alignment for r in items))
-            bottom = _round_up(base, step)
-            cap = bank.size - bottom - extra_padding
-            figures: Dict[str, Any] = dict(
-                mem_id=bank.mem_id, reserved=base, bank=bank.name, planner="none",
-                elapsed=0.0,
-            )
-            if not items or (cap < 0 and not last):
-                figures.update(buffers=0, max_load=0, height=0, lower_bound=0, optimal=True,
-                               size=base, traffic=0)
-                out[bank.mem_id] = ([], [], figures)
-                continue
-            if cap < 0:
-                raise _StageFailed(
-                    f"bank {bank.name!r} (mem_id={bank.mem_id}), the last, has no room "
-                    f"after its reserved {base:,} B and extra_padding {extra_padding}, and "
-                    f"{len(items)} buffers are left to it: {_buffers(items)}"
-                )
+            held = [it for it, allow in zip(items, allowed) if allow is None or allow[0] == bank.name]
+            step = math.lcm(aligns[k], *(it.alignment for it in held))
+            bottoms.append(_round_up(base, step))
+            cap = max(0, bank.size - bottoms[k] - extra_padding)
+            memories.append(memplan.Memory(bank.name, capacity=cap, alignment=aligns[k]))
+        out: Dict[int, Tuple[List[Any], List[int], Dict[str, Any]]] = {}
+        plan = None
+        if items:
+            limit = self.time_limit
+            if limit is not None:
+                limit = max(0.0, limit - (time.monotonic() - started)) / 2
             problem = memplan.Problem(
                 [(str(i), r.start, r.end, r.size, r.alignment) for i, r in enumerate(items)]
             )
-            limit = self.time_limit
-            if limit is not None:
-                limit = max(0.0, limit - (time.monotonic() - started)) / (len(banks) - k)
-            if last:
-                kept, offsets, plan = self._last(problem, cap, limit, bank, items)
-                remaining = []
-            else:
-                costs = [r.size * (_accesses(r, counts) if by_traffic else 1) for r in items]
-                memory = ["fast"] * len(pinned) + [None] * len(remaining)
-                try:
-                    plan = memplan.plan_spill(
-                        problem, cap, costs=costs, memory=memory, time_limit=limit,
-                        threads=self.threads, seed=self.seed or 0,
-                    )
-                except memplan.MemplanError as e:
-                    raise _StageFailed(f"bank {bank.name!r} (mem_id={bank.mem_id}): {e}") from e
-                kept = [i for i, s in enumerate(plan.spilled) if not s]
-                offsets = [plan.offsets[i] for i in kept]
-                remaining = [pool[i] for i, s in enumerate(plan.spilled) if s]
-            roots = [items[i] for i in kept]
-            if not last and roots:
-                offsets = self._lower(roots, offsets, cap, started)
-            absolute = [bottom + o for o in offsets]
-            _et._check(roots, absolute, base)
-            height = max((o + r.size for r, o in zip(roots, absolute)), default=bottom) - bottom
-            load = memplan.Problem(
-                [(str(i), r.start, r.end, r.size) for i, r in enumerate(roots)]
-            ).max_load() if roots else 0
-            figures.update(
-                buffers=len(roots), max_load=load, height=height, lower_bound=load,
-                optimal=height == load, planner="banked", elapsed=plan.elapsed,
-                size=bottom + height + extra_padding if roots else base,
-                traffic=sum(r.size * _accesses(r, counts) for r in roots),
+            accesses = [_accesses(r, counts) if by_traffic else 1 for r in roots]
+            try:
+                plan = memplan.plan(
+                    problem, time_limit=limit, seed=self.seed, threads=self.threads,
+                    memories=memories, allowed=allowed, accesses=accesses,
+                )
+            except memplan.InfeasibleError as e:
+                raise BankInfeasibleError(
+                    f"no plan exists: {e}; target memory map: {self.target.describe()}"
+                ) from e
+            except memplan.MemplanError as e:
+                raise _NotFound(str(e)) from e
+        for k, bank in enumerate(banks):
+            base = reserved[bank.mem_id] if bank.mem_id < len(reserved) else 0
+            chosen = [i for i in range(len(items)) if plan is not None and plan.memory_index[i] == k]
+            # Each root at its size in this bank (at most the size it was planned at).
+            kept = [self._in_bank(roots[i], bank, alignment) for i in chosen]
+            figures: Dict[str, Any] = dict(
+                mem_id=bank.mem_id, reserved=base, bank=bank.name, buffers=len(kept),
+                planner="banked" if kept else "none", elapsed=plan.elapsed if plan else 0.0,
             )
-            out[bank.mem_id] = (roots, absolute, figures)
+            if not kept:
+                figures.update(max_load=0, height=0, lower_bound=0, optimal=True, size=base,
+                               traffic=0)
+                out[bank.mem_id] = ([], [], figures)
+                continue
+            cap = memories[k].capacity
+            offsets = self._lower(kept, [plan.offsets[i] for i in chosen], cap, started)
+            absolute = [bottoms[k] + o for o in offsets]
+            _et._check(kept, absolute, base)
+            height = max(o + r.size for r, o in zip(kept, absolute)) - bottoms[k]
+            load = memplan.Problem(
+                [(str(i), r.start, r.end, r.size) for i, r in enumerate(kept)]
+            ).max_load()
+            figures.update(
+                max_load=load, height=height, lower_bound=load, optimal=height == load,
+                size=bottoms[k] + height + extra_padding,
+                traffic=sum(r.size * _accesses(r, counts) for r in kept),
+            )
+            out[bank.mem_id] = (kept, absolute, figures)
         return out
 
     def _lower(self, roots: List[Any], offsets: List[int], cap: int, started: float) -> List[int]:
-        """The kept roots of a bank re-planned at the least height (the spill's plan
-        only fits them under the budget); the spill's offsets when that is not lower."""
+        """The roots of a bank re-planned at the least height (the planner across banks
+        only fits them under the budget); its offsets when that is not lower."""
         problem = memplan.Problem(
             [(str(i), r.start, r.end, r.size, r.alignment) for i, r in enumerate(roots)]
         )
@@ -406,24 +419,6 @@ class BankedAlgorithm(_et.Algorithm):
         except memplan.MemplanError:
             return offsets
         return list(plan.offsets) if plan.height < min(height, cap + 1) else offsets
-
-    def _last(self, problem: Any, cap: int, limit: Optional[float], bank: Any,
-              items: List[Any]) -> Tuple[List[int], List[int], Any]:
-        """The last bank takes every buffer left, under its budget ``cap``: planned at
-        the least height, and under the budget when that is over it."""
-        try:
-            plan = memplan.plan(problem, time_limit=limit, seed=self.seed, threads=self.threads)
-            if plan.height > cap:
-                plan = memplan.plan(problem, capacity=cap, time_limit=limit,
-                                    seed=self.seed, threads=self.threads)
-        except memplan.MemplanError as e:
-            when, load, live = _peak(items)
-            raise _StageFailed(
-                f"bank {bank.name!r} (mem_id={bank.mem_id}), the last, has {cap:,} B for "
-                f"the {len(items)} buffers left to it, which need {load:,} B at time {when} "
-                f"({_buffers(live)})"
-            ) from e
-        return list(range(len(items))), list(plan.offsets), plan
 
 
 def banked_memory_planning_pass(
