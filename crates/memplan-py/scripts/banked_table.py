@@ -134,6 +134,8 @@ def lower(edge, target, ours, time_limit):
     recorder = Recorder(suite.algo_list[0])
     pass_.memory_planning_algo = MemoryPlanningAlgorithmSuite(algo_list=[recorder])
     program = copy.deepcopy(edge).to_executorch(ExecutorchBackendConfig(memory_planning_pass=pass_))
+    # memplan's pass: which candidate each graph kept (its own plan, or ExecuTorch's banks).
+    recorder.kept = [r.arenas[0].planner for r in pass_.reports] if ours else []
     return program, recorder
 
 
@@ -206,6 +208,7 @@ def measure(name, targets, time_limit, search):
                 "bytes": [rec.bytes.get(m, 0) for m in target.mem_ids()],
                 "arenas": [sizes[m] if m < len(sizes) else 0 for m in target.mem_ids()],
                 "seconds": rec.seconds,
+                "greedys_banks": any("ExecuTorch" in k for k in rec.kept),
                 "error": run_error(program, inputs, expected),
             }
             for m, bank in zip(target.mem_ids(), target.banks):
@@ -236,7 +239,7 @@ def main():
           "| first bank | ExecuTorch bytes / arenas (MB) | memplan bytes / arenas (MB) "
           "| time ET / memplan (ms) | error |")
     print("|---|---|---|---|---:|---|---|---|---:|")
-    ratios, worse, failures, middles = [], [], [], []
+    ratios, worse, failures, middles, greedys = [], [], [], [], []
     for name in args.models:
         try:
             rows, middle = measure(name, targets, args.time_limit, not args.no_search)
@@ -256,9 +259,12 @@ def main():
             ratios.append(ratio)
             if mp["traffic"][0] < et["traffic"][0]:
                 worse.append(f"{name} {row['map']}")
+            if mp["greedys_banks"]:
+                greedys.append(f"{name} {row['map']}")
             print(
                 f"| {name} | {row['map']} | {' / '.join(map(mb, et['traffic']))} "
-                f"| {' / '.join(map(mb, mp['traffic']))} | {ratio:.3f}x "
+                f"| {' / '.join(map(mb, mp['traffic']))} | {ratio:.3f}x"
+                f"{'¹' if mp['greedys_banks'] else ''} "
                 f"| {' / '.join(map(mb, et['bytes']))}; {' / '.join(map(mb, et['arenas']))} "
                 f"| {' / '.join(map(mb, mp['bytes']))}; {' / '.join(map(mb, mp['arenas']))} "
                 f"| {et['seconds'] * 1000:.0f} / {mp['seconds'] * 1000:.0f} "
@@ -273,6 +279,8 @@ def main():
         print(f"\nfirst-bank traffic, memplan / ExecuTorch: geometric mean {gmean:.3f}x over "
               f"{len(finite)} model-map pairs, min {min(finite):.3f}x, max {max(finite):.3f}x")
     print(f"memplan serves less first-bank traffic than ExecuTorch on: {worse or 'none'}")
+    print(f"¹ memplan's pass kept ExecuTorch's banks (re-planned) on {len(greedys)} of "
+          f"{len(ratios)} model-map pairs: {greedys or 'none'}")
     if middles:
         print("\n| model | tcm | sdram | smallest ocram, ExecuTorch | smallest ocram, memplan |")
         print("|---|---:|---:|---:|---:|")

@@ -24,8 +24,13 @@ ExecuTorch's ``TargetMemoryMap`` lists banks fastest first, each a runtime arena
   bank it may use (a bank's own alignment makes ExecuTorch round it so), and back to its
   bank's rounding once placed. Then each bank is re-planned at its least height, kept
   when lower.
-- **Failure.** When no plan is found that way, the planner runs again keeping the most
-  *bytes* in each bank instead, which leaves the least to the banks after it. A graph is
+- **Two candidates.** The plan above, and the banks ExecuTorch's own ``BankedGreedy``
+  chooses on the same tensors (each bank then planned by memplan at its least height):
+  the one with more traffic in the first bank, then the second, ..., is kept (the report
+  names it in ``ArenaReport.planner``). So memplan's pass succeeds wherever ExecuTorch's
+  does and never serves less traffic from the first bank.
+- **Failure.** When memplan's planner finds no plan with traffic, it runs again keeping
+  the most *bytes* in each bank, which leaves the least to the banks after it. A graph is
   refused (``BankPlacementError``) only when no plan exists (proven: at some time the
   live buffers need more than all the banks together, or a bank's pins alone exceed it;
   ``BankInfeasibleError``) or none was found (``BankNoPlanFoundError``); the message
@@ -180,6 +185,8 @@ class BankedAlgorithm(_et.Algorithm):
         # aliases inside their roots itself and never overlaps other allocations.
         self.allow_overlapping_allocations = True
         self.traffic = traffic
+        # Set by each call: the bank of each spec in ExecuTorch's BankedGreedy's plan.
+        self._greedy_banks: Optional[Dict[int, int]] = None
         self.__name__ = "memplan_banked"
 
     def __repr__(self) -> str:
@@ -264,13 +271,16 @@ class BankedAlgorithm(_et.Algorithm):
     def _default(self, alignment: int, specs: List[Any], graph_module: Any,
                  graph_signature: Any, extra_padding: int) -> Tuple[int, ...]:
         """ExecuTorch's ``BankedGreedy`` sizes on the same specs (for the report), or
-        ``()`` when it raises. Run first: it realigns specs, which ``_arenas`` undoes."""
+        ``()`` when it raises; its banks (by spec) are one of the candidates ``_place``
+        weighs. Run first: it realigns specs, which ``_arenas`` undoes."""
+        self._greedy_banks = None
         try:
             greedy = BankedGreedy(self.target)(
                 alignment, list(specs), graph_module, graph_signature, extra_padding
             )
         except _ExecuTorchBankPlacementError:
             return ()
+        self._greedy_banks = {id(spec): a.mem_id for spec, a in greedy.spec_dict.items()}
         return tuple(greedy.bufsizes)
 
     def _place(self, free: List[Any], pins: Dict[int, List[Any]], reserved: List[int],
@@ -304,17 +314,40 @@ class BankedAlgorithm(_et.Algorithm):
                 f"(after their reserved bytes): {_buffers(live)}; "
                 f"target memory map: {self.target.describe()}"
             )
+        roots = list(free) + [r for b in banks for r in pins[b.mem_id]]
+        allowed = [None] * len(free) + [[b.name] for b in banks for _ in pins[b.mem_id]]
+        candidates = []
         failure: Optional[_NotFound] = None
         for by_traffic in ((True, False) if self.traffic else (False,)):
             try:
-                return self._solve_banks(free, pins, reserved, alignment, extra_padding,
-                                   counts, started, by_traffic)
+                where, offsets = self._solve_banks(roots, allowed, reserved, alignment,
+                                                   extra_padding, counts, started, by_traffic)
+                candidates.append(("banked", where, offsets))
+                break
             except _NotFound as e:
                 failure = e
-        raise BankNoPlanFoundError(
-            f"no plan found: {failure}; give a bank more room, declare another one, or a "
-            f"longer time_limit; target memory map: {self.target.describe()}"
-        )
+        if self._greedy_banks is not None:
+            index = {b.mem_id: k for k, b in enumerate(banks)}
+            where = [index.get(self._greedy_banks.get(id(r.spec)), -1) for r in roots]
+            if min(where, default=0) >= 0:
+                candidates.append(("banked, ExecuTorch's banks", where, None))
+        best = None
+        for planner, where, offsets in candidates:
+            try:
+                placed = self._finish(roots, where, offsets, reserved, alignment,
+                                      extra_padding, counts, started, planner)
+            except _NotFound as e:
+                failure = failure or e
+                continue
+            traffic = [placed[b.mem_id][2]["traffic"] for b in banks]
+            if best is None or traffic > best[0]:  # lexicographic: the first bank first
+                best = (traffic, placed)
+        if best is None:
+            raise BankNoPlanFoundError(
+                f"no plan found: {failure}; give a bank more room, declare another one, or "
+                f"a longer time_limit; target memory map: {self.target.describe()}"
+            )
+        return best[1]
 
     @staticmethod
     def _in_bank(root: Any, bank: Any, alignment: int) -> Any:
@@ -324,75 +357,98 @@ class BankedAlgorithm(_et.Algorithm):
             root, size=_round_up(root.size, align), alignment=math.lcm(root.alignment, align)
         )
 
-    def _solve_banks(self, free: List[Any], pins: Dict[int, List[Any]], reserved: List[int],
-               alignment: int, extra_padding: int, counts: Dict[int, int], started: float,
-               by_traffic: bool) -> Dict[int, Tuple[List[Any], List[int], Dict[str, Any]]]:
-        """One run of memplan's planner across the banks (``memplan.plan`` with
-        ``memories``): each bank a memory under its budget, each pinned root allowed its
-        bank only, each root's accesses (``by_traffic``; else 1: bytes). A root's size is
-        rounded up to the alignment of every bank it may use. Then each bank is re-planned
-        at its least height (the planner only fits it under the budget) and checked."""
+    def _budgets(self, items_by_bank: List[List[Any]], reserved: List[int], alignment: int,
+                 extra_padding: int) -> Tuple[List[int], List[int]]:
+        """Each bank's bottom (its reserved bytes rounded up to the alignment of the
+        buffers it may hold) and the bytes above it for the plan."""
+        bottoms, caps = [], []
+        for bank, held in zip(self.target.banks, items_by_bank):
+            base = reserved[bank.mem_id] if bank.mem_id < len(reserved) else 0
+            step = math.lcm(bank.alignment or alignment, *(it.alignment for it in held))
+            bottoms.append(_round_up(base, step))
+            caps.append(max(0, bank.size - bottoms[-1] - extra_padding))
+        return bottoms, caps
+
+    def _solve_banks(self, roots: List[Any], allowed: List[Any], reserved: List[int],
+                     alignment: int, extra_padding: int, counts: Dict[int, int],
+                     started: float, by_traffic: bool) -> Tuple[List[int], List[int]]:
+        """memplan's planner across the banks (``memplan.plan`` with ``memories``): each
+        bank a memory under its budget, each pinned root allowed its bank only, each
+        root's accesses (``by_traffic``; else 1: bytes). A root's size is rounded up to
+        the alignment of every bank it may use. Returns each root's bank index and
+        offset (above the bank's bottom)."""
         banks = self.target.banks
-        index = {b.mem_id: k for k, b in enumerate(banks)}
-        roots = list(free) + [r for b in banks for r in pins[b.mem_id]]
-        allowed = [None] * len(free) + [
-            [b.name] for b in banks for _ in pins[b.mem_id]
-        ]
         aligns = [b.alignment or alignment for b in banks]
         every = math.lcm(*aligns)
         items = []
         for r, allow in zip(roots, allowed):
-            align = every if allow is None else aligns[index[self.target.mem_id(allow[0])]]
+            align = every if allow is None else aligns[self.target.mem_ids().index(
+                self.target.mem_id(allow[0]))]
             items.append(dataclasses.replace(
                 r, size=_round_up(r.size, align), alignment=math.lcm(r.alignment, align)))
-        bottoms, memories = [], []
-        for k, bank in enumerate(banks):
-            base = reserved[bank.mem_id] if bank.mem_id < len(reserved) else 0
-            held = [it for it, allow in zip(items, allowed) if allow is None or allow[0] == bank.name]
-            step = math.lcm(aligns[k], *(it.alignment for it in held))
-            bottoms.append(_round_up(base, step))
-            cap = max(0, bank.size - bottoms[k] - extra_padding)
-            memories.append(memplan.Memory(bank.name, capacity=cap, alignment=aligns[k]))
-        out: Dict[int, Tuple[List[Any], List[int], Dict[str, Any]]] = {}
-        plan = None
-        if items:
-            limit = self.time_limit
-            if limit is not None:
-                limit = max(0.0, limit - (time.monotonic() - started)) / 2
-            problem = memplan.Problem(
-                [(str(i), r.start, r.end, r.size, r.alignment) for i, r in enumerate(items)]
+        if not items:
+            return [], []
+        _, caps = self._budgets(
+            [[it for it, allow in zip(items, allowed) if allow is None or allow[0] == b.name]
+             for b in banks], reserved, alignment, extra_padding)
+        memories = [memplan.Memory(b.name, capacity=c, alignment=a)
+                    for b, c, a in zip(banks, caps, aligns)]
+        limit = self.time_limit
+        if limit is not None:
+            limit = max(0.0, limit - (time.monotonic() - started)) / 2
+        problem = memplan.Problem(
+            [(str(i), r.start, r.end, r.size, r.alignment) for i, r in enumerate(items)]
+        )
+        accesses = [_accesses(r, counts) if by_traffic else 1 for r in roots]
+        try:
+            plan = memplan.plan(
+                problem, time_limit=limit, seed=self.seed, threads=self.threads,
+                memories=memories, allowed=allowed, accesses=accesses,
             )
-            accesses = [_accesses(r, counts) if by_traffic else 1 for r in roots]
-            try:
-                plan = memplan.plan(
-                    problem, time_limit=limit, seed=self.seed, threads=self.threads,
-                    memories=memories, allowed=allowed, accesses=accesses,
-                )
-            except memplan.InfeasibleError as e:
-                raise BankInfeasibleError(
-                    f"no plan exists: {e}; target memory map: {self.target.describe()}"
-                ) from e
-            except memplan.MemplanError as e:
-                raise _NotFound(str(e)) from e
+        except memplan.InfeasibleError as e:
+            raise BankInfeasibleError(
+                f"no plan exists: {e}; target memory map: {self.target.describe()}"
+            ) from e
+        except memplan.MemplanError as e:
+            raise _NotFound(str(e)) from e
+        return list(plan.memory_index), list(plan.offsets)
+
+    def _finish(self, roots: List[Any], where: List[int], offsets: Optional[List[int]],
+                reserved: List[int], alignment: int, extra_padding: int,
+                counts: Dict[int, int], started: float,
+                planner: str) -> Dict[int, Tuple[List[Any], List[int], Dict[str, Any]]]:
+        """Each bank's roots (at their size in that bank), absolute offsets and report
+        figures, for an assignment of roots to banks: each bank re-planned at its least
+        height (``offsets``, when given, are the fallback: a plan under the budget), then
+        checked by memplan's checker."""
+        banks = self.target.banks
+        kept_by_bank = [[self._in_bank(r, b, alignment) for r, w in zip(roots, where) if w == k]
+                        for k, b in enumerate(banks)]
+        bottoms, caps = self._budgets(kept_by_bank, reserved, alignment, extra_padding)
+        out: Dict[int, Tuple[List[Any], List[int], Dict[str, Any]]] = {}
         for k, bank in enumerate(banks):
             base = reserved[bank.mem_id] if bank.mem_id < len(reserved) else 0
-            chosen = [i for i in range(len(items)) if plan is not None and plan.memory_index[i] == k]
-            # Each root at its size in this bank (at most the size it was planned at).
-            kept = [self._in_bank(roots[i], bank, alignment) for i in chosen]
+            kept = kept_by_bank[k]
             figures: Dict[str, Any] = dict(
                 mem_id=bank.mem_id, reserved=base, bank=bank.name, buffers=len(kept),
-                planner="banked" if kept else "none", elapsed=plan.elapsed if plan else 0.0,
+                planner=planner if kept else "none",
+                elapsed=time.monotonic() - started,
             )
             if not kept:
                 figures.update(max_load=0, height=0, lower_bound=0, optimal=True, size=base,
                                traffic=0)
                 out[bank.mem_id] = ([], [], figures)
                 continue
-            cap = memories[k].capacity
-            offsets = self._lower(kept, [plan.offsets[i] for i in chosen], cap, started)
-            absolute = [bottoms[k] + o for o in offsets]
+            given = None if offsets is None else [o for o, w in zip(offsets, where) if w == k]
+            mine = self._lower(kept, given, caps[k], started)
+            if mine is None:
+                raise _NotFound(f"bank {bank.name!r} cannot hold the buffers given to it")
+            absolute = [bottoms[k] + o for o in mine]
             _et._check(kept, absolute, base)
             height = max(o + r.size for r, o in zip(kept, absolute)) - bottoms[k]
+            if height > caps[k]:
+                raise memplan.CheckError(
+                    f"bank {bank.name!r}: a plan of height {height} over its {caps[k]} bytes")
             load = memplan.Problem(
                 [(str(i), r.start, r.end, r.size) for i, r in enumerate(kept)]
             ).max_load()
@@ -404,21 +460,29 @@ class BankedAlgorithm(_et.Algorithm):
             out[bank.mem_id] = (kept, absolute, figures)
         return out
 
-    def _lower(self, roots: List[Any], offsets: List[int], cap: int, started: float) -> List[int]:
-        """The roots of a bank re-planned at the least height (the planner across banks
-        only fits them under the budget); its offsets when that is not lower."""
+    def _lower(self, roots: List[Any], offsets: Optional[List[int]], cap: int,
+               started: float) -> Optional[List[int]]:
+        """The roots of a bank planned at the least height; ``offsets`` (a plan under the
+        budget ``cap``) when that is not lower; ``None`` when neither fits ``cap`` (then
+        planned under ``cap`` as a last resort)."""
         problem = memplan.Problem(
             [(str(i), r.start, r.end, r.size, r.alignment) for i, r in enumerate(roots)]
         )
         limit = self.time_limit
         if limit is not None:
-            limit = max(0.0, limit - (time.monotonic() - started)) / len(self.target.banks)
-        height = max(o + r.size for r, o in zip(roots, offsets))
+            limit = max(0.0, limit - (time.monotonic() - started)) / (2 * len(self.target.banks))
+        height = cap + 1 if offsets is None else max(o + r.size for r, o in zip(roots, offsets))
         try:
             plan = memplan.plan(problem, time_limit=limit, seed=self.seed, threads=self.threads)
+            if plan.height < min(height, cap + 1):
+                return list(plan.offsets)
+            if offsets is not None:
+                return offsets
+            plan = memplan.plan(problem, capacity=cap, time_limit=limit, seed=self.seed,
+                                threads=self.threads)
+            return list(plan.offsets)
         except memplan.MemplanError:
             return offsets
-        return list(plan.offsets) if plan.height < min(height, cap + 1) else offsets
 
 
 def banked_memory_planning_pass(
