@@ -204,10 +204,15 @@ def test_memplan_serves_at_least_executorchs_first_bank_traffic_and_runs(name, m
         for bank in target.banks:
             assert sizes[bank.mem_id] <= bank.size, (bank, sizes)
         assert banked_table.run_error(program, inputs, expected) < 1e-5
-        runs[ours] = (_traffic(rec, target), sizes)
-    (theirs, _), (mine, sizes) = runs[False], runs[True]
+        runs[ours] = (_traffic(rec, target), rec.kept)
+    (theirs, _), (mine, kept) = runs[False], runs[True]
     assert sum(theirs) == sum(mine)  # the same tensors, the same accesses
     assert mine[0] >= theirs[0], (mine, theirs)
+    # memplan's own plan, not ExecuTorch's banks (its fallback), and strictly more
+    # traffic in the first bank on MobileNetV2 (about 19% here).
+    assert kept == ["banked"], kept
+    if name == "mobilenet_v2":
+        assert mine[0] > 1.1 * theirs[0], (mine, theirs)
 
 
 def test_pass_options_and_reports_of_the_banked_pass():
