@@ -182,7 +182,8 @@ def max_load(specs):
     events = []
     for spec in specs:
         if getattr(spec, "storage_base", None) is None and spec.allocated_memory:
-            events += [(spec.lifetime[0], spec.allocated_memory), (spec.lifetime[1] + 1, -spec.allocated_memory)]
+            size = spec.allocated_memory
+            events += [(spec.lifetime[0], size), (spec.lifetime[1] + 1, -size)]
     load = best = 0
     for _, delta in sorted(events, key=lambda e: (e[0], e[1] > 0)):
         load += delta
