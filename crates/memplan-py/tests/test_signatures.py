@@ -54,8 +54,14 @@ SIGNATURES = {
         "verify=False, fast_capacity=None, **pass_options)",
     "memplan.executorch.Algorithm":
         'Algorithm(time_limit=1.0, planner="auto", threads=0, seed=None, fast_capacity=None)',
+    "memplan.executorch.banked_memory_planning_pass":
+        "banked_memory_planning_pass(target, alignment=16, allow_overlapping_allocations=True, "
+        "time_limit=1.0, threads=0, seed=None, verify=False, traffic=True, **pass_options)",
+    "memplan.executorch.BankedAlgorithm":
+        "BankedAlgorithm(target, time_limit=1.0, threads=0, seed=None, traffic=True)",
     "memplan.torch.problem_from_program": "problem_from_program(exported_program, alignment=16)",
     "memplan.torch.weight_copies": "weight_copies(exported_program)",
+    "memplan.torch.weight_copies_at_peak": "weight_copies_at_peak(exported_program, alignment=16)",
 }
 
 

@@ -159,5 +159,37 @@ def test_issue_27_the_summary_names_the_weights_lowering_copies(tmp_path):
     done = _cli(model)
     assert done.returncode == 0, done.stderr
     note = done.stdout.splitlines()[-1]
-    assert note.startswith("note: lowered to ExecuTorch, 1 weight(s) become activations"), note
+    assert note.startswith("note: lowered to ExecuTorch, 1 weight(s) become short-lived"), note
     assert "permute_copy" in note and "fc.weight (10,240 B, linear)" in note, note
+
+
+class _TwoLinears(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(256, 256)
+        self.fc2 = torch.nn.Linear(256, 256)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+def test_issue_39_the_note_gives_what_weight_copies_add_at_the_peak(tmp_path):
+    """Issue 39: the note summed the copies (two 262,144 B weights here: 524,288 B), but a
+    linear's copy lives only at its own step, so at the peak only one of them is live:
+    they add 262,144 B to the max load, not 524,288."""
+    torch.manual_seed(0)
+    ep = torch.export.export(_TwoLinears().eval(), (torch.randn(1, 256),))
+    weight = 256 * 256 * 4
+    assert [n for _, _, n in memplan.torch.weight_copies(ep)] == [weight, weight]
+    before, after = memplan.torch.weight_copies_at_peak(ep)
+    problem, _ = memplan.torch.problem_from_program(ep)
+    assert before == problem.max_load() < weight
+    # At fc1's step: its input, its output and one copy; never both copies.
+    assert after - before == weight, (before, after)
+    model = tmp_path / "two.pt2"
+    torch.export.save(ep, str(model))
+    done = _cli(model)
+    assert done.returncode == 0, done.stderr
+    note = done.stdout.splitlines()[-1]
+    assert f"at the peak they add {weight:,} B to the max load" in note, note
+    assert f"({before:,} -> {after:,} B; {2 * weight:,} B summed over their uses)" in note, note

@@ -63,6 +63,17 @@ The model, and how each of ExecuTorch's rules maps onto memplan's:
   ``extra_padding`` works, 0 included (everything spills). Aliases follow their root;
   the report of the slow arena has ``slow=True``.
 
+- **Shared mutable buffers.** With ``share_mutable_buffers=True`` (a pass option), the
+  mutable buffers (KV caches) are left out of each method's plan and placed after every
+  method is planned: in an arena of their own, ``mem_id`` one above every arena of every
+  method (3 with ``fast_capacity``, 2 without), each buffer at one offset, the same in
+  every method. So the other arenas may be laid out in any way (ExecuTorch's own pass
+  needs them all in arena 1), and a method reads what another wrote. The reports count
+  that arena too (``ArenaReport.shared``).
+- **Several banks.** ``banked_memory_planning_pass(target)`` takes ExecuTorch's
+  ``TargetMemoryMap`` and plans across its banks, keeping the most traffic in the
+  fastest (``memplan/_executorch_banks.py`` has its model).
+
 Every plan is checked before ExecuTorch sees it: memplan's independent checker verifies
 the arena's tensors (with the reserved space as a fixed buffer), and each alias is checked
 to lie inside its base in bytes and in time. A failure raises ``memplan.CheckError``; bad
@@ -93,13 +104,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 try:
     import torch
-    from executorch.exir.memory_planning import (
-        MemoryAlgoResult,
-        MemoryPlanningAlgorithmSuite,
-        SpecAllocResult,
-        Verifier,
-        greedy,
-    )
+    from executorch.exir.memory_planning import MemoryAlgoResult, SpecAllocResult, greedy
     from executorch.exir.passes.memory_planning_pass import MemoryPlanningPass
 except ImportError as e:  # pragma: no cover - exercised only without the extra
     raise ImportError(
@@ -109,7 +114,17 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 
 import memplan
 
-__all__ = ["Algorithm", "ArenaReport", "GraphReport", "memory_planning_pass"]
+__all__ = [
+    "Algorithm",
+    "ArenaReport",
+    "BankInfeasibleError",
+    "BankNoPlanFoundError",
+    "BankPlacementError",
+    "BankedAlgorithm",
+    "GraphReport",
+    "banked_memory_planning_pass",
+    "memory_planning_pass",
+]
 
 
 @dataclass(frozen=True)
@@ -142,6 +157,14 @@ class ArenaReport:
     spill_lower_bound: Optional[int] = None
     #: True for the arena that holds the spilled tensors.
     slow: bool = False
+    #: True for the arena of the mutable buffers shared by every method
+    #: (``share_mutable_buffers=True``): one offset per buffer, the same in every method.
+    shared: bool = False
+    #: The bank's name (``banked_memory_planning_pass``), else ``None``.
+    bank: Optional[str] = None
+    #: Bytes times accesses of the arena's buffers (``banked_memory_planning_pass``:
+    #: one write plus one read per user in the graph), else ``None``.
+    traffic: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -241,6 +264,28 @@ def _check_arguments(
         raise memplan.InputError(f"fast_capacity must be None or an int >= 0 (bytes), got {fast_capacity!r}")
 
 
+def _check_call(alignment: Any, specs: Any, graph_module: Any, extra_padding: Any) -> None:
+    """Raises ``memplan.InputError`` for a bad call of an algorithm. (``specs`` and
+    ``graph_module`` have defaults in ``__call__`` only so that ExecuTorch calling an
+    Algorithm as a pass, with a graph module alone, reaches the first message.)"""
+    if _is_graph_module(alignment):
+        raise memplan.InputError(
+            "memplan.executorch.Algorithm() is a memory-planning algorithm, not a pass: "
+            "give memory_planning_pass=memplan.executorch.memory_planning_pass(...), or "
+            "put the Algorithm in MemoryPlanningAlgorithmSuite(algo_list=[...]) inside a "
+            "MemoryPlanningPass"
+        )
+    if isinstance(alignment, bool) or not isinstance(alignment, int) or alignment < 1:
+        raise memplan.InputError(f"alignment must be an int >= 1, got {alignment!r}")
+    if isinstance(extra_padding, bool) or not isinstance(extra_padding, int) or extra_padding < 0:
+        raise memplan.InputError(f"extra_padding must be an int >= 0, got {extra_padding!r}")
+    if specs is None or graph_module is None:
+        raise memplan.InputError(
+            "Algorithm is called as algo(alignment, specs, graph_module, graph_signature, "
+            "extra_padding)"
+        )
+
+
 def _input_error(spec: Any, what: str) -> memplan.InputError:
     return memplan.InputError(f"{_describe(spec)}: {what}")
 
@@ -261,10 +306,11 @@ def _lifetime(spec: Any) -> Tuple[int, int]:
     return first, last + 1
 
 
-def _mem_id(spec: Any) -> int:
+def _mem_id(spec: Any, default: Optional[int] = 1) -> Any:
+    """The spec's arena; ``default`` when it has none (``None``: not pinned)."""
     mem_id = getattr(spec, "mem_id", None)
     if mem_id is None:
-        return 1
+        return default
     if isinstance(mem_id, bool) or not isinstance(mem_id, int) or mem_id < 1:
         raise _input_error(
             spec,
@@ -417,24 +463,9 @@ class Algorithm:
         graph_signature: Any = None,
         extra_padding: int = 0,
     ) -> MemoryAlgoResult:
-        # `specs` and `graph_module` have defaults only so that ExecuTorch calling an
-        # Algorithm as a pass, with a graph module alone, reaches the message below.
-        if _is_graph_module(alignment):
-            raise memplan.InputError(
-                "memplan.executorch.Algorithm() is a memory-planning algorithm, not a pass: "
-                "give memory_planning_pass=memplan.executorch.memory_planning_pass(...), or "
-                "put the Algorithm in MemoryPlanningAlgorithmSuite(algo_list=[...]) inside a "
-                "MemoryPlanningPass"
-            )
-        if isinstance(alignment, bool) or not isinstance(alignment, int) or alignment < 1:
-            raise memplan.InputError(f"alignment must be an int >= 1, got {alignment!r}")
-        if isinstance(extra_padding, bool) or not isinstance(extra_padding, int) or extra_padding < 0:
-            raise memplan.InputError(f"extra_padding must be an int >= 0, got {extra_padding!r}")
-        if specs is None or graph_module is None:
-            raise memplan.InputError(
-                "Algorithm is called as algo(alignment, specs, graph_module, graph_signature, "
-                "extra_padding)"
-            )
+        _check_call(alignment, specs, graph_module, extra_padding)
+        if self.fast_capacity is not None:
+            _refuse_sharing_without_memplans_pass("fast_capacity")
         started = time.monotonic()
         ordered = _ordered(specs)
         arenas = self._arenas(ordered, alignment)
@@ -476,16 +507,19 @@ class Algorithm:
         ))
         return result
 
-    def _arenas(self, specs: Sequence[Any], alignment: int) -> Dict[int, Tuple[List[_Buffer], List[Any]]]:
+    def _arenas(
+        self, specs: Sequence[Any], alignment: int, default: Optional[int] = 1
+    ) -> Dict[Any, Tuple[List[_Buffer], List[Any]]]:
         """Splits the specs by arena into storage roots (with their aliases) and empty
-        tensors, after validating every spec."""
+        tensors, after validating every spec; specs with no ``mem_id`` go to arena
+        ``default`` (``None``: a key of their own)."""
         planned = {id(s) for s in specs}
         roots: Dict[int, _Buffer] = {}
         arenas: Dict[int, Tuple[List[_Buffer], List[Any]]] = {}
         aliases: List[Any] = []
         for spec in specs:
             start, end = _lifetime(spec)
-            mem_id = _mem_id(spec)
+            mem_id = _mem_id(spec, default)
             size = spec.realign(alignment)
             if isinstance(size, bool) or not isinstance(size, int) or size < 0:
                 raise _input_error(spec, f"allocated_memory must be an int >= 0, got {size!r}")
@@ -501,7 +535,7 @@ class Algorithm:
         for spec in aliases:
             root, offset = _root(spec, planned)
             if root.allocated_memory == 0:
-                arenas.setdefault(_mem_id(root), ([], []))[1].append(spec)
+                arenas.setdefault(_mem_id(root, default), ([], []))[1].append(spec)
                 continue
             buf = roots[id(root)]
             if offset % spec.alignment:
@@ -683,55 +717,6 @@ def _method_name() -> Optional[str]:
         del frame
 
 
-class _MemplanPass(MemoryPlanningPass):
-    """ExecuTorch's ``MemoryPlanningPass`` with memplan's ``Algorithm``: it tells the
-    algorithm which method and submodule each call plans, and keeps the reports."""
-
-    def __init__(self, algorithm: "Algorithm", **pass_options: Any) -> None:
-        super().__init__(
-            memory_planning_algo=MemoryPlanningAlgorithmSuite(algo_list=[algorithm]),
-            **pass_options,
-        )
-        self.algorithm = algorithm
-        self._runs = 0
-
-    @property
-    def reports(self) -> List[GraphReport]:
-        """One ``GraphReport`` per graph planned, in order: for each method, its
-        control-flow submodules, then the method's own graph."""
-        return self.algorithm.graphs
-
-    def run(self, graph_module: Any, graph_signature: Any = None) -> Any:
-        algo = self.algorithm
-        algo._method = _method_name() or f"method #{self._runs}"
-        algo._submodules = {
-            id(m): name
-            for name, m in graph_module.named_modules()
-            if name and isinstance(m, torch.fx.GraphModule)
-        }
-        self._runs += 1
-        try:
-            return super().run(graph_module, graph_signature)
-        finally:
-            algo._method, algo._submodules = "", {}
-
-
-class _VerifiedMemoryPlanningPass(_MemplanPass):
-    """A ``MemoryPlanningPass`` that also runs ExecuTorch's ``Verifier`` on the storage
-    reuse of every plan (ExecuTorch runs it only for its algorithm named "greedy")."""
-
-    def run(self, graph_module: Any, graph_signature: Any = None) -> Any:
-        result = super().run(graph_module, graph_signature)
-        Verifier(
-            graph_module,
-            self.alloc_graph_input,
-            self.alloc_graph_output,
-            self.alloc_mutable_buffers and not self.share_mutable_buffers,
-            graph_signature,
-        ).verify_storage_reuse(self.allow_lifetime_and_storage_overlap)
-        return result
-
-
 def memory_planning_pass(
     time_limit: Optional[float] = 1.0,
     planner: str = "auto",
@@ -761,17 +746,26 @@ def memory_planning_pass(
     """
     if not isinstance(verify, bool):
         raise memplan.InputError(f"verify must be True or False, got {verify!r}")
-    known = set(inspect.signature(MemoryPlanningPass.__init__).parameters) - {
-        "self", "memory_planning_algo"
-    }
-    unknown = sorted(set(pass_options) - known)
-    if unknown:
-        raise memplan.InputError(
-            f"unknown option {unknown[0]!r} of memory_planning_pass: expected one of "
-            f"{sorted(known)}, or time_limit, planner, threads, seed, verify, fast_capacity"
-        )
+    _check_pass_options(
+        pass_options, "memory_planning_pass", "time_limit, planner, threads, seed, verify, fast_capacity"
+    )
     algo = Algorithm(
         time_limit=time_limit, planner=planner, threads=threads, seed=seed, fast_capacity=fast_capacity
     )
     cls = _VerifiedMemoryPlanningPass if verify else _MemplanPass
     return cls(algo, **pass_options)
+
+
+from memplan._executorch_pass import (  # noqa: E402  (they build on the classes above)
+    _check_pass_options,
+    _MemplanPass,
+    _refuse_sharing_without_memplans_pass,
+    _VerifiedMemoryPlanningPass,
+)
+from memplan._executorch_banks import (  # noqa: E402
+    BankedAlgorithm,
+    BankInfeasibleError,
+    BankNoPlanFoundError,
+    BankPlacementError,
+    banked_memory_planning_pass,
+)

@@ -46,8 +46,10 @@ Buffer ids are the names of the nodes that create the storages.
 to ExecuTorch (``to_edge``), a ``linear`` becomes ``permute_copy(weight)`` and ``addmm``,
 and a ``permute``/``t``/``transpose`` of a weight becomes a ``permute_copy``: the
 transposed weight is then a new activation, as large as the weight, which no planner can
-shrink (efficientnet_v2_s's classifier weight: BENCHMARKS.md §7). ``python -m memplan.torch``
-names them below its figures, and ``weight_copies(exported_program)`` lists them.
+shrink (efficientnet_v2_s's classifier weight: BENCHMARKS.md §7). A ``linear``'s copy lives
+only at its own node, so the copies seldom add up: ``weight_copies(exported_program)``
+lists them, ``weight_copies_at_peak`` gives the max load without and with them, and
+``python -m memplan.torch`` names them below its figures with what they add at the peak.
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 
 import memplan
 
-__all__ = ["problem_from_program", "weight_copies", "main"]
+__all__ = ["problem_from_program", "weight_copies", "weight_copies_at_peak", "main"]
 
 
 @dataclass
@@ -278,6 +280,47 @@ def weight_copies(exported_program: ExportedProgram) -> List[Tuple[str, str, int
     return out
 
 
+def _copy_buffers(exported_program: ExportedProgram, alignment: int) -> List[Tuple[str, int, int, int, int]]:
+    """The weight copies of ``weight_copies`` as buffers ``(id, start, end, size,
+    alignment)`` on the steps of ``problem_from_program``: a copy is made at its node's
+    step (just before a ``linear`` uses it, or where the transposing view is) and lives
+    through the last use of the node's result (a ``linear``'s copy: its own step only)."""
+    copies = {node: size for node, _, size in weight_copies(exported_program)}
+    step: Dict[str, int] = {}
+    index = 0
+    for node in exported_program.graph.nodes:
+        if node.op != "placeholder":
+            index += 1
+        step[node.name] = 0 if node.op == "placeholder" else index
+    out = []
+    for node in exported_program.graph.nodes:
+        if node.name not in copies:
+            continue
+        first = step[node.name]
+        packet = getattr(getattr(node.target, "overloadpacket", None), "__name__", "")
+        last = first if packet == "linear" else max([first] + [step[u.name] for u in node.users])
+        out.append(
+            (f"copy:{node.name}", first, last + 1, _round_up(copies[node.name], alignment), alignment)
+        )
+    return out
+
+
+def weight_copies_at_peak(exported_program: ExportedProgram, alignment: int = 16) -> Tuple[int, int]:
+    """What the weight copies of ``weight_copies`` add at the peak: ``(max load of the
+    program's activations, max load with the copies as activations too)``. The copies
+    are short-lived (a ``linear``'s lives only at its step), so their sum overstates
+    their effect; the difference of the two max loads is what they add to the lower
+    bound of any plan of the lowered program."""
+    problem, _ = problem_from_program(exported_program, alignment)
+    copies = _copy_buffers(exported_program, alignment)
+    if not copies:
+        return problem.max_load(), problem.max_load()
+    buffers = [
+        (b["id"], b["start"], b["end"], b["size"], b.get("alignment", 1)) for b in problem.buffers
+    ]
+    return problem.max_load(), memplan.Problem(buffers + copies).max_load()
+
+
 def _figures(problem: memplan.Problem, plan: memplan.Plan) -> str:
     frag = plan.height - plan.max_load
     pct = 100.0 * frag / plan.max_load if plan.max_load else 0.0
@@ -336,10 +379,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if copies:
         shown = ", ".join(f"{w} ({n:,} B, {node})" for node, w, n in copies[:5])
         more = f" and {len(copies) - 5} more" if len(copies) > 5 else ""
+        before, after = weight_copies_at_peak(program, alignment=args.alignment)
         print(
-            f"note: lowered to ExecuTorch, {len(copies)} weight(s) become activations "
-            f"(permute_copy), {sum(n for _, _, n in copies):,} B that no planner can "
-            f"shrink: {shown}{more}"
+            f"note: lowered to ExecuTorch, {len(copies)} weight(s) become short-lived "
+            f"activations (permute_copy) that no planner can shrink; at the peak they add "
+            f"{after - before:,} B to the max load ({before:,} -> {after:,} B; "
+            f"{sum(n for _, _, n in copies):,} B summed over their uses): {shown}{more}"
         )
     try:
         if args.csv:
