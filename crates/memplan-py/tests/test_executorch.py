@@ -416,9 +416,10 @@ def test_issue_27_the_two_common_slips_say_what_to_write(slip, message):
         copy.deepcopy(_tiny_edge()).to_executorch(config)
 
 
-def test_issue_27_time_limit_none_means_no_clock_and_is_said_once(monkeypatch):
-    """Issue 27 §5: ``memory_planning_pass``'s docstring said ``None`` runs "the greedy
-    portfolio alone"; the code (and the module's docs) set no clock."""
+def test_issue_37_the_default_is_a_work_limit_and_is_said_once(monkeypatch):
+    """Issue 27 §5 said ``None`` ran "the greedy portfolio alone" where the code set no
+    clock; issue 37 makes the default memplan's work limit, with no clock, and the docs
+    say so."""
     seen = []
     real = memplan.plan
 
@@ -428,11 +429,46 @@ def test_issue_27_time_limit_none_means_no_clock_and_is_said_once(monkeypatch):
 
     monkeypatch.setattr(memplan, "plan", spy)
     _plan_specs([_spec(0, 2, (8,)), _spec(1, 3, (8,))])
-    assert seen and seen[0]["time_limit"] is None and seen[0]["planner"] == "auto"
+    assert seen and seen[0]["time_limit"] is None and seen[0]["work_limit"] is None
+    assert seen[0]["planner"] == "auto"
     assert "greedy portfolio alone" not in memplan.executorch.memory_planning_pass.__doc__
-    assert "None``: no clock" in memplan.executorch.memory_planning_pass.__doc__
-    assert "``time_limit=None``\nsets no clock" in memplan.executorch.__doc__
+    assert "memplan's default, the same ``.pte``" in memplan.executorch.memory_planning_pass.__doc__
+    assert "default work limit" in memplan.executorch.__doc__
     assert "2-4x" in memplan.executorch.memory_planning_pass.__doc__  # verify=True's cost
+    with pytest.raises(memplan.InputError, match="work_limit"):
+        memplan.executorch.memory_planning_pass(work_limit=-1)
+    with pytest.raises(memplan.InputError, match="work_limit"):
+        memplan.executorch.memory_planning_pass(work_limit=True)
+
+
+def test_issue_37_the_same_model_exported_twice_gives_the_same_pte_under_load():
+    """Issue 37: at the default budget, a model exported twice, once quietly and once
+    beside two busy processes, gives the same .pte bytes, on one and two threads; with a
+    few work units the search is cut short, and the bytes still agree."""
+    import subprocess
+    import sys
+
+    model = torchvision.models.mobilenet_v2().eval()
+    x = torch.randn(1, 3, 96, 96)
+    edge = to_edge(torch.export.export(model, (x,)))
+
+    def export(**kwargs):
+        config = ExecutorchBackendConfig(
+            memory_planning_pass=memplan.executorch.memory_planning_pass(**kwargs)
+        )
+        return copy.deepcopy(edge).to_executorch(config).buffer
+
+    quiet = {w: export(work_limit=w) for w in (None, 3)}
+    spin = "while True: pass"
+    busy = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(2)]
+    try:
+        for w, pte in quiet.items():
+            for threads in (1, 2):
+                assert export(work_limit=w, threads=threads) == pte, (w, threads)
+    finally:
+        for p in busy:
+            p.kill()
+            p.wait()
 
 
 def test_issue_27_fast_capacity_0_spills_everything():

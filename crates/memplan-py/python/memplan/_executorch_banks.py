@@ -47,7 +47,7 @@ import dataclasses
 import math
 import operator
 import time
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from executorch.exir.banked_memory_planning import (
     BankedGreedy,
@@ -162,8 +162,8 @@ class _NotFound(Exception):
 class BankedAlgorithm(_et.Algorithm):
     """memplan's planner across a ``TargetMemoryMap``, with ExecuTorch's algorithm
     signature (see the module doc). ``traffic=False`` keeps the most bytes, not the most
-    traffic, in the faster banks. ``time_limit`` (seconds per graph), ``threads`` and
-    ``seed`` as in ``Algorithm``. ``reports``/``graphs`` as in ``Algorithm``, with one
+    traffic, in the faster banks. ``time_limit`` (seconds per graph), ``work_limit``,
+    ``threads`` and ``seed`` as in ``Algorithm``. ``reports``/``graphs`` as in ``Algorithm``, with one
     ``ArenaReport`` per bank (``bank``, ``traffic``) and per undeclared arena;
     ``default_sizes`` are ExecuTorch's ``BankedGreedy``'s on the same tensors (empty when
     it raises)."""
@@ -171,15 +171,16 @@ class BankedAlgorithm(_et.Algorithm):
     def __init__(
         self,
         target: TargetMemoryMap,
-        time_limit: Optional[float] = 1.0,
+        time_limit: Optional[float] = None,
         threads: int = 0,
         seed: Optional[int] = None,
         traffic: bool = True,
+        work_limit: Optional[Union[int, float]] = None,
     ) -> None:
         check_target(target, 1)
         if not isinstance(traffic, bool):
             raise memplan.InputError(f"traffic must be True or False, got {traffic!r}")
-        super().__init__(time_limit=time_limit, threads=threads, seed=seed)
+        super().__init__(time_limit=time_limit, threads=threads, seed=seed, work_limit=work_limit)
         self.target = target
         # ExecuTorch's BankedGreedy's attribute, for code that reads it: memplan places
         # aliases inside their roots itself and never overlaps other allocations.
@@ -192,8 +193,8 @@ class BankedAlgorithm(_et.Algorithm):
     def __repr__(self) -> str:
         return (
             f"memplan.executorch.BankedAlgorithm(target=[{self.target.describe()}], "
-            f"time_limit={self.time_limit}, threads={self.threads}, seed={self.seed}, "
-            f"traffic={self.traffic})"
+            f"time_limit={self.time_limit}, work_limit={self.work_limit}, threads={self.threads}, "
+            f"seed={self.seed}, traffic={self.traffic})"
         )
 
     def __call__(
@@ -345,7 +346,7 @@ class BankedAlgorithm(_et.Algorithm):
         if best is None:
             raise BankNoPlanFoundError(
                 f"no plan found: {failure}; give a bank more room, declare another one, or "
-                f"a longer time_limit; target memory map: {self.target.describe()}"
+                f"a larger work_limit; target memory map: {self.target.describe()}"
             )
         return best[1]
 
@@ -402,8 +403,8 @@ class BankedAlgorithm(_et.Algorithm):
         accesses = [_accesses(r, counts) if by_traffic else 1 for r in roots]
         try:
             plan = memplan.plan(
-                problem, time_limit=limit, seed=self.seed, threads=self.threads,
-                memories=memories, allowed=allowed, accesses=accesses,
+                problem, time_limit=limit, work_limit=self.work_limit, seed=self.seed,
+                threads=self.threads, memories=memories, allowed=allowed, accesses=accesses,
             )
         except memplan.InfeasibleError as e:
             raise BankInfeasibleError(
@@ -473,13 +474,14 @@ class BankedAlgorithm(_et.Algorithm):
             limit = max(0.0, limit - (time.monotonic() - started)) / (2 * len(self.target.banks))
         height = cap + 1 if offsets is None else max(o + r.size for r, o in zip(roots, offsets))
         try:
-            plan = memplan.plan(problem, time_limit=limit, seed=self.seed, threads=self.threads)
+            plan = memplan.plan(problem, time_limit=limit, work_limit=self.work_limit,
+                                seed=self.seed, threads=self.threads)
             if plan.height < min(height, cap + 1):
                 return list(plan.offsets)
             if offsets is not None:
                 return offsets
-            plan = memplan.plan(problem, capacity=cap, time_limit=limit, seed=self.seed,
-                                threads=self.threads)
+            plan = memplan.plan(problem, capacity=cap, time_limit=limit,
+                                work_limit=self.work_limit, seed=self.seed, threads=self.threads)
             return list(plan.offsets)
         except memplan.MemplanError:
             return offsets
@@ -489,19 +491,21 @@ def banked_memory_planning_pass(
     target: TargetMemoryMap,
     alignment: int = ALIGNMENT,
     allow_overlapping_allocations: bool = True,
-    time_limit: Optional[float] = 1.0,
+    time_limit: Optional[float] = None,
     threads: int = 0,
     seed: Optional[int] = None,
     verify: bool = False,
     traffic: bool = True,
+    work_limit: Optional[Union[int, float]] = None,
     **pass_options: Any,
 ) -> Any:
     """A ``MemoryPlanningPass`` that plans across ``target``'s banks with memplan: a
     drop-in for ExecuTorch's ``banked_memory_planning_pass`` (same ``target``,
     ``alignment`` and pass options; see the module doc of ``memplan.executorch``).
 
-    ``time_limit`` (seconds per graph), ``threads``, ``seed``, ``verify`` as in
-    ``memory_planning_pass``; ``traffic=False`` keeps the most bytes rather than the most
+    ``work_limit`` (per bank plan; default: memplan's, the same ``.pte`` on every run),
+    ``time_limit`` (seconds per graph, a wall-clock limit instead), ``threads``, ``seed``,
+    ``verify`` as in ``memory_planning_pass``; ``traffic=False`` keeps the most bytes rather than the most
     traffic in the faster banks. ``allow_overlapping_allocations`` is accepted for
     ExecuTorch's signature: memplan places aliases inside their roots itself.
     ``share_mutable_buffers=True`` works: the shared buffers get an arena of their own,
@@ -517,8 +521,9 @@ def banked_memory_planning_pass(
         raise memplan.InputError(f"verify must be True or False, got {verify!r}")
     check_target(target, alignment)
     _et._check_pass_options(pass_options, "banked_memory_planning_pass",
-                            "time_limit, threads, seed, verify, traffic, allow_overlapping_allocations")
+                            "time_limit, work_limit, threads, seed, verify, traffic, "
+                            "allow_overlapping_allocations")
     algo = BankedAlgorithm(target, time_limit=time_limit, threads=threads, seed=seed,
-                           traffic=traffic)
+                           traffic=traffic, work_limit=work_limit)
     cls = _et._VerifiedMemoryPlanningPass if verify else _et._MemplanPass
     return cls(algo, alignment=alignment, **pass_options)

@@ -8,7 +8,7 @@ module puts memplan's planners in its place::
     import memplan.executorch
 
     config = ExecutorchBackendConfig(
-        memory_planning_pass=memplan.executorch.memory_planning_pass(time_limit=1.0)
+        memory_planning_pass=memplan.executorch.memory_planning_pass()
     )
     program = to_edge(torch.export.export(model, inputs)).to_executorch(config)
 
@@ -81,12 +81,15 @@ specs raise ``memplan.InputError`` naming the spec. With ``verify=True``,
 ``memory_planning_pass`` also runs ExecuTorch's own ``Verifier.verify_storage_reuse``,
 which ExecuTorch runs only for its algorithm named "greedy".
 
-**The time limit.** ``time_limit`` is in seconds for one call of the algorithm (one
-graph: a method, or a control-flow submodule), shared by its arenas. ``time_limit=None``
-sets no clock: the default planner, ``auto``, then runs until its plan is proven optimal,
-which can take long on a hard graph. With a finite limit, a run that the clock cuts short
-may keep a different (never invalid) plan than a faster run; ``planner="greedy"`` runs
-memplan's greedy portfolio only, which depends on nothing but the input.
+**The budget.** By default each arena is planned within memplan's default work limit
+(``memplan.DEFAULT_WORK_LIMIT`` work units) and no clock, so the same model gives the same
+``.pte``, byte for byte, whatever the machine's load and ``threads``. ``work_limit`` sets
+another work limit per arena (an int, or ``math.inf``). ``time_limit`` is a wall-clock
+limit instead, in seconds for one call of the algorithm (one graph: a method, or a
+control-flow submodule), shared by its arenas; a run that the clock cuts short may keep a
+different (never invalid) plan than a faster run. ``time_limit=math.inf`` alone sets no
+limit: the default planner, ``auto``, then runs until its plan is proven optimal, which
+can take long on a hard graph.
 
 **Arguments** are checked when the pass (or the ``Algorithm``) is built, and a bad one
 raises ``memplan.InputError`` (a ``ValueError``) naming it; so do the two common slips,
@@ -100,7 +103,7 @@ import inspect
 import math
 import time
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 try:
     import torch
@@ -230,7 +233,7 @@ def _is_graph_module(value: Any) -> bool:
 
 
 def _check_arguments(
-    time_limit: Any, planner: Any, threads: Any, seed: Any, fast_capacity: Any
+    time_limit: Any, planner: Any, threads: Any, seed: Any, fast_capacity: Any, work_limit: Any = None
 ) -> None:
     """Raises ``memplan.InputError`` naming the first bad argument of ``Algorithm``."""
     if _is_graph_module(time_limit):
@@ -250,7 +253,15 @@ def _check_arguments(
         or time_limit < 0
     ):
         raise memplan.InputError(
-            f"time_limit must be seconds >= 0 (float('inf') or None: no clock), got {time_limit!r}"
+            f"time_limit must be seconds >= 0 (float('inf'): no clock; None: the default work limit), "
+            f"got {time_limit!r}"
+        )
+    if work_limit is not None and not (
+        (isinstance(work_limit, int) and not isinstance(work_limit, bool) and work_limit >= 0)
+        or work_limit == math.inf
+    ):
+        raise memplan.InputError(
+            f"work_limit must be an int >= 0 (work units per arena) or math.inf, got {work_limit!r}"
         )
     if not isinstance(planner, str) or planner not in memplan.planners():
         raise memplan.InputError(
@@ -387,9 +398,10 @@ class Algorithm:
     extra_padding) -> MemoryAlgoResult``. It writes nothing into the specs (the
     ``MemoryPlanningAlgorithmSuite`` applies the winning result).
 
-    ``time_limit`` (seconds per call; ``None``: no clock, see the module's docs),
-    ``planner``, ``threads`` and ``seed`` go to ``memplan.plan``; the time limit is shared
-    by all arenas of one call. After each call, ``reports`` lists an ``ArenaReport`` per
+    ``work_limit`` (work units per arena; ``None``: memplan's default), ``time_limit``
+    (seconds per call, a wall-clock limit instead; see the module's docs), ``planner``,
+    ``threads`` and ``seed`` go to ``memplan.plan``; the time limit is shared by all
+    arenas of one call. After each call, ``reports`` lists an ``ArenaReport`` per
     arena of that call, and ``graphs`` has gained a ``GraphReport`` for it (``graphs``
     keeps every call: every method and submodule; ``memory_planning_pass``'s
     ``reports`` is the same list). Bad arguments raise ``memplan.InputError`` here, not
@@ -405,14 +417,16 @@ class Algorithm:
 
     def __init__(
         self,
-        time_limit: Optional[float] = 1.0,
+        time_limit: Optional[float] = None,
         planner: str = "auto",
         threads: int = 0,
         seed: Optional[int] = None,
         fast_capacity: Optional[int] = None,
+        work_limit: Optional[Union[int, float]] = None,
     ) -> None:
-        _check_arguments(time_limit, planner, threads, seed, fast_capacity)
+        _check_arguments(time_limit, planner, threads, seed, fast_capacity, work_limit)
         self.time_limit = time_limit
+        self.work_limit = work_limit
         self.planner = planner
         self.threads = threads
         self.seed = seed
@@ -430,7 +444,7 @@ class Algorithm:
         return (
             f"memplan.executorch.Algorithm(time_limit={self.time_limit}, "
             f"planner={self.planner!r}, threads={self.threads}, seed={self.seed}, "
-            f"fast_capacity={self.fast_capacity})"
+            f"fast_capacity={self.fast_capacity}, work_limit={self.work_limit})"
         )
 
     def _solve(self, problem: memplan.Problem, time_limit: Optional[float]) -> memplan.Plan:
@@ -439,6 +453,7 @@ class Algorithm:
             problem,
             planner=self.planner,
             time_limit=time_limit,
+            work_limit=self.work_limit,
             seed=self.seed,
             threads=self.threads,
         )
@@ -451,6 +466,7 @@ class Algorithm:
             problem,
             capacity,
             time_limit=time_limit,
+            work_limit=self.work_limit,
             threads=self.threads,
             seed=self.seed or 0,
         )
@@ -718,19 +734,21 @@ def _method_name() -> Optional[str]:
 
 
 def memory_planning_pass(
-    time_limit: Optional[float] = 1.0,
+    time_limit: Optional[float] = None,
     planner: str = "auto",
     threads: int = 0,
     seed: Optional[int] = None,
     verify: bool = False,
     fast_capacity: Optional[int] = None,
+    work_limit: Optional[Union[int, float]] = None,
     **pass_options: Any,
 ) -> MemoryPlanningPass:
     """A ready ``MemoryPlanningPass`` that plans with memplan, for
     ``ExecutorchBackendConfig(memory_planning_pass=...)``.
 
-    ``time_limit`` (seconds per graph; ``None``: no clock, see the module's docs),
-    ``planner``, ``threads`` and ``seed`` go to ``memplan.plan``; ``fast_capacity`` to
+    ``work_limit`` (work units per arena; ``None``: memplan's default, the same ``.pte`` on
+    every run), ``time_limit`` (seconds per graph, a wall-clock limit instead; see the
+    module's docs), ``planner``, ``threads`` and ``seed`` go to ``memplan.plan``; ``fast_capacity`` to
     ``Algorithm`` (arena 1 under it, the rest spilled to a new arena). memplan's own
     checker always checks every plan (it costs little). ``verify=True`` also runs
     ExecuTorch's ``Verifier.verify_storage_reuse``, which makes ``to_executorch`` 2-4x
@@ -747,10 +765,17 @@ def memory_planning_pass(
     if not isinstance(verify, bool):
         raise memplan.InputError(f"verify must be True or False, got {verify!r}")
     _check_pass_options(
-        pass_options, "memory_planning_pass", "time_limit, planner, threads, seed, verify, fast_capacity"
+        pass_options,
+        "memory_planning_pass",
+        "time_limit, planner, threads, seed, verify, fast_capacity, work_limit",
     )
     algo = Algorithm(
-        time_limit=time_limit, planner=planner, threads=threads, seed=seed, fast_capacity=fast_capacity
+        time_limit=time_limit,
+        planner=planner,
+        threads=threads,
+        seed=seed,
+        fast_capacity=fast_capacity,
+        work_limit=work_limit,
     )
     cls = _VerifiedMemoryPlanningPass if verify else _MemplanPass
     return cls(algo, **pass_options)
