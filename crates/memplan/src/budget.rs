@@ -118,6 +118,9 @@ pub(crate) mod work {
     pub(crate) const GREEDY_BUFFERS_PER_UNIT: u64 = 4;
     /// Buffers per unit of a stage's setup (the exact search's model; a greedy order).
     pub(crate) const SETUP_BUFFERS_PER_UNIT: u64 = 16;
+    /// Buffers per unit of one evaluation of the memories' lower bound (a cover at every
+    /// time, with its rounding and chains: measured on D, half a unit per buffer).
+    pub(crate) const BOUND_BUFFERS_PER_UNIT: u64 = 2;
     /// Buffers swept by a cheap bound per unit.
     pub(crate) const SWEEP_BUFFERS_PER_UNIT: u64 = 64;
     /// Placements tried by TelaMalloc per unit.

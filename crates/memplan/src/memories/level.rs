@@ -33,7 +33,8 @@ const SEARCH_SHARE: f64 = 0.9;
 const RELAXATION_SHARE: f64 = 0.25;
 
 /// Under a time limit, each search's node limit is at most this many nodes per second of
-/// the limit (and at least [`MIN_NODES`]): a short limit is better spent on many cheap
+/// the limit (and at least [`MIN_NODES`]; a work limit counts as many seconds as it is
+/// multiples of [`crate::Budget::DEFAULT_WORK_LIMIT`]): a short limit is better spent on many cheap
 /// placements than on a few thorough ones. On A–K at 90% of the max load with a 2 s
 /// limit, 2,000 nodes per placement left the cost at 1.75 times the bound (geometric
 /// mean) where 20,000 left it at 2.34; at 30 s, 20,000 did better (BENCHMARKS.md §12).
@@ -42,7 +43,7 @@ const NODES_PER_SECOND: f64 = 1_000.0;
 const MIN_NODES: u64 = 200;
 
 /// `options` with the branch and bound's and the placements' node limits held to
-/// [`NODES_PER_SECOND`] times the call's time (unchanged without a time limit).
+/// [`NODES_PER_SECOND`] times the call's time (unchanged without a time or work limit).
 fn scaled_to_time(options: &MemoriesOptions, time: Option<std::time::Duration>) -> MemoriesOptions {
     let Some(time) = time else {
         return options.clone();

@@ -167,6 +167,16 @@ pub(crate) fn run(
         .filter(|m| m.capacity.is_some())
         .count()
         .max(1);
+    // The call's effort in seconds, for the node limits: its time limit, or its work
+    // limit at the default's rate (the default is calibrated to about a second).
+    let effort = call
+        .deadline()
+        .map(|d| d.saturating_duration_since(started))
+        .or_else(|| {
+            call.work_left().map(|w| {
+                std::time::Duration::from_secs_f64(w as f64 / Budget::DEFAULT_WORK_LIMIT as f64)
+            })
+        });
     let report =
         |outcome, lower_bound, infeasibility, failed_memory, levels, fallback| MemoriesReport {
             outcome,
@@ -208,11 +218,9 @@ pub(crate) fn run(
             .count()
             .max(1);
         let level_budget = call.share(Instant::now(), 1.0 / bounded_left as f64);
-        // The node limits follow the call's whole time limit, split evenly between the
+        // The node limits follow the call's whole effort, split evenly between the
         // bounded memories (with one, all of it: the two-memory planner's limits).
-        let level_time = call
-            .deadline()
-            .map(|d| d.saturating_duration_since(started) / bounded as u32);
+        let level_time = effort.map(|e| e / bounded as u32);
         let result = level::run(&level_model, &level_budget, level_time, options);
         if pos == 0 && !matches!(result.start, Start::Infeasible) {
             lower_bound = lower_bound.saturating_add(result.bound);
