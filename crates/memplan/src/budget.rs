@@ -120,6 +120,7 @@ pub(crate) mod work {
     pub(crate) const SETUP_BUFFERS_PER_UNIT: u64 = 16;
     /// Buffers per unit of one evaluation of the memories' lower bound (a cover at every
     /// time, with its rounding and chains: measured on D, half a unit per buffer).
+    #[cfg(feature = "memories")]
     pub(crate) const BOUND_BUFFERS_PER_UNIT: u64 = 2;
     /// Buffers swept by a cheap bound per unit.
     pub(crate) const SWEEP_BUFFERS_PER_UNIT: u64 = 64;
