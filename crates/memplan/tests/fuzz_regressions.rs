@@ -130,3 +130,22 @@ fn telamalloc_never_calls_a_fitting_plan_unknown() {
         Some(9_497_036_191_121_659),
     ));
 }
+
+/// Issue 37, found by `cargo fuzz run plan_auto` in its first seconds: on the empty input
+/// (an empty problem) at a work limit of 0, the first plan's pass charges its one unit,
+/// which the body's bound on the work (the limit plus one pass of n buffers) did not
+/// allow for. The body now allows the first pass and the cheap bounds, at least a unit
+/// each; this runs it on the empty input and on one-buffer problems.
+#[test]
+fn issue_37_a_work_limit_of_zero_on_tiny_problems() {
+    memplan::fuzzing::targets::plan_auto(&[]);
+    memplan::fuzzing::targets::plan_auto(&[0; 64]);
+    for n in [0usize, 1, 2] {
+        let buffers = (0..n).map(|i| Buffer::new(format!("b{i}"), 0, 2, 8)).collect();
+        let p = Problem::new(buffers).unwrap();
+        let request = Request::minimise().with_budget(Budget::new().with_work_limit(0));
+        let report = plan(&p, &request, &Options::default()).unwrap();
+        assert_report_consistent(&p, None, &report);
+        assert!(report.work <= 2 + n as u64 / 2, "{n} buffers: {}", report.work);
+    }
+}

@@ -333,7 +333,7 @@ pub fn plan_auto(data: &[u8]) {
     );
     // Under a work limit (a few units, or the default), the plan is checked and does
     // not depend on the thread count either, and the work stays within the limit but
-    // for the first plan's greedy pass.
+    // for the first plan's greedy pass and the cheap bounds.
     let units = u.int_in_range(0..=64).unwrap_or(3);
     for work in [units, Budget::DEFAULT_WORK_LIMIT] {
         let limited = Request {
@@ -352,11 +352,10 @@ pub fn plan_auto(data: &[u8]) {
             one.work, two.work,
             "work {work}: the work depends on the threads"
         );
-        assert!(
-            one.work <= work + p.len() as u64,
-            "work {work}: spent {}",
-            one.work
-        );
+        // Past the limit: the first plan's greedy pass (a quarter of a unit a buffer) and
+        // the cheap bounds' sweep, each at least a unit.
+        let slack = 2 + p.len() as u64 / 2;
+        assert!(one.work <= work + slack, "work {work}: spent {}", one.work);
         assert_ne!(one.stopped_by, Some(crate::Stop::Clock));
     }
     // Under a clock, the result only has to be consistent.
