@@ -141,11 +141,17 @@ fn issue_37_a_work_limit_of_zero_on_tiny_problems() {
     memplan::fuzzing::targets::plan_auto(&[]);
     memplan::fuzzing::targets::plan_auto(&[0; 64]);
     for n in [0usize, 1, 2] {
-        let buffers = (0..n).map(|i| Buffer::new(format!("b{i}"), 0, 2, 8)).collect();
+        let buffers = (0..n)
+            .map(|i| Buffer::new(format!("b{i}"), 0, 2, 8))
+            .collect();
         let p = Problem::new(buffers).unwrap();
         let request = Request::minimise().with_budget(Budget::new().with_work_limit(0));
         let report = plan(&p, &request, &Options::default()).unwrap();
         assert_report_consistent(&p, None, &report);
-        assert!(report.work <= 2 + n as u64 / 2, "{n} buffers: {}", report.work);
+        assert!(
+            report.work <= 2 + n as u64 / 2,
+            "{n} buffers: {}",
+            report.work
+        );
     }
 }

@@ -67,20 +67,7 @@ pub fn fuzz_memories(data: &[u8]) {
             .map(|_| u.int_in_range(0..=100u64).unwrap_or(1))
             .collect()
     });
-    let options = MemoriesOptions {
-        threads: 1,
-        seed: u.arbitrary().unwrap_or(0),
-        improve: u.arbitrary().unwrap_or(true),
-        improve_rounds: u.int_in_range(0..=4).unwrap_or(2),
-        exact: u.arbitrary().unwrap_or(true),
-        exact_node_limit: 2_000,
-        placement_node_limit: 2_000,
-        lagrangian: u.arbitrary().unwrap_or(true),
-        rounding_bound: u.arbitrary().unwrap_or(true),
-        chain_bound: u.arbitrary().unwrap_or(true),
-        holes_bound: u.arbitrary().unwrap_or(true),
-        ..MemoriesOptions::default()
-    };
+    let options = arbitrary_options(&mut u);
     let input = MemoriesInput {
         allowed: allowed.as_deref(),
         accesses: accesses.as_deref(),
@@ -138,6 +125,25 @@ pub fn fuzz_memories(data: &[u8]) {
 
 /// The one-pass fallback on the whole problem: when it places every buffer, its plan
 /// (with its figures) passes [`check_memories`].
+/// The planner's switches and seed from the fuzz bytes, one thread and small node limits:
+/// the options of every fuzz body of this family (two memories included).
+pub(crate) fn arbitrary_options(u: &mut Unstructured<'_>) -> MemoriesOptions {
+    MemoriesOptions {
+        threads: 1,
+        seed: u.arbitrary().unwrap_or(0),
+        improve: u.arbitrary().unwrap_or(true),
+        improve_rounds: u.int_in_range(0..=4).unwrap_or(2),
+        exact: u.arbitrary().unwrap_or(true),
+        exact_node_limit: 2_000,
+        placement_node_limit: 2_000,
+        lagrangian: u.arbitrary().unwrap_or(true),
+        rounding_bound: u.arbitrary().unwrap_or(true),
+        chain_bound: u.arbitrary().unwrap_or(true),
+        holes_bound: u.arbitrary().unwrap_or(true),
+        ..MemoriesOptions::default()
+    }
+}
+
 fn assert_fallback_is_valid(problem: &Problem, memories: &[Memory], input: &MemoriesInput<'_>) {
     let sets = super::allowed_of(problem, memories, input).expect("valid");
     let order: Vec<MemoryIdx> = (0..memories.len() as u32).map(MemoryIdx).collect();

@@ -82,7 +82,7 @@ mod cover;
 mod exact;
 mod fill;
 #[cfg(feature = "fuzzing")]
-mod fuzz;
+pub(crate) mod fuzz;
 mod heuristic;
 mod improve;
 mod level;

@@ -44,20 +44,7 @@ pub fn fuzz_spill(data: &[u8]) {
             })
             .collect()
     });
-    let options = SpillOptions {
-        threads: 1,
-        seed: u.arbitrary().unwrap_or(0),
-        improve: u.arbitrary().unwrap_or(true),
-        improve_rounds: u.int_in_range(0..=4).unwrap_or(2),
-        exact: u.arbitrary().unwrap_or(true),
-        exact_node_limit: 2_000,
-        placement_node_limit: 2_000,
-        lagrangian: u.arbitrary().unwrap_or(true),
-        rounding_bound: u.arbitrary().unwrap_or(true),
-        chain_bound: u.arbitrary().unwrap_or(true),
-        holes_bound: u.arbitrary().unwrap_or(true),
-        ..SpillOptions::default()
-    };
+    let options: SpillOptions = crate::memories::fuzz::arbitrary_options(&mut u);
     let input = SpillInput {
         costs: costs.as_deref(),
         memory: memory.as_deref(),
