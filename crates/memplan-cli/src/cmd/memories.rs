@@ -224,25 +224,7 @@ fn write_plan(
     w.write_all(&head.as_bytes()[..head.len() - 1])?;
     w.write_all(b",\n  \"buffers\": [")?;
     for (i, b) in problem.buffers().iter().enumerate() {
-        let mut o = serde_json::Map::new();
-        o.insert("id".into(), json!(b.id));
-        o.insert("start".into(), json!(b.lifetime.start.get()));
-        o.insert("end".into(), json!(b.lifetime.end.get()));
-        o.insert("size".into(), json!(b.size.get()));
-        if b.alignment.get() != 1 {
-            o.insert("alignment".into(), json!(b.alignment.get()));
-        }
-        if let Some(f) = b.fixed_offset {
-            o.insert("fixed_offset".into(), json!(f.get()));
-        }
-        if !b.gaps.is_empty() {
-            let gaps: Vec<(u64, u64)> = b
-                .gaps
-                .iter()
-                .map(|g| (g.start.get(), g.end.get()))
-                .collect();
-            o.insert("gaps".into(), json!(gaps));
-        }
+        let mut o = formats::buffer_json(b);
         if let Some(a) = &data.allowed {
             let set = memplan::memories::memory_set_names(&data.memories, a[i]);
             o.insert("memories".into(), json!(set.split('|').collect::<Vec<_>>()));

@@ -146,3 +146,30 @@ pub fn load_problem(
         capacity,
     })
 }
+
+/// A buffer's fields as a JSON object, as the problem format writes them (alignment 1, no
+/// fixed offset and no gaps left out), for the writers that add their own per-buffer
+/// fields (`plan --spill`, `plan --memories`).
+pub fn buffer_json(b: &memplan::Buffer) -> serde_json::Map<String, serde_json::Value> {
+    use serde_json::json;
+    let mut o = serde_json::Map::new();
+    o.insert("id".into(), json!(b.id));
+    o.insert("start".into(), json!(b.lifetime.start.get()));
+    o.insert("end".into(), json!(b.lifetime.end.get()));
+    o.insert("size".into(), json!(b.size.get()));
+    if b.alignment.get() != 1 {
+        o.insert("alignment".into(), json!(b.alignment.get()));
+    }
+    if let Some(f) = b.fixed_offset {
+        o.insert("fixed_offset".into(), json!(f.get()));
+    }
+    if !b.gaps.is_empty() {
+        let gaps: Vec<(u64, u64)> = b
+            .gaps
+            .iter()
+            .map(|g| (g.start.get(), g.end.get()))
+            .collect();
+        o.insert("gaps".into(), json!(gaps));
+    }
+    o
+}

@@ -236,6 +236,12 @@ fn assert_pinned_do_not_fit(
         })
         .collect();
     let sub = Problem::new(pinned).expect("valid");
+    assert_exact_infeasible(&sub, capacity, &format!("the buffers pinned to {name}"));
+}
+
+/// The exact search, without limits, proves that `sub` does not fit under `capacity`:
+/// how the fuzz bodies of this family (two memories included) confirm an `Infeasible`.
+pub(crate) fn assert_exact_infeasible(sub: &Problem, capacity: Size, what: &str) {
     let options = Options {
         planner: Planner::Exact,
         threads: 1,
@@ -244,10 +250,10 @@ fn assert_pinned_do_not_fit(
     };
     let request = crate::Request::fit(capacity)
         .with_budget(crate::Budget::unlimited().with_finish_first_plan(false));
-    let report = crate::plan(&sub, &request, &options).expect("plans");
+    let report = crate::plan(sub, &request, &options).expect("plans");
     assert_eq!(
         report.outcome,
         Outcome::Infeasible,
-        "Infeasible, but the buffers pinned to {name} fit"
+        "Infeasible, but {what} fit"
     );
 }

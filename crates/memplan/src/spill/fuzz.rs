@@ -6,7 +6,6 @@ use arbitrary::Unstructured;
 
 use crate::analysis::max_load;
 use crate::fuzzing::{arbitrary_problem, FuzzKnobs};
-use crate::options::{Options, Planner};
 use crate::outcome::Outcome;
 use crate::types::{BufferIdx, Problem, Size};
 
@@ -90,18 +89,5 @@ fn assert_forced_fast_do_not_fit(problem: &Problem, capacity: Size, memory: &Opt
         .collect();
     let sub = Problem::new(forced.iter().map(|&i| problem.buffer(i).clone()).collect())
         .expect("a subset of a valid problem is valid");
-    let options = Options {
-        planner: Planner::Exact,
-        threads: 1,
-        verify: true,
-        ..Options::default()
-    };
-    let request = crate::Request::fit(capacity)
-        .with_budget(crate::Budget::unlimited().with_finish_first_plan(false));
-    let report = crate::plan(&sub, &request, &options).expect("plans");
-    assert_eq!(
-        report.outcome,
-        Outcome::Infeasible,
-        "Infeasible, but the forced-fast buffers fit"
-    );
+    crate::memories::fuzz::assert_exact_infeasible(&sub, capacity, "the forced-fast buffers");
 }
