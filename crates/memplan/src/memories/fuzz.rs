@@ -145,7 +145,12 @@ pub(crate) fn arbitrary_options(u: &mut Unstructured<'_>) -> MemoriesOptions {
 }
 
 fn assert_fallback_is_valid(problem: &Problem, memories: &[Memory], input: &MemoriesInput<'_>) {
-    let sets = super::allowed_of(problem, memories, input).expect("valid");
+    // What the planner plans with: the allowed sets less the memories too small.
+    let sets = super::sweep::narrowed(
+        problem,
+        memories,
+        super::allowed_of(problem, memories, input).expect("valid"),
+    );
     let order: Vec<MemoryIdx> = (0..memories.len() as u32).map(MemoryIdx).collect();
     let capacities: Vec<Option<Size>> = memories.iter().map(|m| m.capacity).collect();
     let alignment = |i: crate::types::BufferIdx, m: MemoryIdx| {
@@ -208,7 +213,8 @@ fn assert_filled_plan_is_valid(
     }
 }
 
-/// The buffers that can only live in memory `name` (aligned for it too), planned alone
+/// The buffers that can only live in memory `name` (by their allowed sets, or being
+/// larger than every other memory they may use; aligned for it too), planned alone
 /// by memplan's exact search without limits, do not fit under its capacity.
 fn assert_pinned_do_not_fit(
     problem: &Problem,
@@ -216,7 +222,12 @@ fn assert_pinned_do_not_fit(
     input: &MemoriesInput<'_>,
     name: &str,
 ) {
-    let sets = super::allowed_of(problem, memories, input).expect("valid");
+    // What the planner plans with: the allowed sets less the memories too small.
+    let sets = super::sweep::narrowed(
+        problem,
+        memories,
+        super::allowed_of(problem, memories, input).expect("valid"),
+    );
     let m = memories.iter().position(|m| m.name == name).expect("named");
     let memory = &memories[m];
     let capacity = memory.capacity.expect("a bounded memory");

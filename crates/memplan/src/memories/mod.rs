@@ -32,8 +32,12 @@
 //!
 //! # How: one level at a time
 //!
-//! The memories are taken in order (list order, or by increasing cost when costs are
-//! given). Each bounded memory is one *level*: the buffers still unplaced that may use
+//! First, each buffer's allowed set loses the bounded memories it is larger than (no
+//! plan puts it there; unless that leaves nothing, or it has a fixed offset). Without
+//! this, a fractional cover counts part of a too-large buffer as held, which on
+//! ExecuTorch's models left the bound's ceiling on the first memory's traffic up to twice
+//! what any plan reaches. The memories are taken in order (list order, or by increasing
+//! cost when costs are given). Each bounded memory is one *level*: the buffers still unplaced that may use
 //! it either stay (and are placed under its capacity) or leave for the memories after
 //! it, at a cost per buffer of `traffic` (lexicographic) or `traffic × (the cheapest
 //! later allowed cost − this memory's cost)`. A buffer with no later memory must stay.
@@ -69,8 +73,8 @@
 //! hold the buffers the earlier ones left to it, a one-pass fallback (`fill.rs`: largest
 //! buffer first, into the first memory in order where it fits) gives the plan
 //! ([`MemoriesReport::fallback`]); when that fails too, the result is `Unknown` (no
-//! plan). Only when the buffers that had to stay in a memory are all pinned to it is a
-//! failure `Infeasible`, with the [`Infeasibility`] saying where.
+//! plan). Only when the buffers that had to stay in a memory can go nowhere else (pinned
+//! to it, or larger than their other memories) is a failure `Infeasible`, with the [`Infeasibility`] saying where.
 //!
 //! The library prints nothing and starts no global thread pool. Without a time limit the
 //! result depends only on the input and the options (the seed included), whatever the
@@ -219,7 +223,8 @@ pub struct LevelReport {
     pub stats: LevelStats,
 }
 
-/// Why no plan exists: the buffers pinned to one memory do not fit in it.
+/// Why no plan exists: the buffers that can only go in one memory (pinned to it, or
+/// larger than every other memory they may use) do not fit in it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Infeasibility {
     /// The memory's name.
@@ -253,14 +258,14 @@ impl std::fmt::Display for Infeasibility {
         match self.time {
             Some(t) => write!(
                 f,
-                "at time {t}, the buffers pinned to memory '{}' ({list}) need {} bytes, its capacity is {}",
+                "at time {t}, the buffers that can only go in memory '{}' ({list}) need {} bytes, its capacity is {}",
                 Escaped(&self.memory),
                 self.need,
                 self.capacity
             ),
             None => write!(
                 f,
-                "the buffers pinned to memory '{}' ({list}) have no placement under its capacity {} (proven by exact search)",
+                "the buffers that can only go in memory '{}' ({list}) have no placement under its capacity {} (proven by exact search)",
                 Escaped(&self.memory),
                 self.capacity
             ),

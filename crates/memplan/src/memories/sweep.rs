@@ -59,7 +59,7 @@ impl<'a> Model<'a> {
     ) -> Result<Model<'a>, MemoriesError> {
         validate_memories(memories)?;
         let traffic = traffic_of(problem, input)?;
-        let allowed = allowed_of(problem, memories, input)?;
+        let allowed = narrowed(problem, memories, allowed_of(problem, memories, input)?);
         let priced = memories.iter().all(|m| m.cost.is_some());
         let unit_cost: Vec<u64> = memories
             .iter()
@@ -102,6 +102,31 @@ impl<'a> Model<'a> {
             .min()
             .unwrap_or(u64::MAX)
     }
+}
+
+/// Each buffer's allowed set without the bounded memories it is larger than: no plan
+/// puts it there, and deciding that up front keeps the bounds from counting part of it
+/// as held (a fractional cover would) and leaves it out of those memories' levels, whose
+/// time components it would otherwise join. A set left empty, and the set of a buffer
+/// with a fixed offset, are kept as given: the levels then report the failure.
+pub(crate) fn narrowed(
+    problem: &Problem,
+    memories: &[Memory],
+    allowed: Vec<MemorySet>,
+) -> Vec<MemorySet> {
+    allowed
+        .into_iter()
+        .zip(problem.buffers())
+        .map(|(set, b)| {
+            let fits = |m: &MemoryIdx| memories[m.index()].capacity.is_none_or(|c| b.size <= c);
+            let room = MemorySet::of(set.iter().filter(fits));
+            if room.is_empty() || b.fixed_offset.is_some() {
+                set
+            } else {
+                room
+            }
+        })
+        .collect()
 }
 
 /// The buffers of `members`, aligned for `memory` too (the lcm of the two alignments).
