@@ -3,9 +3,11 @@
 # challenging suite A-K, at 80, 90 and 95% of 1,048,576 (BENCHMARKS.md §12):
 #
 #   [ROUNDS=2] [TIME_LIMIT=2] scripts/spill-gaps.sh OLD_BINARY NEW_BINARY
+#   WORK_LIMIT=80000 [ROUNDS=1] scripts/spill-gaps.sh OLD_BINARY NEW_BINARY
 #
 # Per instance and capacity the two builds alternate, ROUNDS rounds, each run
-# `plan FILE --capacity C --spill --time-limit TIME_LIMIT --summary-json`. Prints, per
+# `plan FILE --capacity C --spill --time-limit TIME_LIMIT --summary-json` (with WORK_LIMIT,
+# `--work-limit WORK_LIMIT` instead: deterministic, so one round is enough). Prints, per
 # capacity, each instance's gap for the median cost of each build against the higher
 # bound of all its runs ("old -> new"), and the geometric mean of cost / bound (without
 # instances whose bound is 0). State the load average with the figures.
@@ -16,7 +18,10 @@ if [ $# -ne 2 ]; then
     exit 2
 fi
 rounds=${ROUNDS:-2}
-limit=${TIME_LIMIT:-2}
+limit=(--time-limit "${TIME_LIMIT:-2}")
+if [ -n "${WORK_LIMIT:-}" ]; then
+    limit=(--work-limit "$WORK_LIMIT")
+fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 for cap in 838861 943718 996147; do
@@ -26,7 +31,7 @@ for cap in 838861 943718 996147; do
                 bin=$1
                 [ "$side" = new ] && bin=$2
                 "$bin" plan "benchmarks/minimalloc-challenging/$f.1048576.csv" --capacity "$cap" \
-                    --spill --time-limit "$limit" --summary-json -o /dev/null 2>&1 | tail -1 |
+                    --spill "${limit[@]}" --summary-json -o /dev/null 2>&1 | tail -1 |
                     python3 -c 'import json, sys
 d = json.load(sys.stdin)
 print(sys.argv[1], sys.argv[2], sys.argv[3], d["cost"], d["lower_bound"])' "$cap" "$f" "$side" >>"$out"

@@ -1,7 +1,7 @@
 """The banked-memory table of BENCHMARKS.md: ExecuTorch's ``banked_memory_planning_pass``
 against memplan's, side by side, on real models with random weights.
 
-    python crates/memplan-py/scripts/banked_table.py [--quick] [MODEL ...]
+    python crates/memplan-py/scripts/banked_table.py [--dump DIR] [MODEL ...]
 
 Needs `pip install "./crates/memplan-py[executorch]"`. For each model and each
 ``TargetMemoryMap`` below, the model goes through torch.export -> to_edge ->
@@ -9,7 +9,10 @@ to_executorch twice (ExecuTorch's banked pass, then memplan's with ExecuTorch's 
 on). Every program that plans runs on ExecuTorch's runtime and is compared with eager
 PyTorch. Per bank it reports the traffic (bytes times accesses: one write plus one read
 per user in the graph, the same count for both planners), the tensor bytes and the arena
-sizes; the planning time (the algorithm's calls, summed over the graphs). Then, for a map
+sizes; the planning time (the algorithm's calls, summed over the graphs); and the most
+traffic any plan can keep in the first bank (a 0/1 programme over the problem memplan's
+pass solves, with scipy's MILP solver; exact when memplan places its choice, else an
+upper bound marked "≤"). Then, for a map
 whose middle bank is bounded, the smallest middle bank at which each planner still
 finds a plan (bisection over the middle bank's size, on the planners alone, with the
 specs of the lowered graph). Prints markdown tables and the summary figures.
@@ -17,6 +20,7 @@ specs of the lowered graph). Prints markdown tables and the summary figures.
 
 import argparse
 import copy
+import json
 import math
 import sys
 import time
@@ -124,6 +128,25 @@ class Recorder:
         return result
 
 
+class Solved:
+    """Records the problems memplan's pass hands to ``memplan.plan`` (its first call per
+    graph: the plan by traffic), as ``(problem, keyword arguments)``."""
+
+    def __init__(self):
+        self.calls = []
+        self.plan = memplan.plan
+
+    def __enter__(self):
+        def spy(problem, **kwargs):
+            self.calls.append((problem, kwargs))
+            return self.plan(problem, **kwargs)
+        memplan.plan = spy
+        return self
+
+    def __exit__(self, *exc):
+        memplan.plan = self.plan
+
+
 def lower(edge, target, ours, time_limit):
     if ours:
         pass_ = memplan.executorch.banked_memory_planning_pass(
@@ -133,10 +156,80 @@ def lower(edge, target, ours, time_limit):
     suite = pass_.memory_planning_algo
     recorder = Recorder(suite.algo_list[0])
     pass_.memory_planning_algo = MemoryPlanningAlgorithmSuite(algo_list=[recorder])
-    program = copy.deepcopy(edge).to_executorch(ExecutorchBackendConfig(memory_planning_pass=pass_))
+    with Solved() as solved:
+        program = copy.deepcopy(edge).to_executorch(
+            ExecutorchBackendConfig(memory_planning_pass=pass_))
+    recorder.solved = solved.calls[:1]
     # memplan's pass: which candidate each graph kept (its own plan, or ExecuTorch's banks).
     recorder.kept = [r.arenas[0].planner for r in pass_.reports] if ours else []
     return program, recorder
+
+
+def most_first_bank_traffic(problem, kwargs):
+    """The most traffic any plan can keep in the first memory of the problem memplan's
+    pass solved, as ``(traffic, exact)``: the 0/1 programme "keep the most traffic with
+    at most the capacity live at every time" (scipy's MILP solver, HiGHS), an upper bound
+    on every plan's; ``exact`` when memplan then places the chosen buffers under the
+    capacity, which makes the bound the optimum. ``None`` without scipy, or when the
+    solver stops early."""
+    try:
+        import numpy as np
+        from scipy.optimize import Bounds, LinearConstraint, milp
+        from scipy.sparse import lil_matrix
+    except ImportError:
+        return None
+    first = kwargs["memories"][0]
+    capacity = first.capacity
+    buffers = problem.buffers
+    allowed = kwargs["allowed"]
+    accesses = kwargs["accesses"]
+    free = [i for i, b in enumerate(buffers) if b["size"] <= capacity
+            and (allowed[i] is None or first.name in allowed[i])]
+    if not free:
+        return 0, True
+    starts = sorted({buffers[i]["start"] for i in free})
+    at = {t: k for k, t in enumerate(starts)}
+    load = lil_matrix((len(starts), len(free)))
+    for k, i in enumerate(free):
+        b = buffers[i]
+        for t in starts[at[b["start"]]:]:
+            if t >= b["end"]:
+                break
+            load[at[t], k] = b["size"]
+    traffic = np.array([buffers[i]["size"] * accesses[i] for i in free], dtype=float)
+    pinned = np.array([1.0 if allowed[i] == [first.name] else 0.0 for i in free])
+    result = milp(-traffic, constraints=LinearConstraint(load.tocsr(), -np.inf, capacity),
+                  integrality=np.ones(len(free)), bounds=Bounds(pinned, 1),
+                  options={"time_limit": 120})
+    if result.status != 0:
+        return None
+    chosen = [free[k] for k in range(len(free)) if result.x[k] > 0.5]
+    kept = memplan.Problem([(str(i), buffers[i]["start"], buffers[i]["end"], buffers[i]["size"],
+                             max(buffers[i]["alignment"], first.alignment)) for i in chosen])
+    try:
+        memplan.plan(kept.with_capacity(capacity), work_limit=10 * memplan.DEFAULT_WORK_LIMIT)
+        exact = True
+    except memplan.MemplanError:
+        exact = False
+    return int(round(-result.fun)), exact
+
+
+def dump(directory, name, solved):
+    """The buffers of the problem memplan's pass solved (sizes rounded for the banks,
+    accesses, pins), as a memplan JSON problem without its memories (give them with
+    ``--memories``): ``DIRECTORY/NAME.json``."""
+    problem, kwargs = solved
+    buffers = problem.buffers
+    out = []
+    for b, allow, acc in zip(buffers, kwargs["allowed"], kwargs["accesses"]):
+        row = {"id": b["id"], "start": b["start"], "end": b["end"], "size": b["size"],
+               "alignment": b["alignment"], "accesses": acc}
+        if allow is not None:
+            row["memories"] = list(allow)
+        out.append(row)
+    Path(directory).mkdir(parents=True, exist_ok=True)
+    text = json.dumps({"buffers": out}, indent=None, separators=(",", ":"))
+    (Path(directory) / f"{name}.json").write_text(text.replace('},{', '},\n{') + "\n")
 
 
 def run_error(program, inputs, expected):
@@ -195,7 +288,7 @@ def mb(n):
     return f"{n / MB:.2f}"
 
 
-def measure(name, targets, time_limit, search):
+def measure(name, targets, time_limit, search, dump_dir=None):
     torch.manual_seed(0)
     model = MODELS[name]().eval()
     if isinstance(model, DecoderStep):
@@ -225,6 +318,10 @@ def measure(name, targets, time_limit, search):
                 "greedys_banks": any("ExecuTorch" in k for k in rec.kept),
                 "error": run_error(program, inputs, expected),
             }
+            if ours and rec.solved:
+                row[key]["most"] = most_first_bank_traffic(*rec.solved[0])
+                if dump_dir and map_name == next(iter(targets)):
+                    dump(dump_dir, name, rec.solved[0])
             for m, bank in zip(target.mem_ids(), target.banks):
                 assert row[key]["arenas"][target.mem_ids().index(m)] <= bank.size
             last_recorders = (last_recorders or {}) | {key: rec}
@@ -246,22 +343,27 @@ def measure(name, targets, time_limit, search):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*", default=list(MODELS))
-    parser.add_argument("--time-limit", type=float, default=1.0)
+    parser.add_argument("--time-limit", type=float, default=None,
+                        help="a wall-clock limit for memplan (default: its work limit)")
     parser.add_argument("--no-search", action="store_true", help="skip the middle-bank search")
     parser.add_argument("--search-only", action="store_true",
                         help="only the middle-bank search (lowers with the last map only)")
+    parser.add_argument("--dump", metavar="DIR",
+                        help="write each model's problem (as memplan's pass solves it for the "
+                        "first map) to DIR/MODEL.json")
     args = parser.parse_args()
     targets = maps()
     if args.search_only:
         targets = dict(list(targets.items())[-1:])
     print("| model | map | ExecuTorch traffic per bank (MB) | memplan traffic per bank (MB) "
-          "| first bank | ExecuTorch bytes / arenas (MB) | memplan bytes / arenas (MB) "
+          "| first bank | most any plan keeps in the first bank (MB) "
+          "| ExecuTorch bytes / arenas (MB) | memplan bytes / arenas (MB) "
           "| time ET / memplan (ms) | error |")
-    print("|---|---|---|---|---:|---|---|---|---:|")
-    ratios, worse, failures, middles, greedys = [], [], [], [], []
+    print("|---|---|---|---|---:|---:|---|---|---|---:|")
+    ratios, worse, failures, middles, greedys, most = [], [], [], [], [], []
     for name in args.models:
         try:
-            rows, middle = measure(name, targets, args.time_limit, not args.no_search)
+            rows, middle = measure(name, targets, args.time_limit, not args.no_search, args.dump)
         except Exception as e:  # report and go on
             failures.append((name, f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"))
             traceback.print_exc(file=sys.stderr)
@@ -272,7 +374,7 @@ def main():
                 failures.append((f"{name} {row['map']}", "memplan: " + mp["failed"]))
             if "failed" in et or "failed" in mp:
                 print(f"| {name} | {row['map']} | {et.get('failed', '')} | {mp.get('failed', '')} "
-                      "| | | | | |")
+                      "| | | | | | |")
                 continue
             ratio = mp["traffic"][0] / et["traffic"][0] if et["traffic"][0] else float("inf")
             ratios.append(ratio)
@@ -280,10 +382,14 @@ def main():
                 worse.append(f"{name} {row['map']}")
             if mp["greedys_banks"]:
                 greedys.append(f"{name} {row['map']}")
+            best = mp.get("most")
+            if best is not None and et["traffic"][0]:
+                most.append((best[0] / et["traffic"][0], mp["traffic"][0] / best[0] if best[0] else 1.0))
+            shown = "n/a" if best is None else f"{'' if best[1] else '≤ '}{mb(best[0])}"
             print(
                 f"| {name} | {row['map']} | {' / '.join(map(mb, et['traffic']))} "
                 f"| {' / '.join(map(mb, mp['traffic']))} | {ratio:.3f}x"
-                f"{'¹' if mp['greedys_banks'] else ''} "
+                f"{'¹' if mp['greedys_banks'] else ''} | {shown} "
                 f"| {' / '.join(map(mb, et['bytes']))}; {' / '.join(map(mb, et['arenas']))} "
                 f"| {' / '.join(map(mb, mp['bytes']))}; {' / '.join(map(mb, mp['arenas']))} "
                 f"| {et['seconds'] * 1000:.0f} / {mp['seconds'] * 1000:.0f} "
@@ -297,6 +403,12 @@ def main():
         gmean = math.exp(sum(math.log(r) for r in finite) / len(finite))
         print(f"\nfirst-bank traffic, memplan / ExecuTorch: geometric mean {gmean:.3f}x over "
               f"{len(finite)} model-map pairs, min {min(finite):.3f}x, max {max(finite):.3f}x")
+    if most:
+        def gm(xs):
+            return math.exp(sum(math.log(x) for x in xs) / len(xs))
+        print(f"the most any plan keeps in the first bank / ExecuTorch's: geometric mean "
+              f"{gm([a for a, _ in most]):.4f}x over {len(most)}; memplan's / that most: "
+              f"geometric mean {gm([b for _, b in most]):.4f}, min {min(b for _, b in most):.4f}")
     print(f"memplan serves less first-bank traffic than ExecuTorch on: {worse or 'none'}")
     print(f"¹ memplan's pass kept ExecuTorch's banks (re-planned) on {len(greedys)} of "
           f"{len(ratios)} model-map pairs: {greedys or 'none'}")

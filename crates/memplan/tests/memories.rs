@@ -328,7 +328,7 @@ fn every_combination_of_switches_gives_valid_plans_that_agree_with_the_bounds() 
         let inst = random_instance(&mut src, 7, 3);
         let mut costs = Vec::new();
         let mut bounds = Vec::new();
-        for mask in 0..64u32 {
+        for mask in 0..256u32 {
             let options = MemoriesOptions {
                 lagrangian: mask & 1 != 0,
                 improve: mask & 2 != 0,
@@ -336,6 +336,8 @@ fn every_combination_of_switches_gives_valid_plans_that_agree_with_the_bounds() 
                 rounding_bound: mask & 8 != 0,
                 chain_bound: mask & 16 != 0,
                 holes_bound: mask & 32 != 0,
+                size_presolve: mask & 64 != 0,
+                greedy_starts: mask & 128 != 0,
                 ..MemoriesOptions::default()
             };
             let Ok(report) = inst.run(&options) else {

@@ -33,6 +33,12 @@ pub struct SpillTuning {
     /// Ablation: no Lagrangian relaxation (its bound and its cover).
     #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
     pub spill_no_lagrangian: bool,
+    /// Ablation: keep a buffer's allowed memories even where it is larger than one.
+    #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
+    pub spill_no_presolve: bool,
+    /// Ablation: no first-fit insertion starts after the heuristic.
+    #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
+    pub spill_no_greedy_starts: bool,
     /// Ablation: no integer rounding of the fractional cover bound.
     #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
     pub spill_no_rounding: bool,
@@ -63,6 +69,8 @@ impl SpillTuning {
             improve: !self.spill_no_improve,
             exact: !self.spill_no_exact,
             lagrangian: !self.spill_no_lagrangian,
+            size_presolve: !self.spill_no_presolve,
+            greedy_starts: !self.spill_no_greedy_starts,
             baseline: self.spill_baseline.map(|b| match b {
                 Baseline::LargestFirst => SpillBaseline::LargestFirst,
                 Baseline::CostPerByte => SpillBaseline::CostPerByte,

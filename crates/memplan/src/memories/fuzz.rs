@@ -137,6 +137,8 @@ pub(crate) fn arbitrary_options(u: &mut Unstructured<'_>) -> MemoriesOptions {
         exact_node_limit: 2_000,
         placement_node_limit: 2_000,
         lagrangian: u.arbitrary().unwrap_or(true),
+        size_presolve: u.arbitrary().unwrap_or(true),
+        greedy_starts: u.arbitrary().unwrap_or(true),
         rounding_bound: u.arbitrary().unwrap_or(true),
         chain_bound: u.arbitrary().unwrap_or(true),
         holes_bound: u.arbitrary().unwrap_or(true),

@@ -13,10 +13,10 @@
 //! Every move is deterministic given the seed; the time limit only cuts rounds short.
 
 use crate::budget::Budget;
-use crate::types::Offset;
+use crate::types::{BufferIdx, Offset};
 
 use super::load::LoadTree;
-use super::model::{LevelModel, Solution};
+use super::model::{Decision, LevelModel, Solution};
 use super::place::{
     cheapest_window, free_window, repair, Effort, LifetimeIndex, Placement, Placer,
 };
@@ -32,10 +32,26 @@ pub(crate) fn insert_pass(
     sol: &mut Solution,
     budget: &Budget,
 ) -> bool {
+    let order = model.spilled_by_cost(&sol.spilled);
+    insert_in_order(model, index, sol, &order, budget)
+}
+
+/// *Insert* for the spilled free buffers of `order`, in that order, each at the lowest
+/// free address (first fit). True when one moved.
+pub(crate) fn insert_in_order(
+    model: &LevelModel<'_>,
+    index: &LifetimeIndex,
+    sol: &mut Solution,
+    order: &[BufferIdx],
+    budget: &Budget,
+) -> bool {
     let mut moved = false;
     // The load filter: a buffer that would overload some time fits in no window.
     let mut load = LoadTree::new(model, &sol.spilled);
-    for x in model.spilled_by_cost(&sol.spilled) {
+    for &x in order {
+        if !sol.spilled[x] || model.base[x] != Decision::Free {
+            continue;
+        }
         if budget.exhausted() {
             break;
         }

@@ -138,6 +138,13 @@ pub struct MemoriesOptions {
     /// request budget's node limit, and under a time limit at most 1,000 per second of
     /// the level's time (a short limit is better spent on many cheap placements).
     pub placement_node_limit: u64,
+    /// Before the levels, take from each buffer's allowed set the bounded memories it
+    /// is larger than (see the module docs): stronger bounds, smaller levels.
+    pub size_presolve: bool,
+    /// After the heuristic, starts built by first-fit insertion in three orders (largest
+    /// first, most traffic first, most traffic per room; see `level.rs`), each followed
+    /// by the local search; the cheapest is kept.
+    pub greedy_starts: bool,
     /// The Lagrangian relaxation of the covering problem (see `cover.rs`): a bound as
     /// strong as the linear programme's, and a cheap cover placed beside the heuristic's.
     pub lagrangian: bool,
@@ -167,6 +174,8 @@ impl Default for MemoriesOptions {
             exact_max_buffers: 400,
             exact_node_limit: 20_000,
             placement_node_limit: 20_000,
+            size_presolve: true,
+            greedy_starts: true,
             lagrangian: true,
             rounding_bound: true,
             chain_bound: true,
