@@ -20,7 +20,6 @@ specs of the lowered graph). Prints markdown tables and the summary figures.
 
 import argparse
 import copy
-import json
 import math
 import sys
 import time
@@ -216,20 +215,15 @@ def most_first_bank_traffic(problem, kwargs):
 
 def dump(directory, name, solved):
     """The buffers of the problem memplan's pass solved (sizes rounded for the banks,
-    accesses, pins), as a memplan JSON problem without its memories (give them with
-    ``--memories``): ``DIRECTORY/NAME.json``."""
+    accesses, pins), as a memplan CSV problem (give the memories with ``--memories``):
+    ``DIRECTORY/NAME.csv``."""
     problem, kwargs = solved
-    buffers = problem.buffers
-    out = []
-    for b, allow, acc in zip(buffers, kwargs["allowed"], kwargs["accesses"]):
-        row = {"id": b["id"], "start": b["start"], "end": b["end"], "size": b["size"],
-               "alignment": b["alignment"], "accesses": acc}
-        if allow is not None:
-            row["memories"] = list(allow)
-        out.append(row)
+    lines = ["id,lower,upper,size,alignment,accesses,memories"]
+    for b, allow, acc in zip(problem.buffers, kwargs["allowed"], kwargs["accesses"]):
+        pins = "|".join(allow) if allow is not None else ""
+        lines.append(f"{b['id']},{b['start']},{b['end']},{b['size']},{b['alignment']},{acc},{pins}")
     Path(directory).mkdir(parents=True, exist_ok=True)
-    text = json.dumps({"buffers": out}, indent=None, separators=(",", ":"))
-    (Path(directory) / f"{name}.json").write_text(text.replace('},{', '},\n{') + "\n")
+    (Path(directory) / f"{name}.csv").write_text("\n".join(lines) + "\n")
 
 
 def run_error(program, inputs, expected):
@@ -350,7 +344,7 @@ def main():
                         help="only the middle-bank search (lowers with the last map only)")
     parser.add_argument("--dump", metavar="DIR",
                         help="write each model's problem (as memplan's pass solves it for the "
-                        "first map) to DIR/MODEL.json")
+                        "first map) to DIR/MODEL.csv")
     args = parser.parse_args()
     targets = maps()
     if args.search_only:
