@@ -163,8 +163,11 @@ pub(crate) fn run(
     result(Start::Found(sol), bound, stats)
 }
 
-/// The orders of [`greedy_starts`]: a buffer's key, the lowest first (ties: index).
-const GREEDY_ORDERS: [fn(&LevelModel<'_>, BufferIdx) -> (u64, BufferIdx); 3] = [
+/// A buffer's key in an order of [`greedy_starts`]: the lowest first (ties: index).
+type OrderKey = fn(&LevelModel<'_>, BufferIdx) -> (u64, BufferIdx);
+
+/// The orders of [`greedy_starts`].
+const GREEDY_ORDERS: [OrderKey; 3] = [
     // Largest first, as ExecuTorch's banked greedy pass places buffers.
     |m, i| (u64::MAX - m.problem.buffer(i).size.get(), i),
     // The most traffic first.

@@ -179,15 +179,10 @@ pub(crate) fn run(
         .budget
         .start(started, std::time::Duration::ZERO)
         .with_finish_first_plan(false);
-    let n = problem.len();
-    let mut memory: Vec<Option<MemoryIdx>> = vec![None; n];
-    let mut offsets = vec![Offset::ZERO; n];
-    let mut levels = Vec::new();
     // The lower bound: every buffer's cheapest allowed cost, plus the first level's.
-    let base: u64 = (0..n)
+    let lower_bound: u64 = (0..problem.len())
         .map(|i| model.traffic[i] * model.cheapest(model.allowed[i]))
         .sum();
-    let mut lower_bound = base;
     let pooled = if options.baseline.is_none() {
         pooled_bound(&model, options)
     } else {
@@ -215,95 +210,23 @@ pub(crate) fn run(
             work: call.work_spent(),
             stopped_by: call.stop(),
         };
-    let mut failed = None;
-    for (pos, &m) in model.order.iter().enumerate() {
-        let later = MemorySet::of(model.order[pos + 1..].iter().copied());
-        let members: Vec<BufferIdx> = problem
-            .indices()
-            .filter(|&i| memory[i].is_none() && model.allowed[i].contains(m))
-            .collect();
-        if members.is_empty() {
-            continue;
+    let swept = sweep_levels(&model, &call, effort, options)?;
+    let lower_bound = lower_bound.saturating_add(swept.first_bound);
+    let (mut memory, mut offsets, levels) = (swept.memory, swept.offsets, swept.levels);
+    let failed = match swept.stop {
+        Some((m, Some(why))) => {
+            return Ok(report(
+                Outcome::Infeasible,
+                lower_bound,
+                Some(why),
+                Some(m),
+                levels,
+                false,
+            ))
         }
-        let mem = &memories[m.index()];
-        let sub = level_problem(problem, &members, mem)?;
-        let Some(capacity) = mem.capacity else {
-            let placed = plan_unbounded(&sub, options, &call)?;
-            for (k, &i) in members.iter().enumerate() {
-                memory[i] = Some(m);
-                offsets[i] = placed[k];
-            }
-            continue;
-        };
-        let level_model = level_model(&model, &sub, &members, m, later, capacity);
-        // The bounded levels left share the time: this one gets 1/b of it (all of it
-        // when it is the last bounded one, as the two-memory planner always had).
-        let bounded_left = model.order[pos..]
-            .iter()
-            .filter(|&&k| memories[k.index()].capacity.is_some())
-            .count()
-            .max(1);
-        let level_budget = call.share(Instant::now(), 1.0 / bounded_left as f64);
-        // The node limits follow the call's whole effort, at every level: they bound
-        // each placement's thoroughness, the level's budget bounds the total. (Split
-        // between three banks, the first level's placements, which decide the traffic
-        // that matters most, failed where one level's succeeded: mobilenet_v3_small
-        // with 512 KB, 2 MB and 64 MB kept 40.59 MB of first-bank traffic, not 41.57.)
-        let level_time = effort;
-        let result = level::run(&level_model, &level_budget, level_time, options);
-        if pos == 0 && !matches!(result.start, Start::Infeasible) {
-            lower_bound = lower_bound.saturating_add(result.bound);
-        }
-        levels.push(LevelReport {
-            memory: m,
-            buffers: members.len(),
-            cost: match &result.start {
-                Start::Found(sol) => sol.cost,
-                _ => 0,
-            },
-            bound: result.bound,
-            stats: result.stats,
-        });
-        match result.start {
-            Start::Found(sol) => {
-                for (k, &i) in members.iter().enumerate() {
-                    if !sol.spilled[k] {
-                        memory[i] = Some(m);
-                        offsets[i] = sol.offsets[k];
-                    }
-                }
-            }
-            Start::Infeasible => {
-                // Proven only when every buffer that had to stay is pinned here.
-                let forced: Vec<BufferIdx> = members
-                    .iter()
-                    .enumerate()
-                    .filter(|&(k, _)| level_model.base[k] == Decision::Fast)
-                    .map(|(_, &i)| i)
-                    .collect();
-                let pins_only = forced
-                    .iter()
-                    .all(|&i| model.allowed[i] == MemorySet::single(m));
-                if pins_only {
-                    let why = infeasibility(problem, &forced, mem, capacity);
-                    return Ok(report(
-                        Outcome::Infeasible,
-                        lower_bound,
-                        Some(why),
-                        Some(m),
-                        levels,
-                        false,
-                    ));
-                }
-                failed = Some(m);
-                break;
-            }
-            Start::Unknown => {
-                failed = Some(m);
-                break;
-            }
-        }
-    }
+        Some((m, None)) => Some(m),
+        None => None,
+    };
     // A later memory could not hold what the earlier ones left it (or a level found no
     // placement in time): the one-pass fallback, else no plan.
     let fallback = failed.is_some();
@@ -338,6 +261,116 @@ pub(crate) fn run(
         Outcome::Feasible { plan, lower_bound }
     };
     Ok(report(outcome, lower_bound, None, None, levels, fallback))
+}
+
+/// What the levels gave: each buffer's memory and offset where a level placed it, the
+/// levels' reports, the first level's bound, and where the sweep stopped, if it did: a
+/// memory whose level failed, with the proof when it is one.
+struct Swept {
+    memory: Vec<Option<MemoryIdx>>,
+    offsets: Vec<Offset>,
+    levels: Vec<LevelReport>,
+    first_bound: u64,
+    stop: Option<(MemoryIdx, Option<Infeasibility>)>,
+}
+
+/// The memories in order, one level each (see the module docs), under `call`; `effort`
+/// is the call's effort for the node limits.
+fn sweep_levels(
+    model: &Model<'_>,
+    call: &Budget,
+    effort: Option<std::time::Duration>,
+    options: &MemoriesOptions,
+) -> Result<Swept, MemoriesError> {
+    let (problem, memories) = (model.problem, model.memories);
+    let n = problem.len();
+    let mut swept = Swept {
+        memory: vec![None; n],
+        offsets: vec![Offset::ZERO; n],
+        levels: Vec::new(),
+        first_bound: 0,
+        stop: None,
+    };
+    let (memory, offsets) = (&mut swept.memory, &mut swept.offsets);
+    for (pos, &m) in model.order.iter().enumerate() {
+        let later = MemorySet::of(model.order[pos + 1..].iter().copied());
+        let members: Vec<BufferIdx> = problem
+            .indices()
+            .filter(|&i| memory[i].is_none() && model.allowed[i].contains(m))
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        let mem = &memories[m.index()];
+        let sub = level_problem(problem, &members, mem)?;
+        let Some(capacity) = mem.capacity else {
+            let placed = plan_unbounded(&sub, options, call)?;
+            for (k, &i) in members.iter().enumerate() {
+                memory[i] = Some(m);
+                offsets[i] = placed[k];
+            }
+            continue;
+        };
+        let level_model = level_model(model, &sub, &members, m, later, capacity);
+        // The bounded levels left share the time: this one gets 1/b of it (all of it
+        // when it is the last bounded one, as the two-memory planner always had).
+        let bounded_left = model.order[pos..]
+            .iter()
+            .filter(|&&k| memories[k.index()].capacity.is_some())
+            .count()
+            .max(1);
+        let level_budget = call.share(Instant::now(), 1.0 / bounded_left as f64);
+        // The node limits follow the call's whole effort, at every level: they bound
+        // each placement's thoroughness, the level's budget bounds the total. (Split
+        // between three banks, the first level's placements, which decide the traffic
+        // that matters most, failed where one level's succeeded: mobilenet_v3_small
+        // with 512 KB, 2 MB and 64 MB kept 40.59 MB of first-bank traffic, not 41.57.)
+        let level_time = effort;
+        let result = level::run(&level_model, &level_budget, level_time, options);
+        if pos == 0 && !matches!(result.start, Start::Infeasible) {
+            swept.first_bound = result.bound;
+        }
+        swept.levels.push(LevelReport {
+            memory: m,
+            buffers: members.len(),
+            cost: match &result.start {
+                Start::Found(sol) => sol.cost,
+                _ => 0,
+            },
+            bound: result.bound,
+            stats: result.stats,
+        });
+        match result.start {
+            Start::Found(sol) => {
+                for (k, &i) in members.iter().enumerate() {
+                    if !sol.spilled[k] {
+                        memory[i] = Some(m);
+                        offsets[i] = sol.offsets[k];
+                    }
+                }
+            }
+            Start::Infeasible => {
+                // Proven only when every buffer that had to stay is pinned here.
+                let forced: Vec<BufferIdx> = members
+                    .iter()
+                    .enumerate()
+                    .filter(|&(k, _)| level_model.base[k] == Decision::Fast)
+                    .map(|(_, &i)| i)
+                    .collect();
+                let pins_only = forced
+                    .iter()
+                    .all(|&i| model.allowed[i] == MemorySet::single(m));
+                let why = pins_only.then(|| infeasibility(problem, &forced, mem, capacity));
+                swept.stop = Some((m, why));
+                break;
+            }
+            Start::Unknown => {
+                swept.stop = Some((m, None));
+                break;
+            }
+        }
+    }
+    Ok(swept)
 }
 
 /// With costs, a second lower bound that sees every bounded memory's capacity. With
