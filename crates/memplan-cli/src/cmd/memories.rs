@@ -6,7 +6,9 @@
 
 use std::mem::ManuallyDrop;
 
-use memplan::memories::{check_memories, plan_memories, MemoriesError, MemoriesReport, MemoryPlan};
+use memplan::memories::{
+    check_memories, plan_memories, MemoriesError, MemoriesReport, Memory, MemoryPlan,
+};
 use memplan::{Outcome, Problem};
 use serde_json::json;
 
@@ -118,6 +120,26 @@ fn outcome_name(r: &MemoriesReport) -> &'static str {
     }
 }
 
+/// Memory `m` as the summary and the JSON plan show it: its name, capacity, height and
+/// traffic in `plan` (null without a plan), and the `more` fields.
+fn memory_json<const N: usize>(
+    mem: &Memory,
+    plan: Option<&MemoryPlan>,
+    m: usize,
+    more: [(&str, serde_json::Value); N],
+) -> serde_json::Value {
+    let mut o = json!({
+        "name": mem.name,
+        "capacity": mem.capacity.map(|c| c.get()),
+        "height": plan.map(|p| p.heights[m].get()),
+        "traffic": plan.map(|p| p.traffic[m]),
+    });
+    for (key, value) in more {
+        o[key] = value;
+    }
+    o
+}
+
 fn summary_json(problem: &Problem, data: &MemoriesData, r: &MemoriesReport) -> String {
     let p = r.plan();
     let memories: Vec<serde_json::Value> = data
@@ -125,13 +147,8 @@ fn summary_json(problem: &Problem, data: &MemoriesData, r: &MemoriesReport) -> S
         .iter()
         .enumerate()
         .map(|(m, mem)| {
-            json!({
-                "name": mem.name,
-                "capacity": mem.capacity.map(|c| c.get()),
-                "height": p.map(|p| p.heights[m].get()),
-                "traffic": p.map(|p| p.traffic[m]),
-                "buffers": p.map(|p| p.memory.iter().filter(|x| x.index() == m).count()),
-            })
+            let buffers = p.map(|p| p.memory.iter().filter(|x| x.index() == m).count());
+            memory_json(mem, p, m, [("buffers", json!(buffers))])
         })
         .collect();
     json!({
@@ -204,14 +221,11 @@ fn write_plan(
         .iter()
         .enumerate()
         .map(|(m, mem)| {
-            json!({
-                "name": mem.name,
-                "capacity": mem.capacity.map(|c| c.get()),
-                "alignment": mem.alignment.get(),
-                "cost": mem.cost,
-                "height": plan.heights[m].get(),
-                "traffic": plan.traffic[m],
-            })
+            let more = [
+                ("alignment", json!(mem.alignment.get())),
+                ("cost", json!(mem.cost)),
+            ];
+            memory_json(mem, Some(plan), m, more)
         })
         .collect();
     let head = json!({

@@ -138,51 +138,29 @@ fn two_levels(
     let split = plan
         .levels(problem)
         .map_err(|e| Failure::new(exit::CHECK, format!("{plan_path}: cannot draw: {e}")))?;
-    let bufs = problem.buffers();
-    let span = (
-        bufs.iter()
-            .map(|b| b.lifetime.start.get())
-            .min()
-            .unwrap_or(0),
-        bufs.iter().map(|b| b.lifetime.end.get()).max().unwrap_or(1),
-    );
-    let notes = (format == Format::Csv)
-        .then(|| column_notes(bytes, problem.len()))
-        .flatten();
-    let titles = [
-        format!("fast memory (capacity {} B)", thousands(capacity)),
-        "slow memory (spilled)".to_string(),
-    ];
-    let levels = [
-        (&split.fast, &split.fast_plan, &split.fast_buffers),
-        (&split.slow, &split.slow_plan, &split.slow_buffers),
-    ];
-    let mut panels = Vec::new();
-    for (k, (sub, sub_plan, members)) in levels.into_iter().enumerate() {
-        if sub.is_empty() {
-            continue; // nothing spilled (or nothing kept): one panel
-        }
-        let height = if k == 0 {
-            args.height
-        } else {
-            (args.height / 2).max(300)
-        };
-        let mut picture = Picture::new(args.width, height, &titles[k], valid);
-        picture.window = window;
-        picture.span = Some(span);
-        picture.highlight = args.buffers.clone();
-        picture.capacity = (k == 0).then_some(capacity);
-        picture.notes = notes
-            .as_ref()
-            .map(|n| members.iter().map(|b| n[b.0 as usize].clone()).collect());
-        let offsets: Vec<u64> = sub_plan.offsets().iter().map(|o| o.get()).collect();
-        panels.push((sub, offsets, picture));
-    }
-    let refs: Vec<(&Problem, &[u64], &Picture)> = panels
-        .iter()
-        .map(|(p, o, pic)| (*p, o.as_slice(), pic))
-        .collect();
-    Ok(memplan_render::draw_stacked(&refs))
+    let panels = [
+        (
+            format!("fast memory (capacity {} B)", thousands(capacity)),
+            Some(capacity),
+            &split.fast_buffers,
+            &split.fast_plan,
+        ),
+        (
+            "slow memory (spilled)".to_string(),
+            None,
+            &split.slow_buffers,
+            &split.slow_plan,
+        ),
+    ]
+    .into_iter()
+    .map(|(title, capacity, members, plan)| Panel {
+        members: members.iter().map(|b| b.index()).collect(),
+        offsets: plan.offsets().iter().map(|o| o.get()).collect(),
+        title,
+        capacity,
+    })
+    .collect();
+    stacked(args, problem, (format, bytes), window, valid, panels)
 }
 
 /// A plan across memories: one panel per memory that holds a buffer, in the memories'
@@ -212,6 +190,50 @@ fn memory_panels(
     let plan = memory_plan(problem, &data, placements, &names).map_err(|w| cannot(w.join("; ")))?;
     let valid =
         memplan::memories::check_memories(problem, &data.memories, &data.input(), &plan).is_ok();
+    let panels = data
+        .memories
+        .iter()
+        .enumerate()
+        .map(|(m, memory)| {
+            let members: Vec<usize> = (0..problem.len())
+                .filter(|&i| plan.memory[i].index() == m)
+                .collect();
+            Panel {
+                offsets: members.iter().map(|&i| plan.offsets[i].get()).collect(),
+                members,
+                title: match memory.capacity {
+                    Some(c) => {
+                        format!("memory {} (capacity {} B)", memory.name, thousands(c.get()))
+                    }
+                    None => format!("memory {} (unbounded)", memory.name),
+                },
+                capacity: memory.capacity.map(Size::get),
+            }
+        })
+        .collect();
+    stacked(args, problem, (format, bytes), window, valid, panels)
+}
+
+/// One panel of a plan across memories: the buffers it holds (indices into the
+/// problem), their offsets in it, its title and its capacity (drawn as a line).
+struct Panel {
+    members: Vec<usize>,
+    offsets: Vec<u64>,
+    title: String,
+    capacity: Option<u64>,
+}
+
+/// The panels that hold a buffer, stacked on the problem's time axis (the first at the
+/// full height, the others at half), each with the window, the highlighted buffers and
+/// the CSV's notes; `valid` false draws each with the checker's warning.
+fn stacked(
+    args: &RenderArgs,
+    problem: &Problem,
+    (format, bytes): (Format, &[u8]),
+    window: Option<(u64, u64)>,
+    valid: bool,
+    panels: Vec<Panel>,
+) -> Result<String, Failure> {
     let bufs = problem.buffers();
     let span = (
         bufs.iter()
@@ -223,48 +245,27 @@ fn memory_panels(
     let notes = (format == Format::Csv)
         .then(|| column_notes(bytes, problem.len()))
         .flatten();
-    let mut subs = Vec::new();
-    for (m, memory) in data.memories.iter().enumerate() {
-        let members: Vec<usize> = (0..problem.len())
-            .filter(|&i| plan.memory[i].index() == m)
-            .collect();
-        if members.is_empty() {
-            continue;
-        }
-        let sub = Problem::new(members.iter().map(|&i| bufs[i].clone()).collect())
-            .map_err(|e| cannot(e.to_string()))?;
-        let offsets: Vec<u64> = members.iter().map(|&i| plan.offsets[i].get()).collect();
-        let title = match memory.capacity {
-            Some(c) => format!("memory {} (capacity {} B)", memory.name, thousands(c.get())),
-            None => format!("memory {} (unbounded)", memory.name),
+    let mut drawn = Vec::new();
+    for panel in panels.iter().filter(|p| !p.members.is_empty()) {
+        let sub = Problem::new(panel.members.iter().map(|&i| bufs[i].clone()).collect())
+            .map_err(|e| Failure::new(exit::CHECK, format!("cannot draw: {e}")))?;
+        let height = if drawn.is_empty() {
+            args.height
+        } else {
+            (args.height / 2).max(300)
         };
-        subs.push((sub, offsets, title, memory.capacity.map(Size::get), members));
+        let mut picture = Picture::new(args.width, height, &panel.title, valid);
+        picture.window = window;
+        picture.span = Some(span);
+        picture.highlight = args.buffers.clone();
+        picture.capacity = panel.capacity;
+        picture.notes = notes
+            .as_ref()
+            .map(|n| panel.members.iter().map(|&b| n[b].clone()).collect());
+        drawn.push((sub, panel.offsets.as_slice(), picture));
     }
-    let pictures: Vec<Picture> = subs
-        .iter()
-        .enumerate()
-        .map(|(k, (_, _, title, capacity, members))| {
-            let height = if k == 0 {
-                args.height
-            } else {
-                (args.height / 2).max(300)
-            };
-            let mut picture = Picture::new(args.width, height, title, valid);
-            picture.window = window;
-            picture.span = Some(span);
-            picture.highlight = args.buffers.clone();
-            picture.capacity = *capacity;
-            picture.notes = notes
-                .as_ref()
-                .map(|n| members.iter().map(|&b| n[b].clone()).collect());
-            picture
-        })
-        .collect();
-    let refs: Vec<(&Problem, &[u64], &Picture)> = subs
-        .iter()
-        .zip(&pictures)
-        .map(|((p, o, ..), pic)| (p, o.as_slice(), pic))
-        .collect();
+    let refs: Vec<(&Problem, &[u64], &Picture)> =
+        drawn.iter().map(|(p, o, pic)| (p, *o, pic)).collect();
     Ok(memplan_render::draw_stacked(&refs))
 }
 
