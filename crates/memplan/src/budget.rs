@@ -122,6 +122,10 @@ pub(crate) mod work {
     /// time, with its rounding and chains: measured on D, half a unit per buffer).
     #[cfg(feature = "memories")]
     pub(crate) const BOUND_BUFFERS_PER_UNIT: u64 = 2;
+    /// Neighbours examined by the memories' insertion and swap moves per unit (one
+    /// neighbour at one candidate address).
+    #[cfg(feature = "memories")]
+    pub(crate) const WINDOW_STEPS_PER_UNIT: u64 = 4096;
     /// Buffers swept by a cheap bound per unit.
     pub(crate) const SWEEP_BUFFERS_PER_UNIT: u64 = 64;
     /// Placements tried by TelaMalloc per unit.

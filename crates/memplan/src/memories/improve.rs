@@ -12,7 +12,7 @@
 //!
 //! Every move is deterministic given the seed; the time limit only cuts rounds short.
 
-use crate::budget::Budget;
+use crate::budget::{work, Budget};
 use crate::types::{BufferIdx, Offset};
 
 use super::load::LoadTree;
@@ -59,6 +59,10 @@ pub(crate) fn insert_in_order(
             continue;
         }
         let neighbours = index.kept_neighbours(model, &sol.spilled, x);
+        budget.charge(work::units(
+            neighbours.len() as u64 + 1,
+            work::WINDOW_STEPS_PER_UNIT,
+        ));
         if let Some(o) = free_window(model, &sol.offsets, &neighbours, x) {
             load.add(x);
             sol.spilled[x] = false;
@@ -89,6 +93,9 @@ pub(crate) fn swap_pass(
         if neighbours.len() > SWAP_MAX_NEIGHBOURS {
             continue;
         }
+        // Every candidate address (0 and each neighbour's top) against every neighbour.
+        let k = neighbours.len() as u64;
+        budget.charge(work::units((k + 1) * k.max(1), work::WINDOW_STEPS_PER_UNIT));
         let Some((o, blockers, cost)) = cheapest_window(model, &sol.offsets, &neighbours, x) else {
             continue;
         };
