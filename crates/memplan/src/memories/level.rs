@@ -5,6 +5,7 @@
 //!   Lagrangian relaxation: a stronger bound, a cheap cover      cover.rs
 //!   heuristic: a first valid solution, and the cover placed   heuristic.rs
 //!   improvement (if on, and above the bound)   improve.rs
+//!   first-fit insertion in three orders (if on)  greedy_starts, below
 //!   exact search per time component (if on)    exact.rs
 //! ```
 //!

@@ -54,6 +54,9 @@
 //!   covering problem: a bound as strong as the linear relaxation and a cheap cover;
 //! - the **improvement** (`improve.rs`, [`MemoriesOptions::improve`]): insertions,
 //!   swaps and seeded re-planning;
+//! - the **insertion starts** (`level.rs`, [`MemoriesOptions::greedy_starts`]): every
+//!   free buffer placed by first fit alone, largest first, most traffic first and most
+//!   traffic per room, the cheapest kept when it beats the improved solution;
 //! - the **exact search** (`exact.rs`, [`MemoriesOptions::exact`]): branch and bound per
 //!   time component, the kept set's feasibility decided by memplan's exact search
 //!   (MiniMalloc, Moffitt, ASPLOS 2023), which proves infeasibility too.
