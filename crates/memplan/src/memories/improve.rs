@@ -59,8 +59,10 @@ pub(crate) fn insert_in_order(
             continue;
         }
         let neighbours = index.kept_neighbours(model, &sol.spilled, x);
+        // The neighbours' ranges are sorted, then scanned: k log k steps.
+        let k = neighbours.len() as u64 + 1;
         budget.charge(work::units(
-            neighbours.len() as u64 + 1,
+            k * (1 + u64::from(k.ilog2())),
             work::WINDOW_STEPS_PER_UNIT,
         ));
         if let Some(o) = free_window(model, &sol.offsets, &neighbours, x) {
