@@ -1,5 +1,5 @@
-//! Instance tests, one per file under `benchmarks/` (but `executorch-banked/`, whose
-//! problems across memories `executorch_banks.rs` tests): every planner's plan passes the
+//! Instance tests, one per file under `benchmarks/` (`executorch-banked/`'s files are
+//! planned across memories by `executorch_banks.rs` too): every planner's plan passes the
 //! checker and lies at or above the max load, and the greedy portfolio (deterministic)
 //! gives the height that `benchmarks/best-known.tsv` expects, never below the best known
 //! one.
@@ -89,9 +89,7 @@ macro_rules! instance_tests {
             let mut files = Vec::new();
             for dir in std::fs::read_dir(benchmarks()).unwrap() {
                 let dir = dir.unwrap().path();
-                // Problems across memories: `tests/executorch_banks.rs` plans every file
-                // there, with its memories.
-                if !dir.is_dir() || dir.ends_with("executorch-banked") {
+                if !dir.is_dir() {
                     continue;
                 }
                 for f in std::fs::read_dir(&dir).unwrap() {
@@ -126,6 +124,15 @@ instance_tests! {
     idealloc_iopddl_g => "idealloc/iopddl-G.csv",
     idealloc_iopddl_s => "idealloc/iopddl-S.csv",
     idealloc_somas_resnet50 => "idealloc/somas-resnet50.csv",
+    executorch_banked_decoder_decode => "executorch-banked/decoder_decode.csv",
+    executorch_banked_decoder_prefill => "executorch-banked/decoder_prefill.csv",
+    executorch_banked_efficientnet_b0 => "executorch-banked/efficientnet_b0.csv",
+    executorch_banked_googlenet => "executorch-banked/googlenet.csv",
+    executorch_banked_mobilenet_v2 => "executorch-banked/mobilenet_v2.csv",
+    executorch_banked_mobilenet_v3_small => "executorch-banked/mobilenet_v3_small.csv",
+    executorch_banked_resnet18 => "executorch-banked/resnet18.csv",
+    executorch_banked_shufflenet_v2_x1_0 => "executorch-banked/shufflenet_v2_x1_0.csv",
+    executorch_banked_squeezenet1_1 => "executorch-banked/squeezenet1_1.csv",
 }
 
 /// The default portfolio beats idealloc's best measured fragmentation (BENCHMARKS.md §3) on
