@@ -204,7 +204,8 @@ def most_first_bank_traffic(problem, kwargs):
         return None
     chosen = [free[k] for k in range(len(free)) if result.x[k] > 0.5]
     kept = memplan.Problem([(str(i), buffers[i]["start"], buffers[i]["end"], buffers[i]["size"],
-                             max(buffers[i]["alignment"], first.alignment)) for i in chosen])
+                             math.lcm(buffers[i]["alignment"], first.alignment))
+                            for i in chosen])
     try:
         memplan.plan(kept.with_capacity(capacity), work_limit=10 * memplan.DEFAULT_WORK_LIMIT)
         exact = True
@@ -276,6 +277,10 @@ def max_load(specs):
         load += delta
         best = max(best, load)
     return best
+
+
+def geometric_mean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
 def mb(n):
@@ -394,15 +399,14 @@ def main():
             middles.append((name, middle))
     finite = [r for r in ratios if math.isfinite(r) and r > 0]
     if finite:
-        gmean = math.exp(sum(math.log(r) for r in finite) / len(finite))
-        print(f"\nfirst-bank traffic, memplan / ExecuTorch: geometric mean {gmean:.3f}x over "
+        print(f"\nfirst-bank traffic, memplan / ExecuTorch: geometric mean "
+              f"{geometric_mean(finite):.3f}x over "
               f"{len(finite)} model-map pairs, min {min(finite):.3f}x, max {max(finite):.3f}x")
     if most:
-        def gm(xs):
-            return math.exp(sum(math.log(x) for x in xs) / len(xs))
         print(f"the most any plan keeps in the first bank / ExecuTorch's: geometric mean "
-              f"{gm([a for a, _ in most]):.4f}x over {len(most)}; memplan's / that most: "
-              f"geometric mean {gm([b for _, b in most]):.4f}, min {min(b for _, b in most):.4f}")
+              f"{geometric_mean([a for a, _ in most]):.4f}x over {len(most)}; memplan's / that "
+              f"most: geometric mean {geometric_mean([b for _, b in most]):.4f}, "
+              f"min {min(b for _, b in most):.4f}")
     print(f"memplan serves less first-bank traffic than ExecuTorch on: {worse or 'none'}")
     print(f"¹ memplan's pass kept ExecuTorch's banks (re-planned) on {len(greedys)} of "
           f"{len(ratios)} model-map pairs: {greedys or 'none'}")

@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use memplan::io::{read_problem_csv, ReadOptions};
+use memplan::io::{read_problem_csv, read_rows_csv, ReadOptions};
 use memplan::memories::{plan_memories, MemoriesInput, MemoriesOptions, Memory, MemoryIdx};
 use memplan::{Problem, Request};
 
@@ -35,16 +35,13 @@ fn files() -> Vec<PathBuf> {
 fn load(path: &Path) -> (Problem, Vec<u64>) {
     let text = std::fs::read(path).expect("readable");
     let problem = read_problem_csv(&text, &ReadOptions::default()).expect("a valid problem");
-    let text = String::from_utf8(text).expect("UTF-8");
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
-    let column = |name: &str| header.iter().position(|&h| h == name).expect(name);
+    let (names, rows) = read_rows_csv(&text).expect("readable rows");
+    let column = |name: &str| names.iter().position(|h| h == name).expect(name);
     let (accesses, memories) = (column("accesses"), column("memories"));
-    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
-    assert!(rows.iter().all(|r| r[memories].is_empty()), "a pin");
+    assert!(rows.iter().all(|(_, r)| r[memories].is_empty()), "a pin");
     let accesses = rows
         .iter()
-        .map(|r| r[accesses].parse().expect("accesses"))
+        .map(|(_, r)| r[accesses].parse().expect("accesses"))
         .collect();
     (problem, accesses)
 }

@@ -160,7 +160,15 @@ fn two_levels(
         capacity,
     })
     .collect();
-    stacked(args, problem, (format, bytes), window, valid, panels)
+    stacked(
+        args,
+        plan_path,
+        problem,
+        (format, bytes),
+        window,
+        valid,
+        panels,
+    )
 }
 
 /// A plan across memories: one panel per memory that holds a buffer, in the memories'
@@ -211,7 +219,15 @@ fn memory_panels(
             }
         })
         .collect();
-    stacked(args, problem, (format, bytes), window, valid, panels)
+    stacked(
+        args,
+        plan_path,
+        problem,
+        (format, bytes),
+        window,
+        valid,
+        panels,
+    )
 }
 
 /// One panel of a plan across memories: the buffers it holds (indices into the
@@ -228,6 +244,7 @@ struct Panel {
 /// the CSV's notes; `valid` false draws each with the checker's warning.
 fn stacked(
     args: &RenderArgs,
+    plan_path: &str,
     problem: &Problem,
     (format, bytes): (Format, &[u8]),
     window: Option<(u64, u64)>,
@@ -235,20 +252,14 @@ fn stacked(
     panels: Vec<Panel>,
 ) -> Result<String, Failure> {
     let bufs = problem.buffers();
-    let span = (
-        bufs.iter()
-            .map(|b| b.lifetime.start.get())
-            .min()
-            .unwrap_or(0),
-        bufs.iter().map(|b| b.lifetime.end.get()).max().unwrap_or(1),
-    );
+    let span = span(problem);
     let notes = (format == Format::Csv)
         .then(|| column_notes(bytes, problem.len()))
         .flatten();
     let mut drawn = Vec::new();
     for panel in panels.iter().filter(|p| !p.members.is_empty()) {
         let sub = Problem::new(panel.members.iter().map(|&i| bufs[i].clone()).collect())
-            .map_err(|e| Failure::new(exit::CHECK, format!("cannot draw: {e}")))?;
+            .map_err(|e| Failure::new(exit::CHECK, format!("{plan_path}: cannot draw: {e}")))?;
         let height = if drawn.is_empty() {
             args.height
         } else {
@@ -269,21 +280,22 @@ fn stacked(
     Ok(memplan_render::draw_stacked(&refs))
 }
 
+/// The problem's time span: its first start and its last end (0 and 1 when empty).
+fn span(problem: &Problem) -> (u64, u64) {
+    let bufs = problem.buffers();
+    let first = bufs.iter().map(|b| b.lifetime.start.get()).min();
+    let last = bufs.iter().map(|b| b.lifetime.end.get()).max();
+    (first.unwrap_or(0), last.unwrap_or(1))
+}
+
 /// `--from` and `--to` as a window `[from, to)`, each defaulting to the problem's span.
 fn window(args: &RenderArgs, problem: &Problem) -> Result<Option<(u64, u64)>, Failure> {
     if args.from.is_none() && args.to.is_none() {
         return Ok(None);
     }
-    let bufs = problem.buffers();
-    let from = args.from.unwrap_or_else(|| {
-        bufs.iter()
-            .map(|b| b.lifetime.start.get())
-            .min()
-            .unwrap_or(0)
-    });
-    let to = args
-        .to
-        .unwrap_or_else(|| bufs.iter().map(|b| b.lifetime.end.get()).max().unwrap_or(1));
+    let (first, last) = span(problem);
+    let from = args.from.unwrap_or(first);
+    let to = args.to.unwrap_or(last);
     if from >= to {
         return Err(Failure::usage(format!(
             "--from {from} must be below --to {to}"

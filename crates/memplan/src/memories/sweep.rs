@@ -325,8 +325,7 @@ fn sweep_levels(
         // between three banks, the first level's placements, which decide the traffic
         // that matters most, failed where one level's succeeded: mobilenet_v3_small
         // with 512 KB, 2 MB and 64 MB kept 40.59 MB of first-bank traffic, not 41.57.)
-        let level_time = effort;
-        let result = level::run(&level_model, &level_budget, level_time, options);
+        let result = level::run(&level_model, &level_budget, effort, options);
         if pos == 0 && !matches!(result.start, Start::Infeasible) {
             swept.first_bound = result.bound;
         }
