@@ -1,6 +1,7 @@
 """Generates the `.tflite` test models of `memplan tflite` with tensorflow-cpu: Keras
 models with random weights (fixed seeds), each converted twice, to float32 and to full
-integer int8 (int8 inputs and outputs, calibrated on random data), plus models converted
+integer int8 (int8 inputs and outputs, calibrated on random data; the two MobileNets
+V2 and V3-Small to int8 only, ONLY_DTYPES), plus models converted
 from tf.functions: two with control flow (IF, WHILE) and a stateful streaming one (a
 tf.Variable: CALL_ONCE, VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE). Writes
 OUTDIR/<name>.tflite and OUTDIR/models.json (name, dtype, description, bytes, sha256 of every model).
@@ -299,6 +300,50 @@ def unet():
     return keras.Model(inp, x)
 
 
+def mobilenet_v3_small():
+    """A MobileNetV3-Small at 96x96x3 (keras.applications, alpha 0.75, no preprocessing,
+    HARD_SWISH activations, squeeze-and-excite blocks), average pooling and a 2-class
+    dense softmax head. int8 only (the float32 conversion is 3 MB)."""
+    inp = keras.Input((96, 96, 3), batch_size=1)
+    m = keras.applications.MobileNetV3Small(
+        input_shape=(96, 96, 3),
+        input_tensor=inp,
+        alpha=0.75,
+        include_top=False,
+        weights=None,
+        include_preprocessing=False,
+        pooling="avg",
+        dropout_rate=0.0,
+    )
+    x = L.Dense(2, activation="softmax")(m.output)
+    return keras.Model(inp, x)
+
+
+def mobilenet_v2():
+    """MobileNetV2 at 96x96x3 (keras.applications, alpha 0.35), 2 classes. int8 only
+    (the float32 conversion is 1.6 MB)."""
+    inp = keras.Input((96, 96, 3), batch_size=1)
+    return keras.applications.MobileNetV2(
+        input_shape=(96, 96, 3), input_tensor=inp, alpha=0.35, weights=None, classes=2
+    )
+
+
+def gated_cnn():
+    """A gated residual CNN at 32x32x3: a 3x3 conv stem (32 channels, ReLU), three
+    gated residual blocks h + tanh(conv3x3(h)) * sigmoid(conv3x3(h)) (TANH, LOGISTIC,
+    MUL, ADD at 32x32x32), a 3x3/2 conv, global pooling, 10 classes."""
+    inp = keras.Input((32, 32, 3), batch_size=1)
+    h = L.Conv2D(32, 3, padding="same", activation="relu")(inp)
+    for _ in range(3):
+        t = L.Activation("tanh")(L.Conv2D(32, 3, padding="same")(h))
+        s = L.Activation("sigmoid")(L.Conv2D(32, 3, padding="same")(h))
+        h = L.Add()([h, L.Multiply()([t, s])])
+    x = L.Conv2D(32, 3, strides=2, padding="same", activation="relu")(h)
+    x = L.GlobalAveragePooling2D()(x)
+    x = L.Dense(10, activation="softmax")(x)
+    return keras.Model(inp, x)
+
+
 # ---------------------------------------------------------------------------------------
 # Control flow: tf.functions with tf.cond / tf.while_loop, converted from concrete
 # functions. The converter keeps them as IF / WHILE with their branches and loop
@@ -416,7 +461,12 @@ KERAS_MODELS = {
     "inception": (inception, 6),
     "fpn_detector": (fpn_detector, 7),
     "unet": (unet, 10),
+    "mobilenet_v3_small": (mobilenet_v3_small, 12),
+    "gated_cnn": (gated_cnn, 13),
+    "mobilenet_v2": (mobilenet_v2, 14),
 }
+# Models converted to these dtypes only (their float32 files are over 1 MB).
+ONLY_DTYPES = {"mobilenet_v3_small": ("int8",), "mobilenet_v2": ("int8",)}
 MODULES = {
     "cond_if": (CondNet, 8),
     "while_loop": (WhileNet, 9),
@@ -466,7 +516,7 @@ def main(argv=None):
     # and tensor names carry TensorFlow's process-wide function counter
     # ("cond_true_290"), so the same bytes need the same sequence of conversions.
     for name in list(MODULES) + [n for n in KERAS_MODELS if n in names]:
-        for dtype in DTYPES:
+        for dtype in ONLY_DTYPES.get(name, DTYPES):
             b, desc = build(name, dtype)
             if name not in names:
                 continue
