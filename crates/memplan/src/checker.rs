@@ -11,7 +11,11 @@
 //! 3. a buffer with a fixed offset is placed exactly there;
 //! 4. with a capacity `C`, every `o + z ≤ C`;
 //! 5. no two rectangles share a cell: whenever two buffers are live at the same time,
-//!    their address ranges are disjoint.
+//!    their address ranges are disjoint, unless a [`crate::Share`] declared between
+//!    them allows it: the buffer at its target's offset plus the share's, and in place,
+//!    the target born no later and dead by the step after the buffer's birth; inside,
+//!    within the target's size (`checker/shares.rs`);
+//! 6. every required share is taken.
 //!
 //! ```text
 //!   address
@@ -44,6 +48,7 @@ use crate::types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Tim
 
 #[cfg(feature = "memories")]
 mod memories;
+mod shares;
 mod violation;
 
 #[cfg(feature = "memories")]
@@ -223,8 +228,26 @@ fn finish(
         height = height.max(end.as_height());
         range[i] = Some((off, end));
     }
-    // Rule 5: the sweep. Events are (time, 0 = end / 1 = start, buffer, segment).
-    let events = sorted_events(bufs, &range);
+    if problem.shares().is_empty() {
+        sweep(bufs, &range, &mut c);
+    } else {
+        shares::sweep(problem, &range, &mut c);
+        shares::required_taken(problem, placed, &mut c);
+    }
+    if c.violations.is_empty() {
+        Ok(CheckSummary::new(bufs.len(), height))
+    } else {
+        Err(CheckFailure {
+            violations: c.violations,
+            more: c.more,
+        })
+    }
+}
+
+/// Rule 5 without shares: the sweep over the placed buffers' address ranges `range`.
+fn sweep(bufs: &[Buffer], range: &[Option<(Offset, Offset)>], c: &mut Collector) {
+    // Events are (time, 0 = end / 1 = start, buffer, segment). Events are (time, 0 = end / 1 = start, buffer, segment).
+    let events = sorted_events(bufs, range);
     // Live, mutually disjoint segments keyed by (low address, buffer): (high address, segment).
     let mut live: BTreeMap<(Offset, BufferIdx), (Offset, Lifetime)> = BTreeMap::new();
     for (t, kind, i, other_end) in events {
@@ -265,14 +288,6 @@ fn finish(
                 addresses: (jlo.max(lo), jhi.min(hi)),
             });
         }
-    }
-    if c.violations.is_empty() {
-        Ok(CheckSummary::new(bufs.len(), height))
-    } else {
-        Err(CheckFailure {
-            violations: c.violations,
-            more: c.more,
-        })
     }
 }
 

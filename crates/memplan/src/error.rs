@@ -79,6 +79,67 @@ pub enum ProblemErrorKind {
     /// More than `u32::MAX` buffers.
     #[error("more than 4,294,967,295 buffers")]
     TooManyBuffers,
+    /// A share names a target that is not a buffer of the problem.
+    #[error(
+        "shares the storage of '{}', which is not a buffer of the problem",
+        Escaped(target)
+    )]
+    ShareUnknownTarget {
+        /// The target's id.
+        target: String,
+    },
+    /// A share names a buffer that is not in the problem (the error's index is the
+    /// share's position in the list of shares).
+    #[error("is not a buffer of the problem, but share #{share} names it")]
+    ShareUnknownBuffer {
+        /// The share's position.
+        share: usize,
+    },
+    /// A buffer shares its own storage.
+    #[error("shares storage with itself")]
+    ShareWithItself,
+    /// The same share is declared twice.
+    #[error("declares the same share of '{}' twice", Escaped(target))]
+    DuplicateShare {
+        /// The target's id.
+        target: String,
+    },
+    /// A share's offset would misalign the buffer.
+    #[error(
+        "share offset {offset} into '{}' is not a multiple of alignment {alignment}",
+        Escaped(target)
+    )]
+    MisalignedShare {
+        /// The target's id.
+        target: String,
+        /// The share's offset.
+        offset: Offset,
+        /// The buffer's alignment.
+        alignment: Size,
+    },
+    /// An inside share does not fit in its target.
+    #[error(
+        "inside '{}' at +{offset} with size {size} ends past its size {target_size}",
+        Escaped(target)
+    )]
+    ShareOutsideTarget {
+        /// The target's id.
+        target: String,
+        /// The share's offset.
+        offset: Offset,
+        /// The buffer's size.
+        size: Size,
+        /// The target's size.
+        target_size: Size,
+    },
+    /// A required share breaks its lifetime rule, or required shares contradict each other.
+    #[error("required share of '{}' cannot hold: {reason}", Escaped(target))]
+    RequiredShareCannotHold {
+        /// The target's id.
+        target: String,
+        /// Why, naming the times or the buffers.
+        reason: String,
+    },
 }
 
 impl ProblemErrorKind {
@@ -94,6 +155,13 @@ impl ProblemErrorKind {
             ProblemErrorKind::EmptyGap { .. }
             | ProblemErrorKind::GapOutsideLifetime { .. }
             | ProblemErrorKind::GapsOverlap { .. } => "gaps",
+            ProblemErrorKind::ShareUnknownTarget { .. }
+            | ProblemErrorKind::ShareUnknownBuffer { .. }
+            | ProblemErrorKind::ShareWithItself
+            | ProblemErrorKind::DuplicateShare { .. }
+            | ProblemErrorKind::MisalignedShare { .. }
+            | ProblemErrorKind::ShareOutsideTarget { .. }
+            | ProblemErrorKind::RequiredShareCannotHold { .. } => "shares",
         }
     }
 }
@@ -227,6 +295,12 @@ pub enum PlanError {
         /// Which planner.
         planner: String,
         /// The checker's first complaint.
+        detail: String,
+    },
+    /// The storages of the shares taken could not be built (their sizes overflow).
+    #[error("shares: {detail}")]
+    Shares {
+        /// What went wrong.
         detail: String,
     },
 }

@@ -75,12 +75,14 @@ mod report;
 mod request;
 mod rng;
 mod sections;
+pub mod share;
 // One sort per element type for the setup sorts (the lean library's size).
 #[cfg(feature = "shared_objects")]
 pub mod shared_objects;
 mod sort;
 #[cfg(feature = "spill")]
 pub mod spill;
+mod storage;
 mod telamalloc;
 /// Seeded generators of problems, for tests, benchmarks and `memplan gen` (feature
 /// `testing`).
@@ -102,10 +104,11 @@ pub use checker::{
 pub use error::{PlanError, ProblemError, ProblemErrorKind, ReadError, ReadErrorKind};
 pub use exact::{ExactOptions, ExactStats, Preorder};
 pub use greedy::{Fit, Order as GreedyOrder};
-pub use options::{Options, Planner};
+pub use options::{Options, Planner, ShareOptions};
 pub use outcome::Outcome;
 pub use report::{CandidateResult, Report};
 pub use request::{Goal, Request};
+pub use share::{Share, ShareKind};
 pub use telamalloc::TelamallocOptions;
 pub use types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Time};
 

@@ -125,6 +125,30 @@ pub struct Options {
     /// The lower bounds reported beyond the max load, and the prover (see
     /// [`BoundOptions`]).
     pub bounds: BoundOptions,
+    /// Which optional shares are taken, for problems with [`crate::Share`]s.
+    pub shares: ShareOptions,
+}
+
+/// The techniques of planning with [`crate::Share`]s, each on by default (see
+/// [`crate::share`]). Required shares are always taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShareOptions {
+    /// Take the optional shares that lower or keep the load (CLI
+    /// `--shares-no-optional`). Off: only the required shares.
+    pub optional: bool,
+    /// When the plan with the optional shares is not proven optimal, also plan without
+    /// them (with the rest of the budget) and keep the lower plan, so that a plan with
+    /// shares is never higher than one without (CLI `--shares-no-fallback`).
+    pub fallback: bool,
+}
+
+impl Default for ShareOptions {
+    fn default() -> ShareOptions {
+        ShareOptions {
+            optional: true,
+            fallback: true,
+        }
+    }
 }
 
 /// The defaults, shared by every door: [`Planner::Auto`] on every core, the plan checked.
@@ -138,6 +162,7 @@ impl Default for Options {
             boxing: BoxingOptions::default(),
             exact: ExactOptions::default(),
             bounds: BoundOptions::default(),
+            shares: ShareOptions::default(),
         }
     }
 }

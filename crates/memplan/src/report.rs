@@ -47,6 +47,9 @@ pub struct Report {
     /// reproducible), [`Stop::Clock`] (it may differ from run to run) or
     /// [`Stop::Cancel`]. `None` when the call ended on its own.
     pub stopped_by: Option<Stop>,
+    /// The shares the plan takes, as indices into [`crate::Problem::shares`], in
+    /// increasing order (empty without shares).
+    pub taken_shares: Vec<usize>,
 }
 
 impl Report {

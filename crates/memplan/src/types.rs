@@ -275,6 +275,10 @@ impl Buffer {
 pub struct Problem {
     buffers: Vec<Buffer>,
     naive_height: Size,
+    /// The declared shares ([`crate::Share`]), in input order.
+    shares: Vec<crate::share::Share>,
+    /// Each share's `(buffer, target)`, resolved.
+    share_ends: Vec<(BufferIdx, BufferIdx)>,
 }
 
 impl Problem {
@@ -291,7 +295,27 @@ impl Problem {
     /// so writing an empty problem and reading it back gives it again. (An empty file,
     /// without even a header, is still an error.) Adapters meet empty problems
     /// naturally: a graph or memory level with nothing to plan.
-    pub fn new(mut buffers: Vec<Buffer>) -> Result<Problem, ProblemError> {
+    pub fn new(buffers: Vec<Buffer>) -> Result<Problem, ProblemError> {
+        Problem::with_shares(buffers, Vec::new())
+    }
+
+    /// [`Problem::new`] with declared [`crate::Share`]s: the rules of `new`, and each
+    /// share names two distinct buffers of the problem, once; its offset keeps the
+    /// buffer aligned; an inside share fits in its target; a required share's lifetime
+    /// rule holds, and the required shares do not contradict each other (see
+    /// [`crate::share`]). An optional share whose lifetime rule does not hold is kept but
+    /// never taken.
+    pub fn with_shares(
+        buffers: Vec<Buffer>,
+        shares: Vec<crate::share::Share>,
+    ) -> Result<Problem, ProblemError> {
+        let mut problem = Problem::validated(buffers)?;
+        problem.share_ends = crate::share::validate(&problem.buffers, &shares)?;
+        problem.shares = shares;
+        Ok(problem)
+    }
+
+    fn validated(mut buffers: Vec<Buffer>) -> Result<Problem, ProblemError> {
         if buffers.len() > u32::MAX as usize {
             return Err(ProblemError {
                 index: u32::MAX as usize,
@@ -379,7 +403,37 @@ impl Problem {
         Ok(Problem {
             buffers,
             naive_height: Size(naive_height),
+            shares: Vec::new(),
+            share_ends: Vec::new(),
         })
+    }
+
+    /// The declared shares, in input order.
+    #[inline]
+    pub fn shares(&self) -> &[crate::share::Share] {
+        &self.shares
+    }
+
+    /// The buffer and the target of share `k`.
+    #[inline]
+    pub fn share_ends(&self, k: usize) -> (BufferIdx, BufferIdx) {
+        self.share_ends[k]
+    }
+
+    /// Every share's buffer and target, indexed like [`Problem::shares`].
+    #[inline]
+    pub(crate) fn all_share_ends(&self) -> &[(BufferIdx, BufferIdx)] {
+        &self.share_ends
+    }
+
+    /// The same buffers without their shares: every buffer with storage of its own.
+    pub fn without_shares(&self) -> Problem {
+        Problem {
+            buffers: self.buffers.clone(),
+            naive_height: self.naive_height,
+            shares: Vec::new(),
+            share_ends: Vec::new(),
+        }
     }
 
     /// The buffers, in input order. A [`Plan`]'s offsets use the same indexing.
@@ -436,7 +490,7 @@ impl Problem {
             .unwrap_or(Size::ZERO)
     }
 
-    /// Gives the buffers back.
+    /// Gives the buffers back (and drops the shares).
     pub fn into_buffers(self) -> Vec<Buffer> {
         self.buffers
     }

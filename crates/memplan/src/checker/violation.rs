@@ -100,6 +100,35 @@ pub enum Violation {
         /// The addresses both occupy.
         addresses: (Offset, Offset),
     },
+    /// Two buffers overlap along a declared share ([`crate::Share`]) whose rule does not
+    /// hold: the wrong offset, an in-place target still live after the step at which the
+    /// buffer is born (read later) or born after it, an inside buffer past its target.
+    ShareBroken {
+        /// The buffer that uses the other's storage, as placed.
+        buffer: Placed,
+        /// The target whose storage it uses, as placed.
+        target: Placed,
+        /// `in_place` or `inside`.
+        kind: crate::share::ShareKind,
+        /// The time steps at which both are live.
+        times: Lifetime,
+        /// Which rule is broken, with the times or offsets.
+        reason: String,
+    },
+    /// A required share is not taken: the buffer is not at its target's offset plus the
+    /// share's.
+    ShareNotTaken {
+        /// The buffer.
+        buffer: String,
+        /// The target.
+        target: String,
+        /// `in_place` or `inside`.
+        kind: crate::share::ShareKind,
+        /// Where the buffer must be.
+        expected: Offset,
+        /// Where the plan put it.
+        found: Offset,
+    },
     /// Plans across memories ([`crate::memories::check_memories`]): the memories, the
     /// input or the plan's shape is not valid.
     #[cfg(feature = "memories")]
@@ -310,6 +339,30 @@ impl fmt::Display for Violation {
                 f,
                 "buffers {first} and {second} overlap at times {times}, addresses [{}, {})",
                 addresses.0, addresses.1
+            ),
+            Violation::ShareBroken {
+                buffer,
+                target,
+                kind,
+                times,
+                reason,
+            } => write!(
+                f,
+                "buffer {buffer} overlaps {target} at times {times} along a share {kind} that \
+                 does not hold: {reason}"
+            ),
+            Violation::ShareNotTaken {
+                buffer,
+                target,
+                kind,
+                expected,
+                found,
+            } => write!(
+                f,
+                "required share {kind} of '{}' over '{}' is not taken: '{}' is at {found}, not {expected}",
+                crate::error::Escaped(buffer),
+                crate::error::Escaped(target),
+                crate::error::Escaped(buffer)
             ),
             #[cfg(feature = "memories")]
             Violation::MemoriesInput(e) => write!(f, "{e}"),

@@ -28,6 +28,7 @@ mod bound;
 mod greedy_pass;
 mod race;
 mod refine;
+mod shares;
 
 use std::time::{Duration, Instant};
 
@@ -105,6 +106,9 @@ pub(crate) fn run(
     let started = Instant::now();
     let reserve = check_reserve(problem, options, request.budget.time_limit());
     let budget = request.budget.start(started, reserve);
+    if !problem.shares().is_empty() {
+        return shares::run(problem, request.capacity(), options, &budget, started);
+    }
     run_started(problem, request.capacity(), options, &budget, started)
 }
 
@@ -117,6 +121,9 @@ pub(crate) fn run_within(
     options: &Options,
     budget: &Budget,
 ) -> Result<Report, PlanError> {
+    if !problem.shares().is_empty() {
+        return shares::run(problem, capacity, options, budget, Instant::now());
+    }
     run_started(problem, capacity, options, budget, Instant::now())
 }
 
@@ -142,6 +149,7 @@ fn run_started(
         exact,
         work: budget.work_spent(),
         stopped_by: budget.stop(),
+        taken_shares: Vec::new(),
     };
     if let Some(cap) = capacity {
         if lower_bound > cap {
