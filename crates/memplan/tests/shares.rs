@@ -206,7 +206,8 @@ fn concat_inside_is_taken_only_where_it_helps() {
 #[test]
 fn bad_shares_are_refused_with_their_buffer() {
     let bufs = || vec![Buffer::new("a", 0, 2, 8), Buffer::new("b", 1, 3, 8)];
-    let cases: Vec<(Vec<Share>, fn(&ProblemErrorKind) -> bool)> = vec![
+    type Case = (Vec<Share>, fn(&ProblemErrorKind) -> bool);
+    let cases: Vec<Case> = vec![
         (vec![Share::in_place("b", "zz")], |k| {
             matches!(k, ProblemErrorKind::ShareUnknownTarget { .. })
         }),
