@@ -207,3 +207,67 @@ pub(crate) fn csv_options(lifetimes: Option<&str>) -> PyResult<ReadOptions> {
 pub(crate) fn read_file(path: &str) -> PyResult<Vec<u8>> {
     std::fs::read(path).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{path}: {e}")))
 }
+
+/// A share from a tuple `(buffer, target[, kind[, offset[, required]]])` or a dict with
+/// those keys (`buffer`, `target`, `kind`, `offset`, `required`).
+pub(crate) fn share_from(obj: &Bound<'_, PyAny>, k: usize) -> PyResult<memplan::Share> {
+    let what = |f: &str| format!("share #{k}: '{f}'");
+    let parts: Vec<Option<Bound<'_, PyAny>>> = if let Ok(d) = obj.cast::<PyDict>() {
+        const KNOWN: [&str; 5] = ["buffer", "target", "kind", "offset", "required"];
+        for key in d.keys() {
+            let key: String = key.extract()?;
+            if !KNOWN.contains(&key.as_str()) {
+                return Err(PyValueError::new_err(format!(
+                    "share #{k}: unknown field '{key}' (expected {})",
+                    KNOWN.join(", ")
+                )));
+            }
+        }
+        KNOWN
+            .iter()
+            .map(|key| field(d, key))
+            .collect::<PyResult<_>>()?
+    } else if let Some(t) = obj
+        .cast::<PyTuple>()
+        .ok()
+        .filter(|t| (2..=5).contains(&t.len()))
+    {
+        (0..5)
+            .map(|j| (j < t.len()).then(|| t.get_item(j)).transpose())
+            .collect::<PyResult<_>>()?
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "share #{k}: expected a tuple (buffer, target[, kind[, offset[, required]]]) or a dict, got {}",
+            obj.repr()?
+        )));
+    };
+    let id = |j: usize, name: &str| -> PyResult<String> {
+        let v = parts[j]
+            .as_ref()
+            .ok_or_else(|| PyValueError::new_err(format!("share #{k}: missing '{name}'")))?;
+        Ok(id_from(v, k)
+            .map_err(|_| PyTypeError::new_err(format!("{} must be a str or an int", what(name))))?
+            .0)
+    };
+    let mut share = memplan::Share::in_place(id(0, "buffer")?, id(1, "target")?);
+    if let Some(kind) = &parts[2] {
+        let name: String = kind
+            .extract()
+            .map_err(|_| PyTypeError::new_err(format!("{} must be a str", what("kind"))))?;
+        share.kind = memplan::ShareKind::from_name(&name).ok_or_else(|| {
+            InputError::new_err(format!(
+                "{} must be \"in_place\" or \"inside\", got {name:?}",
+                what("kind")
+            ))
+        })?;
+    }
+    if let Some(offset) = &parts[3] {
+        share.offset = Offset(to_u64(offset, &what("offset"))?);
+    }
+    if let Some(required) = &parts[4] {
+        share.required = required
+            .extract::<bool>()
+            .map_err(|_| PyTypeError::new_err(format!("{} must be a bool", what("required"))))?;
+    }
+    Ok(share)
+}

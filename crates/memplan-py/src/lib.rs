@@ -93,7 +93,8 @@ create_exception!(
 /// ``planner`` (whose plan it is), ``elapsed`` (seconds), ``work`` (the work units
 /// spent) and ``stopped_by`` (``"work"``, ``"clock"`` or ``"cancel"`` when a limit
 /// stopped the call, else ``None``; a plan the clock stopped may differ from run to
-/// run). ``to_dict()`` gives ``{id: offset}``.
+/// run). ``taken_shares``: the shares the plan takes (indices into the problem's
+/// ``shares``). ``to_dict()`` gives ``{id: offset}``.
 #[pyclass(frozen, module = "memplan")]
 pub struct Plan {
     /// The offsets, indexed like the problem's buffers.
@@ -127,6 +128,9 @@ pub struct Plan {
     /// Which limit stopped the call: "work", "clock", "cancel", or None.
     #[pyo3(get)]
     stopped_by: Option<&'static str>,
+    /// The shares the plan takes, as indices into the problem's ``shares``.
+    #[pyo3(get)]
+    taken_shares: Vec<usize>,
 }
 
 impl Plan {
@@ -155,6 +159,7 @@ impl Plan {
             elapsed,
             work: spent.0,
             stopped_by: spent.1.map(memplan::Stop::name),
+            taken_shares: Vec::new(),
         }
     }
 }
@@ -321,6 +326,7 @@ fn plan_one(
         elapsed: report.elapsed.as_secs_f64(),
         work: report.work,
         stopped_by: report.stopped_by.map(memplan::Stop::name),
+        taken_shares: report.taken_shares.clone(),
     };
     match report.outcome {
         Outcome::Optimal(p) => Ok(to_plan(p, true)),

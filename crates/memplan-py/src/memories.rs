@@ -133,6 +133,9 @@ pub struct MemoryPlan {
     /// not hold what the earlier ones left it).
     #[pyo3(get)]
     fallback: bool,
+    /// The shares the plan takes, as indices into the problem's ``shares``.
+    #[pyo3(get)]
+    taken_shares: Vec<usize>,
 }
 
 #[pymethods]
@@ -422,5 +425,6 @@ pub(crate) fn plan_with_memories(
         work: report.work,
         stopped_by: report.stopped_by.map(memplan::Stop::name),
         fallback: report.fallback,
+        taken_shares: memplan::share::taken(target, &plan.offsets, |i| plan.memory[i].0),
     })
 }

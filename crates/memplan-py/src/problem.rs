@@ -9,7 +9,8 @@ use memplan::{Buffer, Offset, Size};
 
 use crate::arrays;
 use crate::convert::{
-    buffer_from, convention, csv_options, id_from, input_error, py_id, read_file, to_half_open,
+    buffer_from, convention, csv_options, id_from, input_error, py_id, read_file, share_from,
+    to_half_open,
 };
 use crate::InputError;
 
@@ -38,8 +39,13 @@ pub struct Problem {
 }
 
 impl Problem {
-    fn validated(bufs: Vec<Buffer>, capacity: Option<u64>, int_ids: bool) -> PyResult<Problem> {
-        let inner = memplan::Problem::new(bufs).map_err(input_error)?;
+    fn validated(
+        bufs: Vec<Buffer>,
+        shares: Vec<memplan::Share>,
+        capacity: Option<u64>,
+        int_ids: bool,
+    ) -> PyResult<Problem> {
+        let inner = memplan::Problem::with_shares(bufs, shares).map_err(input_error)?;
         Ok(Problem {
             inner,
             capacity,
@@ -69,11 +75,12 @@ impl Problem {
 #[pymethods]
 impl Problem {
     #[new]
-    #[pyo3(signature = (buffers, capacity=None, lifetimes=None))]
+    #[pyo3(signature = (buffers, capacity=None, lifetimes=None, shares=None))]
     fn new(
         buffers: &Bound<'_, PyAny>,
         capacity: Option<u64>,
         lifetimes: Option<&str>,
+        shares: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Problem> {
         let lifetimes = convention(lifetimes)?;
         let mut bufs = Vec::new();
@@ -84,7 +91,15 @@ impl Problem {
             bufs.push(b);
         }
         let int_ids = all_int && !bufs.is_empty();
-        Problem::validated(to_half_open(bufs, lifetimes)?, capacity, int_ids)
+        let shares = match shares.filter(|s| !s.is_none()) {
+            Some(list) => list
+                .try_iter()?
+                .enumerate()
+                .map(|(k, item)| share_from(&item?, k))
+                .collect::<PyResult<Vec<_>>>()?,
+            None => Vec::new(),
+        };
+        Problem::validated(to_half_open(bufs, lifetimes)?, shares, capacity, int_ids)
     }
 
     /// ``Problem.from_arrays(starts, ends, sizes, alignments=None, ids=None,
@@ -283,13 +298,32 @@ impl Problem {
         Ok(list)
     }
 
+    /// The declared shares as tuples ``(buffer, target, kind, offset, required)``, in
+    /// order (kind ``"in_place"`` or ``"inside"``).
+    #[getter]
+    fn shares<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        for s in self.inner.shares() {
+            let t = (
+                py_id(py, &s.buffer, self.int_ids)?,
+                py_id(py, &s.target, self.int_ids)?,
+                s.kind.name(),
+                s.offset.get(),
+                s.required,
+            );
+            list.append(t)?;
+        }
+        Ok(list)
+    }
+
     /// The capacity, or None.
     #[getter]
     fn capacity(&self) -> Option<u64> {
         self.capacity
     }
 
-    /// The largest total size live at one time: no plan is lower.
+    /// The largest total size live at one time: no plan is lower. With shares, the
+    /// buffers that may share storage at a time count once (the largest of them).
     fn max_load(&self, py: Python<'_>) -> u64 {
         let inner = &self.inner;
         py.detach(|| memplan::max_load(inner).get())

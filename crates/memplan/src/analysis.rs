@@ -118,7 +118,14 @@ pub(crate) fn fixed_top(problem: &Problem) -> Size {
 /// The max load alone (cheaper than [`analyze`]: no profile, no pairs). O(n + T) when
 /// the time span T is at most about twice the number of buffers (a difference array
 /// over the span), else O(n log n).
+///
+/// With [`crate::Share`]s, the max load counts the buffers live at one time that may
+/// share storage along shares whose rules hold as one, the largest of them: no plan,
+/// whichever optional shares it takes, is lower (`storage/bound.rs`).
 pub fn max_load(problem: &Problem) -> Size {
+    if !problem.shares().is_empty() {
+        return crate::storage::shared_max_load(problem);
+    }
     if let Some(load) = max_load_dense(problem) {
         return load;
     }

@@ -265,3 +265,23 @@ pub(crate) fn validate(
     crate::storage::check_required(buffers, shares, &ends)?;
     Ok(ends)
 }
+
+/// The shares that `offsets` take, as indices into [`crate::Problem::shares`]: those
+/// whose buffer sits at its target's offset plus the share's, in the same memory
+/// (`memory` gives each buffer's; a constant for one memory).
+pub fn taken<M: PartialEq>(
+    problem: &crate::Problem,
+    offsets: &[Offset],
+    memory: impl Fn(usize) -> M,
+) -> Vec<usize> {
+    (0..problem.shares().len())
+        .filter(|&k| {
+            let (b, t) = problem.share_ends(k);
+            let (b, t) = (b.index(), t.index());
+            b < offsets.len()
+                && t < offsets.len()
+                && memory(b) == memory(t)
+                && offsets[t].0.checked_add(problem.shares()[k].offset.0) == Some(offsets[b].0)
+        })
+        .collect()
+}

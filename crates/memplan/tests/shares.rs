@@ -268,3 +268,46 @@ fn a_capacity_below_the_max_load_with_shares_is_infeasible() {
     let report = plan(&problem, &Request::fit(Size(12)), &Options::default()).unwrap();
     assert!(matches!(report.outcome, Outcome::Optimal(_)));
 }
+
+#[test]
+fn shares_across_memories() {
+    use memplan::memories::{
+        check_memories, plan_memories, MemoriesInput, MemoriesOptions, Memory,
+    };
+    // A TCM of 16 bytes holds the in-place chain (8 bytes) and skip (4) only with shares.
+    let problem = chain();
+    let memories = vec![Memory::new("tcm").with_capacity(12), Memory::new("dram")];
+    let accesses = vec![4, 4, 4, 1];
+    let input = MemoriesInput {
+        accesses: Some(&accesses),
+        ..MemoriesInput::default()
+    };
+    let report = plan_memories(
+        &problem,
+        &memories,
+        &input,
+        &Request::minimise(),
+        &MemoriesOptions::default(),
+    )
+    .unwrap();
+    let p = report.plan().expect("a plan");
+    assert_eq!(
+        p.cost, 0,
+        "everything fits in the TCM with the chain shared"
+    );
+    check_memories(&problem, &memories, &input, p).unwrap();
+    assert_eq!(
+        memplan::share::taken(&problem, &p.offsets, |i| p.memory[i]),
+        vec![0, 1]
+    );
+    // Without the shares, the chain alone needs 16 bytes: something goes to DRAM.
+    let report = plan_memories(
+        &problem.without_shares(),
+        &memories,
+        &input,
+        &Request::minimise(),
+        &MemoriesOptions::default(),
+    )
+    .unwrap();
+    assert!(report.plan().unwrap().cost > 0);
+}

@@ -7,8 +7,10 @@
 //! 3. each buffer's memory is in its allowed set (a buffer with a fixed offset and the
 //!    set of all memories is in the first memory);
 //! 4. each offset is a multiple of its memory's alignment;
-//! 5. each memory's buffers, as a problem of their own, pass [`crate::check`] under the
-//!    memory's capacity (overlaps, fixed offsets, buffer alignments, capacity);
+//! 5. each memory's buffers, as a problem of their own with the shares between them,
+//!    pass [`crate::check`] under the memory's capacity (overlaps, shares, fixed
+//!    offsets, buffer alignments, capacity), and a required share's two buffers are in
+//!    one memory;
 //! 6. its per-memory heights and traffic, and its cost, are those of its buffers.
 //!
 //! It shares no code with the planner (`crate::memories`): only the model's types and
@@ -84,11 +86,33 @@ pub fn check_memories(
             .into());
         }
     }
+    // A required share joins two buffers of one memory.
+    for (s, share) in problem.shares().iter().enumerate() {
+        let (b, t) = problem.share_ends(s);
+        if share.required && plan.memory[b.index()] != plan.memory[t.index()] {
+            return Err(Violation::ShareNotTaken {
+                buffer: share.buffer.clone(),
+                target: share.target.clone(),
+                kind: share.kind,
+                expected: plan.offsets[t.index()],
+                found: plan.offsets[b.index()],
+            }
+            .into());
+        }
+    }
     let mut heights = Vec::with_capacity(k);
     let mut traffics = Vec::with_capacity(k);
     for (m, memory) in memories.iter().enumerate() {
         let members: Vec<usize> = (0..n).filter(|&i| plan.memory[i].index() == m).collect();
-        let sub = Problem::new(members.iter().map(|&i| bufs[i].clone()).collect())
+        // The shares between two buffers of this memory go with them.
+        let shares = (0..problem.shares().len())
+            .filter(|&s| {
+                let (b, t) = problem.share_ends(s);
+                plan.memory[b.index()].index() == m && plan.memory[t.index()].index() == m
+            })
+            .map(|s| problem.shares()[s].clone())
+            .collect();
+        let sub = Problem::with_shares(members.iter().map(|&i| bufs[i].clone()).collect(), shares)
             .map_err(|e| Violation::MemoriesInput(MemoriesError::InvalidPlan(e.to_string())))?;
         let offsets = members.iter().map(|&i| plan.offsets[i]).collect();
         let in_memory = |failure: CheckFailure| Violation::InMemory {

@@ -96,6 +96,7 @@ mod level;
 mod load;
 mod model;
 mod place;
+mod shares;
 mod sweep;
 
 use std::time::Duration;
@@ -372,5 +373,8 @@ pub fn plan_memories(
     request: &Request,
     options: &MemoriesOptions,
 ) -> Result<MemoriesReport, MemoriesError> {
+    if !problem.shares().is_empty() {
+        return shares::run(problem, memories, input, request, options);
+    }
     sweep::run(problem, memories, input, request, options)
 }

@@ -20,11 +20,9 @@ use crate::share::{in_place_breach, ShareKind};
 use crate::types::{Problem, Size, Time};
 
 /// The max load of `problem` with every share whose rule holds counted as taken where it
-/// helps (see the module docs). The max load when there are no shares.
+/// helps (see the module docs). The max load when there are no shares (slower than
+/// [`crate::analysis::max_load`], which calls this only with shares).
 pub(crate) fn shared_max_load(problem: &Problem) -> Size {
-    if problem.shares().is_empty() {
-        return crate::analysis::max_load(problem);
-    }
     let bufs = problem.buffers();
     // The shares that can let two buffers overlap, by buffer.
     let mut adjacent: Vec<Vec<u32>> = vec![Vec::new(); bufs.len()];

@@ -1,0 +1,124 @@
+//! Several memories with [`crate::Share`]s: the storages of the shares taken are planned
+//! across the memories as buffers of their own, and the plan expanded to the buffers.
+//!
+//! A storage may go where all its members may (the intersection of their allowed sets:
+//! a share between buffers with no memory in common is not taken), and its traffic is
+//! theirs summed, so the cost of a storages' plan is the cost of its expansion. The
+//! optional shares taken are those that lower or keep the load (`storage/choose.rs`);
+//! when that plan is not proven optimal, the storages of the required shares alone are
+//! planned too (with the same request) and the cheaper plan kept, ties to the first.
+
+use super::{sweep, MemoriesOptions, MemoriesReport};
+use crate::memory_types::{
+    allowed_of, traffic_of, validate_memories, MemoriesError, MemoriesInput, Memory, MemoryPlan,
+    MemorySet,
+};
+use crate::outcome::Outcome;
+use crate::request::Request;
+use crate::storage::{self, Storages};
+use crate::types::Problem;
+
+fn plan_storages(
+    problem: &Problem,
+    memories: &[Memory],
+    masks: &[u64],
+    traffic: &[u64],
+    optional: bool,
+    request: &Request,
+    options: &MemoriesOptions,
+) -> Result<(Storages, MemoriesReport), MemoriesError> {
+    let storages = storage::build(problem, Some(masks), optional)
+        .map_err(|e| MemoriesError::InvalidPlan(format!("the storages of the shares: {e}")))?;
+    let count = storages.problem.len();
+    let mut sets = vec![MemorySet(u64::MAX); count];
+    let mut traffics = vec![0u64; count];
+    for (i, &s) in storages.storage_of.iter().enumerate() {
+        sets[s as usize].0 &= masks[i];
+        traffics[s as usize] = traffics[s as usize]
+            .checked_add(traffic[i])
+            .ok_or(MemoriesError::Overflow("the total traffic"))?;
+    }
+    let input = MemoriesInput {
+        allowed: Some(&sets),
+        accesses: None,
+        traffic: Some(&traffics),
+    };
+    // The expansion is checked below, against the buffers and their shares.
+    let inner = MemoriesOptions {
+        verify: false,
+        ..options.clone()
+    };
+    let report = sweep::run(&storages.problem, memories, &input, request, &inner)?;
+    Ok((storages, report))
+}
+
+/// [`super::plan_memories`] for a problem with shares.
+pub(super) fn run(
+    problem: &Problem,
+    memories: &[Memory],
+    input: &MemoriesInput<'_>,
+    request: &Request,
+    options: &MemoriesOptions,
+) -> Result<MemoriesReport, MemoriesError> {
+    validate_memories(memories)?;
+    let masks: Vec<u64> = allowed_of(problem, memories, input)?
+        .into_iter()
+        .map(|s| s.0)
+        .collect();
+    let traffic = traffic_of(problem, input)?;
+    let go = |optional| {
+        plan_storages(
+            problem, memories, &masks, &traffic, optional, request, options,
+        )
+    };
+    let optional = problem.shares().iter().any(|s| !s.required);
+    let (mut storages, mut report) = go(optional)?;
+    if optional && !matches!(report.outcome, Outcome::Optimal(_)) {
+        let (s2, r2) = go(false)?;
+        let cost = |r: &MemoriesReport| r.plan().map(|p| p.cost);
+        let better = match (cost(&r2), cost(&report)) {
+            (Some(a), Some(b)) => a < b,
+            (Some(_), None) => true,
+            _ => false,
+        };
+        if better {
+            (storages, report) = (s2, r2);
+        }
+    }
+    report.outcome = match report.outcome {
+        Outcome::Optimal(p) => Outcome::Optimal(expand(&storages, p)),
+        Outcome::Feasible { plan, lower_bound } => Outcome::Feasible {
+            plan: expand(&storages, plan),
+            lower_bound,
+        },
+        Outcome::Unknown {
+            best_so_far,
+            lower_bound,
+        } => Outcome::Unknown {
+            best_so_far: best_so_far.map(|p| expand(&storages, p)),
+            lower_bound,
+        },
+        Outcome::Infeasible => Outcome::Infeasible,
+    };
+    if options.verify {
+        if let Some(p) = report.outcome.plan() {
+            crate::checker::check_memories(problem, memories, input, p)
+                .map_err(|f| MemoriesError::InvalidPlan(f.to_string()))?;
+        }
+    }
+    Ok(report)
+}
+
+fn expand(storages: &Storages, p: MemoryPlan) -> MemoryPlan {
+    MemoryPlan {
+        memory: storages
+            .storage_of
+            .iter()
+            .map(|&s| p.memory[s as usize])
+            .collect(),
+        offsets: storages.expand(&p.offsets),
+        heights: p.heights,
+        traffic: p.traffic,
+        cost: p.cost,
+    }
+}
