@@ -72,6 +72,16 @@
 //!
 //! The arena a user must reserve is the head (the plan's height, scratch room included)
 //! plus TFLM's persistent allocations (the tail).
+//!
+//! # In-place operators
+//!
+//! TFLM shares nothing on its own, but it places tensors where the offline plan says
+//! without checking for overlap. With [`PlanOptions::in_place`] (off by default) an
+//! operator's output may take over the storage of an input that dies there, for the
+//! operators whose reference kernels read `in[i]` before they write `out[i]` (ADD, MUL,
+//! RELU, RELU6, LOGISTIC, TANH, HARD_SWISH, QUANTIZE int8, and RESHAPE, which then skips
+//! its copy). `inplace.rs` states the rules and the kernels they were read from. The
+//! written plan shares only when that lowers the head.
 
 #![deny(missing_docs)]
 
@@ -79,6 +89,7 @@ mod error;
 /// The fuzz target's body (feature `fuzzing`).
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
+mod inplace;
 mod lifetimes;
 pub mod model;
 mod schema;
@@ -86,6 +97,7 @@ mod scratch;
 mod write;
 
 pub use error::TfliteError;
+pub use inplace::{in_place_operator, InPlacePair, InPlaceReport, IN_PLACE_OPERATORS};
 pub use lifetimes::{element_size, TensorKind, TensorLife, ARENA_ALIGNMENT};
 pub use scratch::{reference_requests, Scratch, ScratchOptions, ScratchRequest};
 
@@ -131,6 +143,9 @@ pub struct Analysis {
     pub tensor_of: Vec<usize>,
     /// The offline plan the model already carries, if any: its buffer and offsets.
     pub existing_plan: Option<(u32, Vec<i32>)>,
+    /// The operators' outputs that may take over an input's storage (`inplace.rs`), found
+    /// whether or not in-place planning is asked for.
+    pub in_place: Vec<InPlacePair>,
 }
 
 impl Analysis {
@@ -139,6 +154,41 @@ impl Analysis {
     pub fn tensor_max_load(&self) -> u64 {
         let tensors = &self.problem.buffers()[..self.tensor_of.len()];
         Problem::new(tensors.to_vec()).map_or(0, |p| memplan::max_load(&p).get())
+    }
+
+    /// The in-place pairs as optional shares of [`Analysis::problem`]'s buffers: each
+    /// output in place of its input.
+    pub fn shares(&self) -> Vec<memplan::Share> {
+        let buffers = self.problem.buffers();
+        let buffer_of: std::collections::HashMap<usize, usize> = self
+            .tensor_of
+            .iter()
+            .enumerate()
+            .map(|(b, &t)| (t, b))
+            .collect();
+        self.in_place
+            .iter()
+            .filter_map(|p| {
+                let (out, inp) = (buffer_of.get(&p.output)?, buffer_of.get(&p.input)?);
+                Some(memplan::Share::in_place(
+                    buffers[*out].id.clone(),
+                    buffers[*inp].id.clone(),
+                ))
+            })
+            .collect()
+    }
+
+    /// [`Analysis::problem`] with [`Analysis::shares`] declared.
+    pub fn problem_in_place(&self) -> Result<Problem, TfliteError> {
+        Problem::with_shares(self.problem.buffers().to_vec(), self.shares())
+            .map_err(|e| TfliteError::Internal(e.to_string()))
+    }
+
+    /// [`check_offsets`] for this model; with `in_place`, an output may also overlap an
+    /// input whose storage it may take ([`Analysis::in_place`]).
+    pub fn check_offsets(&self, offsets: &[i32], in_place: bool) -> Result<u64, TfliteError> {
+        let pairs: &[InPlacePair] = if in_place { &self.in_place } else { &[] };
+        check_offsets_with(&self.tensors, offsets, pairs)
     }
 }
 
@@ -218,6 +268,7 @@ fn analysis_of(read: &Read<'_>, scratch: &ScratchOptions) -> Result<Analysis, Tf
         problem,
         tensor_of,
         existing_plan,
+        in_place: inplace::pairs(model, tensors, &read.visits),
     })
 }
 
@@ -279,9 +330,29 @@ fn tensor_buffers(tensors: &[TensorLife]) -> (Vec<Buffer>, Vec<usize>) {
     (buffers, planned.iter().map(|t| t.index).collect())
 }
 
-fn problem(tensors: &[TensorLife]) -> Result<(Problem, Vec<usize>), TfliteError> {
+/// The tensors TFLM plans as a problem, with the in-place `pairs` as optional shares.
+fn problem(
+    tensors: &[TensorLife],
+    pairs: &[InPlacePair],
+) -> Result<(Problem, Vec<usize>), TfliteError> {
     let (buffers, tensor_of) = tensor_buffers(tensors);
-    let problem = Problem::new(buffers).map_err(|e| TfliteError::Internal(e.to_string()))?;
+    let buffer_of: std::collections::HashMap<usize, usize> =
+        tensor_of.iter().enumerate().map(|(b, &t)| (t, b)).collect();
+    let mut shares = Vec::with_capacity(pairs.len());
+    for p in pairs {
+        let (Some(&out), Some(&inp)) = (buffer_of.get(&p.output), buffer_of.get(&p.input)) else {
+            return Err(TfliteError::Internal(format!(
+                "in-place pair of tensors {} and {} names a tensor TFLM does not plan",
+                p.output, p.input
+            )));
+        };
+        shares.push(memplan::Share::in_place(
+            buffers[out].id.clone(),
+            buffers[inp].id.clone(),
+        ));
+    }
+    let problem =
+        Problem::with_shares(buffers, shares).map_err(|e| TfliteError::Internal(e.to_string()))?;
     Ok((problem, tensor_of))
 }
 
@@ -297,6 +368,12 @@ pub struct PlanOptions {
     pub replace_existing: bool,
     /// The kernel scratch requests to leave room for.
     pub scratch: ScratchOptions,
+    /// Let an operator's output take over the storage of an input that dies there, for
+    /// the operators whose TFLM reference kernels allow it (`inplace.rs`). Off by
+    /// default: other kernel libraries (CMSIS-NN, ESP-NN, Xtensa) were not checked. The
+    /// plan written shares only when that lowers the head below the plan without
+    /// sharing, which is planned too.
+    pub in_place: bool,
 }
 
 /// A planned model.
@@ -317,6 +394,8 @@ pub struct PlannedModel {
     pub optimal: bool,
     /// The model already had an offline plan, which this one replaces.
     pub replaced: bool,
+    /// With [`PlanOptions::in_place`]: the shares taken and the bytes saved.
+    pub in_place: Option<InPlaceReport>,
 }
 
 /// Plans a model and writes its offline plan. The plan passes memplan's checker before
@@ -328,9 +407,14 @@ pub fn plan_model(bytes: &[u8], options: &PlanOptions) -> Result<PlannedModel, T
     if let (Some((buffer, _)), false) = (&analysis.existing_plan, options.replace_existing) {
         return Err(TfliteError::HasPlan { buffer: *buffer });
     }
-    let target = &analysis.problem;
     let capacity = options.request.capacity();
-    let report = memplan::plan(target, &options.request, &options.plan)?;
+    let (report, target, in_place) = if options.in_place {
+        inplace::plan(&analysis, &options.request, &options.plan)?
+    } else {
+        let report = memplan::plan(&analysis.problem, &options.request, &options.plan)?;
+        (report, analysis.problem.clone(), None)
+    };
+    let target = &target;
     let (plan, optimal) = match &report.outcome {
         Outcome::Optimal(p) => (p.clone(), true),
         Outcome::Feasible { plan, .. } => (plan.clone(), false),
@@ -354,7 +438,13 @@ pub fn plan_model(bytes: &[u8], options: &PlanOptions) -> Result<PlannedModel, T
     for (b, &t) in analysis.tensor_of.iter().enumerate() {
         offsets[t] = plan.offsets()[b].get() as i32;
     }
-    let out = write_read(bytes, &read, &offsets, options.replace_existing)?;
+    let out = write_read(
+        bytes,
+        &read,
+        &offsets,
+        options.replace_existing,
+        options.in_place,
+    )?;
     Ok(PlannedModel {
         bytes: out,
         replaced: analysis.existing_plan.is_some(),
@@ -363,15 +453,28 @@ pub fn plan_model(bytes: &[u8], options: &PlanOptions) -> Result<PlannedModel, T
         offsets,
         height,
         optimal,
+        in_place,
     })
 }
 
 /// Writes `offsets` (one per tensor, -1 for TFLM's choice) as the model's offline plan
 /// after checking them against the model's lifetimes, then reads the new file back and
 /// checks it: the same model, and the same plan, valid. `replace` allows replacing an
-/// existing plan. This is the only way this crate writes a plan.
+/// existing plan. No two tensors live at the same time may overlap (see
+/// [`write_plan_in_place`]). This and [`write_plan_in_place`] are the only ways this
+/// crate writes a plan.
 pub fn write_plan(bytes: &[u8], offsets: &[i32], replace: bool) -> Result<Vec<u8>, TfliteError> {
-    write_read(bytes, &read(bytes)?, offsets, replace)
+    write_read(bytes, &read(bytes)?, offsets, replace, false)
+}
+
+/// [`write_plan`], where an operator's output may also overlap an input whose storage it
+/// may take (its in-place pairs, [`Analysis::in_place`]), at the input's offset.
+pub fn write_plan_in_place(
+    bytes: &[u8],
+    offsets: &[i32],
+    replace: bool,
+) -> Result<Vec<u8>, TfliteError> {
+    write_read(bytes, &read(bytes)?, offsets, replace, true)
 }
 
 /// [`write_plan`] for a model already read from `bytes`.
@@ -380,9 +483,15 @@ fn write_read(
     read: &Read<'_>,
     offsets: &[i32],
     replace: bool,
+    in_place: bool,
 ) -> Result<Vec<u8>, TfliteError> {
     let model = &read.model;
-    check_offsets(&read.tensors, offsets)?;
+    let pairs = if in_place {
+        inplace::pairs(model, &read.tensors, &read.visits)
+    } else {
+        Vec::new()
+    };
+    check_offsets_with(&read.tensors, offsets, &pairs)?;
     let entries = model.offline_plan_entries();
     if !entries.is_empty() && !replace {
         let buffer = model.metadata[entries[entries.len() - 1]].buffer;
@@ -400,7 +509,7 @@ fn write_read(
     if let (Some(b), [_]) = (reuse_buffer, entries.as_slice()) {
         let data = model.buffers[b as usize].data.unwrap_or_default();
         if let Some(out) = write::in_place(bytes, data, &words) {
-            verify_written(model, &out, b, model.metadata.clone(), offsets)?;
+            verify_written(model, &out, b, model.metadata.clone(), offsets, in_place)?;
             return Ok(out);
         }
     }
@@ -420,7 +529,7 @@ fn write_read(
         name: model::OFFLINE_PLAN_NAME.into(),
         buffer: plan_buffer,
     });
-    verify_written(model, &out, plan_buffer, metadata, offsets)?;
+    verify_written(model, &out, plan_buffer, metadata, offsets, in_place)?;
     Ok(out)
 }
 
@@ -445,6 +554,16 @@ fn reusable_buffer(model: &model::Model<'_>, entries: &[usize]) -> Option<u32> {
 /// independent checker: every planned tensor has an offset (a multiple of 16), and no
 /// two tensors live at the same time overlap.
 pub fn check_offsets(tensors: &[TensorLife], offsets: &[i32]) -> Result<u64, TfliteError> {
+    check_offsets_with(tensors, offsets, &[])
+}
+
+/// [`check_offsets`], where each output of `pairs` may also overlap its input, at its
+/// input's offset (memplan's checker applies the in-place rule).
+fn check_offsets_with(
+    tensors: &[TensorLife],
+    offsets: &[i32],
+    pairs: &[InPlacePair],
+) -> Result<u64, TfliteError> {
     if offsets.len() != tensors.len() {
         return Err(TfliteError::Check(format!(
             "{} offsets for {} tensors",
@@ -463,7 +582,7 @@ pub fn check_offsets(tensors: &[TensorLife], offsets: &[i32]) -> Result<u64, Tfl
             t.index, t.name, t.kind, offsets[t.index]
         )));
     }
-    let (problem, tensor_of) = problem(tensors)?;
+    let (problem, tensor_of) = problem(tensors, pairs)?;
     let mut placed = Vec::with_capacity(tensor_of.len());
     for (b, &t) in tensor_of.iter().enumerate() {
         let o = offsets[t];
@@ -489,6 +608,7 @@ fn verify_written(
     plan_buffer: u32,
     metadata: Vec<model::MetadataEntry>,
     offsets: &[i32],
+    in_place: bool,
 ) -> Result<(), TfliteError> {
     let after = model::read(out).map_err(|e| TfliteError::Internal(format!("re-read: {e}")))?;
     let fail = |what: &str| Err(TfliteError::Internal(format!("the written model {what}")));
@@ -513,5 +633,11 @@ fn verify_written(
         Some(Ok((b, written))) if b == plan_buffer && written == offsets => {}
         _ => return fail("does not carry the plan"),
     }
-    check_offsets(&lifetimes::derive(&after)?, offsets).map(|_| ())
+    let (tensors, visits) = lifetimes::derive_with_visits(&after)?;
+    let pairs = if in_place {
+        inplace::pairs(&after, &tensors, &visits)
+    } else {
+        Vec::new()
+    };
+    check_offsets_with(&tensors, offsets, &pairs).map(|_| ())
 }

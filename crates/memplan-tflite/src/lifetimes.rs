@@ -139,13 +139,9 @@ fn type_name(tensor_type: i8) -> String {
 /// Each operator's (first, last) scope, by subgraph then operator; `None` if never reached.
 pub(crate) type Visits = Vec<Vec<Option<(i64, i64)>>>;
 
-/// Every tensor of the model, in offline-plan order, with its kind, size and lifetime.
-pub fn derive(model: &Model<'_>) -> Result<Vec<TensorLife>, TfliteError> {
-    derive_with_visits(model).map(|(lives, _)| lives)
-}
-
-/// [`derive`], and when each operator runs: from the scope it opens to the scope after
-/// the subgraphs it calls (the lifetime TFLM gives its scratch buffers).
+/// Every tensor of the model, in offline-plan order, with its kind, size and lifetime,
+/// and when each operator runs: from the scope it opens to the scope after the subgraphs
+/// it calls (the lifetime TFLM gives its scratch buffers).
 pub(crate) fn derive_with_visits(
     model: &Model<'_>,
 ) -> Result<(Vec<TensorLife>, Visits), TfliteError> {

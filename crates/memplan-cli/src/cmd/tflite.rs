@@ -23,6 +23,7 @@ pub fn tflite(args: TfliteArgs) -> Result<(), Failure> {
             reference_kernels: !args.no_reference_scratch,
             extra: args.scratch.clone(),
         },
+        in_place: args.in_place,
     };
     stop_on_ctrl_c();
     let planned =
@@ -71,7 +72,41 @@ fn summary_json(args: &TfliteArgs, p: &PlannedModel) -> serde_json::Value {
         "work": p.report.work,
         "stopped_by": p.report.stopped_by.map(memplan::Stop::name),
         "replaced_plan": p.replaced,
+        "in_place": p.in_place.as_ref().map(|r| json!({
+            "candidates": r.candidates,
+            "tensors_sharing": r.shared.len(),
+            "shared_bytes": r.shared_bytes,
+            "height_without": r.height_without,
+            "saved_bytes": r.saved,
+            "shared": r.shared.iter().map(|s| json!({
+                "op": format!("{}:{}", s.subgraph, s.operator),
+                "kind": s.op,
+                "output": s.output,
+                "input": s.input,
+            })).collect::<Vec<_>>(),
+        })),
     })
+}
+
+/// The in-place line of the text summary.
+fn in_place_text(r: &memplan_tflite::InPlaceReport, height: u64) -> String {
+    let without = r
+        .height_without
+        .map_or("no plan".into(), |h| format!("{} B", thousands(h)));
+    if r.shared.is_empty() {
+        return format!(
+            "in place: {} candidate pair(s), none taken: sharing does not lower the head              ({without} without sharing)",
+            r.candidates
+        );
+    }
+    format!(
+        "in place: {} of {} candidate tensor(s) share an input's storage ({} B); head {} B,          {without} without sharing: {} B saved",
+        r.shared.len(),
+        r.candidates,
+        thousands(r.shared_bytes),
+        thousands(height),
+        thousands(r.saved)
+    )
 }
 
 fn summary_text(args: &TfliteArgs, p: &PlannedModel) -> String {
@@ -121,6 +156,9 @@ fn summary_text(args: &TfliteArgs, p: &PlannedModel) -> String {
             n => format!(" and room for {n} kernel scratch buffer(s)"),
         }
     );
+    if let Some(r) = &p.in_place {
+        text += &format!("\n{}", in_place_text(r, p.height));
+    }
     match &args.output {
         Some(out) => {
             let what = if p.replaced { "replaced" } else { "written" };

@@ -345,6 +345,13 @@ pub struct TfliteArgs {
     /// their offline plans right from tflite-micro e60e8ca, 2023-03-29, on).
     #[arg(long)]
     pub no_version_note: bool,
+    /// Let an operator's output take over the storage of an input that dies there (ADD,
+    /// MUL, RELU, RELU6, LOGISTIC, TANH, HARD_SWISH, QUANTIZE, RESHAPE), as TFLM's
+    /// reference kernels allow; the plan shares only when that lowers the head. Off by
+    /// default: other kernel libraries (CMSIS-NN, ESP-NN, Xtensa) were not checked
+    /// (docs/tflite-micro.md).
+    #[arg(long)]
+    pub in_place: bool,
     #[command(flatten)]
     pub planning: PlannerArgs,
     /// Print no summary (errors are still printed).
