@@ -73,6 +73,15 @@ memplan_status memplan_problem_fix_offset(memplan_problem *problem, size_t index
 /* Buffer `index` occupies nothing during [start, end), inside its lifetime. */
 memplan_status memplan_problem_add_gap(memplan_problem *problem, size_t index,
                                        uint64_t start, uint64_t end);
+/* Shares: buffer `index` may use the storage of buffer `target` (order of addition).
+ * MEMPLAN_SHARE_IN_PLACE: it takes target's storage where target dies and it is born;
+ * MEMPLAN_SHARE_INSIDE: it lives inside target at `offset` bytes. `required` 0: the
+ * planner takes it only where it lowers or keeps the plan; 1: always. */
+#define MEMPLAN_SHARE_IN_PLACE 0
+#define MEMPLAN_SHARE_INSIDE 1
+memplan_status memplan_problem_add_share(memplan_problem *problem, size_t index,
+                                         size_t target, int32_t kind, uint64_t offset,
+                                         int32_t required);
 size_t memplan_problem_len(const memplan_problem *problem);
 /* Reads a CSV file in memplan's format (id,lower,upper,size[,alignment,offset,gaps]).
  * The lean library (scripts/lean-capi.sh) has no CSV reader: MEMPLAN_ERR_IO. */
@@ -91,6 +100,8 @@ uint64_t memplan_result_height(const memplan_result *plan);
 uint64_t memplan_result_max_load(const memplan_result *plan);
 uint64_t memplan_result_lower_bound(const memplan_result *plan);
 int32_t memplan_result_is_optimal(const memplan_result *plan);
+/* How many of the problem's shares the plan takes. */
+size_t memplan_result_shares_taken(const memplan_result *plan);
 /* The planner whose plan this is; owned by the plan. */
 const char *memplan_result_planner(const memplan_result *plan);
 /* The work units spent making the plan. */

@@ -91,13 +91,22 @@ fn arg_error(message: &str) -> (memplan_status, String) {
 /// [`memplan_options::fit`].)
 pub struct memplan_problem {
     buffers: Vec<Buffer>,
+    /// The declared shares ([`memplan_problem_add_share`]).
+    shares: Vec<memplan::Share>,
 }
 
 impl memplan_problem {
     fn validated(&self) -> Result<Problem, (memplan_status, String)> {
-        Problem::new(self.buffers.clone()).map_err(|e| (MEMPLAN_ERR_INVALID_PROBLEM, e.to_string()))
+        Problem::with_shares(self.buffers.clone(), self.shares.clone())
+            .map_err(|e| (MEMPLAN_ERR_INVALID_PROBLEM, e.to_string()))
     }
 }
+
+/// [`memplan_problem_add_share`]'s kind: the buffer takes the target's storage where the
+/// target dies and it is born.
+pub const MEMPLAN_SHARE_IN_PLACE: i32 = 0;
+/// [`memplan_problem_add_share`]'s kind: the buffer lives inside the target at `offset`.
+pub const MEMPLAN_SHARE_INSIDE: i32 = 1;
 
 /// A plan: one offset per buffer (in the order they were added) and its figures.
 pub struct memplan_result {
@@ -109,6 +118,7 @@ pub struct memplan_result {
     planner: CString,
     work: u64,
     stopped_by: Option<memplan::Stop>,
+    shares_taken: usize,
 }
 
 /// Options for [`memplan_plan`]. Start from [`memplan_options_default`].
@@ -199,6 +209,7 @@ pub unsafe extern "C" fn memplan_problem_new(out: *mut *mut memplan_problem) -> 
         }
         let p = Box::new(memplan_problem {
             buffers: Vec::new(),
+            shares: Vec::new(),
         });
         *out = Box::into_raw(p);
         Ok(())
@@ -309,6 +320,65 @@ pub unsafe extern "C" fn memplan_problem_add_gap(
     })
 }
 
+/// Declares that buffer `index` may use the storage of buffer `target` (indices in the
+/// order of addition): `kind` [`MEMPLAN_SHARE_IN_PLACE`] (it takes `target`'s storage
+/// where `target` dies and it is born) or [`MEMPLAN_SHARE_INSIDE`] (it lives inside
+/// `target` at `offset` bytes), `required` 0 (the planner takes it where it lowers or
+/// keeps the plan) or 1 (always taken). The rules are checked when the problem is
+/// planned or checked (`MEMPLAN_ERR_INVALID_PROBLEM`, naming the buffer).
+///
+/// # Safety
+/// `problem` must be a live problem.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_problem_add_share(
+    problem: *mut memplan_problem,
+    index: usize,
+    target: usize,
+    kind: i32,
+    offset: u64,
+    required: i32,
+) -> memplan_status {
+    guard(|| {
+        let who = "memplan_problem_add_share";
+        let p = problem_mut(problem, who)?;
+        let id = |i: usize, what: &str| {
+            p.buffers.get(i).map(|b| b.id.clone()).ok_or_else(|| {
+                arg_error(&format!(
+                    "{who}: {what} {i} out of range ({} buffers)",
+                    p.buffers.len()
+                ))
+            })
+        };
+        let (buffer, target) = (id(index, "index")?, id(target, "target")?);
+        let kind = match kind {
+            MEMPLAN_SHARE_IN_PLACE => memplan::ShareKind::InPlace,
+            MEMPLAN_SHARE_INSIDE => memplan::ShareKind::Inside,
+            k => {
+                return Err(arg_error(&format!(
+                    "{who}: kind must be MEMPLAN_SHARE_IN_PLACE (0) or MEMPLAN_SHARE_INSIDE (1), got {k}"
+                )))
+            }
+        };
+        let required = match required {
+            0 => false,
+            1 => true,
+            r => {
+                return Err(arg_error(&format!(
+                    "{who}: required must be 0 or 1, got {r}"
+                )))
+            }
+        };
+        p.shares.push(memplan::Share {
+            buffer,
+            target,
+            kind,
+            offset: Offset(offset),
+            required,
+        });
+        Ok(())
+    })
+}
+
 /// The number of buffers added so far (0 for NULL).
 ///
 /// # Safety
@@ -335,8 +405,10 @@ pub unsafe extern "C" fn memplan_problem_read_csv(
         }
         let path = string_arg(path, "memplan_problem_read_csv")?;
         let problem = read_csv(&path)?;
+        let shares = problem.shares().to_vec();
         *out = Box::into_raw(Box::new(memplan_problem {
             buffers: problem.into_buffers(),
+            shares,
         }));
         Ok(())
     })
@@ -417,6 +489,7 @@ pub unsafe extern "C" fn memplan_plan(
                 planner: CString::new(report.planner.name()).unwrap_or_default(),
                 work: report.work,
                 stopped_by: report.stopped_by,
+                shares_taken: report.taken_shares.len(),
             }))
         };
         match report.outcome {
@@ -443,6 +516,15 @@ pub unsafe extern "C" fn memplan_plan(
         }
         Ok(())
     })
+}
+
+/// How many of the problem's shares the plan takes (0 for NULL).
+///
+/// # Safety
+/// `plan` must be NULL or a live plan.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_result_shares_taken(plan: *const memplan_result) -> usize {
+    plan.as_ref().map_or(0, |p| p.shares_taken)
 }
 
 /// Frees a plan. NULL does nothing.

@@ -291,7 +291,12 @@ pub fn draw(problem: &Problem, offsets: &[u64], pic: &Picture) -> String {
         .max()
         .unwrap_or(0);
     let profile = load_profile(problem);
-    let max_load = profile.iter().map(|s| s.load.get()).max().unwrap_or(0);
+    // With shares, the max load counts the buffers that may share as one.
+    let max_load = if problem.shares().is_empty() {
+        profile.iter().map(|s| s.load.get()).max().unwrap_or(0)
+    } else {
+        memplan::max_load(problem).get()
+    };
     let capacity = pic.capacity;
     let top = height.max(max_load).max(capacity.unwrap_or(0)).max(1);
     let top_axis = top + top / 25;
@@ -332,6 +337,7 @@ pub fn draw(problem: &Problem, offsets: &[u64], pic: &Picture) -> String {
     }
     address_axis(&mut svg, &sc, top_axis);
     let merged = buffers(&mut svg, &sc, (t0, t1), bufs, offsets, pic);
+    let shared = shares(&mut svg, &sc, problem, offsets);
     level(&mut svg, &sc, max_load, "#222", "6 4", "max load");
     if let Some(c) = capacity {
         level(&mut svg, &sc, c, "#d62728", "8 5", "capacity");
@@ -344,9 +350,47 @@ pub fn draw(problem: &Problem, offsets: &[u64], pic: &Picture) -> String {
         merged,
         !pic.highlight.is_empty(),
         capacity.is_some(),
+        shared,
     );
     svg.push_str("</svg>\n");
     svg
+}
+
+/// The shares the plan takes ([`memplan::Share`]): each a dashed outline around the
+/// buffer's addresses from its target's start to its own end, the storage they share,
+/// titled with the pair. Returns whether any was drawn.
+fn shares(svg: &mut String, sc: &Scale, problem: &Problem, offsets: &[u64]) -> bool {
+    let bufs = problem.buffers();
+    let offs: Vec<memplan::Offset> = offsets.iter().map(|&o| memplan::Offset(o)).collect();
+    let taken = memplan::share::taken(problem, &offs, |_| ());
+    if taken.is_empty() {
+        return false;
+    }
+    let _ = writeln!(
+        svg,
+        r##"<g class="shares" fill="none" stroke="#000" stroke-width="1.2" stroke-dasharray="3 2">"##
+    );
+    for k in taken {
+        let s = &problem.shares()[k];
+        let (b, t) = problem.share_ends(k);
+        let (b, t) = (&bufs[b.index()], &bufs[t.index()]);
+        let lo = offsets[problem.share_ends(k).0.index()];
+        let hi = lo + b.size.get();
+        let (x0, x1) = (
+            sc.x(t.lifetime.start.get().min(b.lifetime.start.get())),
+            sc.x(b.lifetime.end.get().max(t.lifetime.end.get())),
+        );
+        let (y0, y1) = (sc.y(hi), sc.y(lo));
+        let _ = writeln!(
+            svg,
+            r#"<rect x="{x0:.2}" y="{y0:.2}" width="{:.2}" height="{:.2}"><title>{}</title></rect>"#,
+            (x1 - x0).max(0.5),
+            (y1 - y0).max(0.5),
+            escape(&format!("share taken: {s}, at [{lo}, {hi})"))
+        );
+    }
+    svg.push_str("</g>\n");
+    true
 }
 
 /// Several plans drawn one below the other in one SVG, each a full picture of its own
@@ -788,7 +832,7 @@ fn load_panel(
     }
 }
 
-fn legend(svg: &mut String, h: f64, merged: bool, highlight: bool, capacity: bool) {
+fn legend(svg: &mut String, h: f64, merged: bool, highlight: bool, capacity: bool, shares: bool) {
     let y = h - 14.0;
     let mut items: Vec<(String, &str)> = vec![(
         format!(r##"fill="{}" stroke="#333" stroke-width="0.6""##, colour(1)),
@@ -815,6 +859,12 @@ fn legend(svg: &mut String, h: f64, merged: bool, highlight: bool, capacity: boo
         items.push((
             r##"stroke="#d62728" stroke-width="2" stroke-dasharray="5 3""##.to_string(),
             "capacity",
+        ));
+    }
+    if shares {
+        items.push((
+            r##"stroke="#000" stroke-width="1.2" stroke-dasharray="3 2""##.to_string(),
+            "share taken (one storage)",
         ));
     }
     let mut x = LEFT;

@@ -237,6 +237,9 @@ pub enum ReadErrorKind {
     /// A malformed gap list.
     #[error("bad gap '{}': expected 'lo-hi' with lo < hi, gaps separated by spaces", Escaped(.0))]
     BadGap(String),
+    /// A share entry that is not `kind:target[@offset][!]`.
+    #[error("bad share '{}': expected 'in_place:target' or 'inside:target@offset', with '!' for a required one, shares separated by spaces", Escaped(.0))]
+    BadShare(String),
     /// An empty id.
     #[error("empty id")]
     EmptyId,

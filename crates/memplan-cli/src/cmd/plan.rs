@@ -179,6 +179,8 @@ impl Planned<'_> {
             interrupted: self.interrupted,
             work: self.report.work,
             stopped_by: self.report.stopped_by.map(memplan::Stop::name),
+            shares: (!self.problem.shares().is_empty())
+                .then(|| (self.problem.shares().len(), self.report.taken_shares.len())),
         }
     }
 
@@ -196,10 +198,21 @@ impl Planned<'_> {
         format!("; work {}{stop}", thousands(self.report.work))
     }
 
-    /// "N buffers; max load M".
+    /// "N buffers; max load M", and with shares "; T of S shares taken" (the max load
+    /// then counts the buffers that may share as one).
     fn head(&self) -> String {
+        let shares = self.problem.shares().len();
+        let taken = if shares == 0 {
+            String::new()
+        } else {
+            format!(
+                "; {} of {} taken",
+                thousands(self.report.taken_shares.len() as u64),
+                count(shares as u64, "share")
+            )
+        };
         format!(
-            "{}; max load {}",
+            "{}; max load {}{taken}",
             count(self.problem.len() as u64, "buffer"),
             thousands(self.max_load())
         )
@@ -350,11 +363,13 @@ struct Summary {
     work: u64,
     /// `work`, `clock` or `cancel` when a limit stopped the run.
     stopped_by: Option<&'static str>,
+    /// With shares: how many are declared and how many the plan takes.
+    shares: Option<(usize, usize)>,
 }
 
 impl Summary {
     fn to_json(&self) -> String {
-        json!({
+        let mut v = json!({
             "outcome": self.outcome,
             "buffers": self.buffers,
             "max_load": self.max_load,
@@ -368,7 +383,11 @@ impl Summary {
             "interrupted": self.interrupted,
             "work": self.work,
             "stopped_by": self.stopped_by,
-        })
-        .to_string()
+        });
+        if let Some((declared, taken)) = self.shares {
+            v["shares"] = json!(declared);
+            v["shares_taken"] = json!(taken);
+        }
+        v.to_string()
     }
 }

@@ -38,6 +38,25 @@ pub fn stats(args: StatsArgs) -> Result<(), Failure> {
         thousands(a.max_load.get()),
         a.peak_time
     );
+    let shares = problem.shares();
+    if !shares.is_empty() {
+        let inside = shares
+            .iter()
+            .filter(|s| s.kind == memplan::ShareKind::Inside)
+            .count();
+        let required = shares.iter().filter(|s| s.required).count();
+        out += &format!(
+            "shares             {} ({} in place, {} inside; {} required)\n",
+            thousands(shares.len() as u64),
+            thousands((shares.len() - inside) as u64),
+            thousands(inside as u64),
+            thousands(required as u64)
+        );
+        out += &format!(
+            "max load, shared   {} (the buffers that may share count once: no plan is lower)\n",
+            thousands(memplan::max_load(&problem).get())
+        );
+    }
     out += &format!("max live buffers   {}\n", thousands(a.max_live as u64));
     out += &format!("overlapping pairs  {}\n", thousands(a.overlapping_pairs));
     out += &format!(

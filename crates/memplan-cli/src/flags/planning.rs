@@ -56,6 +56,13 @@ pub struct PlannerArgs {
     pub boxing: BoxingArgs,
     #[command(flatten)]
     pub bounds: BoundArgs,
+    /// Take no optional share: only the required ones (ablation; see docs/formats.md)
+    #[arg(long, hide = true)]
+    pub shares_no_optional: bool,
+    /// Do not plan without the optional shares as well, when the plan with them is not
+    /// proven optimal (ablation)
+    #[arg(long, hide = true)]
+    pub shares_no_fallback: bool,
 }
 
 impl PlannerArgs {
@@ -98,6 +105,10 @@ impl PlannerArgs {
             boxing: self.boxing.options(),
             exact: self.exact.options(),
             bounds: self.bounds.options(),
+            shares: memplan::ShareOptions {
+                optional: !self.shares_no_optional,
+                fallback: !self.shares_no_fallback,
+            },
         }
     }
 }

@@ -78,13 +78,14 @@ struct Columns {
     alignment: Option<usize>,
     offset: Option<usize>,
     gaps: Option<usize>,
+    shares: Option<usize>,
     /// The end column was called `end` (inclusive by default).
     end_is_inclusive: bool,
 }
 
 /// What each column slot of [`columns`] gives, for the error naming two columns that give
 /// the same field.
-const FIELD_NAMES: [&str; 7] = [
+const FIELD_NAMES: [&str; 8] = [
     "the buffer's id",
     "the start of the lifetime",
     "the end of the lifetime ('upper' is half-open, 'end' inclusive)",
@@ -92,6 +93,7 @@ const FIELD_NAMES: [&str; 7] = [
     "the alignment",
     "the fixed offset",
     "the gaps",
+    "the shares",
 ];
 
 fn columns(headers: &::csv::ByteRecord, need_lifetimes: bool) -> Result<Columns, ReadError> {
@@ -102,7 +104,7 @@ fn columns(headers: &::csv::ByteRecord, need_lifetimes: bool) -> Result<Columns,
     if names.is_empty() || (names.len() == 1 && names[0].is_empty()) {
         return Err(err(0, None, ReadErrorKind::Empty));
     }
-    let mut slots: [Option<usize>; 7] = [None; 7];
+    let mut slots: [Option<usize>; 8] = [None; 8];
     let mut end_is_inclusive = false;
     for (k, name) in names.iter().enumerate() {
         if name.is_empty() {
@@ -121,6 +123,7 @@ fn columns(headers: &::csv::ByteRecord, need_lifetimes: bool) -> Result<Columns,
             "alignment" => 4,
             "offset" => 5,
             "gaps" => 6,
+            "shares" => 7,
             _ => continue,
         };
         if let Some(first) = slots[slot] {
@@ -157,6 +160,7 @@ fn columns(headers: &::csv::ByteRecord, need_lifetimes: bool) -> Result<Columns,
         alignment: slots[4],
         offset: slots[5],
         gaps: slots[6],
+        shares: slots[7],
         end_is_inclusive,
     })
 }
@@ -210,11 +214,74 @@ fn parse_gaps(
     Ok(gaps)
 }
 
+/// The shares of one row's `shares` field: entries separated by spaces, each
+/// `kind:target`, then `@offset` and `!` (required) when given: `in_place:x`,
+/// `inside:cache@128!`.
+fn parse_shares(
+    field: &[u8],
+    buffer: &str,
+    line: u64,
+    column: &str,
+) -> Result<Vec<crate::share::Share>, ReadError> {
+    use crate::share::{Share, ShareKind};
+    let text = std::str::from_utf8(field)
+        .map_err(|_| err(line, Some(column), ReadErrorKind::BadShare(quote(field))))?;
+    let mut shares = Vec::new();
+    for item in text.split_ascii_whitespace() {
+        let bad = || {
+            err(
+                line,
+                Some(column),
+                ReadErrorKind::BadShare(quote(item.as_bytes())),
+            )
+        };
+        let (kind, rest) = item.split_once(':').ok_or_else(bad)?;
+        let kind = ShareKind::from_name(kind).ok_or_else(bad)?;
+        let (rest, required) = match rest.strip_suffix('!') {
+            Some(r) => (r, true),
+            None => (rest, false),
+        };
+        let (target, offset) = match rest.rsplit_once('@') {
+            Some((t, o)) if !o.is_empty() && o.bytes().all(|b| b.is_ascii_digit()) => {
+                (t, parse_u64(o.as_bytes(), line, column)?)
+            }
+            _ => (rest, 0),
+        };
+        if target.is_empty() {
+            return Err(bad());
+        }
+        shares.push(Share {
+            buffer: buffer.to_string(),
+            target: target.to_string(),
+            kind,
+            offset: Offset(offset),
+            required,
+        });
+    }
+    Ok(shares)
+}
+
+/// One share as [`parse_shares`] reads it.
+fn share_text(s: &crate::share::Share) -> String {
+    let mut t = format!("{}:{}", s.kind.name(), s.target);
+    if s.offset.0 != 0 {
+        t.push_str(&format!("@{}", s.offset));
+    }
+    if s.required {
+        t.push('!');
+    }
+    t
+}
+
 /// Reads a problem in google/minimalloc's CSV format: columns found by header name,
 /// `id`, `lower`, `upper` (half-open; or `end`, inclusive) and `size` required,
 /// `alignment`, `offset` (fixed) and `gaps` (`lo-hi` intervals separated by spaces)
-/// optional, an empty field meaning "not given". A BOM, CRLF, blank lines and spaces
-/// around fields are accepted; every error names the line and the column.
+/// optional, an empty field meaning "not given"; `shares` lists the shares of the row's
+/// buffer ([`crate::Share`]): entries separated by spaces, each `kind:target` with
+/// `@offset` and `!` (required) when given, such as `in_place:x` or
+/// `inside:cache@128!` (a target's id cannot hold a space there). A BOM, CRLF, blank
+/// lines and spaces around fields are accepted; every error names the line and the
+/// column.
 pub fn read_problem_csv(input: &[u8], options: &ReadOptions) -> Result<Problem, ReadError> {
     let mut rdr = reader(input);
     let headers = rdr.byte_headers().map_err(csv_error)?.clone();
@@ -226,6 +293,7 @@ pub fn read_problem_csv(input: &[u8], options: &ReadOptions) -> Result<Problem, 
     };
     let name = |k: usize| cols.names[k].as_str();
     let mut buffers = Vec::new();
+    let mut shares = Vec::new();
     let mut lines = Vec::new();
     let mut record = ::csv::ByteRecord::new();
     loop {
@@ -290,14 +358,18 @@ pub fn read_problem_csv(input: &[u8], options: &ReadOptions) -> Result<Problem, 
         if let Some(k) = cols.gaps {
             b.gaps = parse_gaps(&record[k], inclusive, line, name(k))?;
         }
+        if let Some(k) = cols.shares {
+            shares.extend(parse_shares(record[k].trim_ascii(), &b.id, line, name(k))?);
+        }
         buffers.push(b);
         lines.push(line);
     }
     // A header alone is the empty problem (height 0), as in every door: see
     // [`crate::Problem::new`].
-    Problem::new(buffers).map_err(|e| {
+    Problem::with_shares(buffers, shares).map_err(|e| {
         let line = lines.get(e.index).copied().unwrap_or(0);
         let column = match e.kind.field() {
+            "shares" => cols.shares,
             "id" => Some(cols.id),
             "upper" => Some(cols.upper),
             "size" => Some(cols.size),
@@ -479,21 +551,32 @@ fn fmt_u64(buf: &mut [u8; 20], mut v: u64) -> &[u8] {
 }
 
 /// Writes a problem in memplan's canonical columns: `id,lower,upper,size`, plus
-/// `alignment`, `offset` and `gaps` when any buffer needs them. Lifetimes are half-open.
+/// `alignment`, `offset`, `gaps` and `shares` when any buffer needs them. Lifetimes are
+/// half-open.
 pub fn write_problem_csv(problem: &Problem, out: impl Write) -> std::io::Result<()> {
     let bufs = problem.buffers();
     let align = bufs.iter().any(|b| b.alignment.0 != 1);
     let fixed = bufs.iter().any(|b| b.fixed_offset.is_some());
     let gaps = bufs.iter().any(|b| !b.gaps.is_empty());
+    let shares = !problem.shares().is_empty();
+    let mut row_shares: Vec<Vec<String>> = vec![Vec::new(); bufs.len()];
+    for (k, s) in problem.shares().iter().enumerate() {
+        row_shares[problem.share_ends(k).0.index()].push(share_text(s));
+    }
     let mut w = std::io::BufWriter::new(out);
     write!(w, "id,lower,upper,size")?;
-    for (on, name) in [(align, ",alignment"), (fixed, ",offset"), (gaps, ",gaps")] {
+    for (on, name) in [
+        (align, ",alignment"),
+        (fixed, ",offset"),
+        (gaps, ",gaps"),
+        (shares, ",shares"),
+    ] {
         if on {
             w.write_all(name.as_bytes())?;
         }
     }
     writeln!(w)?;
-    for b in bufs {
+    for (i, b) in bufs.iter().enumerate() {
         let id = if b.id.contains([',', '"', '\n', '\r']) || b.id.trim() != b.id {
             format!("\"{}\"", b.id.replace('"', "\"\""))
         } else {
@@ -520,6 +603,14 @@ pub fn write_problem_csv(problem: &Problem, out: impl Write) -> std::io::Result<
                 .map(|g| format!("{}-{}", g.start, g.end))
                 .collect();
             write!(w, ",{}", g.join(" "))?;
+        }
+        if shares {
+            let text = row_shares[i].join(" ");
+            if text.contains([',', '"', '\n', '\r']) {
+                write!(w, ",\"{}\"", text.replace('"', "\"\""))?;
+            } else {
+                write!(w, ",{text}")?;
+            }
         }
         writeln!(w)?;
     }

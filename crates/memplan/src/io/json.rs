@@ -63,6 +63,8 @@ struct BufferIn {
     fixed_offset: Option<u64>,
     #[serde(default)]
     gaps: Option<Vec<(u64, u64)>>,
+    #[serde(default)]
+    shares: Option<Vec<ShareIn>>,
     /// The spill planner's inputs (`memplan plan --spill`), read by the caller.
     #[serde(default)]
     #[allow(dead_code)]
@@ -80,6 +82,34 @@ struct BufferIn {
     accesses: Option<u64>,
 }
 
+/// A buffer's share: `{"target": "x", "kind": "in_place", "offset": 0, "required":
+/// false}`, all but `target` optional.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ShareIn {
+    target: String,
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    offset: Option<u64>,
+    #[serde(default)]
+    required: Option<bool>,
+}
+
+#[derive(Serialize)]
+struct ShareOut<'a> {
+    target: &'a str,
+    kind: &'static str,
+    #[serde(skip_serializing_if = "is_zero")]
+    offset: u64,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    required: bool,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
 #[derive(Serialize)]
 struct BufferOut<'a> {
     id: &'a str,
@@ -92,6 +122,8 @@ struct BufferOut<'a> {
     fixed_offset: Option<u64>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     gaps: Vec<(u64, u64)>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    shares: Vec<ShareOut<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     offset: Option<u64>,
 }
@@ -179,6 +211,64 @@ fn describe(v: &serde_json::Value) -> String {
 /// Checks the shape of a problem's JSON before it is read, so that a wrong type names
 /// its field (`buffers[2].size`) and says what JSON was expected, not which Rust type.
 /// Err: the field's path and the message.
+/// The shape of a buffer's `shares`: a list of objects with a string `target`, and
+/// optionally a string `kind`, an integer `offset` and a boolean `required`.
+fn check_shares(path: &str, v: &serde_json::Value) -> Result<(), (String, String)> {
+    use serde_json::Value;
+    let fail = |p: String, m: String| Err((p, m));
+    let list = match v {
+        Value::Null => return Ok(()),
+        Value::Array(list) => list,
+        other => {
+            return fail(
+                path.to_string(),
+                format!("expected a list of shares, found {}", describe(other)),
+            )
+        }
+    };
+    for (k, s) in list.iter().enumerate() {
+        let spath = format!("{path}[{k}]");
+        let Value::Object(fields) = s else {
+            return fail(
+                spath,
+                format!(
+                    r#"expected an object such as {{"target": "x", "kind": "in_place"}}, found {}"#,
+                    describe(s)
+                ),
+            );
+        };
+        if !fields.contains_key("target") {
+            return fail(spath, "missing field \"target\"".to_string());
+        }
+        for (key, v) in fields {
+            let fpath = format!("{spath}.{key}");
+            let ok = match key.as_str() {
+                "target" | "kind" => v.is_string(),
+                "offset" => v.is_u64(),
+                "required" => v.is_boolean(),
+                other => {
+                    return fail(
+                        fpath,
+                        format!(
+                            "unknown field {}: expected target, kind, offset or required",
+                            Value::String(other.to_string())
+                        ),
+                    )
+                }
+            };
+            if !ok {
+                let want = match key.as_str() {
+                    "offset" => "a non-negative integer",
+                    "required" => "true or false",
+                    _ => "a string",
+                };
+                return fail(fpath, format!("expected {want}, found {}", describe(v)));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn check_shape(value: &serde_json::Value) -> Result<(), (String, String)> {
     use serde_json::Value;
     let at = |path: &str, msg: String| Err((path.to_string(), msg));
@@ -264,6 +354,7 @@ fn check_shape(value: &serde_json::Value) -> Result<(), (String, String)> {
                         format!("expected a memory name or a list of names, found {}", describe(other)),
                     )?,
                 },
+                "shares" => check_shares(&path, v)?,
                 "gaps" => match v {
                     Value::Null => {}
                     Value::Array(gaps) => {
@@ -289,7 +380,7 @@ fn check_shape(value: &serde_json::Value) -> Result<(), (String, String)> {
                 other => at(
                     &path,
                     format!(
-                        "unknown field {}: expected id, start, end, size, alignment, fixed_offset, gaps, cost, memory, memories or accesses",
+                        "unknown field {}: expected id, start, end, size, alignment, fixed_offset, gaps, shares, cost, memory, memories or accesses",
                         Value::String(other.to_string())
                     ),
                 )?,
@@ -344,6 +435,30 @@ pub fn read_problem_json(
         }
         Err(e) => return Err(json_error(e)),
     };
+    let mut shares = Vec::new();
+    for (i, b) in parsed.buffers.iter().enumerate() {
+        for (k, s) in b.shares.iter().flatten().enumerate() {
+            let kind = match s.kind.as_deref() {
+                None => crate::share::ShareKind::InPlace,
+                Some(name) => crate::share::ShareKind::from_name(name).ok_or_else(|| {
+                    field_error(
+                        0,
+                        (
+                            format!("buffers[{i}].shares[{k}].kind"),
+                            format!("expected \"in_place\" or \"inside\", found \"{name}\""),
+                        ),
+                    )
+                })?,
+            };
+            shares.push(crate::share::Share {
+                buffer: b.id.clone(),
+                target: s.target.clone(),
+                kind,
+                offset: Offset(s.offset.unwrap_or(0)),
+                required: s.required.unwrap_or(false),
+            });
+        }
+    }
     let buffers = parsed
         .buffers
         .into_iter()
@@ -364,7 +479,7 @@ pub fn read_problem_json(
             Ok(buf)
         })
         .collect::<Result<Vec<_>, ReadError>>()?;
-    let problem = Problem::new(buffers).map_err(|e| ReadError {
+    let problem = Problem::with_shares(buffers, shares).map_err(|e| ReadError {
         line: 0,
         column: Some(e.kind.field().to_string()),
         kind: ReadErrorKind::Problem(e),
@@ -373,6 +488,16 @@ pub fn read_problem_json(
 }
 
 fn buffers_out<'a>(problem: &'a Problem, plan: Option<&Plan>) -> Vec<BufferOut<'a>> {
+    let mut shares: Vec<Vec<ShareOut<'a>>> = (0..problem.len()).map(|_| Vec::new()).collect();
+    for (k, s) in problem.shares().iter().enumerate() {
+        shares[problem.share_ends(k).0.index()].push(ShareOut {
+            target: &s.target,
+            kind: s.kind.name(),
+            offset: s.offset.get(),
+            required: s.required,
+        });
+    }
+    let mut shares = shares.into_iter();
     problem
         .buffers()
         .iter()
@@ -389,6 +514,7 @@ fn buffers_out<'a>(problem: &'a Problem, plan: Option<&Plan>) -> Vec<BufferOut<'
                 .iter()
                 .map(|g| (g.start.get(), g.end.get()))
                 .collect(),
+            shares: shares.next().unwrap_or_default(),
             offset: plan.map(|p| p.offsets()[i].get()),
         })
         .collect()
