@@ -11,9 +11,10 @@
 //! ```
 //!
 //! The bound every output reports is the max load with shares (`storage::bound`),
-//! which holds whichever optional shares a plan takes. When every share is required,
-//! the storages' problem *is* the problem, so its own proofs (a higher bound,
-//! infeasibility) hold too.
+//! which holds whichever optional shares a plan takes. The storages' own proofs do not
+//! hold for the buffers: a storage reserves its largest member's bytes over its whole
+//! span, which the buffers do not need (an in-place output larger than its input, an
+//! inside buffer that outlives its target), so the storages' problem can be harder.
 
 use std::time::Instant;
 
@@ -100,24 +101,10 @@ pub(super) fn run(
         Plan::new(problem, storages.expand(p.offsets()))
             .expect("storages' plans expand without overflow")
     };
-    let outcome = if all_required {
-        // The storages' problem is the problem: its proofs hold.
-        match &report.outcome {
-            Outcome::Optimal(p) => Outcome::Optimal(expand(p)),
-            Outcome::Feasible { plan, lower_bound } => Outcome::Feasible {
-                plan: expand(plan),
-                lower_bound: (*lower_bound).max(bound),
-            },
-            Outcome::Infeasible => Outcome::Infeasible,
-            Outcome::Unknown {
-                best_so_far,
-                lower_bound,
-            } => Outcome::Unknown {
-                best_so_far: best_so_far.as_ref().map(expand),
-                lower_bound: (*lower_bound).max(bound),
-            },
-        }
-    } else {
+    // The storages reserve each storage's full size over its whole span, so their
+    // problem is stricter than the buffers': its proofs do not carry over, the bound
+    // with shares does.
+    let outcome = {
         match (report.outcome.plan(), report.outcome.best()) {
             (Some(p), _) if p.height() <= bound => Outcome::Optimal(expand(p)),
             (Some(p), _) => Outcome::Feasible {
