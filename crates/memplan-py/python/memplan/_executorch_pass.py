@@ -16,6 +16,15 @@ at one offset, the same in every method::
 ExecuTorch's runtime gives the methods of a program one set of arenas on the host, so
 decode reads the caches prefill wrote. The arena is checked by memplan's checker, and
 added to every method's ``non_const_buffer_sizes`` and its report.
+
+**In place** (``in_place=True``). ExecuTorch applies the plan memplan's algorithm
+returns; the pass then links each share the plan took as ExecuTorch's
+``TensorSpec.storage_base`` (with ``storage_base_offset``) of the tensor that took the
+storage, so that ExecuTorch's ``Verifier`` accepts two specs whose lifetimes overlap
+(at the op, for an in-place share) and whose bytes do. With ``share_mutable_buffers``,
+a cache update's result and a write-back output are not planned with the method: they
+are placed inside their cache in the shared arena (``run_multimethod``), checked there
+by memplan's checker, and the method's inputs and outputs are verified after that.
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ from executorch.exir.memory_planning import (
     MemoryPlanningAlgorithmSuite,
     Verifier,
     apply_algo,
+    get_node_tensor_specs,
 )
 from executorch.exir.pass_base import PassResult
 from executorch.exir.passes.memory_planning_pass import (
@@ -80,8 +90,12 @@ class _MemplanPass(MemoryPlanningPass):
         )
         self.algorithm = algorithm
         self._runs = 0
-        # With share_mutable_buffers: (method's graph module, index of its GraphReport).
-        self._method_graphs: List[Tuple[Any, int]] = []
+        # With share_mutable_buffers: (method's graph module, index of its GraphReport,
+        # its signature).
+        self._method_graphs: List[Tuple[Any, int, Any]] = []
+        # With share_mutable_buffers and in_place: (method's graph module, the specs to
+        # place inside their mutable buffer as (spec, buffer spec, offset)).
+        self._deferred: List[Tuple[Any, List[Tuple[Any, Any, int]]]] = []
 
     @property
     def reports(self) -> List[_et.GraphReport]:
@@ -98,12 +112,21 @@ class _MemplanPass(MemoryPlanningPass):
             if name and isinstance(m, torch.fx.GraphModule)
         }
         self._runs += 1
+        algo.taken = []
+        algo._defer_mutable = bool(self.share_mutable_buffers and getattr(algo, "in_place", False))
+        first_deferred = len(getattr(algo, "deferred", []))
         try:
             if not self.share_mutable_buffers:
-                return super().run(graph_module, graph_signature)
-            return self._run_sharing(graph_module, graph_signature)
+                result = super().run(graph_module, graph_signature)
+            else:
+                result = self._run_sharing(graph_module, graph_signature)
+            _link(algo.taken)
+            if algo._defer_mutable:
+                self._deferred.append((graph_module, algo.deferred[first_deferred:]))
+            return result
         finally:
             algo._method, algo._submodules = "", {}
+            algo._defer_mutable = False
 
     def _run_sharing(self, graph_module: Any, graph_signature: Any) -> Any:
         """ExecuTorch's ``run`` with ``share_mutable_buffers``, without its demand that
@@ -123,10 +146,15 @@ class _MemplanPass(MemoryPlanningPass):
         if graph_signature is not None:
             self.state.graph_modules.append(graph_module)
             _insert_mutable_buffer_specs(self.state, graph_module, graph_signature)
-            self._method_graphs.append((graph_module, len(self.algorithm.graphs) - 1))
-        Verifier(
-            graph_module, self.alloc_graph_input, self.alloc_graph_output, False, graph_signature
-        ).verify_graph_input_output()
+            self._method_graphs.append(
+                (graph_module, len(self.algorithm.graphs) - 1, graph_signature)
+            )
+        if not getattr(self.algorithm, "_defer_mutable", False):
+            Verifier(
+                graph_module, self.alloc_graph_input, self.alloc_graph_output, False,
+                graph_signature,
+            ).verify_graph_input_output()
+        # else: its write-back outputs are placed in run_multimethod, which verifies.
         return PassResult(graph_module, True)
 
     def run_multimethod(self) -> None:
@@ -162,6 +190,7 @@ class _MemplanPass(MemoryPlanningPass):
                 memplan.Problem([(n, 0, 1, size, self.alignment) for n, _, size in buffers]),
                 [o for _, o, _ in buffers],
             )
+        placed = self._place_deferred(shared_id, buffers)
         for gm in modules:
             sizes = gm.meta["non_const_buffer_sizes"]
             sizes.extend([0] * (shared_id - len(sizes)))
@@ -172,24 +201,91 @@ class _MemplanPass(MemoryPlanningPass):
             planner="shared", elapsed=0.0, size=offset, shared=True,
         )
         graphs = self.algorithm.graphs
-        for gm, k in self._method_graphs:
+        for gm, k, gs in self._method_graphs:
             r = graphs[k]
             graphs[k] = dataclasses.replace(
                 r,
-                arenas=r.arenas + (arena,),
+                arenas=r.arenas + (dataclasses.replace(arena, shares=placed.get(id(gm), 0)),),
                 sizes=tuple(gm.meta["non_const_buffer_sizes"]),
                 # ExecuTorch's own pass puts the shared arena right after arena 1.
                 default_sizes=r.default_sizes + (offset,),
             )
+            if self._deferred:
+                Verifier(
+                    gm, self.alloc_graph_input, self.alloc_graph_output, False, gs
+                ).verify_graph_input_output()
         return None
+
+    def _place_deferred(
+        self, shared_id: int, buffers: List[Tuple[str, int, int]]
+    ) -> Dict[int, int]:
+        """Places each method's cache updates and write-back outputs (``in_place`` with
+        ``share_mutable_buffers``) inside their mutable buffer in the shared arena, links
+        them as its ``storage_base``, gives them one object id per buffer (above the
+        method's), and checks each method's shared arena with memplan's checker (the
+        buffers live over the whole method, each placed spec inside its buffer only).
+        Returns how many specs each method (by id of its graph module) placed."""
+        fqn_of = {
+            id(spec): fqn
+            for fqn, found in self.state.mutable_buffers.items()
+            for spec in list(found) + list(self.state.maybe_mutable_buffers.get(fqn, ()))
+        }
+        order = {fqn: k for k, (fqn, _, _) in enumerate(buffers)}
+        counts: Dict[int, int] = {}
+        for gm, deferred in self._deferred:
+            if not deferred:
+                continue
+            objs = [
+                spec.mem_obj_id
+                for node in gm.graph.nodes
+                for spec in get_node_tensor_specs(node)
+                if spec is not None and getattr(spec, "mem_obj_id", None) is not None
+            ]
+            first_obj = max(objs, default=-1) + 1
+            end = len(gm.graph.nodes)
+            items = [(fqn, 0, end, size, self.alignment) for fqn, _, size in buffers]
+            offsets = [o for _, o, _ in buffers]
+            shares = []
+            for k, (spec, cache, inner) in enumerate(deferred):
+                fqn = fqn_of.get(id(cache))
+                if fqn is None or cache.mem_id != shared_id or cache.mem_offset is None:
+                    raise memplan.CheckError(
+                        f"in_place: {_et._describe(spec)} was to go inside a shared mutable "
+                        f"buffer, but {_et._describe(cache)} was not placed in the shared arena"
+                    )
+                spec.mem_id = shared_id
+                spec.mem_offset = cache.mem_offset + inner
+                spec.mem_obj_id = first_obj + order[fqn]
+                spec.storage_base = cache
+                spec.storage_base_offset = inner
+                first, last = spec.lifetime
+                items.append((f"in {fqn} #{k}", first, last + 1, spec.allocated_memory, self.alignment))
+                offsets.append(spec.mem_offset)
+                shares.append((f"in {fqn} #{k}", fqn, "inside", inner, True))
+            memplan.check(memplan.Problem(items, shares=shares), offsets)
+            counts[id(gm)] = len(deferred)
+        return counts
 
 
 class _VerifiedMemoryPlanningPass(_MemplanPass):
     """A ``MemoryPlanningPass`` that also runs ExecuTorch's ``Verifier`` on the storage
-    reuse of every plan (ExecuTorch runs it only for its algorithm named "greedy")."""
+    reuse of every plan (ExecuTorch runs it only for its algorithm named "greedy"). With
+    ``share_mutable_buffers`` and ``in_place``, after the shared arena is placed."""
 
     def run(self, graph_module: Any, graph_signature: Any = None) -> Any:
         result = super().run(graph_module, graph_signature)
+        if self._deferred and self._deferred[-1][0] is graph_module:
+            return result  # verified in run_multimethod, once its specs are placed
+        self._verify(graph_module, graph_signature)
+        return result
+
+    def run_multimethod(self) -> None:
+        super().run_multimethod()
+        for gm, _ in self._deferred:
+            signature = next((gs for g, _, gs in self._method_graphs if g is gm), None)
+            self._verify(gm, signature)
+
+    def _verify(self, graph_module: Any, graph_signature: Any) -> None:
         Verifier(
             graph_module,
             self.alloc_graph_input,
@@ -197,7 +293,21 @@ class _VerifiedMemoryPlanningPass(_MemplanPass):
             self.alloc_mutable_buffers and not self.share_mutable_buffers,
             graph_signature,
         ).verify_storage_reuse(self.allow_lifetime_and_storage_overlap)
-        return result
+
+
+def _link(taken: List[Tuple[Any, Any, int]]) -> None:
+    """Links each share the plan took (``in_place``) as ExecuTorch's ``storage_base`` of
+    the spec that took the storage, once ExecuTorch has applied memplan's plan (a share
+    whose specs another algorithm of the suite placed apart is left unlinked)."""
+    for spec, base, inner in taken:
+        if (
+            spec.mem_id == base.mem_id
+            and spec.mem_offset is not None
+            and base.mem_offset is not None
+            and spec.mem_offset == base.mem_offset + inner
+        ):
+            spec.storage_base = base
+            spec.storage_base_offset = inner
 
 
 def _check_pass_options(pass_options: Dict[str, Any], door: str, ours: str) -> None:

@@ -116,10 +116,12 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
     ) from e
 
 import memplan
+from memplan import _executorch_inplace as _inplace
 
 __all__ = [
     "Algorithm",
     "ArenaReport",
+    "PeakTensor",
     "BankInfeasibleError",
     "BankNoPlanFoundError",
     "BankPlacementError",
@@ -168,6 +170,33 @@ class ArenaReport:
     #: Bytes times accesses of the arena's buffers (``banked_memory_planning_pass``:
     #: one write plus one read per user in the graph), else ``None``.
     traffic: Optional[int] = None
+    #: With ``in_place=True``: how many tensors share another's storage in the plan
+    #: (the shares memplan took), and the bytes that saves: the arena's size planned by
+    #: the same planner without shares, less its size with them (0 when no share helps).
+    #: With ``fast_capacity``, the saving of both levels is on the slow arena's report
+    #: (negative when the shares let more bytes stay in the fast arena).
+    shares: int = 0
+    saved: int = 0
+    #: The tensors live when the most bytes are (a tensor inside another's storage
+    #: counted once), largest first: what holds the arena's peak.
+    peak: Tuple["PeakTensor", ...] = ()
+    #: The node index of that peak (``None`` for an empty arena).
+    peak_time: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class PeakTensor:
+    """One tensor live at an arena's peak: the node that writes it (its name in the
+    graph), that node's operator (``"aten::permute_copy"``; ``"placeholder"`` for a
+    graph input, ``"output"`` for an output-only tensor), its bytes in the arena and its
+    inclusive lifetime ``[first, last]``. A ``permute_copy`` of a constant here is a
+    weight transposed at run time: constant propagation (or a pre-transposed weight)
+    removes it."""
+
+    node: str
+    op: str
+    bytes: int
+    lifetime: Tuple[int, int]
 
 
 @dataclass(frozen=True)
@@ -206,6 +235,17 @@ class GraphReport:
         which happens only when ``fast_capacity`` moves tensors to the slow arena)."""
         return self.default_total - self.total
 
+    @property
+    def shares(self) -> int:
+        """Tensors that share another's storage (``in_place=True``), over all arenas."""
+        return sum(a.shares for a in self.arenas)
+
+    @property
+    def saved(self) -> int:
+        """Bytes the shares save (``in_place=True``) against the same planner without
+        them, over all arenas."""
+        return sum(a.saved for a in self.arenas)
+
 
 @dataclass
 class _Buffer:
@@ -217,6 +257,18 @@ class _Buffer:
     size: int
     alignment: int
     aliases: List[Tuple[Any, int]]  # (alias spec, offset inside the root)
+
+
+@dataclass
+class _ArenaShare:
+    """A share between two storage roots of one arena (``in_place=True``): ``buffer``
+    may take ``target``'s storage (``kind`` ``"in_place"`` or ``"inside"``, at
+    ``offset`` bytes into it)."""
+
+    buffer: _Buffer
+    target: _Buffer
+    kind: str
+    offset: int
 
 
 def _describe(spec: Any) -> str:
@@ -233,7 +285,8 @@ def _is_graph_module(value: Any) -> bool:
 
 
 def _check_arguments(
-    time_limit: Any, planner: Any, threads: Any, seed: Any, fast_capacity: Any, work_limit: Any = None
+    time_limit: Any, planner: Any, threads: Any, seed: Any, fast_capacity: Any, work_limit: Any = None,
+    in_place: Any = False,
 ) -> None:
     """Raises ``memplan.InputError`` naming the first bad argument of ``Algorithm``."""
     if _is_graph_module(time_limit):
@@ -273,6 +326,8 @@ def _check_arguments(
         raise memplan.InputError(f"seed must be None or an int in [0, 2**64), got {seed!r}")
     if fast_capacity is not None and (not is_int(fast_capacity) or fast_capacity < 0):
         raise memplan.InputError(f"fast_capacity must be None or an int >= 0 (bytes), got {fast_capacity!r}")
+    if not isinstance(in_place, bool):
+        raise memplan.InputError(f"in_place must be True or False, got {in_place!r}")
 
 
 def _check_call(alignment: Any, specs: Any, graph_module: Any, extra_padding: Any) -> None:
@@ -423,8 +478,10 @@ class Algorithm:
         seed: Optional[int] = None,
         fast_capacity: Optional[int] = None,
         work_limit: Optional[Union[int, float]] = None,
+        in_place: bool = False,
     ) -> None:
-        _check_arguments(time_limit, planner, threads, seed, fast_capacity, work_limit)
+        _check_arguments(time_limit, planner, threads, seed, fast_capacity, work_limit, in_place)
+        self.in_place = in_place
         self.time_limit = time_limit
         self.work_limit = work_limit
         self.planner = planner
@@ -437,6 +494,15 @@ class Algorithm:
         # of each submodule graph, by id.
         self._method = ""
         self._submodules: Dict[int, str] = {}
+        # With in_place: the shares taken since the pass last reset it, as (buffer spec,
+        # target spec, offset in the target); memplan's pass links each as the buffer's
+        # `storage_base` once ExecuTorch has applied the plan.
+        self.taken: List[Tuple[Any, Any, int]] = []
+        # Set by memplan's pass with share_mutable_buffers: shares into a mutable buffer
+        # are then placed with the buffers (after every method), as (spec, buffer spec,
+        # offset), not planned here.
+        self._defer_mutable = False
+        self.deferred: List[Tuple[Any, Any, int]] = []
         # ExecuTorch names algorithms by `__name__` (the suite's result table).
         self.__name__ = "memplan"
 
@@ -444,7 +510,8 @@ class Algorithm:
         return (
             f"memplan.executorch.Algorithm(time_limit={self.time_limit}, "
             f"planner={self.planner!r}, threads={self.threads}, seed={self.seed}, "
-            f"fast_capacity={self.fast_capacity}, work_limit={self.work_limit})"
+            f"fast_capacity={self.fast_capacity}, work_limit={self.work_limit}, "
+            f"in_place={self.in_place})"
         )
 
     def _solve(self, problem: memplan.Problem, time_limit: Optional[float]) -> memplan.Plan:
@@ -485,6 +552,8 @@ class Algorithm:
         started = time.monotonic()
         ordered = _ordered(specs)
         arenas = self._arenas(ordered, alignment)
+        shares = self._shares(arenas, graph_module, graph_signature)
+        self._names = _inplace.producers(graph_module)
         reserved = list(getattr(graph_module, "input_mem_buffer_sizes", None) or [])
         result = MemoryAlgoResult({}, [])
         self.reports = []
@@ -497,14 +566,18 @@ class Algorithm:
             # arena 1), not left in an arena of their own.
             slow_id = max([1] + list(arenas)) + 1
             arenas.setdefault(1, ([], []))
-            fast, slow = self._spill_arena(arenas, reserved, extra_padding, started, slow_id)
+            fast, slow = self._spill_arena(
+                arenas, reserved, extra_padding, started, slow_id, shares.get(1, [])
+            )
         for mem_id in sorted(arenas):
             base = reserved[mem_id] if mem_id < len(reserved) else 0
             roots, empty = arenas[mem_id]
             if self.fast_capacity is not None and mem_id in (1, slow_id):
                 offsets, report = fast if mem_id == 1 else slow
             else:
-                offsets, report = self._plan_arena(mem_id, roots, base, extra_padding, started)
+                offsets, report = self._plan_arena(
+                    mem_id, roots, base, extra_padding, started, shares.get(mem_id, [])
+                )
             report = ArenaReport(specs=len(empty) + sum(1 + len(r.aliases) for r in roots), **report)
             self.reports.append(report)
             sizes[mem_id] = report.size
@@ -565,27 +638,116 @@ class Algorithm:
             buf.aliases.append((spec, offset))
         return arenas
 
+    def _shares(
+        self, arenas: Dict[Any, Tuple[List[_Buffer], List[Any]]], graph_module: Any,
+        graph_signature: Any,
+    ) -> Dict[Any, List[_ArenaShare]]:
+        """With ``in_place``: each arena's shares (``_executorch_inplace.find_shares``)
+        between two of its storage roots, each root that takes an input's storage in
+        place starting at its op. With ``_defer_mutable`` (memplan's pass sharing the
+        mutable buffers, which are not planned here), a share into a mutable buffer
+        takes its spec out of the plan, into ``deferred``."""
+        if not self.in_place:
+            return {}
+        where: Dict[int, Tuple[Any, _Buffer]] = {}
+        for mem_id, (roots, _) in arenas.items():
+            for r in roots:
+                where[id(r.spec)] = (mem_id, r)
+        out: Dict[Any, List[_ArenaShare]] = {}
+        deferred: Dict[int, _Buffer] = {}
+        for share in _inplace.find_shares(graph_module, graph_signature):
+            found = where.get(id(share.buffer))
+            if found is None or found[1].aliases or id(found[1]) in deferred:
+                continue
+            mem_id, buf = found
+            target = where.get(id(share.target))
+            if target is None:
+                if self._defer_mutable and share.rule in ("cache_update", "write_back"):
+                    self.deferred.append((share.buffer, share.target, share.offset))
+                    deferred[id(buf)] = buf
+                continue
+            if target[0] != mem_id or target[1] is buf:
+                continue
+            tgt = target[1]
+            if share.kind == "in_place":
+                start = share.start if share.start is not None else buf.start
+                # memplan's in-place rule, on the buffer's start at its op.
+                if not (buf.start <= start < buf.end and tgt.start <= start and tgt.end <= start + 1):
+                    continue
+                if buf.size > tgt.size:
+                    continue
+                buf.start = start
+            elif share.offset + buf.size > tgt.size:
+                continue
+            out.setdefault(mem_id, []).append(_ArenaShare(buf, tgt, share.kind, share.offset))
+        self._removed: Dict[Any, List[_Buffer]] = {}
+        if deferred:
+            for mem_id, (roots, _) in arenas.items():
+                self._removed[mem_id] = [r for r in roots if id(r) in deferred]
+                roots[:] = [r for r in roots if id(r) not in deferred]
+            out = {
+                m: [sh for sh in shs if id(sh.buffer) not in deferred and id(sh.target) not in deferred]
+                for m, shs in out.items()
+            }
+        return out
+
+    def _solve_shared(
+        self, roots: List[_Buffer], shares: List[_ArenaShare], time_limit: Optional[float],
+        removed: Sequence[_Buffer] = (),
+    ) -> Tuple[memplan.Plan, List[_ArenaShare], int]:
+        """The arena planned with its shares and without them, by the same planner: the
+        lower plan (the one without shares on a tie), the shares it took and the bytes
+        they save. ``removed`` roots (placed inside a shared mutable buffer) count in the
+        plan without shares only."""
+        items = [(str(k), b.start, b.end, b.size, b.alignment) for k, b in enumerate(roots)]
+        limit = None if time_limit is None else time_limit / 2 if shares or removed else time_limit
+        if removed:
+            everything = items + [
+                (f"r{k}", b.start, b.end, b.size, b.alignment) for k, b in enumerate(removed)
+            ]
+            without = self._solve(memplan.Problem(everything), limit)
+        plan = self._solve(memplan.Problem(items), limit)
+        if removed:
+            # The removed roots live in the shared arena whatever the plan: the saving
+            # is against the plan that kept them here.
+            if not shares:
+                return plan, [], without.height - plan.height
+        if not shares:
+            return plan, [], 0
+        baseline = without.height if removed else plan.height
+        index = {id(r): k for k, r in enumerate(roots)}
+        declared = [
+            (str(index[id(sh.buffer)]), str(index[id(sh.target)]), sh.kind, sh.offset)
+            for sh in shares
+        ]
+        shared = self._solve(memplan.Problem(items, shares=declared), limit)
+        if shared.height >= plan.height:
+            return plan, [], baseline - plan.height
+        return shared, [shares[k] for k in shared.taken_shares], baseline - shared.height
+
     def _plan_arena(
-        self, mem_id: int, roots: List[_Buffer], base: int, extra_padding: int, started: float
+        self, mem_id: int, roots: List[_Buffer], base: int, extra_padding: int, started: float,
+        shares: Sequence[_ArenaShare] = (),
     ) -> Tuple[List[int], Dict[str, Any]]:
-        """Plans one arena and checks the plan; offsets are absolute (above `base`)."""
+        """Plans one arena (with its shares, ``in_place``) and checks the plan; offsets
+        are absolute (above `base`)."""
         figures: Dict[str, Any] = dict(mem_id=mem_id, buffers=len(roots), reserved=base)
         if not roots:
             figures.update(max_load=0, height=0, lower_bound=0, optimal=True, planner="none", elapsed=0.0)
             figures["size"] = base + extra_padding
             return [], figures
-        problem = memplan.Problem(
-            [(str(k), b.start, b.end, b.size, b.alignment) for k, b in enumerate(roots)]
-        )
         # The plan starts above the reserved bytes, on a multiple of every alignment.
         step = math.lcm(*(b.alignment for b in roots))
         bottom = -(-base // step) * step
         limit = self.time_limit
         if limit is not None:
             limit = max(0.0, limit - (time.monotonic() - started))
-        plan = self._solve(problem, limit)
+        removed = getattr(self, "_removed", {}).get(mem_id, [])
+        plan, taken, saved = self._solve_shared(roots, list(shares), limit, removed)
         offsets = [bottom + o for o in plan.offsets]
-        _check(roots, offsets, base)
+        _check(roots, offsets, base, taken)
+        self.taken.extend((sh.buffer.spec, sh.target.spec, sh.offset) for sh in taken)
+        when, peak = _peak_tensors(roots, taken, getattr(self, "_names", {}))
         figures.update(
             max_load=plan.max_load,
             height=plan.height,
@@ -594,6 +756,10 @@ class Algorithm:
             planner=plan.planner,
             elapsed=plan.elapsed,
             size=bottom + plan.height + extra_padding,
+            shares=len(taken),
+            saved=saved,
+            peak=peak,
+            peak_time=when,
         )
         return offsets, figures
 
@@ -604,11 +770,14 @@ class Algorithm:
         extra_padding: int,
         started: float,
         slow_id: int,
+        shares: Sequence[_ArenaShare] = (),
     ) -> Tuple[Tuple[List[int], Dict[str, Any]], Tuple[List[int], Dict[str, Any]]]:
         """Splits arena 1 under ``fast_capacity`` with ``memplan.plan_spill``: the kept
         roots stay in arena 1, the spilled ones move to a new arena ``slow_id`` (added to
-        ``arenas``). Both levels go through memplan's checker. Returns each arena's
-        offsets (absolute) and report figures."""
+        ``arenas``). With ``shares`` (``in_place``), memplan's planner for two memories
+        with the shares is the other candidate: the one that spills fewer bytes (then
+        the lower slow arena) is kept. Both levels go through memplan's checker. Returns
+        each arena's offsets (absolute) and report figures."""
         roots, empty = arenas[1]
         base = reserved[1] if len(reserved) > 1 else 0
         step = math.lcm(1, *(b.alignment for b in roots))
@@ -631,40 +800,129 @@ class Algorithm:
         limit = self.time_limit
         if limit is not None:
             limit = max(0.0, limit - (time.monotonic() - started))
+        if shares and limit is not None:
+            limit /= 3
         plan = self._solve_spill(problem, capacity, limit)
-        kept = [k for k, s in enumerate(plan.spilled) if not s]
-        gone = [k for k, s in enumerate(plan.spilled) if s]
+        cost, lower_bound, elapsed = plan.cost, plan.lower_bound, plan.elapsed
+        spilled, offsets_of = list(plan.spilled), list(plan.offsets)
+        taken: List[_ArenaShare] = []
+        saved = (0, 0)
+        if shares:
+            # Candidates: plan_spill's split and the two-memory planner's with shares,
+            # each level then re-planned with its shares where that is lower. Kept: the
+            # fewest bytes spilled, then the lowest slow arena, then the lowest fast one.
+            heights = _level_heights(roots, spilled, offsets_of)
+            candidates = [(spilled, offsets_of, [])]
+            alternative = self._spill_shared(roots, list(shares), capacity, limit)
+            if alternative is not None:
+                candidates.append(alternative[:3])
+                elapsed += alternative[3]
+            best = None
+            for flags, offs, took in candidates:
+                flags, offs, took = self._relevel(roots, flags, offs, took, list(shares), limit)
+                moved = sum(r.size for r, f in zip(roots, flags) if f)
+                fast_h, slow_h = _level_heights(roots, flags, offs)
+                key = (moved, slow_h, fast_h)
+                if fast_h <= capacity and (best is None or key < best[0]):
+                    best = (key, flags, offs, took)
+            if best is not None:
+                (moved, slow_h, fast_h), spilled, offsets_of, taken = best
+                cost = moved
+                saved = (0, heights[0] + heights[1] - fast_h - slow_h)
+        kept = [k for k, s in enumerate(spilled) if not s]
+        gone = [k for k, s in enumerate(spilled) if s]
         fast_roots = [roots[k] for k in kept]
         slow_roots = [roots[k] for k in gone]
         slow_step = math.lcm(1, *(b.alignment for b in slow_roots))
         slow_bottom = -(-slow_base // slow_step) * slow_step
-        fast_offsets = [bottom + plan.offsets[k] for k in kept]
-        slow_offsets = [slow_bottom + plan.offsets[k] for k in gone]
+        fast_offsets = [bottom + offsets_of[k] for k in kept]
+        slow_offsets = [slow_bottom + offsets_of[k] for k in gone]
+        fast_ids = {id(r) for r in fast_roots}
+        level_shares = (
+            [sh for sh in taken if id(sh.buffer) in fast_ids],
+            [sh for sh in taken if id(sh.buffer) not in fast_ids],
+        )
         if fast_roots:
-            _check(fast_roots, fast_offsets, base)
+            _check(fast_roots, fast_offsets, base, level_shares[0])
         if slow_roots:
-            _check(slow_roots, slow_offsets, slow_base)
+            _check(slow_roots, slow_offsets, slow_base, level_shares[1])
+        self.taken.extend((sh.buffer.spec, sh.target.spec, sh.offset) for sh in taken)
         arenas[1] = (fast_roots, empty)
         arenas[slow_id] = (slow_roots, [])
         figures = []
         levels = ((1, fast_roots, fast_offsets, bottom, base),
                   (slow_id, slow_roots, slow_offsets, slow_bottom, slow_base))
-        for mem_id, rs, offs, lo, res in levels:
+        for (mem_id, rs, offs, lo, res), level in zip(levels, level_shares):
             height = max((o + r.size for r, o in zip(rs, offs)), default=lo) - lo
-            load = memplan.Problem(
-                [(str(k), r.start, r.end, r.size) for k, r in enumerate(rs)]
-            ).max_load() if rs else 0
+            load = _load(rs, level)
+            when, peak = _peak_tensors(rs, level, getattr(self, "_names", {}))
             figures.append((offs, dict(
                 mem_id=mem_id, buffers=len(rs), reserved=res,
                 max_load=load, height=height, lower_bound=load, optimal=height == load,
-                planner="spill", elapsed=plan.elapsed, size=lo + height + extra_padding,
-                spill_cost=plan.cost, spill_lower_bound=plan.lower_bound, slow=mem_id != 1,
+                planner="spill" if not taken else "spill, in place", elapsed=elapsed,
+                size=lo + height + extra_padding,
+                spill_cost=cost, spill_lower_bound=lower_bound, slow=mem_id != 1,
+                shares=len(level), saved=saved[0] if mem_id == 1 else saved[1],
+                peak=peak, peak_time=when,
             )))
         if figures[0][1]["size"] > self.fast_capacity:
             raise memplan.CheckError(
                 f"arena 1 needs {figures[0][1]['size']} bytes, over fast_capacity {self.fast_capacity}"
             )
         return figures[0], figures[1]
+
+    def _relevel(
+        self, roots: List[_Buffer], spilled: List[bool], offsets: List[int],
+        taken: List[_ArenaShare], shares: List[_ArenaShare], time_limit: Optional[float],
+    ) -> Tuple[List[bool], List[int], List[_ArenaShare]]:
+        """A two-level split with each level re-planned with the shares between two of
+        its roots, where that is lower than the level's plan as given."""
+        offsets = list(offsets)
+        kept_taken: List[_ArenaShare] = []
+        for level in (False, True):
+            members = [k for k, f in enumerate(spilled) if f == level]
+            if not members:
+                continue
+            mine = [roots[k] for k in members]
+            ids = {id(r) for r in mine}
+            inner = [sh for sh in shares if id(sh.buffer) in ids and id(sh.target) in ids]
+            given = [sh for sh in taken if id(sh.buffer) in ids]
+            height = max(offsets[k] + roots[k].size for k in members)
+            if inner:
+                plan, took, _ = self._solve_shared(mine, inner, time_limit)
+                if plan.height < height:
+                    for k, o in zip(members, plan.offsets):
+                        offsets[k] = o
+                    given = took
+            kept_taken.extend(given)
+        return spilled, offsets, kept_taken
+
+    def _spill_shared(
+        self, roots: List[_Buffer], shares: List[_ArenaShare], capacity: int,
+        time_limit: Optional[float],
+    ) -> Optional[Tuple[List[bool], List[int], List[_ArenaShare], float]]:
+        """Arena 1 under ``fast_capacity`` with its shares: memplan's planner for two
+        memories (the fast one of ``capacity`` bytes, an unbounded slow one; every
+        buffer accessed once, so the most bytes stay fast). ``(spilled, offsets in
+        each level, the shares taken, seconds)``, or ``None`` when it finds no plan."""
+        items = [(str(k), b.start, b.end, b.size, b.alignment) for k, b in enumerate(roots)]
+        index = {id(r): k for k, r in enumerate(roots)}
+        declared = [
+            (str(index[id(sh.buffer)]), str(index[id(sh.target)]), sh.kind, sh.offset)
+            for sh in shares
+        ]
+        try:
+            plan = memplan.plan(
+                memplan.Problem(items, shares=declared),
+                time_limit=time_limit, work_limit=self.work_limit, seed=self.seed,
+                threads=self.threads,
+                memories=[memplan.Memory("fast", capacity=capacity), memplan.Memory("slow")],
+                accesses=[1] * len(items),
+            )
+        except memplan.MemplanError:
+            return None
+        spilled = [m != 0 for m in plan.memory_index]
+        return spilled, list(plan.offsets), [shares[k] for k in plan.taken_shares], plan.elapsed
 
     @staticmethod
     def _write(
@@ -695,9 +953,12 @@ class Algorithm:
         return next_obj
 
 
-def _check(roots: List[_Buffer], offsets: List[int], base: int) -> None:
+def _check(
+    roots: List[_Buffer], offsets: List[int], base: int, shares: Sequence[_ArenaShare] = ()
+) -> None:
     """memplan's independent checker on the arena's final offsets, the reserved space
-    standing as a fixed buffer over all time; then every alias inside its root."""
+    standing as a fixed buffer over all time, two buffers overlapping only along one of
+    ``shares`` (the shares the plan took); then every alias inside its root."""
     buffers = [
         {"id": str(k), "start": b.start, "end": b.end, "size": b.size, "alignment": b.alignment}
         for k, b in enumerate(roots)
@@ -707,7 +968,12 @@ def _check(roots: List[_Buffer], offsets: List[int], base: int) -> None:
         end = max(b.end for b in roots)
         buffers.append({"id": "reserved", "start": 0, "end": end, "size": base, "fixed_offset": 0})
         final.append(0)
-    memplan.check(memplan.Problem(buffers), final)
+    index = {id(r): k for k, r in enumerate(roots)}
+    declared = [
+        (str(index[id(sh.buffer)]), str(index[id(sh.target)]), sh.kind, sh.offset)
+        for sh in shares
+    ]
+    memplan.check(memplan.Problem(buffers, shares=declared) if declared else memplan.Problem(buffers), final)
     for b, off in zip(roots, offsets):
         for alias, inner in b.aliases:
             start, end = _lifetime(alias)
@@ -716,6 +982,63 @@ def _check(roots: List[_Buffer], offsets: List[int], base: int) -> None:
                     f"alias {_describe(alias)} at offset {off + inner} is not inside its "
                     f"base {_describe(b.spec)} at offset {off}"
                 )
+
+
+def _level_heights(roots: List[_Buffer], spilled: List[bool], offsets: List[int]) -> Tuple[int, int]:
+    """(fast, slow) heights of a two-level split."""
+    fast = max((o + r.size for r, f, o in zip(roots, spilled, offsets) if not f), default=0)
+    slow = max((o + r.size for r, f, o in zip(roots, spilled, offsets) if f), default=0)
+    return fast, slow
+
+
+def _load(roots: List[_Buffer], taken: Sequence[_ArenaShare]) -> int:
+    """The most bytes live at one time, a buffer inside another's storage counted once."""
+    if not roots:
+        return 0
+    index = {id(r): k for k, r in enumerate(roots)}
+    problem = memplan.Problem(
+        [(str(k), r.start, r.end, r.size) for k, r in enumerate(roots)],
+        **({"shares": [(str(index[id(sh.buffer)]), str(index[id(sh.target)]), sh.kind,
+                        sh.offset, True) for sh in taken]} if taken else {}),
+    )
+    return problem.max_load()
+
+
+def _peak_tensors(
+    roots: List[_Buffer], taken: Sequence[_ArenaShare], names: Dict[int, Tuple[str, str]]
+) -> Tuple[Optional[int], Tuple[PeakTensor, ...]]:
+    """The first node index at which the most bytes are live (a buffer inside another's
+    storage counted once, while both live) and the tensors live then, largest first."""
+    if not roots:
+        return None, ()
+    delta: Dict[int, int] = {}
+    for r in roots:
+        delta[r.start] = delta.get(r.start, 0) + r.size
+        delta[r.end] = delta.get(r.end, 0) - r.size
+    for sh in taken:
+        lo = max(sh.buffer.start, sh.target.start)
+        hi = min(sh.buffer.end, sh.target.end)
+        if lo < hi:
+            overlap = min(sh.buffer.size, sh.target.size - sh.offset)
+            delta[lo] = delta.get(lo, 0) - overlap
+            delta[hi] = delta.get(hi, 0) + overlap
+    load = best = 0
+    when = roots[0].start
+    for t in sorted(delta):
+        load += delta[t]
+        if load > best:
+            best, when = load, t
+    inside = {id(sh.buffer) for sh in taken
+              if sh.target.start <= when < sh.target.end}
+    live = sorted(
+        (r for r in roots if r.start <= when < r.end and id(r) not in inside),
+        key=lambda r: (-r.size, r.start),
+    )
+    out = []
+    for r in live:
+        node, op = names.get(id(r.spec), ("?", "?"))
+        out.append(PeakTensor(node=node, op=op, bytes=r.size, lifetime=(r.start, r.end - 1)))
+    return when, tuple(out)
 
 
 def _method_name() -> Optional[str]:
@@ -741,6 +1064,7 @@ def memory_planning_pass(
     verify: bool = False,
     fast_capacity: Optional[int] = None,
     work_limit: Optional[Union[int, float]] = None,
+    in_place: bool = False,
     **pass_options: Any,
 ) -> MemoryPlanningPass:
     """A ready ``MemoryPlanningPass`` that plans with memplan, for
@@ -749,7 +1073,11 @@ def memory_planning_pass(
     ``work_limit`` (work units per arena; ``None``: memplan's default, the same ``.pte`` on
     every run), ``time_limit`` (seconds per graph, a wall-clock limit instead; see the
     module's docs), ``planner``, ``threads`` and ``seed`` go to ``memplan.plan``; ``fast_capacity`` to
-    ``Algorithm`` (arena 1 under it, the rest spilled to a new arena). memplan's own
+    ``Algorithm`` (arena 1 under it, the rest spilled to a new arena). ``in_place=True``
+    lets a tensor take the storage of an input that dies at its op, for the ops
+    ``memplan._executorch_inplace`` lists (pointwise ops, batch norm, KV-cache updates
+    into their cache), where that lowers the plan; off by default, as a user's own
+    kernels may not be alias-safe (docs/executorch.md). memplan's own
     checker always checks every plan (it costs little). ``verify=True`` also runs
     ExecuTorch's ``Verifier.verify_storage_reuse``, which makes ``to_executorch`` 2-4x
     slower (BENCHMARKS.md §7). Other keyword arguments go to ``MemoryPlanningPass`` (``alignment``,
@@ -767,7 +1095,7 @@ def memory_planning_pass(
     _check_pass_options(
         pass_options,
         "memory_planning_pass",
-        "time_limit, planner, threads, seed, verify, fast_capacity, work_limit",
+        "time_limit, planner, threads, seed, verify, fast_capacity, work_limit, in_place",
     )
     algo = Algorithm(
         time_limit=time_limit,
@@ -776,6 +1104,7 @@ def memory_planning_pass(
         seed=seed,
         fast_capacity=fast_capacity,
         work_limit=work_limit,
+        in_place=in_place,
     )
     cls = _VerifiedMemoryPlanningPass if verify else _MemplanPass
     return cls(algo, **pass_options)
