@@ -11,7 +11,8 @@
 //! This file is the front door: the [model](Problem), [`plan`] with its [`Request`] (a
 //! [`Goal`] and a [`Budget`]), [`Options`] and [`Outcome`], the independent [`check`]er,
 //! the [analysis](analyze) and the errors, re-exported from the modules that define
-//! them. Public submodules hold the rest: [`io`] (CSV and JSON, features `csv` and
+//! them. A buffer may use another's storage along a declared [`Share`] (in place, or
+//! inside it): see [`share`]. Public submodules hold the rest: [`io`] (CSV and JSON, features `csv` and
 //! `json`), [`analysis`], `memories` (several memories, each buffer's memory and offset), `spill` (its
 //! two-memory form), `shared_objects` and `tiles` (two
 //! other planning problems; features of the same names, on by default), plus `testing`
@@ -43,6 +44,10 @@ pub struct ReadmeDoctests;
 #[doc = include_str!("../../../docs/library.md")]
 #[cfg(doctest)]
 pub struct LibraryGuideDoctests;
+
+#[doc = include_str!("../../../docs/shares.md")]
+#[cfg(doctest)]
+pub struct SharesGuideDoctests;
 
 pub mod analysis;
 mod bounds;

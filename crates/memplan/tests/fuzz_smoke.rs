@@ -165,3 +165,12 @@ fn tiles() {
 fn checker() {
     smoke("checker", 12, 512, targets::checker);
 }
+
+#[test]
+fn shares() {
+    smoke("shares", 45, 768, targets_shares);
+}
+
+fn targets_shares(data: &[u8]) {
+    memplan::fuzzing::shares(data)
+}

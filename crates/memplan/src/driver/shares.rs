@@ -68,17 +68,19 @@ pub(super) fn run(
     budget: &Budget,
     started: Instant,
 ) -> Result<Report, PlanError> {
-    let bound = storage::shared_max_load(problem).max(fixed_top(problem));
+    let shared_load = storage::shared_max_load(problem);
+    let bound = shared_load.max(fixed_top(problem));
     let all_required = problem.shares().iter().all(|s| s.required);
     let optional = options.shares.optional && !all_required;
     let may_fall_back = optional && options.shares.fallback;
     if capacity.is_some_and(|c| bound > c) {
         let planner = options.planner;
+        let proven = (bound, shared_load);
         return Ok(report_of(
             planner,
             None,
             Outcome::Infeasible,
-            bound,
+            proven,
             budget,
             started,
         ));
@@ -138,12 +140,15 @@ pub(super) fn run(
         report.planner,
         Some(&report),
         outcome,
-        proven,
+        (proven, shared_load),
         budget,
         started,
     );
-    out.max_load = bound;
-    out.taken_shares = storages.taken;
+    // Taken: the buffer sits at its target's offset plus the share's (by the storages,
+    // or where the plan happens to put the two).
+    out.taken_shares = out.outcome.best().map_or_else(Vec::new, |p| {
+        crate::share::taken(problem, p.offsets(), |_| ())
+    });
     Ok(out)
 }
 
@@ -161,19 +166,19 @@ fn better(a: &Candidate, b: &Candidate) -> bool {
     }
 }
 
-/// The report of `outcome`; its `max_load` is `proven` until the caller sets it.
+/// The report of `outcome`, with `(proven bound, max load)`.
 fn report_of(
     planner: crate::options::Planner,
     inner: Option<&Report>,
     outcome: Outcome,
-    proven: Size,
+    (proven, max_load): (Size, Size),
     budget: &Budget,
     started: Instant,
 ) -> Report {
     Report {
         outcome,
         planner,
-        max_load: proven,
+        max_load,
         lower_bound: proven,
         candidates: inner.map_or_else(Vec::new, |r| r.candidates.clone()),
         elapsed: started.elapsed(),

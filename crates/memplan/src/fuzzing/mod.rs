@@ -26,7 +26,10 @@
 //!
 //! Exhausted bytes read as zeros, so short inputs give small, plain problems.
 
+mod shares;
 pub mod targets;
+
+pub use shares::{arbitrary_shares, shares};
 
 use arbitrary::{Result, Unstructured};
 

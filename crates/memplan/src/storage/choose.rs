@@ -142,11 +142,11 @@ pub(crate) fn choose(problem: &Problem, groups: &mut Groups<'_>) {
             continue;
         };
         let Some(j) = join else {
-            groups.apply(k, None);
+            groups.apply(None);
             continue;
         };
         if lowers_or_keeps(groups, &mut profile, &j) {
-            groups.apply(k, Some(j));
+            groups.apply(Some(j));
         }
     }
 }

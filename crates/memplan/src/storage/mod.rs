@@ -83,8 +83,6 @@ pub(crate) struct Groups<'a> {
     fixed: Vec<Option<u64>>,
     /// Each storage's memory mask (all ones without memories).
     mask: Vec<u64>,
-    /// Which shares are taken.
-    taken: Vec<bool>,
 }
 
 fn pair(a: BufferIdx, b: BufferIdx) -> (u32, u32) {
@@ -119,7 +117,6 @@ impl<'a> Groups<'a> {
                 .map(|b| b.fixed_offset.map(|o| o.0))
                 .collect(),
             mask: masks.map_or_else(|| vec![u64::MAX; n], <[u64]>::to_vec),
-            taken: vec![false; shared.ends.len()],
         }
     }
 
@@ -237,12 +234,26 @@ impl<'a> Groups<'a> {
             .map(|&i| moved(i, j.shift_absorb))
             .collect::<Result<_, _>>()?;
         let base = |g: u32, shift: u64| self.fixed[g as usize].map(|f| f.checked_sub(shift));
-        match (base(j.keep, j.shift_keep), base(j.absorb, j.shift_absorb)) {
+        let fixed = match (base(j.keep, j.shift_keep), base(j.absorb, j.shift_absorb)) {
             (Some(None), _) | (_, Some(None)) => return Err("a fixed buffer would move".into()),
             (Some(Some(a)), Some(Some(b))) if a != b => {
                 return Err("two fixed buffers disagree on the storage's offset".into())
             }
-            _ => {}
+            (Some(Some(a)), _) | (_, Some(Some(a))) => Some(a),
+            (None, None) => None,
+        };
+        // A fixed storage does not move: each member must be aligned where it lands.
+        if let Some(base) = fixed {
+            let members = keep.iter().zip(&rk).chain(absorb.iter().zip(&ra));
+            for (&i, &r) in members {
+                let at = base.checked_add(r).ok_or("offsets overflow")?;
+                if at % bufs[i as usize].alignment.0 != 0 {
+                    return Err(format!(
+                        "'{}' would be misaligned beside a fixed buffer",
+                        crate::error::Escaped(&bufs[i as usize].id)
+                    ));
+                }
+            }
         }
         for (&x, &rx) in keep.iter().zip(&rk) {
             let bx = &bufs[x as usize];
@@ -265,9 +276,8 @@ impl<'a> Groups<'a> {
         Ok(())
     }
 
-    /// Takes share `k` by `join` (from [`Groups::plan_take`]).
-    pub(crate) fn apply(&mut self, k: usize, join: Option<Join>) {
-        self.taken[k] = true;
+    /// Takes a share by `join` (from [`Groups::plan_take`]; `None`: already held).
+    pub(crate) fn apply(&mut self, join: Option<Join>) {
         let Some(j) = join else { return };
         let (keep, absorb) = (j.keep as usize, j.absorb as usize);
         for &i in &self.members[keep] {
@@ -285,20 +295,6 @@ impl<'a> Groups<'a> {
         let fa = self.fixed[absorb].map(|f| f - j.shift_absorb);
         self.fixed[keep] = fk.or(fa);
         self.mask[keep] &= self.mask[absorb];
-        // Shares that now hold between members are taken too.
-    }
-
-    /// The shares that the storages take: those whose two buffers sit in one storage as
-    /// the share says (taken explicitly, or holding because others are).
-    pub(crate) fn taken_shares(&self) -> Vec<usize> {
-        (0..self.taken.len())
-            .filter(|&k| {
-                let (b, t) = self.shared.ends[k];
-                let s = &self.shared.shares[k];
-                self.group[b.index()] == self.group[t.index()]
-                    && self.rel[t.index()].checked_add(s.offset.0) == Some(self.rel[b.index()])
-            })
-            .collect()
     }
 
     /// The storages as a problem without shares, and how to expand its plans.
@@ -322,7 +318,6 @@ impl<'a> Groups<'a> {
             problem,
             storage_of,
             rel: self.rel.clone(),
-            taken: self.taken_shares(),
         })
     }
 
@@ -345,28 +340,52 @@ impl<'a> Groups<'a> {
             .flat_map(|&i| bufs[i as usize].live_segments())
             .collect();
         segments.sort_unstable();
-        let start = segments[0].start;
-        let mut end = segments[0].end;
+        // The span of the members' lifetimes, less the times when none is live (a
+        // member's gaps may cover its whole lifetime).
+        let start = members
+            .iter()
+            .map(|&i| bufs[i as usize].lifetime.start)
+            .min()
+            .expect("a storage has members");
+        let end = members
+            .iter()
+            .map(|&i| bufs[i as usize].lifetime.end)
+            .max()
+            .expect("a storage has members");
         let mut gaps = Vec::new();
-        for s in &segments[1..] {
-            if s.start > end {
+        let mut covered = start;
+        for s in &segments {
+            if s.start > covered {
                 gaps.push(Lifetime {
-                    start: end,
+                    start: covered,
                     end: s.start,
                 });
             }
-            end = end.max(s.end);
+            covered = covered.max(s.end);
+        }
+        if end > covered {
+            gaps.push(Lifetime {
+                start: covered,
+                end,
+            });
         }
         let size = members
             .iter()
             .map(|&i| self.rel[i as usize] + bufs[i as usize].size.0)
             .max()
             .unwrap_or(1);
+        // A fixed storage does not move: its members' alignments were checked where
+        // they land.
+        let alignment = if self.fixed[g as usize].is_some() {
+            1
+        } else {
+            self.align[g as usize]
+        };
         Buffer {
             id: bufs[first as usize].id.clone(),
             lifetime: Lifetime { start, end },
             size: Size(size),
-            alignment: Size(self.align[g as usize]),
+            alignment: Size(alignment),
             fixed_offset: self.fixed[g as usize].map(Offset),
             gaps,
         }
@@ -382,8 +401,6 @@ pub(crate) struct Storages {
     pub(crate) storage_of: Vec<u32>,
     /// Each buffer's offset inside its storage.
     pub(crate) rel: Vec<u64>,
-    /// The shares the storages take, in increasing order.
-    pub(crate) taken: Vec<usize>,
 }
 
 impl Storages {
@@ -414,7 +431,7 @@ pub(crate) fn check_required(
     );
     for k in (0..shares.len()).filter(|&k| shares[k].required) {
         match groups.plan_take(k) {
-            Ok(join) => groups.apply(k, join),
+            Ok(join) => groups.apply(join),
             Err(reason) => {
                 let (b, t) = ends[k];
                 return Err(ProblemError {
@@ -428,7 +445,25 @@ pub(crate) fn check_required(
             }
         }
     }
-    Ok(())
+    // The storages of the required shares must form a problem: a fixed storage reserves
+    // its span, which may meet another fixed buffer.
+    groups.storages().map(|_| ()).map_err(|e| {
+        let (b, t) = shares
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.required)
+            .map(|(k, _)| ends[k])
+            .next()
+            .expect("storages differ from buffers only with required shares");
+        ProblemError {
+            index: b.index(),
+            id: buffers[b.index()].id.clone(),
+            kind: ProblemErrorKind::RequiredShareCannotHold {
+                target: buffers[t.index()].id.clone(),
+                reason: format!("the storage of the required shares does not fit: {e}"),
+            },
+        }
+    })
 }
 
 /// The storages with the required shares taken (and, when `optional`, the optional
@@ -445,11 +480,14 @@ pub(crate) fn build(
             let join = groups
                 .plan_take(k)
                 .expect("Problem::with_shares checked the required shares");
-            groups.apply(k, join);
+            groups.apply(join);
         }
     }
-    if optional {
-        choose(problem, &mut groups);
+    if !optional {
+        return groups.storages();
     }
-    groups.storages()
+    let required = groups.clone();
+    choose(problem, &mut groups);
+    // A fixed storage that grew into another fixed buffer: the required shares alone.
+    groups.storages().or_else(|_| required.storages())
 }
