@@ -12,6 +12,7 @@ wheel), for the tests of `memplan tflite` and for scripts/tflite/table.py.
                                                (the tests' negative controls only)
     offline_plan(model_bytes)             -> the model's OfflineMemoryAllocation, or None
     tensor_table(model_bytes)             -> per tensor: subgraph, index, name, bytes, lifetime
+    operators(model_bytes)                -> per operator: subgraph, index, name, inputs, outputs
 
 The interpreter is TFLM's `runtime.Interpreter` with its default configuration, which
 allocates through TFLM's RecordingMicroAllocator and plans with the GreedyMemoryPlanner
@@ -336,7 +337,8 @@ def smallest_arena(model_bytes, inputs=None, expected=None, stats=None):
 
 def tensor_table(model_bytes):
     """One dict per tensor of every subgraph, in the order of the offline plan (subgraph
-    0's tensors, then subgraph 1's, ...): subgraph, index, name, bytes (unrounded),
+    0's tensors, then subgraph 1's, ...): subgraph, index, name, type (TensorType code),
+    bytes (unrounded),
     planned (whether TFLM's planner places it: its data still null after the kernels'
     Prepare -- no constant buffer data, not an output of VAR_HANDLE, whose Prepare
     points it at the resource id in persistent memory --, not a variable, non-zero
@@ -370,6 +372,7 @@ def tensor_table(model_bytes):
                     subgraph=si,
                     index=ti,
                     name=(t.name.decode() if isinstance(t.name, bytes) else t.name),
+                    type=int(t.type),
                     bytes=nbytes,
                     handle=ti in handles,
                     planned=(not const)
@@ -427,6 +430,38 @@ def tensor_table(model_bytes):
 
     mark(0)
     return rows
+
+
+def operators(model_bytes):
+    """One dict per operator of every subgraph, in TFLM's order within each subgraph:
+    subgraph, index (within the subgraph), name (the builtin's, e.g. "CONV_2D"), inputs
+    and outputs (tensor indices within the subgraph; -1 is an omitted input)."""
+    m = _model(model_bytes)
+    names = {v: k for k, v in schema_fb.BuiltinOperator.__dict__.items() if not k.startswith("_")}
+    out = []
+    for si, sg in enumerate(m.subgraphs):
+        for k, op in enumerate(sg.operators if sg.operators is not None else []):
+            oc = m.operatorCodes[op.opcodeIndex]
+            out.append(
+                dict(
+                    subgraph=si,
+                    index=k,
+                    name=names.get(max(oc.builtinCode, oc.deprecatedBuiltinCode), "?"),
+                    inputs=[int(i) for i in (op.inputs if op.inputs is not None else [])],
+                    outputs=[int(i) for i in (op.outputs if op.outputs is not None else [])],
+                )
+            )
+    return out
+
+
+def subgraph_io(model_bytes):
+    """Per subgraph, the set of its input and output tensor indices."""
+    m = _model(model_bytes)
+    return [
+        set(int(i) for i in (sg.inputs if sg.inputs is not None else []))
+        | set(int(i) for i in (sg.outputs if sg.outputs is not None else []))
+        for sg in m.subgraphs
+    ]
 
 
 def max_load(model_bytes, align=16):

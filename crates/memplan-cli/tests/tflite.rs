@@ -329,3 +329,73 @@ fn capacity_below_the_max_load_is_proven_infeasible() {
     );
     assert!(!Path::new(&scratch("x.tflite")).exists());
 }
+
+/// `--in-place` (issue 45): the summary's `in_place` figures add up, the head is never
+/// above the plan without it (whose height is `height_without`), `--report` marks the
+/// tensors that take an input's storage, the text summary says what was saved, and
+/// without the flag nothing is shared (`in_place` is null). On MobileNetV2 int8, whose
+/// peak is at a depthwise convolution, nothing is taken and the plan is the plain one.
+#[test]
+fn in_place_shares_only_when_it_lowers_the_head() {
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = memplan(args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stderr).unwrap()
+    };
+    for (name, lower) in [
+        ("gated_cnn_float32.tflite", true),
+        ("mobilenet_v3_small_int8.tflite", true),
+        ("mobilenet_v2_int8.tflite", false),
+    ] {
+        let src = model(name);
+        let plain = json(&["tflite", &src, "--summary-json"]);
+        assert!(plain["in_place"].is_null(), "{plain}");
+        let dst = scratch(&format!("inplace-{name}"));
+        let s = json(&["tflite", &src, "-o", &dst, "--in-place", "--summary-json"]);
+        let r = &s["in_place"];
+        let (height, without) = (s["height"].as_u64().unwrap(), plain["height"].as_u64());
+        assert_eq!(r["height_without"].as_u64(), without, "{name}: {s}");
+        let without = without.unwrap();
+        assert!(height <= without, "{name}: {height} > {without}");
+        assert_eq!(r["saved_bytes"].as_u64(), Some(without - height), "{name}");
+        let shared = r["shared"].as_array().unwrap();
+        assert_eq!(r["tensors_sharing"].as_u64(), Some(shared.len() as u64));
+        assert!(shared.len() as u64 <= r["candidates"].as_u64().unwrap());
+        assert_eq!(height < without, lower, "{name}: {height} against {without}");
+        assert_eq!(!shared.is_empty(), lower, "{name}");
+        for x in shared {
+            let kind = x["kind"].as_str().unwrap();
+            assert!(!kind.contains("CONV"), "{name}: {x}");
+        }
+        // --report marks each one; the text summary says what was saved.
+        let out = memplan(&["tflite", &src, "--in-place", "--report"]);
+        let table = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            table.matches("(in place of tensor ").count(),
+            shared.len(),
+            "{name}"
+        );
+        let text = String::from_utf8_lossy(&out.stderr);
+        let line = text.lines().find(|l| l.starts_with("in place: ")).unwrap();
+        if lower {
+            assert!(line.ends_with(" B saved"), "{line}");
+        } else {
+            assert!(line.contains("none taken"), "{line}");
+        }
+        // The written model carries the plan; re-planning it without --in-place (with
+        // --force) replaces it with the plain plan.
+        let again = json(&[
+            "tflite",
+            &dst,
+            "-o",
+            &scratch(&format!("inplace-again-{name}")),
+            "--force",
+            "--summary-json",
+        ]);
+        assert_eq!(again["height"], plain["height"], "{name}");
+    }
+}

@@ -60,6 +60,7 @@ pub fn _plan_tflite<'py>(
             ..Options::default()
         },
         replace_existing: force,
+        in_place: false,
         scratch: ScratchOptions {
             reference_kernels: reference_scratch,
             extra: scratch

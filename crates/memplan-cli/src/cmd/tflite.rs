@@ -95,15 +95,17 @@ fn in_place_text(r: &memplan_tflite::InPlaceReport, height: u64) -> String {
         .map_or("no plan".into(), |h| format!("{} B", thousands(h)));
     if r.shared.is_empty() {
         return format!(
-            "in place: {} candidate pair(s), none taken: sharing does not lower the head              ({without} without sharing)",
+            "in place: {} candidate pair(s), none taken: sharing does not lower the head \
+             ({without} without sharing)",
             r.candidates
         );
     }
     format!(
-        "in place: {} of {} candidate tensor(s) share an input's storage ({} B); head {} B,          {without} without sharing: {} B saved",
+        "in place: {} tensor(s) take an input's storage ({} B; {} candidate pair(s)); head {} B \
+         against {without} without sharing: {} B saved",
         r.shared.len(),
-        r.candidates,
         thousands(r.shared_bytes),
+        r.candidates,
         thousands(height),
         thousands(r.saved)
     )
@@ -180,11 +182,17 @@ fn report(w: &mut dyn std::io::Write, p: &PlannedModel) -> std::io::Result<()> {
         "{:>7} {:>8} {:>11} {:>11} {:>12} {:>9}  name",
         "tensor", "subgraph", "lifetime", "bytes", "offset", "op"
     )?;
+    // `--in-place`: the tensors that take an input's storage.
+    let over: std::collections::HashMap<usize, usize> = p
+        .in_place
+        .iter()
+        .flat_map(|r| r.shared.iter().map(|s| (s.output, s.input)))
+        .collect();
     for (b, &t) in a.tensor_of.iter().enumerate() {
         let life = &a.tensors[t];
         writeln!(
             w,
-            "{:>7} {:>8} {:>11} {:>11} {:>12} {:>9}  {}",
+            "{:>7} {:>8} {:>11} {:>11} {:>12} {:>9}  {}{}",
             life.index,
             life.subgraph,
             format!("{}..{}", life.first, life.last),
@@ -193,6 +201,8 @@ fn report(w: &mut dyn std::io::Write, p: &PlannedModel) -> std::io::Result<()> {
             life.producer
                 .map_or("-".into(), |k| format!("{}:{k}", life.subgraph)),
             a.problem.buffers()[b].id,
+            over.get(&t)
+                .map_or(String::new(), |i| format!(" (in place of tensor {i})")),
         )?;
     }
     let n = a.tensor_of.len();
