@@ -365,7 +365,11 @@ fn in_place_shares_only_when_it_lowers_the_head() {
         let shared = r["shared"].as_array().unwrap();
         assert_eq!(r["tensors_sharing"].as_u64(), Some(shared.len() as u64));
         assert!(shared.len() as u64 <= r["candidates"].as_u64().unwrap());
-        assert_eq!(height < without, lower, "{name}: {height} against {without}");
+        assert_eq!(
+            height < without,
+            lower,
+            "{name}: {height} against {without}"
+        );
         assert_eq!(!shared.is_empty(), lower, "{name}");
         for x in shared {
             let kind = x["kind"].as_str().unwrap();
