@@ -249,6 +249,7 @@ pub struct InPlaceReport {
 
 /// Plans the model twice, without and with its in-place pairs as optional shares, and
 /// keeps the plan with sharing only when its head is lower (or it is the only plan).
+/// (So planning takes about twice as long: each plan gets the whole budget.)
 /// Returns the kept plan's report, the problem to check it against (with the shares,
 /// which a plan without sharing passes as well) and what sharing did.
 pub(crate) fn plan(
@@ -257,21 +258,16 @@ pub(crate) fn plan(
     options: &memplan::Options,
 ) -> Result<(memplan::Report, memplan::Problem, Option<InPlaceReport>), crate::TfliteError> {
     let shared_problem = analysis.problem_in_place()?;
-    if shared_problem.shares().len() != analysis.in_place.len() {
-        return Err(crate::TfliteError::Internal(format!(
-            "{} shares for {} in-place pairs",
-            shared_problem.shares().len(),
-            analysis.in_place.len()
-        )));
-    }
     let without = memplan::plan(&analysis.problem, request, options)?;
     let with = memplan::plan(&shared_problem, request, options)?;
     let height = |r: &memplan::Report| r.outcome.plan().map(|p| p.height().get());
     let (h_with, h_without) = (height(&with), height(&without));
+    // With sharing when it is lower, or the only plan; when neither has a plan (under a
+    // capacity), its report, whose max load is the bound with sharing.
     let take = match (h_with, h_without) {
         (Some(a), Some(b)) => a < b,
-        (Some(_), None) => true,
-        _ => false,
+        (_, None) => true,
+        (None, Some(_)) => false,
     };
     let kept = if take { with } else { without };
     // A pair is taken where its output sits at its input's offset: without a share they
@@ -316,5 +312,31 @@ fn tensor_offsets(
         .iter()
         .enumerate()
         .map(|(b, &t)| (t, plan.offsets()[b].get()))
+        .collect()
+}
+
+/// The pairs as optional in-place shares of `buffers` (the tensors' buffers, tensor
+/// `tensor_of[b]` for buffer `b`): each output in place of its input.
+pub(crate) fn shares(
+    buffers: &[memplan::Buffer],
+    tensor_of: &[usize],
+    pairs: &[InPlacePair],
+) -> Result<Vec<memplan::Share>, crate::TfliteError> {
+    let buffer_of: std::collections::HashMap<usize, usize> =
+        tensor_of.iter().enumerate().map(|(b, &t)| (t, b)).collect();
+    pairs
+        .iter()
+        .map(
+            |p| match (buffer_of.get(&p.output), buffer_of.get(&p.input)) {
+                (Some(&out), Some(&inp)) => Ok(memplan::Share::in_place(
+                    buffers[out].id.clone(),
+                    buffers[inp].id.clone(),
+                )),
+                _ => Err(crate::TfliteError::Internal(format!(
+                    "in-place pair of tensors {} and {} names a tensor TFLM does not plan",
+                    p.output, p.input
+                ))),
+            },
+        )
         .collect()
 }

@@ -158,29 +158,13 @@ impl Analysis {
 
     /// The in-place pairs as optional shares of [`Analysis::problem`]'s buffers: each
     /// output in place of its input.
-    pub fn shares(&self) -> Vec<memplan::Share> {
-        let buffers = self.problem.buffers();
-        let buffer_of: std::collections::HashMap<usize, usize> = self
-            .tensor_of
-            .iter()
-            .enumerate()
-            .map(|(b, &t)| (t, b))
-            .collect();
-        self.in_place
-            .iter()
-            .filter_map(|p| {
-                let (out, inp) = (buffer_of.get(&p.output)?, buffer_of.get(&p.input)?);
-                Some(memplan::Share::in_place(
-                    buffers[*out].id.clone(),
-                    buffers[*inp].id.clone(),
-                ))
-            })
-            .collect()
+    pub fn shares(&self) -> Result<Vec<memplan::Share>, TfliteError> {
+        inplace::shares(self.problem.buffers(), &self.tensor_of, &self.in_place)
     }
 
     /// [`Analysis::problem`] with [`Analysis::shares`] declared.
     pub fn problem_in_place(&self) -> Result<Problem, TfliteError> {
-        Problem::with_shares(self.problem.buffers().to_vec(), self.shares())
+        Problem::with_shares(self.problem.buffers().to_vec(), self.shares()?)
             .map_err(|e| TfliteError::Internal(e.to_string()))
     }
 
@@ -336,21 +320,7 @@ fn problem(
     pairs: &[InPlacePair],
 ) -> Result<(Problem, Vec<usize>), TfliteError> {
     let (buffers, tensor_of) = tensor_buffers(tensors);
-    let buffer_of: std::collections::HashMap<usize, usize> =
-        tensor_of.iter().enumerate().map(|(b, &t)| (t, b)).collect();
-    let mut shares = Vec::with_capacity(pairs.len());
-    for p in pairs {
-        let (Some(&out), Some(&inp)) = (buffer_of.get(&p.output), buffer_of.get(&p.input)) else {
-            return Err(TfliteError::Internal(format!(
-                "in-place pair of tensors {} and {} names a tensor TFLM does not plan",
-                p.output, p.input
-            )));
-        };
-        shares.push(memplan::Share::in_place(
-            buffers[out].id.clone(),
-            buffers[inp].id.clone(),
-        ));
-    }
+    let shares = inplace::shares(&buffers, &tensor_of, pairs)?;
     let problem =
         Problem::with_shares(buffers, shares).map_err(|e| TfliteError::Internal(e.to_string()))?;
     Ok((problem, tensor_of))

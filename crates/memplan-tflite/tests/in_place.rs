@@ -111,6 +111,57 @@ fn a_chain_of_activations_becomes_one_storage() {
     assert_eq!(plain.height, 3 * 256);
 }
 
+/// Under a capacity: the chain fits 512 bytes only in place (no plan without sharing);
+/// under 512 neither fits, and the error gives the bound with sharing.
+#[test]
+fn under_a_capacity_in_place_may_be_the_only_plan() {
+    let m = graph(
+        vec![CONV, RELU, TANH, LOGISTIC, ADD],
+        ["a", "b", "c", "d", "y"].map(act).to_vec(),
+        vec![
+            op(0, &[0, 1, -1], &[2]),
+            op(1, &[2], &[3]),
+            op(2, &[3], &[4]),
+            op(3, &[4], &[5]),
+            op(4, &[5, 0], &[6]),
+        ],
+    );
+    let src = build(&m);
+    let capped = |bytes: u64, in_place: bool| PlanOptions {
+        request: memplan::Request::fit(memplan::Size(bytes)),
+        in_place,
+        ..PlanOptions::default()
+    };
+    let err = plan_model(&src, &capped(512, false)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            TfliteError::NoFit {
+                max_load: 768,
+                proven: true,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let p = plan_model(&src, &capped(512, true)).unwrap();
+    let r = p.in_place.unwrap();
+    assert_eq!((p.height, r.height_without, r.saved), (512, None, 0));
+    assert_eq!(r.shared.len(), 4);
+    let err = plan_model(&src, &capped(496, true)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            TfliteError::NoFit {
+                max_load: 512,
+                proven: true,
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
 /// `x → CONV → a → RELU → b → CONV → c → DEPTHWISE_CONV → d → RELU → y`: a convolution's
 /// output never takes its input's storage, though the input dies there.
 #[test]

@@ -90,9 +90,17 @@ fn summary_json(args: &TfliteArgs, p: &PlannedModel) -> serde_json::Value {
 
 /// The in-place line of the text summary.
 fn in_place_text(r: &memplan_tflite::InPlaceReport, height: u64) -> String {
-    let without = r
-        .height_without
-        .map_or("no plan".into(), |h| format!("{} B", thousands(h)));
+    let Some(without) = r.height_without else {
+        return format!(
+            "in place: {} tensor(s) take an input's storage ({} B; {} candidate pair(s)); \
+             head {} B, where no plan fits without sharing",
+            r.shared.len(),
+            thousands(r.shared_bytes),
+            r.candidates,
+            thousands(height)
+        );
+    };
+    let without = format!("{} B", thousands(without));
     if r.shared.is_empty() {
         return format!(
             "in place: {} candidate pair(s), none taken: sharing does not lower the head \
