@@ -541,3 +541,49 @@ fn the_lean_build_has_no_memories() {
         memplan_problem_free(p);
     }
 }
+
+#[test]
+fn issue_45_shares_reach_the_planner_and_the_checker() {
+    unsafe {
+        let p = problem(&[("conv", 0, 3, 8), ("relu", 2, 5, 8), ("skip", 0, 5, 4)]);
+        assert_eq!(
+            memplan_problem_add_share(p, 1, 0, MEMPLAN_SHARE_IN_PLACE, 0, 0),
+            MEMPLAN_OK
+        );
+        let mut plan = ptr::null_mut();
+        assert_eq!(memplan_plan(p, ptr::null(), &mut plan), MEMPLAN_OK);
+        assert_eq!(memplan_result_height(plan), 12);
+        assert_eq!(memplan_result_max_load(plan), 12);
+        assert_eq!(memplan_result_shares_taken(plan), 1);
+        let offsets = std::slice::from_raw_parts(memplan_result_offsets(plan), 3);
+        assert_eq!(offsets[0], offsets[1]);
+        assert_eq!(memplan_check(p, offsets.as_ptr(), 3), MEMPLAN_OK);
+        // relu over conv at another offset while conv is live: the pair is named.
+        let bad = [0u64, 4, 12];
+        assert_eq!(memplan_check(p, bad.as_ptr(), 3), MEMPLAN_ERR_INVALID_PLAN);
+        let e = last_error();
+        assert!(e.contains("'relu'") && e.contains("'conv'"), "{e}");
+        memplan_result_free(plan);
+        // Bad arguments name the fault.
+        assert_eq!(
+            memplan_problem_add_share(p, 1, 7, MEMPLAN_SHARE_IN_PLACE, 0, 0),
+            MEMPLAN_ERR_ARGUMENT
+        );
+        assert!(last_error().contains("target 7 out of range"), "{}", last_error());
+        assert_eq!(memplan_problem_add_share(p, 1, 0, 9, 0, 0), MEMPLAN_ERR_ARGUMENT);
+        assert!(last_error().contains("kind"), "{}", last_error());
+        // A required share that cannot hold is refused when planned, naming the pair.
+        assert_eq!(
+            memplan_problem_add_share(p, 2, 0, MEMPLAN_SHARE_IN_PLACE, 0, 1),
+            MEMPLAN_OK
+        );
+        let mut plan = ptr::null_mut();
+        assert_eq!(
+            memplan_plan(p, ptr::null(), &mut plan),
+            MEMPLAN_ERR_INVALID_PROBLEM
+        );
+        let e = last_error();
+        assert!(e.contains("'skip'") && e.contains("'conv'"), "{e}");
+        memplan_problem_free(p);
+    }
+}
