@@ -30,7 +30,7 @@ fn py_error(name: &str, e: TfliteError) -> PyErr {
 /// ``memplan.tflite.plan_model``, which reads the file (``name`` names the model in
 /// messages) and writes the planned bytes.
 #[pyfunction]
-#[pyo3(signature = (model, name, planner, time_limit, capacity, force, threads, reference_scratch, scratch, work_limit=None))]
+#[pyo3(signature = (model, name, planner, time_limit, capacity, force, threads, reference_scratch, scratch, work_limit=None, in_place=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn _plan_tflite<'py>(
     py: Python<'py>,
@@ -44,6 +44,7 @@ pub fn _plan_tflite<'py>(
     reference_scratch: bool,
     scratch: Vec<(usize, usize, u64)>,
     work_limit: Option<&Bound<'_, PyAny>>,
+    in_place: bool,
 ) -> PyResult<(Plan, Bound<'py, PyBytes>, usize)> {
     let planner: Planner = planner
         .parse()
@@ -60,7 +61,7 @@ pub fn _plan_tflite<'py>(
             ..Options::default()
         },
         replace_existing: force,
-        in_place: false,
+        in_place,
         scratch: ScratchOptions {
             reference_kernels: reference_scratch,
             extra: scratch

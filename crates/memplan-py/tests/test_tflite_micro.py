@@ -44,6 +44,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -675,6 +676,20 @@ def test_in_place_reaches_the_probe(name, workdir):
     p = in_place(name, workdir)
     assert plain.height == before
     assert p.height <= target and p.head <= target, (p.height, p.head, target)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_in_place_doors_agree(name, workdir):
+    """`plan_model(..., in_place=True)` writes the file `--in-place` writes, byte for byte
+    (both at the default work limit), with the same height."""
+    o = original(name)
+    p = in_place(name, workdir)
+    dst = workdir / f"{name}.inplace.python.tflite"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", memplan.tflite.TFLMVersionWarning)
+        plan = memplan.tflite.plan_model(o.path, dst, in_place=True)
+    assert plan.height == p.height
+    assert dst.read_bytes() == p.bytes
 
 
 def plan_with_required_pairs(o, pairs):

@@ -68,6 +68,7 @@ def plan_model(
     reference_scratch: bool = True,
     scratch: Sequence[Tuple[int, int, int]] = (),
     version_note: bool = True,
+    in_place: bool = False,
 ) -> Plan:
     """Plans the TFLM arena of the model ``src`` and writes the planned model to ``dst``
     (``None``: plan without writing).
@@ -95,6 +96,12 @@ def plan_model(
     already carries an offline plan raises ``InputError`` unless ``force=True``, which
     replaces it in place (the file keeps its size).
 
+    ``in_place=True`` lets an operator's output take over the storage of an input that
+    dies there (ADD, MUL, RELU, RELU6, LOGISTIC, TANH, HARD_SWISH, QUANTIZE, RESHAPE), as
+    TFLM's reference kernels allow; the plan shares only when that lowers the head, so it
+    is never larger. Off by default: other kernel libraries (CMSIS-NN, ESP-NN, Xtensa)
+    were not checked (docs/tflite-micro.md).
+
     A model of several subgraphs (IF, WHILE, CALL_ONCE) needs TFLM from tflite-micro
     e60e8ca (2023-03-29) on; ``plan_model`` says so with a ``TFLMVersionWarning`` unless
     ``version_note=False``.
@@ -121,6 +128,7 @@ def plan_model(
         reference_scratch,
         _scratch_requests(scratch),
         work_limit,
+        in_place,
     )
     if dst is not None:
         with open(os.fspath(dst), "wb") as f:
