@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 #: The text the docs carry for each public callable, keyed by its dotted name.
 SIGNATURES = {
-    "memplan.Problem": "Problem(buffers, capacity=None, lifetimes=None)",
+    "memplan.Problem": "Problem(buffers, capacity=None, lifetimes=None, shares=None)",
     "memplan.Problem.from_arrays":
         "Problem.from_arrays(starts, ends, sizes, alignments=None, ids=None, capacity=None, "
         "lifetimes=None)",
@@ -48,7 +48,7 @@ SIGNATURES = {
         "threads=0, seed=0, verify=True)",
     "memplan.tflite.plan_model":
         'plan_model(src, dst, time_limit=None, *, work_limit=None, planner="auto", capacity=None, '
-        "force=False, threads=0, reference_scratch=True, scratch=(), version_note=True)",
+        "force=False, threads=0, reference_scratch=True, scratch=(), version_note=True, in_place=False)",
     "memplan.executorch.memory_planning_pass":
         'memory_planning_pass(time_limit=None, planner="auto", threads=0, seed=None, '
         "verify=False, fast_capacity=None, work_limit=None, **pass_options)",

@@ -193,7 +193,7 @@ pub(crate) fn validate(
 ) -> Result<Vec<(crate::types::BufferIdx, crate::types::BufferIdx)>, crate::error::ProblemError> {
     use crate::error::{ProblemError, ProblemErrorKind as K};
     use crate::types::BufferIdx;
-    use std::collections::{HashMap, HashSet};
+    use std::collections::HashMap;
     if shares.is_empty() {
         return Ok(Vec::new());
     }
@@ -202,7 +202,6 @@ pub(crate) fn validate(
         .enumerate()
         .map(|(i, b)| (b.id.as_str(), i))
         .collect();
-    let mut seen: HashSet<(usize, usize, ShareKind, u64)> = HashSet::new();
     let mut ends = Vec::with_capacity(shares.len());
     for (k, s) in shares.iter().enumerate() {
         let Some(&bi) = index.get(s.buffer.as_str()) else {
@@ -226,11 +225,6 @@ pub(crate) fn validate(
         let t = &buffers[ti];
         if bi == ti {
             return Err(err(K::ShareWithItself));
-        }
-        if !seen.insert((bi, ti, s.kind, s.offset.0)) {
-            return Err(err(K::DuplicateShare {
-                target: t.id.clone(),
-            }));
         }
         if !s.offset.is_aligned_to(b.alignment) {
             return Err(err(K::MisalignedShare {
@@ -261,6 +255,24 @@ pub(crate) fn validate(
             }
         }
         ends.push((BufferIdx::new(bi), BufferIdx::new(ti)));
+    }
+    // The same share twice: the first repeat in declaration order.
+    let mut order: Vec<usize> = (0..shares.len()).collect();
+    let key = |k: usize| (ends[k], shares[k].kind, shares[k].offset);
+    order.sort_unstable_by_key(|&k| (key(k), k));
+    if let Some(w) = order
+        .windows(2)
+        .filter(|w| key(w[0]) == key(w[1]))
+        .min_by_key(|w| w[1])
+    {
+        let (b, t) = ends[w[1]];
+        return Err(ProblemError {
+            index: b.index(),
+            id: buffers[b.index()].id.clone(),
+            kind: K::DuplicateShare {
+                target: buffers[t.index()].id.clone(),
+            },
+        });
     }
     crate::storage::check_required(buffers, shares, &ends)?;
     Ok(ends)

@@ -25,6 +25,8 @@ class Problem:
         buffers: Sequence[BufferSpec],
         capacity: Optional[int] = None,
         lifetimes: Optional[str] = None,  # "half-open" (default) or "inclusive"
+        # (buffer, target[, kind[, offset[, required]]]) or a dict with those keys
+        shares: Optional[Sequence[Union[Tuple[Any, ...], Dict[str, Any]]]] = None,
     ) -> None: ...
     @staticmethod
     def from_arrays(
@@ -53,6 +55,8 @@ class Problem:
     def buffers(self) -> List[Dict[str, Any]]: ...
     @property
     def capacity(self) -> Optional[int]: ...
+    @property
+    def shares(self) -> List[Tuple[Id, Id, str, int, bool]]: ...
     def max_load(self) -> int: ...
     def with_capacity(self, capacity: Optional[int] = None) -> Problem: ...
 
@@ -77,6 +81,8 @@ class Plan:
     def work(self) -> int: ...
     @property
     def stopped_by(self) -> Optional[str]: ...  # "work", "clock", "cancel" or None
+    @property
+    def taken_shares(self) -> List[int]: ...  # indices into the problem's shares
     def to_dict(self) -> Dict[Id, int]: ...
     def __len__(self) -> int: ...
 
@@ -138,6 +144,8 @@ class MemoryPlan:
     def stopped_by(self) -> Optional[str]: ...
     @property
     def fallback(self) -> bool: ...  # the plan comes from the one-pass fallback
+    @property
+    def taken_shares(self) -> List[int]: ...  # indices into the problem's shares
     def to_dict(self) -> Dict[Id, Tuple[str, int]]: ...
     def __len__(self) -> int: ...
 
@@ -249,6 +257,7 @@ def _plan_tflite(
     reference_scratch: bool,
     scratch: Sequence[Tuple[int, int, int]],
     work_limit: Optional[Union[int, float]] = None,
+    in_place: bool = False,
 ) -> Tuple[Plan, bytes, int]:
     """The body of ``memplan.tflite.plan_model``: the plan, the planned model's bytes, and
     the number of subgraphs."""

@@ -19,7 +19,7 @@
 //!
 //! The rules are implemented here again, apart from the planners'.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use super::{placed_view, sorted_events, Collector};
 use crate::share::ShareKind;
@@ -41,16 +41,15 @@ struct Block {
     members: Vec<Live>,
 }
 
-/// The declared shares by unordered pair of buffers.
-fn shares_by_pair(problem: &Problem) -> HashMap<(u32, u32), Vec<usize>> {
-    let mut by_pair: HashMap<(u32, u32), Vec<usize>> = HashMap::new();
-    for k in 0..problem.shares().len() {
-        let (b, t) = problem.share_ends(k);
-        by_pair
-            .entry((b.0.min(t.0), b.0.max(t.0)))
-            .or_default()
-            .push(k);
-    }
+/// `(unordered buffer pair, share)` for every declared share, sorted.
+fn shares_by_pair(problem: &Problem) -> Vec<((u32, u32), usize)> {
+    let mut by_pair: Vec<((u32, u32), usize)> = (0..problem.shares().len())
+        .map(|k| {
+            let (b, t) = problem.share_ends(k);
+            ((b.0.min(t.0), b.0.max(t.0)), k)
+        })
+        .collect();
+    by_pair.sort_unstable();
     by_pair
 }
 
@@ -119,7 +118,7 @@ pub(super) fn required_taken(problem: &Problem, placed: &[Option<Offset>], c: &m
 /// The violation of `x` and `y` overlapping, or `None` when a share allows it.
 fn judge(
     problem: &Problem,
-    by_pair: &HashMap<(u32, u32), Vec<usize>>,
+    by_pair: &[((u32, u32), usize)],
     x: &Live,
     y: &Live,
 ) -> Option<Violation> {
@@ -128,17 +127,24 @@ fn judge(
         start: x.seg.start.max(y.seg.start),
         end: x.seg.end.min(y.seg.end),
     };
-    let Some(ks) = by_pair.get(&(x.i.0.min(y.i.0), x.i.0.max(y.i.0))) else {
+    let key = (x.i.0.min(y.i.0), x.i.0.max(y.i.0));
+    let from = by_pair.partition_point(|&(p, _)| p < key);
+    let ks: Vec<usize> = by_pair[from..]
+        .iter()
+        .take_while(|&&(p, _)| p == key)
+        .map(|&(_, k)| k)
+        .collect();
+    if ks.is_empty() {
         return Some(Violation::Overlap {
             first: placed_view(&bufs[x.i.index()], x.lo, x.hi),
             second: placed_view(&bufs[y.i.index()], y.lo, y.hi),
             times,
             addresses: (x.lo.max(y.lo), x.hi.min(y.hi)),
         });
-    };
+    }
     let at = |i: BufferIdx| if i == x.i { x } else { y };
     let mut first_reason = None;
-    for &k in ks {
+    for &k in &ks {
         let (b, t) = problem.share_ends(k);
         let (lb, lt) = (at(b), at(t));
         match breach(problem, k, lb.lo, lt.lo) {
@@ -166,11 +172,11 @@ pub(super) fn sweep(problem: &Problem, range: &[Option<(Offset, Offset)>], c: &m
     let events = sorted_events(bufs, range);
     let mut blocks: BTreeMap<Offset, Block> = BTreeMap::new();
     // The block (its low address) that holds each buffer's live segment.
-    let mut block_of: HashMap<BufferIdx, Offset> = HashMap::new();
+    let mut block_of: Vec<Option<Offset>> = vec![None; bufs.len()];
     for (t, kind, i, other_end) in events {
         let (lo, hi) = range[i.index()].expect("only placed buffers have events");
         if kind == 0 {
-            if let Some(key) = block_of.remove(&i) {
+            if let Some(key) = block_of[i.index()].take() {
                 leave(&mut blocks, &mut block_of, key, i);
             }
             continue;
@@ -217,7 +223,7 @@ pub(super) fn sweep(problem: &Problem, range: &[Option<(Offset, Offset)>], c: &m
             joined.members.extend(b.members);
         }
         for m in &joined.members {
-            block_of.insert(m.i, low);
+            block_of[m.i.index()] = Some(low);
         }
         blocks.insert(low, joined);
     }
@@ -226,7 +232,7 @@ pub(super) fn sweep(problem: &Problem, range: &[Option<(Offset, Offset)>], c: &m
 /// Removes `i` from the block at `key`, splitting what remains into overlapping runs.
 fn leave(
     blocks: &mut BTreeMap<Offset, Block>,
-    block_of: &mut HashMap<BufferIdx, Offset>,
+    block_of: &mut [Option<Offset>],
     key: Offset,
     i: BufferIdx,
 ) {
@@ -239,7 +245,7 @@ fn leave(
     }
     if block.members.len() == 1 {
         let m = block.members[0];
-        block_of.insert(m.i, m.lo);
+        block_of[m.i.index()] = Some(m.lo);
         blocks.insert(
             m.lo,
             Block {
@@ -269,13 +275,13 @@ fn leave(
 
 fn put(
     blocks: &mut BTreeMap<Offset, Block>,
-    block_of: &mut HashMap<BufferIdx, Offset>,
+    block_of: &mut [Option<Offset>],
     members: Vec<Live>,
     hi: Offset,
 ) {
     let lo = members[0].lo;
     for m in &members {
-        block_of.insert(m.i, lo);
+        block_of[m.i.index()] = Some(lo);
     }
     blocks.insert(lo, Block { hi, members });
 }

@@ -14,8 +14,6 @@
 //!   bound     8   8   8            the max load would count 16 at step 1
 //! ```
 
-use std::collections::HashMap;
-
 use crate::share::{in_place_breach, ShareKind};
 use crate::types::{Problem, Size, Time};
 
@@ -49,6 +47,7 @@ pub(crate) fn shared_max_load(problem: &Problem) -> Size {
     let mut plain: u128 = 0;
     let mut live_shared: Vec<u32> = Vec::new();
     let mut best: u128 = 0;
+    let mut pos = vec![u32::MAX; bufs.len()];
     let mut k = 0;
     while k < events.len() {
         let t = events[k].0;
@@ -68,17 +67,20 @@ pub(crate) fn shared_max_load(problem: &Problem) -> Size {
             }
             k += 1;
         }
-        best = best.max(plain + groups_load(problem, &adjacent, &live_shared));
+        best = best.max(plain + groups_load(problem, &adjacent, &live_shared, &mut pos));
     }
     Size(u64::try_from(best).unwrap_or(u64::MAX))
 }
 
-/// `Σ over groups of the largest size` for the live buffers that have shares.
-fn groups_load(problem: &Problem, adjacent: &[Vec<u32>], live: &[u32]) -> u128 {
+/// `Σ over groups of the largest size` for the live buffers that have shares. `pos` is
+/// scratch, one slot per buffer, `u32::MAX` outside the call.
+fn groups_load(problem: &Problem, adjacent: &[Vec<u32>], live: &[u32], pos: &mut [u32]) -> u128 {
     if live.is_empty() {
         return 0;
     }
-    let pos: HashMap<u32, usize> = live.iter().enumerate().map(|(p, &i)| (i, p)).collect();
+    for (p, &i) in live.iter().enumerate() {
+        pos[i as usize] = p as u32;
+    }
     let mut parent: Vec<usize> = (0..live.len()).collect();
     fn root(parent: &mut [usize], mut x: usize) -> usize {
         while parent[x] != x {
@@ -88,21 +90,21 @@ fn groups_load(problem: &Problem, adjacent: &[Vec<u32>], live: &[u32]) -> u128 {
         x
     }
     for (p, &i) in live.iter().enumerate() {
-        for j in &adjacent[i as usize] {
-            if let Some(&q) = pos.get(j) {
-                let (a, b) = (root(&mut parent, p), root(&mut parent, q));
+        for &j in &adjacent[i as usize] {
+            let q = pos[j as usize];
+            if q != u32::MAX {
+                let (a, b) = (root(&mut parent, p), root(&mut parent, q as usize));
                 if a != b {
                     parent[a] = b;
                 }
             }
         }
     }
-    let mut largest: HashMap<usize, u64> = HashMap::new();
+    let mut largest = vec![0u64; live.len()];
     for (p, &i) in live.iter().enumerate() {
         let r = root(&mut parent, p);
-        let size = problem.buffers()[i as usize].size.0;
-        let e = largest.entry(r).or_insert(0);
-        *e = (*e).max(size);
+        largest[r] = largest[r].max(problem.buffers()[i as usize].size.0);
+        pos[i as usize] = u32::MAX;
     }
-    largest.values().map(|&s| s as u128).sum()
+    largest.iter().map(|&s| s as u128).sum()
 }

@@ -28,8 +28,6 @@
 mod bound;
 mod choose;
 
-use std::collections::HashMap;
-
 pub(crate) use bound::shared_max_load;
 pub(crate) use choose::choose;
 
@@ -69,8 +67,8 @@ pub(crate) struct Join {
 #[derive(Clone)]
 pub(crate) struct Groups<'a> {
     shared: Shared<'a>,
-    /// Share indices by unordered buffer pair.
-    by_pair: HashMap<(u32, u32), Vec<u32>>,
+    /// `(unordered buffer pair, share index)`, sorted: the shares of a pair.
+    by_pair: Vec<((u32, u32), u32)>,
     /// Each buffer's storage (the index of its representative).
     group: Vec<u32>,
     /// Each storage's members (empty for buffers that are not representatives).
@@ -100,10 +98,13 @@ impl<'a> Groups<'a> {
     /// Every buffer a storage of its own. `masks`: each buffer's allowed memories.
     pub(crate) fn new(shared: Shared<'a>, masks: Option<&[u64]>) -> Groups<'a> {
         let n = shared.buffers.len();
-        let mut by_pair: HashMap<(u32, u32), Vec<u32>> = HashMap::new();
-        for (k, &(b, t)) in shared.ends.iter().enumerate() {
-            by_pair.entry(pair(b, t)).or_default().push(k as u32);
-        }
+        let mut by_pair: Vec<((u32, u32), u32)> = shared
+            .ends
+            .iter()
+            .enumerate()
+            .map(|(k, &(b, t))| (pair(b, t), k as u32))
+            .collect();
+        by_pair.sort_unstable();
         Groups {
             shared,
             by_pair,
@@ -139,22 +140,24 @@ impl<'a> Groups<'a> {
     /// and `y` at `ry` inside one storage?
     fn allowed(&self, x: usize, rx: u64, y: usize, ry: u64) -> bool {
         let bufs = self.shared.buffers;
-        let Some(ks) = self
-            .by_pair
-            .get(&pair(BufferIdx::new(x), BufferIdx::new(y)))
-        else {
-            return false;
-        };
-        ks.iter().any(|&k| {
-            let s = &self.shared.shares[k as usize];
-            let (b, t) = self.shared.ends[k as usize];
-            let (rb, rt) = if b.index() == x { (rx, ry) } else { (ry, rx) };
-            let rule = match s.kind {
-                ShareKind::InPlace => in_place_breach(&bufs[b.index()], &bufs[t.index()]).is_none(),
-                ShareKind::Inside => true,
-            };
-            rule && rt.checked_add(s.offset.0) == Some(rb)
-        })
+        let key = pair(BufferIdx::new(x), BufferIdx::new(y));
+        let from = self.by_pair.partition_point(|&(p, _)| p < key);
+        self.by_pair[from..]
+            .iter()
+            .take_while(|&&(p, _)| p == key)
+            .map(|&(_, k)| k)
+            .any(|k| {
+                let s = &self.shared.shares[k as usize];
+                let (b, t) = self.shared.ends[k as usize];
+                let (rb, rt) = if b.index() == x { (rx, ry) } else { (ry, rx) };
+                let rule = match s.kind {
+                    ShareKind::InPlace => {
+                        in_place_breach(&bufs[b.index()], &bufs[t.index()]).is_none()
+                    }
+                    ShareKind::Inside => true,
+                };
+                rule && rt.checked_add(s.offset.0) == Some(rb)
+            })
     }
 
     /// What taking share `k` takes: `Ok(None)` when its two buffers already sit in one
