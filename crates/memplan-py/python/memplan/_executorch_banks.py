@@ -62,6 +62,7 @@ from executorch.exir.tensor import ALIGNMENT
 
 import memplan
 
+from . import _executorch_inplace as _inplace
 from . import executorch as _et
 
 
@@ -176,11 +177,13 @@ class BankedAlgorithm(_et.Algorithm):
         seed: Optional[int] = None,
         traffic: bool = True,
         work_limit: Optional[Union[int, float]] = None,
+        in_place: bool = False,
     ) -> None:
         check_target(target, 1)
         if not isinstance(traffic, bool):
             raise memplan.InputError(f"traffic must be True or False, got {traffic!r}")
-        super().__init__(time_limit=time_limit, threads=threads, seed=seed, work_limit=work_limit)
+        super().__init__(time_limit=time_limit, threads=threads, seed=seed, work_limit=work_limit,
+                         in_place=in_place)
         self.target = target
         # ExecuTorch's BankedGreedy's attribute, for code that reads it: memplan places
         # aliases inside their roots itself and never overlaps other allocations.
@@ -194,7 +197,7 @@ class BankedAlgorithm(_et.Algorithm):
         return (
             f"memplan.executorch.BankedAlgorithm(target=[{self.target.describe()}], "
             f"time_limit={self.time_limit}, work_limit={self.work_limit}, threads={self.threads}, "
-            f"seed={self.seed}, traffic={self.traffic})"
+            f"seed={self.seed}, traffic={self.traffic}, in_place={self.in_place})"
         )
 
     def __call__(
@@ -218,10 +221,14 @@ class BankedAlgorithm(_et.Algorithm):
             )
         default = self._default(alignment, ordered, graph_module, graph_signature, extra_padding)
         arenas = self._arenas(ordered, alignment, default=None)
+        shares = self._shares(arenas, graph_module, graph_signature)
+        self._names = _inplace.producers(graph_module)
         reserved = list(getattr(graph_module, "input_mem_buffer_sizes", None) or [])
         counts = access_counts(graph_module)
         free, free_empty = arenas.pop(None, ([], []))
         pins = {b.mem_id: arenas.pop(b.mem_id, ([], [])) for b in self.target.banks}
+        self._bank_shares = [sh for key in [None] + [b.mem_id for b in self.target.banks]
+                             for sh in shares.get(key, [])]
         placed = self._place(free, {m: p[0] for m, p in pins.items()}, reserved,
                              alignment, extra_padding, counts, started)
         result = MemoryAlgoResult({}, [])
@@ -230,6 +237,8 @@ class BankedAlgorithm(_et.Algorithm):
         next_obj = 0
         for k, bank in enumerate(self.target.banks):
             roots, offsets, figures = placed[bank.mem_id]
+            self.taken.extend((sh.buffer.spec, sh.target.spec, sh.offset)
+                              for sh in figures.pop("_taken", []))
             empty = pins[bank.mem_id][1] + (free_empty if k == 0 else [])
             for r in roots:
                 r.spec.realign(bank.alignment or alignment)
@@ -248,7 +257,8 @@ class BankedAlgorithm(_et.Algorithm):
         for mem_id in sorted(arenas):  # pinned to arenas the map does not declare
             roots, empty = arenas[mem_id]
             base = reserved[mem_id] if mem_id < len(reserved) else 0
-            offsets, figures = self._plan_arena(mem_id, roots, base, extra_padding, started)
+            offsets, figures = self._plan_arena(mem_id, roots, base, extra_padding, started,
+                                                shares.get(mem_id, []))
             figures["traffic"] = sum(r.size * _accesses(r, counts) for r in roots)
             report = _et.ArenaReport(
                 specs=len(empty) + sum(1 + len(r.aliases) for r in roots), **figures
@@ -317,13 +327,22 @@ class BankedAlgorithm(_et.Algorithm):
             )
         roots = list(free) + [r for b in banks for r in pins[b.mem_id]]
         allowed = [None] * len(free) + [[b.name] for b in banks for _ in pins[b.mem_id]]
+        index_of = {id(r): k for k, r in enumerate(roots)}
+        # in_place: the shares between two roots, as (buffer index, target index, kind,
+        # offset) into `roots`.
+        self._pairs = [
+            (index_of[id(sh.buffer)], index_of[id(sh.target)], sh.kind, sh.offset)
+            for sh in getattr(self, "_bank_shares", [])
+            if id(sh.buffer) in index_of and id(sh.target) in index_of
+        ]
         candidates = []
         failure: Optional[_NotFound] = None
         for by_traffic in ((True, False) if self.traffic else (False,)):
             try:
-                where, offsets = self._solve_banks(roots, allowed, reserved, alignment,
-                                                   extra_padding, counts, started, by_traffic)
-                candidates.append(("banked", where, offsets))
+                where, offsets, took = self._solve_banks(roots, allowed, reserved, alignment,
+                                                         extra_padding, counts, started,
+                                                         by_traffic)
+                candidates.append(("banked", where, offsets, took))
                 break
             except _NotFound as e:
                 failure = e
@@ -331,12 +350,12 @@ class BankedAlgorithm(_et.Algorithm):
             index = {b.mem_id: k for k, b in enumerate(banks)}
             where = [index.get(self._greedy_banks.get(id(r.spec)), -1) for r in roots]
             if min(where, default=0) >= 0:
-                candidates.append(("banked, ExecuTorch's banks", where, None))
+                candidates.append(("banked, ExecuTorch's banks", where, None, []))
         best = None
-        for planner, where, offsets in candidates:
+        for planner, where, offsets, took in candidates:
             try:
                 placed = self._finish(roots, where, offsets, reserved, alignment,
-                                      extra_padding, counts, started, planner)
+                                      extra_padding, counts, started, planner, took)
             except _NotFound as e:
                 failure = failure or e
                 continue
@@ -388,7 +407,7 @@ class BankedAlgorithm(_et.Algorithm):
             items.append(dataclasses.replace(
                 r, size=_round_up(r.size, align), alignment=math.lcm(r.alignment, align)))
         if not items:
-            return [], []
+            return [], [], []
         _, caps = self._budgets(
             [[it for it, allow in zip(items, allowed) if allow is None or allow[0] == b.name]
              for b in banks], reserved, alignment, extra_padding)
@@ -397,8 +416,11 @@ class BankedAlgorithm(_et.Algorithm):
         limit = self.time_limit
         if limit is not None:
             limit = max(0.0, limit - (time.monotonic() - started)) / 2
+        pairs = getattr(self, "_pairs", [])
         problem = memplan.Problem(
-            [(str(i), r.start, r.end, r.size, r.alignment) for i, r in enumerate(items)]
+            [(str(i), r.start, r.end, r.size, r.alignment) for i, r in enumerate(items)],
+            **({"shares": [(str(b), str(t), kind, off) for b, t, kind, off in pairs]}
+               if pairs else {}),
         )
         accesses = [_accesses(r, counts) if by_traffic else 1 for r in roots]
         try:
@@ -412,19 +434,24 @@ class BankedAlgorithm(_et.Algorithm):
             ) from e
         except memplan.MemplanError as e:
             raise _NotFound(str(e)) from e
-        return list(plan.memory_index), list(plan.offsets)
+        took = [pairs[k] for k in plan.taken_shares] if pairs else []
+        return list(plan.memory_index), list(plan.offsets), took
 
     def _finish(self, roots: List[Any], where: List[int], offsets: Optional[List[int]],
                 reserved: List[int], alignment: int, extra_padding: int,
-                counts: Dict[int, int], started: float,
-                planner: str) -> Dict[int, Tuple[List[Any], List[int], Dict[str, Any]]]:
+                counts: Dict[int, int], started: float, planner: str,
+                took: Sequence[Tuple[int, int, str, int]] = ()
+                ) -> Dict[int, Tuple[List[Any], List[int], Dict[str, Any]]]:
         """Each bank's roots (at their size in that bank), absolute offsets and report
         figures, for an assignment of roots to banks: each bank re-planned at its least
-        height (``offsets``, when given, are the fallback: a plan under the budget), then
-        checked by memplan's checker."""
+        height (``offsets``, when given, are the fallback: a plan under the budget, with
+        the shares ``took``), then checked by memplan's checker. With ``in_place``, each
+        bank is planned with the shares between two of its roots."""
         banks = self.target.banks
         kept_by_bank = [[self._in_bank(r, b, alignment) for r, w in zip(roots, where) if w == k]
                         for k, b in enumerate(banks)]
+        members = [[i for i, w in enumerate(where) if w == k] for k in range(len(banks))]
+        pairs = getattr(self, "_pairs", [])
         bottoms, caps = self._budgets(kept_by_bank, reserved, alignment, extra_padding)
         out: Dict[int, Tuple[List[Any], List[int], Dict[str, Any]]] = {}
         for k, bank in enumerate(banks):
@@ -441,23 +468,35 @@ class BankedAlgorithm(_et.Algorithm):
                 out[bank.mem_id] = ([], [], figures)
                 continue
             given = None if offsets is None else [o for o, w in zip(offsets, where) if w == k]
-            mine = self._lower(kept, given, caps[k], started)
-            if mine is None:
+            local = {i: j for j, i in enumerate(members[k])}
+            mine_pairs = [_et._ArenaShare(kept[local[b]], kept[local[t]], kind, off)
+                          for b, t, kind, off in pairs if b in local and t in local]
+            given_pairs = [_et._ArenaShare(kept[local[b]], kept[local[t]], kind, off)
+                           for b, t, kind, off in took if b in local and t in local]
+            if mine_pairs:
+                lowered = self._lower_shared(kept, given, caps[k], started, mine_pairs,
+                                             given_pairs)
+            else:
+                plain = self._lower(kept, given, caps[k], started)
+                lowered = None if plain is None else (plain, [], 0)
+            if lowered is None:
                 raise _NotFound(f"bank {bank.name!r} cannot hold the buffers given to it")
+            mine, taken, saved = lowered
             absolute = [bottoms[k] + o for o in mine]
-            _et._check(kept, absolute, base)
+            _et._check(kept, absolute, base, taken)
             height = max(o + r.size for r, o in zip(kept, absolute)) - bottoms[k]
             if height > caps[k]:
                 raise memplan.CheckError(
                     f"bank {bank.name!r}: a plan of height {height} over its {caps[k]} bytes")
-            load = memplan.Problem(
-                [(str(i), r.start, r.end, r.size) for i, r in enumerate(kept)]
-            ).max_load()
+            load = _et._load(kept, taken)
+            when, peak = _et._peak_tensors(kept, taken, getattr(self, "_names", {}))
             figures.update(
                 max_load=load, height=height, lower_bound=load, optimal=height == load,
                 size=bottoms[k] + height + extra_padding,
                 traffic=sum(r.size * _accesses(r, counts) for r in kept),
+                shares=len(taken), saved=saved, peak=peak, peak_time=when,
             )
+            figures["_taken"] = taken
             out[bank.mem_id] = (kept, absolute, figures)
         return out
 
@@ -486,6 +525,51 @@ class BankedAlgorithm(_et.Algorithm):
         except memplan.MemplanError:
             return offsets
 
+    def _lower_shared(self, roots: List[Any], offsets: Optional[List[int]], cap: int,
+                      started: float, shares: Sequence[Any], given: Sequence[Any],
+                      ) -> Optional[Tuple[List[int], List[Any], int]]:
+        """``_lower`` with the bank's shares (``in_place``): the roots planned at the
+        least height with ``shares`` where they lower it; ``offsets`` (a plan under the
+        budget ``cap``, with the shares ``given``) when that is not lower; ``None`` when
+        neither fits ``cap`` (then planned under ``cap`` as a last resort). Returns the
+        offsets, the shares they take and the bytes those save against the bank planned
+        without shares."""
+        items = [(str(i), r.start, r.end, r.size, r.alignment) for i, r in enumerate(roots)]
+        problem = memplan.Problem(items)
+        index = {id(r): i for i, r in enumerate(roots)}
+        declared = [(str(index[id(sh.buffer)]), str(index[id(sh.target)]), sh.kind, sh.offset)
+                    for sh in shares]
+        shared = memplan.Problem(items, shares=declared) if declared else problem
+        limit = self.time_limit
+        if limit is not None:
+            limit = max(0.0, limit - (time.monotonic() - started)) / (2 * len(self.target.banks))
+            if declared:
+                limit /= 2
+        height = cap + 1 if offsets is None else max(o + r.size for r, o in zip(roots, offsets))
+        fallback = None if offsets is None else (list(offsets), list(given), 0)
+        try:
+            plan = memplan.plan(problem, time_limit=limit, work_limit=self.work_limit,
+                                seed=self.seed, threads=self.threads)
+            taken: List[Any] = []
+            saved = 0
+            if declared:
+                with_shares = memplan.plan(shared, time_limit=limit, work_limit=self.work_limit,
+                                           seed=self.seed, threads=self.threads)
+                if with_shares.height < plan.height:
+                    saved = plan.height - with_shares.height
+                    taken = [shares[k] for k in with_shares.taken_shares]
+                    plan = with_shares
+            if plan.height < min(height, cap + 1):
+                return list(plan.offsets), taken, saved
+            if fallback is not None:
+                return fallback
+            plan = memplan.plan(shared, capacity=cap, time_limit=limit,
+                                work_limit=self.work_limit, seed=self.seed, threads=self.threads)
+            taken = [shares[k] for k in plan.taken_shares] if declared else []
+            return list(plan.offsets), taken, 0
+        except memplan.MemplanError:
+            return fallback
+
 
 def banked_memory_planning_pass(
     target: TargetMemoryMap,
@@ -497,6 +581,7 @@ def banked_memory_planning_pass(
     verify: bool = False,
     traffic: bool = True,
     work_limit: Optional[Union[int, float]] = None,
+    in_place: bool = False,
     **pass_options: Any,
 ) -> Any:
     """A ``MemoryPlanningPass`` that plans across ``target``'s banks with memplan: a
@@ -509,7 +594,9 @@ def banked_memory_planning_pass(
     traffic in the faster banks. ``allow_overlapping_allocations`` is accepted for
     ExecuTorch's signature: memplan places aliases inside their roots itself.
     ``share_mutable_buffers=True`` works: the shared buffers get an arena of their own,
-    one above every bank. A map whose bank alignment is not a multiple of ``alignment``
+    one above every bank. ``in_place=True`` as in ``memory_planning_pass``: the shares
+    go to the planner across the banks (a taken share keeps both tensors in one bank),
+    and each bank is re-planned with its own. A map whose bank alignment is not a multiple of ``alignment``
     raises ``memplan.InputError`` here; a graph that does not fit raises
     ``BankPlacementError`` (ExecuTorch's, subclassed) when ``to_executorch`` plans it.
     """
@@ -522,8 +609,8 @@ def banked_memory_planning_pass(
     check_target(target, alignment)
     _et._check_pass_options(pass_options, "banked_memory_planning_pass",
                             "time_limit, work_limit, threads, seed, verify, traffic, "
-                            "allow_overlapping_allocations")
+                            "allow_overlapping_allocations, in_place")
     algo = BankedAlgorithm(target, time_limit=time_limit, threads=threads, seed=seed,
-                           traffic=traffic, work_limit=work_limit)
+                           traffic=traffic, work_limit=work_limit, in_place=in_place)
     cls = _et._VerifiedMemoryPlanningPass if verify else _et._MemplanPass
     return cls(algo, alignment=alignment, **pass_options)

