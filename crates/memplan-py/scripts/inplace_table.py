@@ -76,7 +76,7 @@ class MergedGreedy(MemoryPlanningPass):
     most one share, and a storage is taken by at most one tensor)."""
 
     def run(self, graph_module, graph_signature=None):
-        self._set_alloc_node_spec(graph_module)
+        # The lifetimes the shares need (the pass computes them again, from the allocs).
         update_all_tensors_lifetime(graph_module, graph_signature)
         taken_buffers, taken_targets = set(), set()
         for share in inplace.find_shares(graph_module, graph_signature):

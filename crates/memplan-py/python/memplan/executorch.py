@@ -70,12 +70,25 @@ The model, and how each of ExecuTorch's rules maps onto memplan's:
   every method. So the other arenas may be laid out in any way (ExecuTorch's own pass
   needs them all in arena 1), and a method reads what another wrote. The reports count
   that arena too (``ArenaReport.shared``).
+- **In place** (``in_place=True``, off by default). A tensor may take the storage of an
+  input that dies at its op, or live inside a KV cache it updates
+  (``memplan/_executorch_inplace.py`` finds these *shares*: pointwise ops, batch norm,
+  ``index_put``/``index_copy`` of a mutable buffer and the write-back outputs). Each
+  arena is planned with and without them by the same planner and the lower plan kept;
+  the shares the plan took are linked as ``storage_base`` once ExecuTorch has applied
+  it (memplan's pass does this), so its ``Verifier`` accepts them. For an in-place
+  share the output starts at its op, not at its ``alloc`` node (nothing writes it
+  before). Off by default: a user's own kernels may not read each element before they
+  write it. The reports count the shares and the bytes saved
+  (``ArenaReport.shares``/``saved``), and every ``ArenaReport.peak`` names the tensors
+  live at the arena's peak.
 - **Several banks.** ``banked_memory_planning_pass(target)`` takes ExecuTorch's
   ``TargetMemoryMap`` and plans across its banks, keeping the most traffic in the
   fastest (``memplan/_executorch_banks.py`` has its model).
 
 Every plan is checked before ExecuTorch sees it: memplan's independent checker verifies
-the arena's tensors (with the reserved space as a fixed buffer), and each alias is checked
+the arena's tensors (with the reserved space as a fixed buffer, and the shares the plan
+took, ``in_place=True``, as the only overlaps allowed), and each alias is checked
 to lie inside its base in bytes and in time. A failure raises ``memplan.CheckError``; bad
 specs raise ``memplan.InputError`` naming the spec. With ``verify=True``,
 ``memory_planning_pass`` also runs ExecuTorch's own ``Verifier.verify_storage_reuse``,
