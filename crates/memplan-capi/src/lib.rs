@@ -368,6 +368,11 @@ pub unsafe extern "C" fn memplan_problem_add_share(
                 )))
             }
         };
+        if !cfg!(feature = "shares") {
+            return Err(arg_error(&format!(
+                "{who}: this memplan library was built without shares (the lean build)"
+            )));
+        }
         p.shares.push(memplan::Share {
             buffer,
             target,

@@ -542,6 +542,7 @@ fn the_lean_build_has_no_memories() {
     }
 }
 
+#[cfg(feature = "shares")]
 #[test]
 fn issue_45_shares_reach_the_planner_and_the_checker() {
     unsafe {
@@ -569,8 +570,15 @@ fn issue_45_shares_reach_the_planner_and_the_checker() {
             memplan_problem_add_share(p, 1, 7, MEMPLAN_SHARE_IN_PLACE, 0, 0),
             MEMPLAN_ERR_ARGUMENT
         );
-        assert!(last_error().contains("target 7 out of range"), "{}", last_error());
-        assert_eq!(memplan_problem_add_share(p, 1, 0, 9, 0, 0), MEMPLAN_ERR_ARGUMENT);
+        assert!(
+            last_error().contains("target 7 out of range"),
+            "{}",
+            last_error()
+        );
+        assert_eq!(
+            memplan_problem_add_share(p, 1, 0, 9, 0, 0),
+            MEMPLAN_ERR_ARGUMENT
+        );
         assert!(last_error().contains("kind"), "{}", last_error());
         // A required share that cannot hold is refused when planned, naming the pair.
         assert_eq!(
@@ -584,6 +592,21 @@ fn issue_45_shares_reach_the_planner_and_the_checker() {
         );
         let e = last_error();
         assert!(e.contains("'skip'") && e.contains("'conv'"), "{e}");
+        memplan_problem_free(p);
+    }
+}
+
+/// The lean build leaves shares out: declaring one fails, saying why.
+#[cfg(not(feature = "shares"))]
+#[test]
+fn issue_45_the_lean_build_refuses_shares() {
+    unsafe {
+        let p = problem(&[("conv", 0, 3, 8), ("relu", 2, 5, 8)]);
+        assert_eq!(
+            memplan_problem_add_share(p, 1, 0, MEMPLAN_SHARE_IN_PLACE, 0, 0),
+            MEMPLAN_ERR_ARGUMENT
+        );
+        assert!(last_error().contains("without shares"), "{}", last_error());
         memplan_problem_free(p);
     }
 }

@@ -123,6 +123,7 @@ pub(crate) fn fixed_top(problem: &Problem) -> Size {
 /// share storage along shares whose rules hold as one, the largest of them: no plan,
 /// whichever optional shares it takes, is lower (`storage/bound.rs`).
 pub fn max_load(problem: &Problem) -> Size {
+    #[cfg(feature = "shares")]
     if !problem.shares().is_empty() {
         return crate::storage::shared_max_load(problem);
     }

@@ -48,6 +48,7 @@ use crate::types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Tim
 
 #[cfg(feature = "memories")]
 mod memories;
+#[cfg(feature = "shares")]
 mod shares;
 mod violation;
 
@@ -228,19 +229,27 @@ fn finish(
         height = height.max(end.as_height());
         range[i] = Some((off, end));
     }
-    if problem.shares().is_empty() {
-        sweep(bufs, &range, &mut c);
-    } else {
+    #[cfg(feature = "shares")]
+    if !problem.shares().is_empty() {
         shares::sweep(problem, &range, &mut c);
         shares::required_taken(problem, placed, &mut c);
+        return c.finish(bufs.len(), height);
     }
-    if c.violations.is_empty() {
-        Ok(CheckSummary::new(bufs.len(), height))
-    } else {
-        Err(CheckFailure {
-            violations: c.violations,
-            more: c.more,
-        })
+    sweep(bufs, &range, &mut c);
+    c.finish(bufs.len(), height)
+}
+
+impl Collector {
+    /// The summary, or the violations found.
+    fn finish(self, buffers: usize, height: Size) -> Result<CheckSummary, CheckFailure> {
+        if self.violations.is_empty() {
+            Ok(CheckSummary::new(buffers, height))
+        } else {
+            Err(CheckFailure {
+                violations: self.violations,
+                more: self.more,
+            })
+        }
     }
 }
 

@@ -132,6 +132,9 @@ pub enum ProblemErrorKind {
         /// The target's size.
         target_size: Size,
     },
+    /// This memplan was built without the `shares` feature (the lean C library).
+    #[error("declares a share, but this memplan was built without shares (the lean build)")]
+    SharesNotBuilt,
     /// A required share breaks its lifetime rule, or required shares contradict each other.
     #[error("required share of '{}' cannot hold: {reason}", Escaped(target))]
     RequiredShareCannotHold {
@@ -161,7 +164,8 @@ impl ProblemErrorKind {
             | ProblemErrorKind::DuplicateShare { .. }
             | ProblemErrorKind::MisalignedShare { .. }
             | ProblemErrorKind::ShareOutsideTarget { .. }
-            | ProblemErrorKind::RequiredShareCannotHold { .. } => "shares",
+            | ProblemErrorKind::RequiredShareCannotHold { .. }
+            | ProblemErrorKind::SharesNotBuilt => "shares",
         }
     }
 }

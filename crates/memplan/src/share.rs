@@ -157,6 +157,7 @@ impl fmt::Display for Share {
 /// Why an in-place share's lifetime rule does not hold for `buffer` over `target`, if
 /// it does not: `target` born after `buffer`, or still live after the step at which
 /// `buffer` is born.
+#[cfg(feature = "shares")]
 pub(crate) fn in_place_breach(
     buffer: &crate::types::Buffer,
     target: &crate::types::Buffer,
@@ -183,10 +184,27 @@ pub(crate) fn in_place_breach(
     }
 }
 
+/// Without the `shares` feature, any share is refused.
+#[cfg(not(feature = "shares"))]
+pub(crate) fn validate(
+    buffers: &[crate::types::Buffer],
+    shares: &[Share],
+) -> Result<Vec<(crate::types::BufferIdx, crate::types::BufferIdx)>, crate::error::ProblemError> {
+    match shares.first() {
+        None => Ok(Vec::new()),
+        Some(s) => Err(crate::error::ProblemError {
+            index: buffers.iter().position(|b| b.id == s.buffer).unwrap_or(0),
+            id: s.buffer.clone(),
+            kind: crate::error::ProblemErrorKind::SharesNotBuilt,
+        }),
+    }
+}
+
 /// The rules of [`crate::Problem::with_shares`] on `shares`: each names two distinct
 /// buffers, once; its offset keeps the buffer aligned; an inside share fits; a required
 /// share holds, and the required shares together can be taken. Returns each share's
 /// `(buffer, target)`.
+#[cfg(feature = "shares")]
 pub(crate) fn validate(
     buffers: &[crate::types::Buffer],
     shares: &[Share],

@@ -421,6 +421,7 @@ impl Problem {
     }
 
     /// Every share's buffer and target, indexed like [`Problem::shares`].
+    #[cfg(feature = "shares")]
     #[inline]
     pub(crate) fn all_share_ends(&self) -> &[(BufferIdx, BufferIdx)] {
         &self.share_ends

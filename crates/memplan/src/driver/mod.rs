@@ -28,6 +28,7 @@ mod bound;
 mod greedy_pass;
 mod race;
 mod refine;
+#[cfg(feature = "shares")]
 mod shares;
 
 use std::time::{Duration, Instant};
@@ -106,6 +107,7 @@ pub(crate) fn run(
     let started = Instant::now();
     let reserve = check_reserve(problem, options, request.budget.time_limit());
     let budget = request.budget.start(started, reserve);
+    #[cfg(feature = "shares")]
     if !problem.shares().is_empty() {
         return shares::run(problem, request.capacity(), options, &budget, started);
     }
@@ -121,6 +123,7 @@ pub(crate) fn run_within(
     options: &Options,
     budget: &Budget,
 ) -> Result<Report, PlanError> {
+    #[cfg(feature = "shares")]
     if !problem.shares().is_empty() {
         return shares::run(problem, capacity, options, budget, Instant::now());
     }

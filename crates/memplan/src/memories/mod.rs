@@ -85,6 +85,7 @@
 
 mod baseline;
 mod bound;
+mod ceiling;
 mod cover;
 mod exact;
 mod fill;
@@ -92,10 +93,13 @@ mod fill;
 pub(crate) mod fuzz;
 mod heuristic;
 mod improve;
+mod joint;
 mod level;
 mod load;
 mod model;
 mod place;
+mod pooled;
+#[cfg(feature = "shares")]
 mod shares;
 mod sweep;
 
@@ -159,6 +163,21 @@ pub struct MemoriesOptions {
     /// Count only the space the fixed buffers leave usable under the capacity (see
     /// `bound.rs`): the holes bound of minimise mode, inside the level bound.
     pub holes_bound: bool,
+    /// Before anything else, the pooled-capacity proof (`pooled.rs`): at some time, the
+    /// buffers that may only use a set of bounded memories are larger than those
+    /// memories together. `Infeasible` at once, naming the time, buffers and memories.
+    pub pooled_proof: bool,
+    /// After the levels, on problems with at most [`MemoriesOptions::joint_max_buffers`]
+    /// buffers that have a choice of memory, the joint search over every assignment
+    /// (`joint.rs`): a plan whenever one exists, each memory optimal, or a proof.
+    pub joint: bool,
+    /// The most buffers with a choice for the joint search (at most 64).
+    pub joint_max_buffers: usize,
+    /// Nodes of the joint search before it gives up (its result then proves nothing).
+    pub joint_node_limit: u64,
+    /// The fallback also tries the bounded memories slowest first (see `sweep.rs`,
+    /// `fallback_plan`), which fills the fast memories last.
+    pub fill_slowest_first: bool,
     /// Run a naive strategy in place of the level search, for comparison (see
     /// [`Baseline`]); the techniques above are then unused. `None` by default.
     pub baseline: Option<Baseline>,
@@ -184,6 +203,11 @@ impl Default for MemoriesOptions {
             rounding_bound: true,
             chain_bound: true,
             holes_bound: true,
+            pooled_proof: true,
+            joint: true,
+            joint_max_buffers: 12,
+            joint_node_limit: 20_000,
+            fill_slowest_first: true,
             baseline: None,
             verify: true,
         }
@@ -236,22 +260,32 @@ pub struct LevelReport {
     pub stats: LevelStats,
 }
 
-/// Why no plan exists: the buffers that can only go in one memory (pinned to it, or
-/// larger than every other memory they may use) do not fit in it.
+/// Why no plan exists. Three proofs: the buffers that can only go in a set of bounded
+/// memories (pinned, or larger than their other memories) need more bytes at one time
+/// than those memories hold together (the pooled-capacity argument, `pooled.rs`; one
+/// memory for a pin); the buffers that can only go in one memory have no placement under
+/// its capacity (memplan's exact search); or the joint search tried every assignment
+/// (`joint.rs`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Infeasibility {
-    /// The memory's name.
+    /// The first memory of [`Infeasibility::memories`].
     pub memory: String,
-    /// Its capacity.
+    /// The memories of the argument, in the memories' order (every bounded memory for
+    /// the joint search).
+    pub memories: Vec<String>,
+    /// Their capacities together.
     pub capacity: Size,
-    /// The time at which the pinned buffers' load exceeds the capacity, when it does
-    /// (otherwise they fit by load, but memplan's exact search proved that no placement
-    /// of them does).
+    /// The time at which the buffers' load exceeds the capacity, when it does
+    /// (otherwise they fit by load, but an exact search proved that no plan does).
     pub time: Option<Time>,
-    /// Bytes the pinned buffers need at that time (their max load otherwise).
+    /// Bytes the buffers need at that time (their max load otherwise; 0 for the joint
+    /// search).
     pub need: u64,
-    /// The pinned buffers' ids (at `time`, when there is one).
+    /// The buffers' ids (at `time`, when there is one; for the joint search, those
+    /// that may use a bounded memory only).
     pub buffers: Vec<String>,
+    /// True when the joint search proved it, trying every assignment.
+    pub exhaustive: bool,
 }
 
 impl std::fmt::Display for Infeasibility {
@@ -268,18 +302,36 @@ impl std::fmt::Display for Infeasibility {
         } else {
             shown.join(", ")
         };
+        let names: Vec<String> = self
+            .memories
+            .iter()
+            .map(|m| format!("'{}'", Escaped(m)))
+            .collect();
+        let (place, capacity) = if names.len() > 1 {
+            (
+                format!("memories {}", names.join(", ")),
+                format!("their capacities total {}", self.capacity),
+            )
+        } else {
+            (
+                format!("memory '{}'", Escaped(&self.memory)),
+                format!("its capacity is {}", self.capacity),
+            )
+        };
         match self.time {
+            _ if self.exhaustive => write!(
+                f,
+                "no assignment of the buffers to their allowed memories fits under the capacities of {place} (proven by exhaustive search over every assignment)"
+            ),
             Some(t) => write!(
                 f,
-                "at time {t}, the buffers that can only go in memory '{}' ({list}) need {} bytes, its capacity is {}",
-                Escaped(&self.memory),
-                self.need,
-                self.capacity
+                "at time {t}, the buffers that can only go in {place} ({list}) need {} bytes, {capacity}",
+                self.need
             ),
             None => write!(
                 f,
-                "the buffers that can only go in memory '{}' ({list}) have no placement under its capacity {} (proven by exact search)",
-                Escaped(&self.memory),
+                "the buffers that can only go in {place} ({list}) have no placement under {} {} (proven by exact search)",
+                if names.len() > 1 { "their capacities" } else { "its capacity" },
                 self.capacity
             ),
         }
@@ -303,6 +355,12 @@ pub struct MemoriesReport {
     /// True when a level failed and the plan (if any) comes from the one-pass fallback:
     /// largest buffer first, into the first memory with room (`fill.rs`).
     pub fallback: bool,
+    /// With a plan, per memory (indexed like the memories), a proven ceiling on the
+    /// traffic it can serve: without costs, in the lexicographic sense (no plan whose
+    /// earlier memories serve the plan's traffic serves more in it); see `ceiling.rs`.
+    /// The memory's gap is the ceiling less its traffic ([`MemoriesReport::memory_gaps`]).
+    /// Empty without a plan.
+    pub traffic_bounds: Vec<u64>,
     /// Wall time spent.
     pub elapsed: Duration,
     /// The work charged, in work units ([`crate::Report::work`]).
@@ -320,6 +378,21 @@ impl MemoriesReport {
     /// Cost of the plan minus the lower bound, when there is a plan.
     pub fn gap(&self) -> Option<u64> {
         self.plan().map(|p| p.cost.saturating_sub(self.lower_bound))
+    }
+
+    /// Per memory, its ceiling ([`MemoriesReport::traffic_bounds`]) less the traffic the
+    /// plan serves there: 0 everywhere when every memory is proven optimal. Empty without
+    /// a plan.
+    pub fn memory_gaps(&self) -> Vec<u64> {
+        match self.plan() {
+            Some(p) => self
+                .traffic_bounds
+                .iter()
+                .zip(&p.traffic)
+                .map(|(b, t)| b.saturating_sub(*t))
+                .collect(),
+            None => Vec::new(),
+        }
     }
 
     /// The effort summed over the levels.
@@ -373,6 +446,7 @@ pub fn plan_memories(
     request: &Request,
     options: &MemoriesOptions,
 ) -> Result<MemoriesReport, MemoriesError> {
+    #[cfg(feature = "shares")]
     if !problem.shares().is_empty() {
         return shares::run(problem, memories, input, request, options);
     }

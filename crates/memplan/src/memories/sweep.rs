@@ -29,10 +29,9 @@ use crate::outcome::Outcome;
 use crate::request::Request;
 use crate::types::{Buffer, BufferIdx, Offset, Problem, Size};
 
-use super::fill;
 use super::heuristic::Start;
-use super::level;
 use super::model::{Decision, LevelModel};
+use super::{ceiling, fill, joint, level, pooled};
 use super::{Infeasibility, LevelReport, MemoriesOptions, MemoriesReport};
 
 /// The validated problem: each buffer's allowed set and traffic, the memories' order
@@ -198,69 +197,285 @@ pub(crate) fn run(
                 std::time::Duration::from_secs_f64(w as f64 / Budget::DEFAULT_WORK_LIMIT as f64)
             })
         });
-    let report =
-        |outcome, lower_bound, infeasibility, failed_memory, levels, fallback| MemoriesReport {
+    let report = |outcome, lower_bound, infeasibility, failed_memory, levels, fallback, bounds| {
+        MemoriesReport {
             outcome,
             lower_bound,
             infeasibility,
             failed_memory,
             levels,
             fallback,
+            traffic_bounds: bounds,
             elapsed: started.elapsed(),
             work: call.work_spent(),
             stopped_by: call.stop(),
-        };
+        }
+    };
+    if options.pooled_proof {
+        if let Some(why) = pooled::proof(problem, memories, &model.allowed) {
+            let outcome = Outcome::Infeasible;
+            return Ok(report(
+                outcome,
+                lower_bound,
+                Some(why),
+                None,
+                vec![],
+                false,
+                vec![],
+            ));
+        }
+    }
     let swept = sweep_levels(&model, &call, effort, options)?;
     let lower_bound = lower_bound.saturating_add(swept.first_bound);
-    let (mut memory, mut offsets, levels) = (swept.memory, swept.offsets, swept.levels);
+    let (memory, offsets, levels) = (swept.memory, swept.offsets, swept.levels);
     let failed = match swept.stop {
         Some((m, Some(why))) => {
+            let outcome = Outcome::Infeasible;
             return Ok(report(
-                Outcome::Infeasible,
+                outcome,
                 lower_bound,
                 Some(why),
                 Some(m),
                 levels,
                 false,
-            ))
+                vec![],
+            ));
         }
         Some((m, None)) => Some(m),
         None => None,
     };
     // A later memory could not hold what the earlier ones left it (or a level found no
-    // placement in time): the one-pass fallback, else no plan.
-    let fallback = failed.is_some();
-    if let Some(m) = failed {
-        match fallback_plan(&model, &call) {
-            Some((placed, at)) => {
-                memory = placed.into_iter().map(Some).collect();
-                offsets = at;
-            }
-            None => {
-                let outcome = Outcome::Unknown {
-                    best_so_far: None,
-                    lower_bound,
-                };
-                return Ok(report(outcome, lower_bound, None, Some(m), levels, true));
-            }
-        }
+    // placement in time): the one-pass fallback.
+    let mut fallback = failed.is_some();
+    let mut replanned = fallback;
+    let mut found = match failed {
+        Some(_) => fallback_plan(&model, &call, options.fill_slowest_first),
+        None => Some((
+            memory
+                .into_iter()
+                .map(|m| m.expect("every buffer is placed at its last allowed level"))
+                .collect(),
+            offsets,
+        )),
+    };
+    // Small problems: the joint search, from the plan found (if any).
+    let joint = joint_search(&model, &found, &call, options)?;
+    if let Some(better) = joint.as_ref().and_then(|j| j.best.clone()) {
+        found = Some(better);
+        (fallback, replanned) = (false, true);
     }
-    let memory: Vec<MemoryIdx> = memory
-        .into_iter()
-        .map(|m| m.expect("every buffer is placed at its last allowed level"))
-        .collect();
+    let closed = joint.as_ref().is_some_and(|j| j.closed);
+    let Some((memory, offsets)) = found else {
+        if closed {
+            let why = exhaustive(&model);
+            let outcome = Outcome::Infeasible;
+            return Ok(report(
+                outcome,
+                lower_bound,
+                Some(why),
+                None,
+                levels,
+                false,
+                vec![],
+            ));
+        }
+        let outcome = Outcome::Unknown {
+            best_so_far: None,
+            lower_bound,
+        };
+        return Ok(report(
+            outcome,
+            lower_bound,
+            None,
+            failed,
+            levels,
+            true,
+            vec![],
+        ));
+    };
+    let offsets = if replanned {
+        place_unbounded(&model, &memory, offsets, options, &call)?
+    } else {
+        offsets
+    };
     let plan = finish(&model, memory, offsets);
     if options.verify {
         check_memories(problem, memories, input, &plan)
             .map_err(|v| MemoriesError::InvalidPlan(v.to_string()))?;
     }
-    let lower_bound = lower_bound.max(pooled).min(plan.cost);
+    let lower_bound = if closed {
+        plan.cost
+    } else {
+        lower_bound.max(pooled).min(plan.cost)
+    };
+    let bounds = ceiling::traffic_bounds(
+        &ceiling::Input {
+            problem,
+            memories,
+            allowed: &model.allowed,
+            traffic: &model.traffic,
+            order: &model.order,
+        },
+        &plan,
+        (swept.first_bound, closed && !model.priced),
+        options,
+    );
     let outcome = if plan.cost == lower_bound {
         Outcome::Optimal(plan)
     } else {
         Outcome::Feasible { plan, lower_bound }
     };
-    Ok(report(outcome, lower_bound, None, None, levels, fallback))
+    Ok(report(
+        outcome,
+        lower_bound,
+        None,
+        None,
+        levels,
+        fallback,
+        bounds,
+    ))
+}
+
+/// The joint search (`joint.rs`) when it is on and the problem small enough, seeded
+/// with `found`'s cost; `None` when it does not run.
+fn joint_search(
+    model: &Model<'_>,
+    found: &Option<(Vec<MemoryIdx>, Vec<Offset>)>,
+    call: &Budget,
+    options: &MemoriesOptions,
+) -> Result<Option<joint::JointResult>, MemoriesError> {
+    let (problem, memories) = (model.problem, model.memories);
+    let choices = model.allowed.iter().filter(|a| a.len() > 1).count();
+    if !options.joint
+        || options.baseline.is_some()
+        || problem.len() > 64
+        || choices > options.joint_max_buffers.min(64)
+    {
+        return Ok(None);
+    }
+    let k = memories.len();
+    let mut position = vec![0usize; k];
+    for (p, m) in model.order.iter().enumerate() {
+        position[m.index()] = p;
+    }
+    let dims = if model.priced {
+        1
+    } else {
+        k.saturating_sub(1).max(1)
+    };
+    let contrib: Vec<Vec<Vec<u64>>> = (0..problem.len())
+        .map(|i| {
+            (0..k)
+                .map(|m| {
+                    if model.priced {
+                        vec![model.traffic[i] * model.unit_cost[m]]
+                    } else {
+                        (0..dims)
+                            .map(|j| if position[m] > j { model.traffic[i] } else { 0 })
+                            .collect()
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let all: Vec<BufferIdx> = problem.indices().collect();
+    let aligned = memories
+        .iter()
+        .map(|mem| match mem.capacity {
+            Some(c) => level_problem(problem, &all, mem).map(|p| Some((p, c))),
+            None => Ok(None),
+        })
+        .collect::<Result<_, _>>()?;
+    let seed = found.as_ref().map(|(memory, _)| {
+        let mut cost = vec![0u64; dims];
+        for (i, m) in memory.iter().enumerate() {
+            for (c, x) in cost.iter_mut().zip(&contrib[i][m.index()]) {
+                *c += x;
+            }
+        }
+        cost
+    });
+    let input = joint::JointInput {
+        aligned,
+        problem,
+        allowed: &model.allowed,
+        contrib,
+        order: &model.order,
+    };
+    Ok(Some(joint::search(
+        &input,
+        seed,
+        call,
+        options.threads,
+        options.joint_node_limit,
+        options.placement_node_limit,
+    )))
+}
+
+/// The joint search's proof: every assignment tried.
+fn exhaustive(model: &Model<'_>) -> Infeasibility {
+    let memories = model.memories;
+    let bounded = MemorySet::of(
+        (0..memories.len() as u32)
+            .map(MemoryIdx)
+            .filter(|m| memories[m.index()].capacity.is_some()),
+    );
+    let names: Vec<String> = bounded
+        .iter()
+        .map(|m| memories[m.index()].name.clone())
+        .collect();
+    let capacity = bounded
+        .iter()
+        .filter_map(|m| memories[m.index()].capacity)
+        .map(Size::get)
+        .fold(0u64, u64::saturating_add);
+    Infeasibility {
+        memory: names.first().cloned().unwrap_or_default(),
+        memories: names,
+        capacity: Size(capacity),
+        time: None,
+        need: 0,
+        buffers: model
+            .problem
+            .buffers()
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| model.allowed[i].0 & !bounded.0 == 0)
+            .map(|(_, b)| b.id.clone())
+            .collect(),
+        exhaustive: true,
+    }
+}
+
+/// `offsets` with the buffers of each unbounded memory planned by memplan's planner
+/// (the levels did so already; the fallback's and the joint search's plans get it here,
+/// the same way, so that a plan does not depend on which stage found it).
+fn place_unbounded(
+    model: &Model<'_>,
+    memory: &[MemoryIdx],
+    mut offsets: Vec<Offset>,
+    options: &MemoriesOptions,
+    call: &Budget,
+) -> Result<Vec<Offset>, MemoriesError> {
+    for (m, mem) in model.memories.iter().enumerate() {
+        if mem.capacity.is_some() {
+            continue;
+        }
+        let members: Vec<BufferIdx> = model
+            .problem
+            .indices()
+            .filter(|&i| memory[i.index()].index() == m)
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        let sub = level_problem(model.problem, &members, mem)?;
+        let placed = plan_unbounded(&sub, options, call)?;
+        for (k, &i) in members.iter().enumerate() {
+            offsets[i.index()] = placed[k];
+        }
+    }
+    Ok(offsets)
 }
 
 /// What the levels gave: each buffer's memory and offset where a level placed it, the
@@ -483,8 +698,15 @@ fn level_model<'p>(
 }
 
 /// The fallback's plan: the cheapest of [`fill::run`]'s orders (ties: the first), or
-/// `None` when none places every buffer.
-fn fallback_plan(model: &Model<'_>, call: &Budget) -> Option<(Vec<MemoryIdx>, Vec<Offset>)> {
+/// `None` when none places every buffer. With `slowest_first`, each order is also tried
+/// with the bounded memories in reverse (the slowest first, the unbounded ones last):
+/// it leaves the fast memories for what fits nowhere else, which finds a plan where the
+/// fastest-first pass fills them with the largest buffers and overflows a later one.
+fn fallback_plan(
+    model: &Model<'_>,
+    call: &Budget,
+    slowest_first: bool,
+) -> Option<(Vec<MemoryIdx>, Vec<Offset>)> {
     let (problem, memories) = (model.problem, model.memories);
     let capacities: Vec<Option<Size>> = memories.iter().map(|x| x.capacity).collect();
     let alignment = |i: BufferIdx, m: MemoryIdx| {
@@ -495,21 +717,41 @@ fn fallback_plan(model: &Model<'_>, call: &Budget) -> Option<(Vec<MemoryIdx>, Ve
         .unwrap_or(u64::MAX)
     };
     let budget = call.child().with_finish_first_plan(true).first_plan();
+    let mut reversed: Vec<MemoryIdx> = model
+        .order
+        .iter()
+        .rev()
+        .copied()
+        .filter(|m| capacities[m.index()].is_some())
+        .collect();
+    reversed.extend(
+        model
+            .order
+            .iter()
+            .copied()
+            .filter(|m| capacities[m.index()].is_none()),
+    );
+    let mut orders = vec![&model.order[..]];
+    if slowest_first {
+        orders.push(&reversed);
+    }
     let mut best: Option<(u64, Vec<MemoryIdx>, Vec<Offset>)> = None;
-    for key in fill::FillOrder::ALL {
-        let found = fill::run(
-            problem,
-            &model.allowed,
-            &model.order,
-            &capacities,
-            &alignment,
-            key,
-            &budget,
-        );
-        if let Some((placed, at)) = found {
-            let cost = model.cost_of(&placed);
-            if best.as_ref().is_none_or(|b| cost < b.0) {
-                best = Some((cost, placed, at));
+    for memory_order in orders {
+        for key in fill::FillOrder::ALL {
+            let found = fill::run(
+                problem,
+                &model.allowed,
+                memory_order,
+                &capacities,
+                &alignment,
+                key,
+                &budget,
+            );
+            if let Some((placed, at)) = found {
+                let cost = model.cost_of(&placed);
+                if best.as_ref().is_none_or(|b| cost < b.0) {
+                    best = Some((cost, placed, at));
+                }
             }
         }
     }
@@ -604,6 +846,8 @@ fn infeasibility(
     match best {
         Some((need, t, live)) if need > capacity.get() => Infeasibility {
             memory: memory.name.clone(),
+            memories: vec![memory.name.clone()],
+            exhaustive: false,
             capacity,
             time: Some(crate::types::Time(t)),
             need,
@@ -611,6 +855,8 @@ fn infeasibility(
         },
         other => Infeasibility {
             memory: memory.name.clone(),
+            memories: vec![memory.name.clone()],
+            exhaustive: false,
             capacity,
             time: None,
             need: other.map_or(0, |(l, _, _)| l),
