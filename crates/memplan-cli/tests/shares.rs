@@ -12,7 +12,8 @@ fn cmd() -> Cmd {
 
 impl Cmd {
     fn args<S: AsRef<str>>(mut self, args: impl IntoIterator<Item = S>) -> Cmd {
-        self.0.extend(args.into_iter().map(|a| a.as_ref().to_string()));
+        self.0
+            .extend(args.into_iter().map(|a| a.as_ref().to_string()));
         self
     }
 
@@ -62,13 +63,21 @@ fn plan_check_stats_and_render_with_shares() {
     let input = temp("p.csv", PROBLEM);
     let plan = input.with_file_name("p.plan.csv");
     let out = cmd()
-        .args(["plan", input.to_str().unwrap(), "-o", plan.to_str().unwrap()])
+        .args([
+            "plan",
+            input.to_str().unwrap(),
+            "-o",
+            plan.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let summary = text(&out.stderr);
     assert!(summary.contains("3 of 3 shares taken"), "{summary}");
-    assert!(summary.contains("height 28") && summary.contains("optimal"), "{summary}");
+    assert!(
+        summary.contains("height 28") && summary.contains("optimal"),
+        "{summary}"
+    );
     let placed = offsets(&std::fs::read_to_string(&plan).unwrap());
     let at = |id: &str| placed.iter().find(|(i, _)| i == id).unwrap().1;
     assert_eq!(at("conv"), at("relu"));
@@ -85,7 +94,10 @@ fn plan_check_stats_and_render_with_shares() {
         .output()
         .unwrap();
     let stats = text(&out.stdout);
-    assert!(stats.contains("3 (2 in place, 1 inside; 1 required)"), "{stats}");
+    assert!(
+        stats.contains("3 (2 in place, 1 inside; 1 required)"),
+        "{stats}"
+    );
     assert!(stats.contains("max load, shared   28"), "{stats}");
     let svg = input.with_file_name("p.svg");
     let out = cmd()
@@ -100,11 +112,23 @@ fn plan_check_stats_and_render_with_shares() {
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let svg = std::fs::read_to_string(svg).unwrap();
-    assert_eq!(svg.matches("share taken: ").count(), 3, "one outline per share");
-    assert!(svg.contains("&#39;relu&#39; in place of &#39;conv&#39;") || svg.contains("'relu' in place of 'conv'"));
+    assert_eq!(
+        svg.matches("share taken: ").count(),
+        3,
+        "one outline per share"
+    );
+    assert!(
+        svg.contains("&#39;relu&#39; in place of &#39;conv&#39;")
+            || svg.contains("'relu' in place of 'conv'")
+    );
     // The ablation: without the optional shares, only the required one is taken.
     let out = cmd()
-        .args(["plan", input.to_str().unwrap(), "--shares-no-optional", "--summary-json"])
+        .args([
+            "plan",
+            input.to_str().unwrap(),
+            "--shares-no-optional",
+            "--summary-json",
+        ])
         .args(["-o", plan.to_str().unwrap()])
         .output()
         .unwrap();
@@ -142,14 +166,25 @@ fn a_broken_share_is_named_by_check() {
         .unwrap();
     assert_eq!(out.status.code(), Some(4));
     let err = text(&out.stderr);
-    assert!(err.contains("required share inside of 'update' over 'cache' is not taken"), "{err}");
+    assert!(
+        err.contains("required share inside of 'update' over 'cache' is not taken"),
+        "{err}"
+    );
 }
 
 #[test]
 fn bad_shares_name_the_file_line_and_field() {
     for (body, line, needle) in [
-        ("a,0,2,8,\nb,1,3,8,sideways:a\n", 3, "bad share 'sideways:a'"),
-        ("a,0,2,8,\nb,1,3,8,in_place:zz\n", 3, "'zz', which is not a buffer"),
+        (
+            "a,0,2,8,\nb,1,3,8,sideways:a\n",
+            3,
+            "bad share 'sideways:a'",
+        ),
+        (
+            "a,0,2,8,\nb,1,3,8,in_place:zz\n",
+            3,
+            "'zz', which is not a buffer",
+        ),
         ("a,0,4,8,\nb,1,3,8,in_place:a!\n", 3, "read later"),
         ("a,0,2,8,\nb,1,3,4,inside:a@6\n", 3, "ends past its size 8"),
     ] {
@@ -162,7 +197,9 @@ fn bad_shares_name_the_file_line_and_field() {
         let err = text(&out.stderr);
         assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
         assert!(
-            err.contains("bad.csv") && err.contains(&format!("line {line}")) && err.contains("shares"),
+            err.contains("bad.csv")
+                && err.contains(&format!("line {line}"))
+                && err.contains("shares"),
             "{err}"
         );
         assert!(err.contains(needle), "{needle}: {err}");
@@ -178,7 +215,12 @@ fn json_problems_carry_their_shares() {
     );
     let plan = input.with_file_name("j.plan.json");
     let out = cmd()
-        .args(["plan", input.to_str().unwrap(), "-o", plan.to_str().unwrap()])
+        .args([
+            "plan",
+            input.to_str().unwrap(),
+            "-o",
+            plan.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
