@@ -226,6 +226,8 @@ fn exact_mode_equals_brute_force_and_bounds_and_heuristics_bracket_it() {
                 lagrangian,
                 holes_bound: holes,
                 greedy_starts: greedy,
+                // The joint search (small problems) would close what the level leaves.
+                joint: ex,
                 ..options(ex, imp)
             };
             let r = inst.run(&o);
