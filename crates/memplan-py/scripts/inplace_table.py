@@ -67,7 +67,7 @@ MODELS = {
 }
 
 #: BENCHMARKS §14's decoder: 4 layers, d_model 256, caches of 128 positions.
-DECODER = dict(vocab=512, d=256, heads=4, hidden=688, layers=4, max_len=128)
+DECODER = kv_decoder.BENCHMARK
 
 
 class MergedGreedy(MemoryPlanningPass):
@@ -93,6 +93,15 @@ class MergedGreedy(MemoryPlanningPass):
 
 def _sizes(program):
     return [list(p.non_const_buffer_sizes) for p in program.executorch_program.execution_plan]
+
+
+def _arenas(program):
+    """``"method: arena 1 + arena 2 + ..."`` per method of the program (index 0, the
+    constants, left out)."""
+    return "; ".join(
+        f"{p.name}: " + " + ".join(f"{v:,}" for v in list(p.non_const_buffer_sizes)[1:])
+        for p in program.executorch_program.execution_plan
+    )
 
 
 def _lower(edge, pass_):
@@ -180,7 +189,7 @@ def decoder_runs():
         method = Runtime.get().load_program(program.buffer).load_method("decode")
         steps = [(method, kv_decoder.example_inputs(1, start=k, vocab=vocab, seed=1 + k))
                  for k in range(10)]
-        results[in_place] = (_sizes(program), *_replay(steps, model))
+        results[in_place] = (_arenas(program), *_replay(steps, model))
     rows.append(("decode alone, 10 steps", results))
     for fast in (None, 256 * 1024):
         results = {}
@@ -197,7 +206,7 @@ def decoder_runs():
                 (loaded["decode"], kv_decoder.example_inputs(1, start=8 + k, vocab=vocab, seed=1 + k))
                 for k in range(10)
             ]
-            results[in_place] = (_sizes(program), *_replay(steps, model))
+            results[in_place] = (_arenas(program), *_replay(steps, model))
         label = "prefill + 10 decode steps, share_mutable_buffers"
         rows.append((label + (", fast_capacity=256K" if fast else ""), results))
     return rows
@@ -254,10 +263,7 @@ def main():
         for label, results in decoder_runs():
             (s0, o0, _), (s1, o1, e1) = results[False], results[True]
             same = len(o0) == len(o1) and all(torch.equal(a, b) for a, b in zip(o0, o1))
-            fmt = "; ".join
-            emit(f"| {label} | {fmt(' + '.join(f'{v:,}' for v in s[1:]) for s in s0)} | "
-                 f"{fmt(' + '.join(f'{v:,}' for v in s[1:]) for s in s1)} | {e1:.1e} | "
-                 f"{'yes' if same else 'NO'} |")
+            emit(f"| {label} | {s0} | {s1} | {e1:.1e} | {'yes' if same else 'NO'} |")
     for name, why in failures:
         emit(f"\nfailed: {name}: {why}")
     out = Path(args.out)

@@ -9,9 +9,24 @@ over the whole cache under a causal mask built from ``input_pos``, so its shapes
 on ``T`` only (no data-dependent shapes). ``export_methods`` exports it twice, as a
 ``prefill`` method (``T`` dynamic up to ``max_prefill``) and a ``decode`` method
 (``T = 1``), which share the caches when lowered with ``share_mutable_buffers=True``.
+
+Run as a script, it prints each method's arena with memplan's pass, without and with
+``in_place=True`` (issue 45: the caches' updates and write-back outputs inside the
+caches, pointwise ops over their inputs), each method its own program, prefill of 8
+tokens:
+
+    python crates/memplan-py/scripts/kv_decoder.py             # BENCHMARKS §14's decoder
+    python crates/memplan-py/scripts/kv_decoder.py --small     # Decoder()'s defaults
 """
 
+import argparse
+import copy
+
 import torch
+
+#: The decoder of BENCHMARKS §14 and issue 45: 4 layers, d_model 256, caches of 128
+#: positions (``Decoder()``'s defaults are the small one the tests use).
+BENCHMARK = dict(vocab=512, d=256, heads=4, hidden=688, layers=4, max_len=128)
 
 
 class RMSNorm(torch.nn.Module):
@@ -109,3 +124,38 @@ def export_methods(model, prefill_len=8, max_prefill=None):
         )
         decode = torch.export.export(model, example_inputs(1, start=prefill_len), strict=False)
     return {"prefill": prefill, "decode": decode}
+
+
+def in_place_figures(config, prefill_len=8):
+    """``{method: (bytes without in_place, bytes with it)}``, each method lowered as its
+    own program by memplan's pass (every arena counted). Needs ExecuTorch."""
+    from executorch.exir import ExecutorchBackendConfig, to_edge
+
+    import memplan.executorch
+
+    torch.manual_seed(0)
+    methods = export_methods(Decoder(**config).eval(), prefill_len=prefill_len)
+    out = {}
+    for name, program in methods.items():
+        sizes = []
+        for in_place in (False, True):
+            pass_ = memplan.executorch.memory_planning_pass(in_place=in_place)
+            to_edge({name: copy.deepcopy(program)}).to_executorch(
+                ExecutorchBackendConfig(memory_planning_pass=pass_)
+            )
+            sizes.append(sum(r.total for r in pass_.reports))
+        out[name] = tuple(sizes)
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description="in-place figures of the KV-cache decoder")
+    parser.add_argument("--small", action="store_true", help="Decoder()'s default configuration")
+    args = parser.parse_args()
+    config = {} if args.small else BENCHMARK
+    for name, (before, after) in in_place_figures(config).items():
+        print(f"{name}: {before:,} -> {after:,} B ({100 * (after - before) / before:+.1f}%)")
+
+
+if __name__ == "__main__":
+    main()
