@@ -170,6 +170,9 @@ const uint64_t *memplan_memories_result_offsets(const memplan_memories_result *p
 /* Memory m's height and traffic (0 when m is out of range). */
 uint64_t memplan_memories_result_height(const memplan_memories_result *plan, size_t m);
 uint64_t memplan_memories_result_traffic(const memplan_memories_result *plan, size_t m);
+/* A proven ceiling on memory m's traffic (without costs, given the earlier memories'
+   traffic); less the traffic, the memory's gap (0: proven optimal). */
+uint64_t memplan_memories_result_traffic_bound(const memplan_memories_result *plan, size_t m);
 /* Sum of traffic x cost, or without costs the traffic outside the first memory. */
 uint64_t memplan_memories_result_cost(const memplan_memories_result *plan);
 uint64_t memplan_memories_result_lower_bound(const memplan_memories_result *plan);

@@ -33,6 +33,7 @@ pub struct memplan_memories_result {
     offsets: Vec<u64>,
     heights: Vec<u64>,
     traffic: Vec<u64>,
+    traffic_bounds: Vec<u64>,
     cost: u64,
     lower_bound: u64,
 }
@@ -79,12 +80,27 @@ impl Input {
                 cost: (m.cost != MEMPLAN_NONE).then_some(m.cost),
             });
         }
-        let allowed = (!allowed.is_null()).then(|| {
+        let allowed: Option<Vec<MemorySet>> = (!allowed.is_null()).then(|| {
             std::slice::from_raw_parts(allowed, n)
                 .iter()
                 .map(|&b| MemorySet(b))
                 .collect()
         });
+        // A bit for a memory that does not exist is a fault of its own (not an empty set).
+        let known = MemorySet::all(list.len()).0;
+        if let Some((i, set)) = allowed
+            .iter()
+            .flatten()
+            .enumerate()
+            .find(|(_, s)| s.0 & !known != 0)
+        {
+            let bit = (set.0 & !known).trailing_zeros();
+            return Err(arg_error(&format!(
+                "{who}: allowed[{i}] has bit {bit} set, but there are {} memories (bits 0 to {})",
+                list.len(),
+                list.len().saturating_sub(1)
+            )));
+        }
         let accesses =
             (!accesses.is_null()).then(|| std::slice::from_raw_parts(accesses, n).to_vec());
         Ok(Input {
@@ -225,6 +241,7 @@ unsafe fn plan(
         offsets: plan.offsets.iter().map(|o| o.get()).collect(),
         heights: plan.heights.iter().map(|h| h.get()).collect(),
         traffic: plan.traffic.clone(),
+        traffic_bounds: report.traffic_bounds.clone(),
         cost: plan.cost,
         lower_bound: report.lower_bound,
     })
@@ -432,6 +449,22 @@ pub unsafe extern "C" fn memplan_memories_result_traffic(
 ) -> u64 {
     plan.as_ref()
         .and_then(|p| p.traffic.get(m).copied())
+        .unwrap_or(0)
+}
+
+/// A proven ceiling on memory `m`'s traffic (without costs, over the plans whose earlier
+/// memories serve this plan's traffic): the memory's gap is this less its traffic, 0
+/// when the memory is proven optimal (0 for NULL or out of range).
+///
+/// # Safety
+/// `plan` must be NULL or a live plan across memories.
+#[no_mangle]
+pub unsafe extern "C" fn memplan_memories_result_traffic_bound(
+    plan: *const memplan_memories_result,
+    m: usize,
+) -> u64 {
+    plan.as_ref()
+        .and_then(|p| p.traffic_bounds.get(m).copied())
         .unwrap_or(0)
 }
 

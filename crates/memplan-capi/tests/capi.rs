@@ -458,6 +458,15 @@ fn plans_three_memories_with_allowed_sets_and_pins() {
         assert_eq!(memplan_memories_result_is_optimal(plan), 1);
         assert_eq!(memplan_memories_result_traffic(plan, 0), 28);
         assert_eq!(memplan_memories_result_height(plan, 9), 0);
+        // Five buffers: the joint search proves every memory optimal (issue 43).
+        for m in 0..3 {
+            assert_eq!(
+                memplan_memories_result_traffic_bound(plan, m),
+                memplan_memories_result_traffic(plan, m),
+                "memory {m}'s gap"
+            );
+        }
+        assert_eq!(memplan_memories_result_traffic_bound(plan, 9), 0);
         let check = |memory: &[u32], offsets: &[u64]| {
             memplan_check_memories(
                 p,
@@ -509,6 +518,24 @@ fn plans_three_memories_with_allowed_sets_and_pins() {
         );
         assert_eq!(status, MEMPLAN_ERR_ARGUMENT);
         assert!(last_error().contains("duplicate"), "{}", last_error());
+        // A bit for a fourth memory among three (issue 43): named as such, not as an
+        // empty set.
+        let unknown = [7u64, 6, 7 | 8, 1, 4];
+        let status = memplan_plan_memories(
+            p,
+            memories.as_ptr(),
+            3,
+            unknown.as_ptr(),
+            ptr::null(),
+            ptr::null(),
+            &mut plan,
+        );
+        assert_eq!(status, MEMPLAN_ERR_ARGUMENT);
+        let e = last_error();
+        assert!(
+            e.contains("allowed[2] has bit 3") && e.contains("3 memories"),
+            "{e}"
+        );
         memplan_problem_free(p);
     }
 }

@@ -399,7 +399,9 @@ fn work_units(w: &Bound<'_, PyAny>) -> PyResult<Option<u64>> {
 /// shares no code with the planners. ``plan`` is a ``Plan``, a list of offsets (indexed
 /// like the problem's buffers) or a dict ``{id: offset}``. Returns the height; raises
 /// ``CheckError`` naming the buffers, times and addresses of the violation (overlap,
-/// alignment, fixed offset, capacity).
+/// alignment, fixed offset, capacity). A ``MemoryPlan`` is checked across its memories
+/// (allowed sets, pins, alignments, each memory under its capacity) and the cost is
+/// returned.
 #[pyfunction]
 #[pyo3(signature = (problem, plan, capacity=None))]
 fn check(
@@ -409,6 +411,14 @@ fn check(
     capacity: Option<u64>,
 ) -> PyResult<u64> {
     let target = &problem.inner;
+    if let Ok(p) = plan.cast::<memories::MemoryPlan>() {
+        if capacity.is_some() {
+            return Err(PyValueError::new_err(
+                "a MemoryPlan is checked against its own memories' capacities: give no capacity",
+            ));
+        }
+        return p.get().check(py, &problem.inner);
+    }
     let capacity = capacity.or(problem.capacity).map(Size);
     let result = if let Ok(p) = plan.cast::<Plan>() {
         let offsets: Vec<Offset> = p.get().offsets.iter().map(|&o| Offset(o)).collect();
@@ -428,7 +438,7 @@ fn check(
         py.detach(|| memplan::check_offsets(target, &offsets, capacity))
     } else {
         return Err(PyTypeError::new_err(
-            "plan must be a memplan.Plan, a list of offsets, or a dict {id: offset}",
+            "plan must be a memplan.Plan, a memplan.MemoryPlan, a list of offsets, or a dict {id: offset}",
         ));
     };
     result
@@ -503,10 +513,15 @@ fn render(
             "width must be >= 200 and height >= 150",
         ));
     }
+    if let Ok(p) = plan.cast::<memories::MemoryPlan>() {
+        return p.get().render(py, &problem.inner, name, width, height);
+    }
     let offsets: Vec<u64> = match plan.cast::<Plan>() {
         Ok(p) => p.get().offsets.clone(),
         Err(_) => plan.extract::<Vec<u64>>().map_err(|_| {
-            PyTypeError::new_err("plan must be a memplan.Plan or a list of offsets")
+            PyTypeError::new_err(
+                "plan must be a memplan.Plan, a memplan.MemoryPlan or a list of offsets",
+            )
         })?,
     };
     let inner = &problem.inner;

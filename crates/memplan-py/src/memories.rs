@@ -96,7 +96,10 @@ impl Memory {
 /// per memory (dicts keyed by name, in the memories' order) ``heights``, ``traffic``
 /// and ``capacities``; and ``cost`` (``Σ traffic × cost`` with costs, else the traffic
 /// outside the first memory), ``lower_bound`` (no valid plan costs less), ``gap``,
-/// ``optimal`` (the gap is 0), ``memories`` (the names), ``fallback`` (the plan comes from
+/// ``optimal`` (the gap is 0), ``traffic_bounds`` (per memory, a proven ceiling on its
+/// traffic; without costs, given the earlier memories' traffic), ``memory_gaps`` (per
+/// memory, the ceiling less the traffic: all 0 when every memory is proven optimal),
+/// ``memories`` (the names), ``fallback`` (the plan comes from
 /// the one-pass fallback), ``elapsed`` (seconds), ``work`` (work units) and
 /// ``stopped_by`` (as ``Plan.stopped_by``).
 /// ``to_dict()`` gives ``{id: (memory, offset)}``.
@@ -114,6 +117,7 @@ pub struct MemoryPlan {
     int_ids: bool,
     height_list: Vec<u64>,
     traffic_list: Vec<u64>,
+    bound_list: Vec<u64>,
     /// The plan's cost.
     #[pyo3(get)]
     cost: u64,
@@ -136,6 +140,11 @@ pub struct MemoryPlan {
     /// The shares the plan takes, as indices into the problem's ``shares``.
     #[pyo3(get)]
     taken_shares: Vec<usize>,
+    /// What the plan was asked: the memories and the per-buffer input, for ``check``
+    /// and ``render``.
+    core: Vec<CoreMemory>,
+    allowed: Option<Vec<MemorySet>>,
+    accesses: Option<Vec<u64>>,
 }
 
 #[pymethods]
@@ -165,6 +174,25 @@ impl MemoryPlan {
     #[getter]
     fn traffic<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         self.per_memory(py, &self.traffic_list)
+    }
+
+    /// ``{memory: ceiling}``: a proven ceiling on each memory's traffic (without costs,
+    /// over the plans whose earlier memories serve this plan's traffic).
+    #[getter]
+    fn traffic_bounds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.per_memory(py, &self.bound_list)
+    }
+
+    /// ``{memory: gap}``: each memory's ceiling less its traffic.
+    #[getter]
+    fn memory_gaps<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let gaps: Vec<u64> = self
+            .bound_list
+            .iter()
+            .zip(&self.traffic_list)
+            .map(|(b, t)| b.saturating_sub(*t))
+            .collect();
+        self.per_memory(py, &gaps)
     }
 
     /// ``{memory: capacity or None}``.
@@ -230,6 +258,100 @@ impl MemoryPlan {
 }
 
 impl MemoryPlan {
+    /// The library's plan, with the figures this one claims.
+    fn core_plan(&self) -> memplan::memories::MemoryPlan {
+        memplan::memories::MemoryPlan {
+            memory: self.memory_index.iter().map(|&m| MemoryIdx(m)).collect(),
+            offsets: self.offsets.iter().map(|&o| memplan::Offset(o)).collect(),
+            heights: self.height_list.iter().map(|&h| Size(h)).collect(),
+            traffic: self.traffic_list.clone(),
+            cost: self.cost,
+        }
+    }
+
+    fn input(&self) -> MemoriesInput<'_> {
+        MemoriesInput {
+            allowed: self.allowed.as_deref(),
+            accesses: self.accesses.as_deref(),
+            traffic: None,
+        }
+    }
+
+    /// ``check(problem, memory_plan)``: the independent checker across the plan's
+    /// memories (allowed sets, pins, alignments, each memory under its capacity, the
+    /// figures); the plan's cost, or ``CheckError`` naming the buffer at fault.
+    pub(crate) fn check(&self, py: Python<'_>, problem: &memplan::Problem) -> PyResult<u64> {
+        let plan = self.core_plan();
+        py.detach(|| check_memories(problem, &self.core, &self.input(), &plan))
+            .map(|s| s.cost)
+            .map_err(|v| CheckError::new_err(v.to_string()))
+    }
+
+    /// ``render(problem, memory_plan)``: one panel per memory that holds a buffer, on
+    /// one time axis (as ``memplan render --memories``).
+    pub(crate) fn render(
+        &self,
+        py: Python<'_>,
+        problem: &memplan::Problem,
+        name: &str,
+        width: u32,
+        height: u32,
+    ) -> PyResult<String> {
+        let plan = self.core_plan();
+        if plan.memory.len() != problem.len() {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "the plan has {} buffers, the problem {}",
+                plan.memory.len(),
+                problem.len()
+            )));
+        }
+        Ok(py.detach(|| {
+            let valid = check_memories(problem, &self.core, &self.input(), &plan).is_ok();
+            let bufs = problem.buffers();
+            let first = bufs.iter().map(|b| b.lifetime.start.get()).min();
+            let last = bufs.iter().map(|b| b.lifetime.end.get()).max();
+            let span = (first.unwrap_or(0), last.unwrap_or(1));
+            let mut panels = Vec::new();
+            for (m, memory) in self.core.iter().enumerate() {
+                let members: Vec<usize> = (0..problem.len())
+                    .filter(|&i| plan.memory[i].index() == m)
+                    .collect();
+                if members.is_empty() {
+                    continue;
+                }
+                let sub = memplan::Problem::new(members.iter().map(|&i| bufs[i].clone()).collect())
+                    .expect("a subset of a valid problem");
+                let offsets: Vec<u64> = members.iter().map(|&i| self.offsets[i]).collect();
+                let title = match memory.capacity {
+                    Some(c) => format!("{name}: memory {} (capacity {} B)", memory.name, c.get()),
+                    None => format!("{name}: memory {} (unbounded)", memory.name),
+                };
+                panels.push((sub, offsets, title, memory.capacity.map(Size::get)));
+            }
+            let pictures: Vec<memplan_render::Picture<'_>> = panels
+                .iter()
+                .enumerate()
+                .map(|(k, (_, _, title, capacity))| {
+                    let h = if k == 0 {
+                        height
+                    } else {
+                        (height / 2).max(150)
+                    };
+                    let mut p = memplan_render::Picture::new(width, h, title, valid);
+                    p.span = Some(span);
+                    p.capacity = *capacity;
+                    p
+                })
+                .collect();
+            let refs: Vec<(&memplan::Problem, &[u64], &memplan_render::Picture<'_>)> = panels
+                .iter()
+                .zip(&pictures)
+                .map(|((sub, offsets, _, _), p)| (sub, offsets.as_slice(), p))
+                .collect();
+            memplan_render::draw_stacked(&refs)
+        }))
+    }
+
     fn per_memory<'py>(&self, py: Python<'py>, values: &[u64]) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         for (n, v) in self.names.iter().zip(values) {
@@ -419,6 +541,7 @@ pub(crate) fn plan_with_memories(
         int_ids: problem.int_ids,
         height_list: plan.heights.iter().map(|h| h.get()).collect(),
         traffic_list: plan.traffic.clone(),
+        bound_list: report.traffic_bounds.clone(),
         cost: plan.cost,
         lower_bound: report.lower_bound,
         elapsed: report.elapsed.as_secs_f64(),
@@ -426,5 +549,8 @@ pub(crate) fn plan_with_memories(
         stopped_by: report.stopped_by.map(memplan::Stop::name),
         fallback: report.fallback,
         taken_shares: memplan::share::taken(target, &plan.offsets, |i| plan.memory[i].0),
+        core: memories.clone(),
+        allowed: allowed.clone(),
+        accesses: accesses.clone(),
     })
 }

@@ -175,3 +175,44 @@ def test_the_cli_gives_the_same_plan(tmp_path):
     )
     assert [r["memory"] for r in rows] == plan.memory
     assert [int(r["offset"]) for r in rows] == plan.offsets
+
+
+# Issue 43: every memory bounded, each memory's bound, and the plan through check/render.
+
+FOUR = [("a", 0, 1, 79), ("b", 0, 1, 87), ("c", 0, 1, 45), ("d", 0, 1, 56)]
+M1_M2 = [memplan.Memory("m1", capacity=120), memplan.Memory("m2", capacity=170)]
+
+
+def test_a_later_bounded_memory_gets_a_plan_and_every_memory_its_bound():
+    p = memplan.Problem(FOUR)
+    mp = memplan.plan(p, memories=M1_M2, accesses=[9, 2, 2, 1])
+    # The most traffic in m1 (a alone) would leave 188 bytes for m2's 170.
+    assert sorted(zip(mp.ids, mp.memory)) == [("a", "m2"), ("b", "m2"), ("c", "m1"), ("d", "m1")]
+    assert mp.optimal and mp.traffic == {"m1": 146, "m2": 885}
+    # Four buffers: the joint search proves each memory optimal.
+    assert mp.traffic_bounds == mp.traffic and mp.memory_gaps == {"m1": 0, "m2": 0}
+
+
+def test_the_pooled_capacity_proof_names_the_time_buffers_and_memories():
+    p = memplan.Problem([("a", 0, 1, 200), ("b", 0, 1, 200), ("c", 0, 1, 200)])
+    two = [memplan.Memory("fast", capacity=256), memplan.Memory("mid", capacity=256)]
+    with pytest.raises(memplan.InfeasibleError) as e:
+        memplan.plan(p, memories=two)
+    message = str(e.value)
+    for part in ("at time 0", "'fast', 'mid'", "'a', 'b', 'c'", "600", "512"):
+        assert part in message, message
+
+
+def test_check_and_render_take_a_memory_plan():
+    p = memplan.Problem(FOUR)
+    mp = memplan.plan(p, memories=M1_M2, accesses=[9, 2, 2, 1])
+    assert memplan.check(p, mp) == mp.cost == 885
+    # The same plan against larger buffers: c and d collide in m1, and the checker says so.
+    larger = memplan.Problem([(i, s, e, size + 10) for i, s, e, size in FOUR])
+    with pytest.raises(memplan.CheckError, match="memory 'm1'.* overlap"):
+        memplan.check(larger, mp)
+    with pytest.raises(ValueError, match="capacities"):
+        memplan.check(p, mp, capacity=100)
+    svg = memplan.render(p, mp)
+    # One picture, a panel per memory that holds a buffer.
+    assert svg.count("<svg") == 3 and "memory m1" in svg and "memory m2" in svg

@@ -17,7 +17,9 @@ use crate::flags::commands::PlanArgs;
 use crate::flags::input::Format;
 use crate::shared::files::{display_path, write_to};
 use crate::shared::formats::{self, csv_source, io_error};
-use crate::shared::memories::{memory_figures, read_memories_data, MemoriesData};
+use crate::shared::memories::{
+    memory_figures, read_memories_data, reject_given_memory, MemoriesData,
+};
 use crate::shared::numbers::{count, json_millis, millis, thousands};
 use crate::shared::progress::{interrupt_token, Progress};
 
@@ -36,6 +38,7 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
         ..
     } = formats::load_problem(&args.input, &args.input_args, None)?;
     let problem = ManuallyDrop::new(problem);
+    reject_given_memory(&args.input, &bytes, in_format)?;
     let data = read_memories_data(
         &args.input,
         &bytes,
@@ -99,13 +102,27 @@ fn summary_line(
     p: &MemoryPlan,
 ) -> String {
     let gap = p.cost.saturating_sub(r.lower_bound);
+    let gaps = r.memory_gaps();
+    // Each memory's gap: its proven ceiling less its traffic (lexicographic without costs).
+    let per_memory = if gaps.iter().all(|&g| g == 0) {
+        "every memory optimal".to_string()
+    } else {
+        let each: Vec<String> = data
+            .memories
+            .iter()
+            .zip(&gaps)
+            .map(|(m, g)| format!("{} {}", m.name, thousands(*g)))
+            .collect();
+        format!("memory gaps: {}", each.join(", "))
+    };
     format!(
-        "memplan: {}; {}; cost {}; proven ≥ {}; gap {}; {}{}",
+        "memplan: {}; {}; cost {}; proven ≥ {}; gap {}; {}; {}{}",
         count(problem.len() as u64, "buffer"),
         memory_figures(data, p).join("; "),
         thousands(p.cost),
         thousands(r.lower_bound),
         thousands(gap),
+        per_memory,
         millis(r.elapsed),
         if gap == 0 { "; optimal" } else { "" }
     )
@@ -148,7 +165,12 @@ fn summary_json(problem: &Problem, data: &MemoriesData, r: &MemoriesReport) -> S
         .enumerate()
         .map(|(m, mem)| {
             let buffers = p.map(|p| p.memory.iter().filter(|x| x.index() == m).count());
-            memory_json(mem, p, m, [("buffers", json!(buffers))])
+            let more = [
+                ("buffers", json!(buffers)),
+                ("traffic_bound", json!(r.traffic_bounds.get(m))),
+                ("gap", json!(r.memory_gaps().get(m))),
+            ];
+            memory_json(mem, p, m, more)
         })
         .collect();
     json!({
@@ -224,6 +246,7 @@ fn write_plan(
             let more = [
                 ("alignment", json!(mem.alignment.get())),
                 ("cost", json!(mem.cost)),
+                ("traffic_bound", json!(report.traffic_bounds.get(m))),
             ];
             memory_json(mem, Some(plan), m, more)
         })

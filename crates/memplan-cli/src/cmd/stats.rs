@@ -1,13 +1,22 @@
 //! `memplan stats PROBLEM`: what can be known about a problem before planning.
 
-use crate::exit::Failure;
+use crate::exit::{self, Failure};
 use crate::flags::commands::StatsArgs;
 use crate::shared::files::write_to;
 use crate::shared::formats::load_problem;
+use crate::shared::memories::{read_memories_data, MemoriesData};
 use crate::shared::numbers::thousands;
 
 pub fn stats(args: StatsArgs) -> Result<(), Failure> {
-    let problem = load_problem(&args.input, &args.input_args, None)?.problem;
+    let loaded = load_problem(&args.input, &args.input_args, None)?;
+    let problem = loaded.problem;
+    let memories = read_memories_data(
+        &args.input,
+        &loaded.bytes,
+        loaded.format,
+        &problem,
+        args.memories.as_deref(),
+    )?;
     let a = memplan::analyze(&problem);
     let bufs = problem.buffers();
     let total: u64 = bufs.iter().map(|b| b.size.get()).sum();
@@ -75,6 +84,9 @@ pub fn stats(args: StatsArgs) -> Result<(), Failure> {
         "buffers with gaps  {}\n",
         bufs.iter().filter(|b| !b.gaps.is_empty()).count()
     );
+    if let Some(data) = &memories {
+        out += &memories_stats(&problem, data)?;
+    }
     if args.profile {
         out += "time,load\n";
         for s in &a.load_profile {
@@ -82,4 +94,42 @@ pub fn stats(args: StatsArgs) -> Result<(), Failure> {
         }
     }
     write_to("-", |w| w.write_all(out.as_bytes()))
+}
+
+/// With memories: per memory, what may use it (buffers, pins, traffic), and the
+/// pooled-capacity verdict (`memplan::memories::pooled_infeasibility`).
+fn memories_stats(problem: &memplan::Problem, data: &MemoriesData) -> Result<String, Failure> {
+    use memplan::memories::{allowed_of, pooled_infeasibility, traffic_of, MemoryIdx, MemorySet};
+    let input = data.input();
+    let fail = |e: memplan::memories::MemoriesError| Failure::new(exit::INPUT, e.to_string());
+    let allowed = allowed_of(problem, &data.memories, &input).map_err(fail)?;
+    let traffic = traffic_of(problem, &input).map_err(fail)?;
+    let mut out = String::new();
+    for (m, memory) in data.memories.iter().enumerate() {
+        let m = MemoryIdx(m as u32);
+        let may: Vec<usize> = (0..problem.len())
+            .filter(|&i| allowed[i].contains(m))
+            .collect();
+        let pinned = may
+            .iter()
+            .filter(|&&i| allowed[i] == MemorySet::single(m))
+            .count();
+        let cap = memory
+            .capacity
+            .map_or("unbounded".to_string(), |c| thousands(c.get()));
+        out += &format!(
+            "memory {:<11} capacity {cap}; {} may use it ({pinned} pinned), traffic up to {}\n",
+            memory.name,
+            thousands(may.len() as u64),
+            thousands(may.iter().map(|&i| traffic[i]).sum())
+        );
+    }
+    out += &match pooled_infeasibility(problem, &data.memories, &input).map_err(fail)? {
+        Some(why) => format!("pooled capacity    no plan exists: {why}\n"),
+        None => {
+            "pooled capacity    no set of memories is overfull at any time by its buffers alone\n"
+                .to_string()
+        }
+    };
+    Ok(out)
 }

@@ -108,6 +108,11 @@ pub struct StatsArgs {
     /// Also print the load profile as `time,load` lines.
     #[arg(long)]
     pub profile: bool,
+    /// The memories (as `plan --memories`; a JSON problem's `memories` section
+    /// otherwise): per memory the buffers and traffic it may hold, and whether the
+    /// pooled-capacity argument already proves that no plan exists.
+    #[arg(long, value_name = "SPEC")]
+    pub memories: Option<String>,
     #[command(flatten)]
     pub input_args: InputArgs,
 }

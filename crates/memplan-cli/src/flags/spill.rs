@@ -49,6 +49,15 @@ pub struct SpillTuning {
     /// buffers leave.
     #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
     pub spill_no_holes: bool,
+    /// Ablation: no pooled-capacity proof before the levels (several memories).
+    #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
+    pub spill_no_pooled_proof: bool,
+    /// Ablation: no joint search over every assignment on small problems.
+    #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
+    pub spill_no_joint: bool,
+    /// Ablation: the fallback tries the memories fastest first only.
+    #[arg(long, hide = true, help_heading = "Spill: ablations and tuning")]
+    pub spill_no_slowest_first: bool,
     /// Seed of the improvement phase's random choices.
     #[arg(
         long,
@@ -78,6 +87,9 @@ impl SpillTuning {
             rounding_bound: !self.spill_no_rounding,
             chain_bound: !self.spill_no_chain,
             holes_bound: !self.spill_no_holes,
+            pooled_proof: !self.spill_no_pooled_proof,
+            joint: !self.spill_no_joint,
+            fill_slowest_first: !self.spill_no_slowest_first,
             verify,
             ..SpillOptions::default()
         }

@@ -120,6 +120,9 @@ fn json_memories(path: &str, value: &serde_json::Value) -> Result<Option<Vec<Mem
                 }
             }
         }
+        if !fields.contains_key("name") {
+            return Err(at("missing field 'name'".into()));
+        }
         memories.push(memory);
     }
     validate_memories(&memories).map_err(|e| input_failure(path, e))?;
@@ -286,6 +289,74 @@ pub fn read_memories_data(
     }
     memplan::memories::traffic_of(problem, &data.input()).map_err(|e| input_failure(path, e))?;
     Ok(Some(data))
+}
+
+/// The first buffer whose `memory` column (CSV) or field (JSON) is not empty, as
+/// (line or entry, value): with memories that column is the plan's output, and an input
+/// that gives one would have it silently overwritten.
+fn given_memory(bytes: &[u8], format: Format) -> Option<(String, String)> {
+    match format {
+        Format::Csv => super::two_level::csv_column(bytes, "memory")
+            .ok()
+            .flatten()?
+            .into_iter()
+            .find(|(_, v)| !v.trim().is_empty())
+            .map(|(line, v)| (format!("line {line}, column 'memory'"), v)),
+        Format::Json => {
+            let value: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+            let bufs = value["buffers"].as_array()?.clone();
+            bufs.iter()
+                .enumerate()
+                .find_map(|(i, b)| match &b["memory"] {
+                    serde_json::Value::Null => None,
+                    serde_json::Value::String(s) if s.trim().is_empty() => None,
+                    v => Some((format!("buffers[{i}].memory"), v.to_string())),
+                })
+        }
+    }
+}
+
+/// An input error when the problem gives a buffer's `memory` (see [`given_memory`]):
+/// with memories, allowed sets and pins go in the `memories` column.
+pub fn reject_given_memory(path: &str, bytes: &[u8], format: Format) -> Result<(), Failure> {
+    match given_memory(bytes, format) {
+        None => Ok(()),
+        Some((at, v)) => Err(input_failure(
+            path,
+            format!(
+                "{at}: '{}': with memories, a buffer's memory is the plan's output; pin it or give its allowed memories in the 'memories' column",
+                v.trim().escape_debug()
+            ),
+        )),
+    }
+}
+
+/// The per-buffer columns (CSV) or fields (JSON) of several memories that `path` gives
+/// with a value (`memories`, `accesses`): without memories they mean nothing, and
+/// `plan` warns that it ignores them.
+pub fn memories_columns(path: &str) -> Vec<&'static str> {
+    if path == "-" {
+        return Vec::new();
+    }
+    let Ok(bytes) = std::fs::read(path) else {
+        return Vec::new();
+    };
+    let json = match super::formats::input_format(path, &bytes, None) {
+        Format::Json => serde_json::from_slice::<serde_json::Value>(&bytes).ok(),
+        Format::Csv => None,
+    };
+    ["memories", "accesses"]
+        .into_iter()
+        .filter(|&name| match &json {
+            Some(v) => v["buffers"]
+                .as_array()
+                .is_some_and(|b| b.iter().any(|b| !b[name].is_null())),
+            None => super::two_level::csv_column(&bytes, name)
+                .ok()
+                .flatten()
+                .is_some_and(|rows| rows.iter().any(|(_, v)| !v.trim().is_empty())),
+        })
+        .collect()
 }
 
 /// A plan file's `memory` column (CSV) or fields (JSON) as memory names, in the

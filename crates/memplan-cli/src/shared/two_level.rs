@@ -171,13 +171,15 @@ fn read_json_fields(path: &str, bytes: &[u8]) -> Result<Fields, Failure> {
 /// The `memory` column (CSV) or fields (JSON) of a plan file, `true` for slow, in the
 /// file's order; `None` when the plan has none (a one-level plan).
 pub fn read_plan_levels(path: &str, bytes: &[u8]) -> Result<Option<Vec<bool>>, Failure> {
-    let level = |v: &str| match v.trim().to_ascii_lowercase().as_str() {
+    let level = |v: &str| {
+        match v.trim().to_ascii_lowercase().as_str() {
         "fast" => Ok(false),
         "slow" => Ok(true),
         _ => Err(format!(
-            "a plan's memory must be fast or slow, found '{}'",
+            "a plan's memory must be fast or slow, found '{}' (a plan across several memories: give --memories NAME[:CAPACITY],...)",
             v.escape_debug()
         )),
+    }
     };
     match input_format(path, bytes, None) {
         Format::Csv => csv_column(bytes, "memory")

@@ -129,6 +129,10 @@ class MemoryPlan:
     @property
     def capacities(self) -> Dict[str, Optional[int]]: ...
     @property
+    def traffic_bounds(self) -> Dict[str, int]: ...  # a proven ceiling on each memory's traffic
+    @property
+    def memory_gaps(self) -> Dict[str, int]: ...  # ceiling − traffic; 0: proven optimal
+    @property
     def cost(self) -> int: ...  # Σ traffic × cost, or (no costs) traffic outside the first memory
     @property
     def lower_bound(self) -> int: ...
@@ -230,13 +234,13 @@ def plan_spill(
     ...
 def check(
     problem: Problem,
-    plan: Union[Plan, Sequence[int], Mapping[Id, int]],
+    plan: Union[Plan, MemoryPlan, Sequence[int], Mapping[Id, int]],
     capacity: Optional[int] = None,
-) -> int: ...
+) -> int: ...  # the height; for a MemoryPlan, the cost (checked across its memories)
 def planners() -> List[str]: ...
 def render(
     problem: Problem,
-    plan: Union[Plan, Sequence[int]],
+    plan: Union[Plan, MemoryPlan, Sequence[int]],
     name: str = "plan",
     width: int = 1200,
     height: int = 800,

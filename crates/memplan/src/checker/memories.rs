@@ -125,7 +125,21 @@ pub fn check_memories(
                 more: 0,
             })
         })?;
-        let summary = check(&sub, &sub_plan, memory.capacity).map_err(in_memory)?;
+        // One violation per fault, each naming the memory, so that a count of them is
+        // the count of faults (not one wrapper around several).
+        let summary = check(&sub, &sub_plan, memory.capacity).map_err(|f| CheckFailure {
+            violations: f
+                .violations
+                .into_iter()
+                .map(|v| {
+                    in_memory(CheckFailure {
+                        violations: vec![v],
+                        more: 0,
+                    })
+                })
+                .collect(),
+            more: f.more,
+        })?;
         heights.push(summary.height);
         traffics.push(members.iter().map(|&i| traffic[i]).sum::<u64>());
     }

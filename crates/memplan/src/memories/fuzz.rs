@@ -142,6 +142,11 @@ pub(crate) fn arbitrary_options(u: &mut Unstructured<'_>) -> MemoriesOptions {
         rounding_bound: u.arbitrary().unwrap_or(true),
         chain_bound: u.arbitrary().unwrap_or(true),
         holes_bound: u.arbitrary().unwrap_or(true),
+        // Read last: the corpus's earlier bytes keep their meaning.
+        pooled_proof: u.arbitrary().unwrap_or(true),
+        joint: u.arbitrary().unwrap_or(true),
+        joint_node_limit: 2_000,
+        fill_slowest_first: u.arbitrary().unwrap_or(true),
         ..MemoriesOptions::default()
     }
 }

@@ -412,6 +412,20 @@ impl MemoriesReport {
     }
 }
 
+/// The pooled-capacity proof alone (`pooled.rs`): `Some` when, at some time, the
+/// buffers that may only use a set of bounded memories (after the size presolve) are
+/// larger than those memories together, so that no plan exists. [`plan_memories`]
+/// runs it first ([`MemoriesOptions::pooled_proof`]).
+pub fn pooled_infeasibility(
+    problem: &Problem,
+    memories: &[Memory],
+    input: &MemoriesInput<'_>,
+) -> Result<Option<Infeasibility>, MemoriesError> {
+    validate_memories(memories)?;
+    let allowed = sweep::narrowed(problem, memories, allowed_of(problem, memories, input)?);
+    Ok(pooled::proof(problem, memories, &allowed))
+}
+
 /// Plans `problem` across `memories` (see the [module docs](self) for the model),
 /// within the request's budget (its goal is not used: the capacities are the
 /// memories').
