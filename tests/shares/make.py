@@ -1,6 +1,10 @@
 """Writes the model-like problems with shares of tests/shares/ (deterministic: a seeded
 generator). Run from the repository root: python3 tests/shares/make.py
 
+`python3 tests/shares/make.py --chains N OUT.csv` writes instead a large trace of N
+buffers (BENCHMARKS §15): each new buffer, half of the time, in place of the most recent
+live one (which dies there), at most 30 live at once.
+
 - cnn.csv: a CNN-like chain of blocks: conv -> batch norm (in place of the conv) -> relu
   (in place of the batch norm), residual adds (in place of whichever input dies there),
   and concat blocks whose inputs may live inside the concat's output (optional, taken
@@ -123,6 +127,35 @@ def write(path, rows):
             f.write(",".join(str(v) for v in r) + "\n")
 
 
+def chains(rng, n):
+    rows = []
+    live = []
+    t = 0
+    for i in range(n):
+        t += 1
+        size = rng.choice([1024, 2048, 4096, 8192, 65536])
+        shares = ""
+        if live and rng.random() < 0.5:
+            j = live.pop()
+            rows[j][2] = t + 1
+            shares = f"in_place:b{j}"
+            size = rows[j][3]
+        rows.append([f"b{i}", t, None, size, shares])
+        live.append(i)
+        if len(live) > 30:
+            k = live.pop(rng.randrange(len(live)))
+            rows[k][2] = t + 1
+    for r in rows:
+        if r[2] is None:
+            r[2] = t + 2
+    return rows
+
+
 if __name__ == "__main__":
-    write("tests/shares/cnn.csv", cnn(random.Random(45)))
-    write("tests/shares/decoder.csv", decoder(random.Random(45)))
+    import sys
+
+    if len(sys.argv) == 4 and sys.argv[1] == "--chains":
+        write(sys.argv[3], chains(random.Random(7), int(sys.argv[2])))
+    else:
+        write("tests/shares/cnn.csv", cnn(random.Random(45)))
+        write("tests/shares/decoder.csv", decoder(random.Random(45)))
