@@ -324,11 +324,12 @@ fn the_planner_is_bracketed_by_its_bound_and_brute_force() {
 #[test]
 fn every_combination_of_switches_gives_valid_plans_that_agree_with_the_bounds() {
     let mut src = ByteSource::new(7);
-    for case in 0..12 {
+    for case in 0..8 {
         let inst = random_instance(&mut src, 7, 3);
         let mut costs = Vec::new();
         let mut bounds = Vec::new();
-        for mask in 0..256u32 {
+        let mut proofs = Vec::new();
+        for mask in 0..2048u32 {
             let options = MemoriesOptions {
                 lagrangian: mask & 1 != 0,
                 improve: mask & 2 != 0,
@@ -338,6 +339,9 @@ fn every_combination_of_switches_gives_valid_plans_that_agree_with_the_bounds() 
                 holes_bound: mask & 32 != 0,
                 size_presolve: mask & 64 != 0,
                 greedy_starts: mask & 128 != 0,
+                pooled_proof: mask & 256 != 0,
+                joint: mask & 512 != 0,
+                fill_slowest_first: mask & 1024 != 0,
                 ..MemoriesOptions::default()
             };
             let Ok(report) = inst.run(&options) else {
@@ -348,10 +352,16 @@ fn every_combination_of_switches_gives_valid_plans_that_agree_with_the_bounds() 
             if let Some(p) = report.plan() {
                 costs.push(p.cost);
             }
+            proofs.push(report.outcome == Outcome::Infeasible);
         }
         if let (Some(lb), Some(c)) = (bounds.iter().max(), costs.iter().min()) {
             assert!(lb <= c, "case {case}: a bound {lb} above a cost {c}");
         }
+        // A proof of infeasibility under one combination, a plan under none.
+        assert!(
+            !(proofs.iter().any(|&p| p) && !costs.is_empty()),
+            "case {case}: a plan and a proof that none exists"
+        );
     }
 }
 

@@ -154,7 +154,7 @@ pub(crate) fn search(
         order,
         suffix,
         masks: vec![0; k],
-        offsets: vec![Rc::new(vec![Offset::ZERO; n]); k],
+        offsets: (0..k).map(|_| Rc::new(vec![Offset::ZERO; n])).collect(),
         memory: vec![MemoryIdx(0); n],
         cost: vec![0; dims],
         incumbent: seed,
