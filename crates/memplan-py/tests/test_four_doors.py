@@ -28,7 +28,7 @@ import memplan
 ROOT = Path(__file__).resolve().parents[3]
 INSTANCES = sorted((ROOT / "benchmarks" / "minimalloc-challenging").glob("*.csv")) + [
     ROOT / "benchmarks" / "idealloc" / "iopddl-G.csv"
-]
+] + sorted((ROOT / "tests" / "shares").glob("*.csv"))  # with a `shares` column (issue 45)
 
 
 def release_dir():
