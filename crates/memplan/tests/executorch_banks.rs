@@ -114,7 +114,12 @@ fn the_first_bank_keeps_at_least_what_first_fit_largest_first_keeps() {
         let (problem, accesses) = load(&path);
         for tcm in [256 * KB, 1024 * KB] {
             let greedy = first_fit_largest_first(&problem, &accesses, tcm);
-            let (ours, _) = run(&problem, &accesses, tcm, true);
+            let (ours, bound) = run(&problem, &accesses, tcm, true);
+            // The figures, for comparing two builds (--nocapture).
+            eprintln!(
+                "{} tcm {tcm}: first-bank traffic {ours}, bound on the rest {bound}, first fit {greedy}",
+                path.file_name().unwrap_or_default().to_string_lossy()
+            );
             assert!(
                 ours >= greedy,
                 "{} with {tcm} B: {ours} below first fit's {greedy}",

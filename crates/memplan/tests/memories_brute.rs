@@ -423,3 +423,107 @@ fn without_the_joint_search_the_results_stay_valid() {
         assert!(f.plans > 0, "{f:?}");
     }
 }
+
+/// A problem with a planted plan, too large for brute force: `bounded` memories, each
+/// packed by first fit with 4 to 15 random buffers and its capacity the packing's height
+/// (tight); each buffer then pinned to its memory (a sixth), allowed a random set that
+/// holds it (a third) or all memories. The planted plan is valid, so a plan exists.
+fn planted(src: &mut ByteSource, bounded: usize) -> Instance {
+    let mut r = |m: u64| src.next_u64() % m;
+    let mut bufs: Vec<(Buffer, usize)> = Vec::new();
+    let mut capacities = Vec::new();
+    for m in 0..bounded {
+        let mut placed: Vec<(u64, u64, u64, u64)> = Vec::new(); // start, end, offset, size
+        for _ in 0..4 + r(12) {
+            let (start, size) = (r(16), 1 + r(24));
+            let end = start + 1 + r(8);
+            let mut busy: Vec<(u64, u64)> = placed
+                .iter()
+                .filter(|p| p.0 < end && start < p.1)
+                .map(|p| (p.2, p.2 + p.3))
+                .collect();
+            busy.sort_unstable();
+            let mut at = 0;
+            for (lo, hi) in busy {
+                if at + size <= lo {
+                    break;
+                }
+                at = at.max(hi);
+            }
+            placed.push((start, end, at, size));
+            let id = format!("m{m}b{}", placed.len());
+            bufs.push((Buffer::new(id, start, end, size), m));
+        }
+        capacities.push(placed.iter().map(|p| p.2 + p.3).max().unwrap_or(1));
+    }
+    // Shuffled: the input order says nothing about the planted memories.
+    for i in (1..bufs.len()).rev() {
+        bufs.swap(i, r(i as u64 + 1) as usize);
+    }
+    let k = bounded;
+    let allowed = bufs
+        .iter()
+        .map(|&(_, m)| match r(6) {
+            0 => MemorySet::single(MemoryIdx(m as u32)),
+            1 | 2 => MemorySet(r(1 << k) | 1 << m),
+            _ => MemorySet::all(k),
+        })
+        .collect();
+    let accesses = bufs.iter().map(|_| 1 + r(5)).collect();
+    let memories = capacities
+        .iter()
+        .enumerate()
+        .map(|(m, &c)| Memory::new(format!("m{m}")).with_capacity(c))
+        .collect();
+    Instance {
+        problem: Problem::new(bufs.into_iter().map(|(b, _)| b).collect()).expect("valid"),
+        memories,
+        allowed,
+        accesses,
+    }
+}
+
+/// Beyond brute force: problems with a planted plan (tight capacities, every memory
+/// bounded, 8 to 45 buffers) all get a plan, and each one passes the checker.
+#[test]
+fn planted_plans_are_found_on_larger_problems() {
+    let mut src = ByteSource::new(4308);
+    let (mut problems, mut found, mut joint_sized, mut without_joint) = (0, 0, 0, 0);
+    for case in 0..300 {
+        let inst = planted(&mut src, 2 + case % 2);
+        let report = plan_memories(
+            &inst.problem,
+            &inst.memories,
+            &inst.input(),
+            &Request::minimise(),
+            &MemoriesOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("case {case}: {e}"));
+        problems += 1;
+        joint_sized += usize::from(inst.problem.len() <= 64);
+        if let Some(plan) = report.plan() {
+            check_memories(&inst.problem, &inst.memories, &inst.input(), plan)
+                .unwrap_or_else(|v| panic!("case {case}: invalid plan: {v}"));
+            found += 1;
+        } else {
+            eprintln!("case {case}: no plan ({} buffers): {:?}", inst.problem.len(), report.outcome);
+        }
+        assert!(report.outcome != Outcome::Infeasible, "case {case}: a planted plan exists");
+        // What the levels and the fallbacks find alone, for the figures.
+        let alone = MemoriesOptions {
+            joint: false,
+            ..MemoriesOptions::default()
+        };
+        let without = plan_memories(
+            &inst.problem,
+            &inst.memories,
+            &inst.input(),
+            &Request::minimise(),
+            &alone,
+        )
+        .expect("valid");
+        without_joint += usize::from(without.plan().is_some());
+    }
+    eprintln!("planted: {found} plans of {problems} problems ({joint_sized} of at most 64 buffers); {without_joint} without the joint search");
+    assert_eq!(found, problems);
+}

@@ -169,7 +169,9 @@ pub struct MemoriesOptions {
     pub pooled_proof: bool,
     /// After the levels, on problems with at most [`MemoriesOptions::joint_max_buffers`]
     /// buffers that have a choice of memory, the joint search over every assignment
-    /// (`joint.rs`): a plan whenever one exists, each memory optimal, or a proof.
+    /// (`joint.rs`): a plan whenever one exists, each memory optimal, or a proof. When
+    /// the levels and the fallback found no plan, it also runs on larger problems of at
+    /// most 64 buffers, as a search for any plan within its node limit.
     pub joint: bool,
     /// The most buffers with a choice for the joint search (at most 64).
     pub joint_max_buffers: usize,

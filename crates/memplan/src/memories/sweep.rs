@@ -336,8 +336,10 @@ pub(crate) fn run(
     ))
 }
 
-/// The joint search (`joint.rs`) when it is on and the problem small enough, seeded
-/// with `found`'s cost; `None` when it does not run.
+/// The joint search (`joint.rs`) when it is on and the problem small enough (at most
+/// [`MemoriesOptions::joint_max_buffers`] buffers with a choice; or, when nothing else
+/// found a plan, at most 64 buffers: then it searches for any plan, within its node
+/// limit), seeded with `found`'s cost; `None` when it does not run.
 fn joint_search(
     model: &Model<'_>,
     found: &Option<(Vec<MemoryIdx>, Vec<Offset>)>,
@@ -346,10 +348,11 @@ fn joint_search(
 ) -> Result<Option<joint::JointResult>, MemoriesError> {
     let (problem, memories) = (model.problem, model.memories);
     let choices = model.allowed.iter().filter(|a| a.len() > 1).count();
+    let small = choices <= options.joint_max_buffers.min(64);
     if !options.joint
         || options.baseline.is_some()
         || problem.len() > 64
-        || choices > options.joint_max_buffers.min(64)
+        || (!small && found.is_some())
     {
         return Ok(None);
     }
