@@ -171,7 +171,8 @@ def test_issue_45_the_report_names_a_run_time_weight_transpose_at_the_peak():
     )
     smaller, again = _lower(folded, in_place=True)
     assert all(t.op != "aten::permute_copy" for t in again.reports[0].arenas[0].peak)
-    assert sum(_sizes(smaller)) < sum(_sizes(program)) - top.bytes
+    # 8,204,192 -> 589,824 B: the activations' own peak is far below the copy.
+    assert sum(_sizes(smaller)) < sum(_sizes(program)) // 10
     assert torch.equal(_run(program, [x])[0], _run(smaller, [x])[0])
 
 
