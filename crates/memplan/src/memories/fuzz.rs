@@ -153,7 +153,7 @@ pub(crate) fn arbitrary_options(u: &mut Unstructured<'_>) -> MemoriesOptions {
 
 fn assert_fallback_is_valid(problem: &Problem, memories: &[Memory], input: &MemoriesInput<'_>) {
     // What the planner plans with: the allowed sets less the memories too small.
-    let sets = super::sweep::narrowed(
+    let sets = super::problem::narrowed(
         problem,
         memories,
         super::allowed_of(problem, memories, input).expect("valid"),
@@ -230,7 +230,7 @@ fn assert_pinned_do_not_fit(
     name: &str,
 ) {
     // What the planner plans with: the allowed sets less the memories too small.
-    let sets = super::sweep::narrowed(
+    let sets = super::problem::narrowed(
         problem,
         memories,
         super::allowed_of(problem, memories, input).expect("valid"),

@@ -31,10 +31,13 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::budget::Budget;
-use crate::memory_types::{MemoryIdx, MemorySet};
+use crate::memory_types::{MemoriesError, MemoryIdx, MemorySet};
 use crate::options::{Options, Planner};
 use crate::outcome::Outcome;
 use crate::types::{BufferIdx, Offset, Problem, Size};
+
+use super::problem::{level_problem, Model};
+use super::{Infeasibility, MemoriesOptions};
 
 /// The problem as the joint search sees it.
 pub(crate) struct JointInput<'a> {
@@ -98,6 +101,120 @@ fn add(a: &mut [u64], b: &[u64]) {
 fn sub(a: &mut [u64], b: &[u64]) {
     for (x, y) in a.iter_mut().zip(b) {
         *x -= *y;
+    }
+}
+
+/// The joint search (`joint.rs`) when it is on and the problem small enough (at most
+/// [`MemoriesOptions::joint_max_buffers`] buffers with a choice; or, when nothing else
+/// found a plan, at most 64 buffers: then it searches for any plan, within its node
+/// limit), seeded with `found`'s cost; `None` when it does not run.
+pub(super) fn run(
+    model: &Model<'_>,
+    found: &Option<(Vec<MemoryIdx>, Vec<Offset>)>,
+    call: &Budget,
+    options: &MemoriesOptions,
+) -> Result<Option<JointResult>, MemoriesError> {
+    let (problem, memories) = (model.problem, model.memories);
+    let choices = model.allowed.iter().filter(|a| a.len() > 1).count();
+    let small = choices <= options.joint_max_buffers.min(64);
+    if !options.joint
+        || options.baseline.is_some()
+        || problem.len() > 64
+        || (!small && found.is_some())
+    {
+        return Ok(None);
+    }
+    let k = memories.len();
+    let mut position = vec![0usize; k];
+    for (p, m) in model.order.iter().enumerate() {
+        position[m.index()] = p;
+    }
+    let dims = if model.priced {
+        1
+    } else {
+        k.saturating_sub(1).max(1)
+    };
+    let contrib: Vec<Vec<Vec<u64>>> = (0..problem.len())
+        .map(|i| {
+            (0..k)
+                .map(|m| {
+                    if model.priced {
+                        vec![model.traffic[i] * model.unit_cost[m]]
+                    } else {
+                        (0..dims)
+                            .map(|j| if position[m] > j { model.traffic[i] } else { 0 })
+                            .collect()
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let all: Vec<BufferIdx> = problem.indices().collect();
+    let aligned = memories
+        .iter()
+        .map(|mem| match mem.capacity {
+            Some(c) => level_problem(problem, &all, mem).map(|p| Some((p, c))),
+            None => Ok(None),
+        })
+        .collect::<Result<_, _>>()?;
+    let seed = found.as_ref().map(|(memory, _)| {
+        let mut cost = vec![0u64; dims];
+        for (i, m) in memory.iter().enumerate() {
+            for (c, x) in cost.iter_mut().zip(&contrib[i][m.index()]) {
+                *c += x;
+            }
+        }
+        cost
+    });
+    let input = JointInput {
+        aligned,
+        problem,
+        allowed: &model.allowed,
+        contrib,
+        order: &model.order,
+    };
+    Ok(Some(search(
+        &input,
+        seed,
+        call,
+        options.threads,
+        options.joint_node_limit,
+        options.placement_node_limit,
+    )))
+}
+
+/// The joint search's proof: every assignment tried.
+pub(super) fn exhaustive(model: &Model<'_>) -> Infeasibility {
+    let memories = model.memories;
+    let bounded = MemorySet::of(
+        (0..memories.len() as u32)
+            .map(MemoryIdx)
+            .filter(|m| memories[m.index()].capacity.is_some()),
+    );
+    let names: Vec<String> = bounded
+        .iter()
+        .map(|m| memories[m.index()].name.clone())
+        .collect();
+    let capacity = bounded
+        .iter()
+        .filter_map(|m| memories[m.index()].capacity)
+        .map(Size::get)
+        .fold(0u64, u64::saturating_add);
+    Infeasibility {
+        memory: names.first().cloned().unwrap_or_default(),
+        memories: names,
+        capacity: Size(capacity),
+        time: None,
+        need: 0,
+        buffers: model
+            .problem
+            .buffers()
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| model.allowed[i].0 & !bounded.0 == 0)
+            .map(|(_, b)| b.id.clone())
+            .collect(),
+        exhaustive: true,
     }
 }
 

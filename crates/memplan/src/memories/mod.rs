@@ -70,15 +70,32 @@
 //! costs, a second bound sees every bounded memory (`sweep.rs`, `pooled_bound`): the
 //! cost telescopes into `Σ traffic × c0` plus, per `j`, `(c_{j+1} − c_j)` times the
 //! traffic outside the `j + 1` cheapest memories, whose buffers must cover the load above
-//! their pooled capacity; the larger of the two bounds is reported. The later levels are each solved the same
-//! way, given the earlier levels' choice: their figures (in [`MemoriesReport::levels`])
-//! are bounds *given that choice*, not over all plans. When a later bounded level cannot
-//! hold the buffers the earlier ones left to it, a one-pass fallback (`fill.rs`: largest
-//! buffer first, into the first memory in order where it fits) gives the plan
-//! ([`MemoriesReport::fallback`]); when that fails too, the result is `Unknown` (no
-//! plan). Only when the buffers that had to stay in a memory can go nowhere else (pinned
-//! to it, or larger than their other memories) is a failure `Infeasible`, with the [`Infeasibility`] saying where.
+//! their pooled capacity; the larger of the two bounds is reported. The later levels are
+//! each solved the same way, given the earlier levels' choice: their figures (in
+//! [`MemoriesReport::levels`]) are bounds *given that choice*, not over all plans.
 //!
+//! Before the levels, the **pooled-capacity proof** (`pooled.rs`,
+//! [`MemoriesOptions::pooled_proof`]): when, at some time, the buffers that may only use
+//! a set of bounded memories are larger than those memories together, no plan exists
+//! (`Infeasible`, the [`Infeasibility`] naming the time, the buffers and the memories).
+//! When a later bounded level cannot hold the buffers the earlier ones left to it, a
+//! one-pass fallback (`fill.rs`: largest buffer first, into the first memory in order
+//! where it fits; and with the bounded memories slowest first) gives the plan
+//! ([`MemoriesReport::fallback`]). On problems with few buffers that have a choice, and
+//! on problems of at most 64 buffers when nothing else found a plan, the **joint search**
+//! (`joint.rs`, [`MemoriesOptions::joint`]) decides every buffer's memory at once by
+//! branch and bound: when it finishes, its plan is optimal for every memory in turn
+//! (lexicographically), or no plan exists (`Infeasible`, by exhaustion). Otherwise a
+//! failure is `Infeasible` only when the buffers that had to stay in a memory can go
+//! nowhere else (pinned to it, or larger than their other memories), and `Unknown` (no
+//! plan) else.
+//!
+//! **Each memory's bound** (`ceiling.rs`, [`MemoriesReport::traffic_bounds`]): a proven
+//! ceiling on each memory's traffic (without costs, over the plans whose earlier memories
+//! serve the plan's traffic), from that memory's level over every buffer that may use
+//! it, the first level's bound, or the joint search's proof; its gap is the ceiling less
+//! the traffic ([`MemoriesReport::memory_gaps`]).
+
 //! The library prints nothing and starts no global thread pool. Without a time limit the
 //! result depends only on the input and the options (the seed included), whatever the
 //! thread count; every search is bounded by node limits.
@@ -99,6 +116,7 @@ mod load;
 mod model;
 mod place;
 mod pooled;
+mod problem;
 #[cfg(feature = "shares")]
 mod shares;
 mod sweep;
@@ -424,7 +442,7 @@ pub fn pooled_infeasibility(
     input: &MemoriesInput<'_>,
 ) -> Result<Option<Infeasibility>, MemoriesError> {
     validate_memories(memories)?;
-    let allowed = sweep::narrowed(problem, memories, allowed_of(problem, memories, input)?);
+    let allowed = problem::narrowed(problem, memories, allowed_of(problem, memories, input)?);
     Ok(pooled::proof(problem, memories, &allowed))
 }
 

@@ -1,15 +1,18 @@
 //! [`super::plan_memories`]: the memories one level at a time, under one budget.
 //!
 //! ```text
-//!   validate the memories and the per-buffer input        memory_types.rs
+//!   validate the memories and the per-buffer input; presolve    problem.rs
+//!   the pooled-capacity proof: Infeasible at once                pooled.rs
 //!   order: list order, or by increasing cost
 //!   for each memory m in order, over the buffers not yet placed that may use m:
 //!     unbounded m: every one of them stays, planned by memplan's planner (minimise)
 //!     bounded m:   level.rs chooses who leaves (cost: see below), the rest placed
 //!                  under m's capacity (alignment: the buffer's and m's, their lcm)
 //!   when a level fails (a later bounded memory cannot hold what the earlier ones
-//!   left it, or no placement was found in time): the one-pass fallback (fill.rs)
-//!   the plan; its cost; check_memories
+//!   left it, or no placement was found in time): the one-pass fallback (fill.rs),
+//!   fastest memories first and slowest first
+//!   small problems (or no plan yet, at most 64 buffers): the joint search  joint.rs
+//!   the plan; its cost; check_memories; each memory's ceiling          ceiling.rs
 //! ```
 //!
 //! Invariant: after the level of memory `m`, every buffer that may use no memory after
@@ -20,10 +23,7 @@ use std::time::Instant;
 
 use crate::budget::Budget;
 use crate::checker::check_memories;
-use crate::memory_types::{
-    allowed_of, traffic_of, validate_memories, MemoriesError, MemoriesInput, Memory, MemoryIdx,
-    MemoryPlan, MemorySet,
-};
+use crate::memory_types::{MemoriesError, MemoriesInput, Memory, MemoryIdx, MemoryPlan, MemorySet};
 use crate::options::{Options, Planner};
 use crate::outcome::Outcome;
 use crate::request::Request;
@@ -31,138 +31,9 @@ use crate::types::{Buffer, BufferIdx, Offset, Problem, Size};
 
 use super::heuristic::Start;
 use super::model::{Decision, LevelModel};
+use super::problem::{lcm, level_problem, Model};
 use super::{ceiling, fill, joint, level, pooled};
 use super::{Infeasibility, LevelReport, MemoriesOptions, MemoriesReport};
-
-/// The validated problem: each buffer's allowed set and traffic, the memories' order
-/// and their costs per byte for the objective.
-struct Model<'a> {
-    problem: &'a Problem,
-    memories: &'a [Memory],
-    allowed: Vec<MemorySet>,
-    traffic: Vec<u64>,
-    /// The memories in the order their levels are solved.
-    order: Vec<MemoryIdx>,
-    /// With costs: each memory's. Without: 0 for the first memory, 1 for the others
-    /// (the plan's scalar cost is then the traffic outside the first memory).
-    unit_cost: Vec<u64>,
-    /// Whether the memories have costs.
-    priced: bool,
-}
-
-impl<'a> Model<'a> {
-    fn new(
-        problem: &'a Problem,
-        memories: &'a [Memory],
-        input: &MemoriesInput<'_>,
-        presolve: bool,
-    ) -> Result<Model<'a>, MemoriesError> {
-        validate_memories(memories)?;
-        let traffic = traffic_of(problem, input)?;
-        let allowed = allowed_of(problem, memories, input)?;
-        let allowed = if presolve {
-            narrowed(problem, memories, allowed)
-        } else {
-            allowed
-        };
-        let priced = memories.iter().all(|m| m.cost.is_some());
-        let unit_cost: Vec<u64> = memories
-            .iter()
-            .enumerate()
-            .map(|(k, m)| m.cost.unwrap_or(u64::from(k > 0)))
-            .collect();
-        let max_cost = unit_cost.iter().copied().max().unwrap_or(0);
-        traffic
-            .iter()
-            .try_fold(0u64, |s, &t| s.checked_add(t.checked_mul(max_cost)?))
-            .ok_or(MemoriesError::Overflow("the total cost"))?;
-        let mut order: Vec<MemoryIdx> = (0..memories.len() as u32).map(MemoryIdx).collect();
-        if priced {
-            order.sort_by_key(|&m| (unit_cost[m.index()], m));
-        }
-        Ok(Model {
-            problem,
-            memories,
-            allowed,
-            traffic,
-            order,
-            unit_cost,
-            priced,
-        })
-    }
-
-    /// The plan's cost: `Σ traffic × unit cost`.
-    fn cost_of(&self, memory: &[MemoryIdx]) -> u64 {
-        memory
-            .iter()
-            .zip(&self.traffic)
-            .map(|(m, &t)| t * self.unit_cost[m.index()])
-            .sum()
-    }
-
-    /// The cheapest unit cost of the memories of `set` (u64::MAX when empty).
-    fn cheapest(&self, set: MemorySet) -> u64 {
-        set.iter()
-            .map(|m| self.unit_cost[m.index()])
-            .min()
-            .unwrap_or(u64::MAX)
-    }
-}
-
-/// Each buffer's allowed set without the bounded memories it is larger than: no plan
-/// puts it there, and deciding that up front keeps the bounds from counting part of it
-/// as held (a fractional cover would) and leaves it out of those memories' levels, whose
-/// time components it would otherwise join. A set left empty, and the set of a buffer
-/// with a fixed offset, are kept as given: the levels then report the failure.
-pub(crate) fn narrowed(
-    problem: &Problem,
-    memories: &[Memory],
-    allowed: Vec<MemorySet>,
-) -> Vec<MemorySet> {
-    allowed
-        .into_iter()
-        .zip(problem.buffers())
-        .map(|(set, b)| {
-            let fits = |m: &MemoryIdx| memories[m.index()].capacity.is_none_or(|c| b.size <= c);
-            let room = MemorySet::of(set.iter().filter(fits));
-            if room.is_empty() || b.fixed_offset.is_some() {
-                set
-            } else {
-                room
-            }
-        })
-        .collect()
-}
-
-/// The buffers of `members`, aligned for `memory` too (the lcm of the two alignments).
-fn level_problem(
-    problem: &Problem,
-    members: &[BufferIdx],
-    memory: &Memory,
-) -> Result<Problem, MemoriesError> {
-    let buffers: Vec<Buffer> = members
-        .iter()
-        .map(|&i| {
-            let b = problem.buffer(i);
-            let alignment = lcm(b.alignment.get(), memory.alignment.get())
-                .ok_or(MemoriesError::Overflow("an alignment"))?;
-            Ok(Buffer {
-                alignment: Size(alignment),
-                ..b.clone()
-            })
-        })
-        .collect::<Result<_, MemoriesError>>()?;
-    Problem::new(buffers).map_err(|_| MemoriesError::Overflow("a memory's naive height"))
-}
-
-/// The least common multiple, `None` on overflow.
-fn lcm(a: u64, b: u64) -> Option<u64> {
-    let (mut x, mut y) = (a, b);
-    while y != 0 {
-        (x, y) = (y, x % y);
-    }
-    (a / x).checked_mul(b)
-}
 
 /// [`super::plan_memories`].
 pub(crate) fn run(
@@ -174,135 +45,141 @@ pub(crate) fn run(
 ) -> Result<MemoriesReport, MemoriesError> {
     let started = Instant::now();
     let model = Model::new(problem, memories, input, options.size_presolve)?;
-    let call = request
-        .budget
-        .start(started, std::time::Duration::ZERO)
-        .with_finish_first_plan(false);
+    let call = Call {
+        started,
+        budget: request
+            .budget
+            .start(started, std::time::Duration::ZERO)
+            .with_finish_first_plan(false),
+    };
     // The lower bound: every buffer's cheapest allowed cost, plus the first level's.
     let lower_bound: u64 = (0..problem.len())
         .map(|i| model.traffic[i] * model.cheapest(model.allowed[i]))
         .sum();
-    let pooled = if options.baseline.is_none() {
-        pooled_bound(&model, options)
-    } else {
-        0
-    };
+    if options.pooled_proof {
+        if let Some(why) = pooled::proof(problem, memories, &model.allowed) {
+            return Ok(MemoriesReport {
+                infeasibility: Some(why),
+                ..call.report(Outcome::Infeasible, lower_bound)
+            });
+        }
+    }
     // The call's effort in seconds, for the node limits: its time limit, or its work
     // limit at the default's rate (the default is calibrated to about a second).
-    let effort = call
+    let budget = &call.budget;
+    let effort = budget
         .deadline()
         .map(|d| d.saturating_duration_since(started))
         .or_else(|| {
-            call.work_left().map(|w| {
+            budget.work_left().map(|w| {
                 std::time::Duration::from_secs_f64(w as f64 / Budget::DEFAULT_WORK_LIMIT as f64)
             })
         });
-    let report = |outcome, lower_bound, infeasibility, failed_memory, levels, fallback, bounds| {
+    let swept = sweep_levels(&model, budget, effort, options)?;
+    let lower_bound = lower_bound.saturating_add(swept.first_bound);
+    if let Some((m, Some(why))) = swept.stop {
+        return Ok(MemoriesReport {
+            infeasibility: Some(why),
+            failed_memory: Some(m),
+            levels: swept.levels,
+            ..call.report(Outcome::Infeasible, lower_bound)
+        });
+    }
+    complete(&model, input, swept, lower_bound, &call, options)
+}
+
+/// The call's start and budget, and its report's common fields.
+struct Call {
+    started: Instant,
+    budget: Budget,
+}
+
+impl Call {
+    /// A report of `outcome` with no levels, no fallback and no per-memory bounds.
+    fn report(&self, outcome: Outcome<MemoryPlan, u64>, lower_bound: u64) -> MemoriesReport {
         MemoriesReport {
             outcome,
             lower_bound,
-            infeasibility,
-            failed_memory,
-            levels,
-            fallback,
-            traffic_bounds: bounds,
-            elapsed: started.elapsed(),
-            work: call.work_spent(),
-            stopped_by: call.stop(),
-        }
-    };
-    if options.pooled_proof {
-        if let Some(why) = pooled::proof(problem, memories, &model.allowed) {
-            let outcome = Outcome::Infeasible;
-            return Ok(report(
-                outcome,
-                lower_bound,
-                Some(why),
-                None,
-                vec![],
-                false,
-                vec![],
-            ));
+            infeasibility: None,
+            failed_memory: None,
+            levels: Vec::new(),
+            fallback: false,
+            traffic_bounds: Vec::new(),
+            elapsed: self.started.elapsed(),
+            work: self.budget.work_spent(),
+            stopped_by: self.budget.stop(),
         }
     }
-    let swept = sweep_levels(&model, &call, effort, options)?;
-    let lower_bound = lower_bound.saturating_add(swept.first_bound);
-    let (memory, offsets, levels) = (swept.memory, swept.offsets, swept.levels);
-    let failed = match swept.stop {
-        Some((m, Some(why))) => {
-            let outcome = Outcome::Infeasible;
-            return Ok(report(
-                outcome,
-                lower_bound,
-                Some(why),
-                Some(m),
-                levels,
-                false,
-                vec![],
-            ));
-        }
-        Some((m, None)) => Some(m),
-        None => None,
-    };
+}
+
+/// After the levels (which proved nothing impossible): the fallback when a level
+/// failed, the joint search on small problems, then the plan with its bounds.
+fn complete(
+    model: &Model<'_>,
+    input: &MemoriesInput<'_>,
+    swept: Swept,
+    lower_bound: u64,
+    call: &Call,
+    options: &MemoriesOptions,
+) -> Result<MemoriesReport, MemoriesError> {
+    let failed = swept.stop.map(|(m, _)| m);
     // A later memory could not hold what the earlier ones left it (or a level found no
     // placement in time): the one-pass fallback.
     let mut fallback = failed.is_some();
     let mut replanned = fallback;
     let mut found = match failed {
-        Some(_) => fallback_plan(&model, &call, options.fill_slowest_first),
+        Some(_) => fallback_plan(model, &call.budget, options.fill_slowest_first),
         None => Some((
-            memory
+            swept
+                .memory
                 .into_iter()
                 .map(|m| m.expect("every buffer is placed at its last allowed level"))
                 .collect(),
-            offsets,
+            swept.offsets,
         )),
     };
     // Small problems: the joint search, from the plan found (if any).
-    let joint = joint_search(&model, &found, &call, options)?;
+    let joint = joint::run(model, &found, &call.budget, options)?;
     if let Some(better) = joint.as_ref().and_then(|j| j.best.clone()) {
         found = Some(better);
         (fallback, replanned) = (false, true);
     }
     let closed = joint.as_ref().is_some_and(|j| j.closed);
+    let levels = swept.levels;
     let Some((memory, offsets)) = found else {
         if closed {
-            let why = exhaustive(&model);
-            let outcome = Outcome::Infeasible;
-            return Ok(report(
-                outcome,
-                lower_bound,
-                Some(why),
-                None,
+            return Ok(MemoriesReport {
+                infeasibility: Some(joint::exhaustive(model)),
                 levels,
-                false,
-                vec![],
-            ));
+                ..call.report(Outcome::Infeasible, lower_bound)
+            });
         }
         let outcome = Outcome::Unknown {
             best_so_far: None,
             lower_bound,
         };
-        return Ok(report(
-            outcome,
-            lower_bound,
-            None,
-            failed,
+        return Ok(MemoriesReport {
+            failed_memory: failed,
             levels,
-            true,
-            vec![],
-        ));
+            fallback: true,
+            ..call.report(outcome, lower_bound)
+        });
     };
     let offsets = if replanned {
-        place_unbounded(&model, &memory, offsets, options, &call)?
+        place_unbounded(model, &memory, offsets, options, &call.budget)?
     } else {
         offsets
     };
-    let plan = finish(&model, memory, offsets);
+    let plan = finish(model, memory, offsets);
     if options.verify {
-        check_memories(problem, memories, input, &plan)
+        check_memories(model.problem, model.memories, input, &plan)
             .map_err(|v| MemoriesError::InvalidPlan(v.to_string()))?;
     }
+    let pooled = if options.baseline.is_none() {
+        pooled_bound(model, options)
+    } else {
+        0
+    };
     let lower_bound = if closed {
         plan.cost
     } else {
@@ -310,8 +187,8 @@ pub(crate) fn run(
     };
     let bounds = ceiling::traffic_bounds(
         &ceiling::Input {
-            problem,
-            memories,
+            problem: model.problem,
+            memories: model.memories,
             allowed: &model.allowed,
             traffic: &model.traffic,
             order: &model.order,
@@ -325,129 +202,12 @@ pub(crate) fn run(
     } else {
         Outcome::Feasible { plan, lower_bound }
     };
-    Ok(report(
-        outcome,
-        lower_bound,
-        None,
-        None,
+    Ok(MemoriesReport {
         levels,
         fallback,
-        bounds,
-    ))
-}
-
-/// The joint search (`joint.rs`) when it is on and the problem small enough (at most
-/// [`MemoriesOptions::joint_max_buffers`] buffers with a choice; or, when nothing else
-/// found a plan, at most 64 buffers: then it searches for any plan, within its node
-/// limit), seeded with `found`'s cost; `None` when it does not run.
-fn joint_search(
-    model: &Model<'_>,
-    found: &Option<(Vec<MemoryIdx>, Vec<Offset>)>,
-    call: &Budget,
-    options: &MemoriesOptions,
-) -> Result<Option<joint::JointResult>, MemoriesError> {
-    let (problem, memories) = (model.problem, model.memories);
-    let choices = model.allowed.iter().filter(|a| a.len() > 1).count();
-    let small = choices <= options.joint_max_buffers.min(64);
-    if !options.joint
-        || options.baseline.is_some()
-        || problem.len() > 64
-        || (!small && found.is_some())
-    {
-        return Ok(None);
-    }
-    let k = memories.len();
-    let mut position = vec![0usize; k];
-    for (p, m) in model.order.iter().enumerate() {
-        position[m.index()] = p;
-    }
-    let dims = if model.priced {
-        1
-    } else {
-        k.saturating_sub(1).max(1)
-    };
-    let contrib: Vec<Vec<Vec<u64>>> = (0..problem.len())
-        .map(|i| {
-            (0..k)
-                .map(|m| {
-                    if model.priced {
-                        vec![model.traffic[i] * model.unit_cost[m]]
-                    } else {
-                        (0..dims)
-                            .map(|j| if position[m] > j { model.traffic[i] } else { 0 })
-                            .collect()
-                    }
-                })
-                .collect()
-        })
-        .collect();
-    let all: Vec<BufferIdx> = problem.indices().collect();
-    let aligned = memories
-        .iter()
-        .map(|mem| match mem.capacity {
-            Some(c) => level_problem(problem, &all, mem).map(|p| Some((p, c))),
-            None => Ok(None),
-        })
-        .collect::<Result<_, _>>()?;
-    let seed = found.as_ref().map(|(memory, _)| {
-        let mut cost = vec![0u64; dims];
-        for (i, m) in memory.iter().enumerate() {
-            for (c, x) in cost.iter_mut().zip(&contrib[i][m.index()]) {
-                *c += x;
-            }
-        }
-        cost
-    });
-    let input = joint::JointInput {
-        aligned,
-        problem,
-        allowed: &model.allowed,
-        contrib,
-        order: &model.order,
-    };
-    Ok(Some(joint::search(
-        &input,
-        seed,
-        call,
-        options.threads,
-        options.joint_node_limit,
-        options.placement_node_limit,
-    )))
-}
-
-/// The joint search's proof: every assignment tried.
-fn exhaustive(model: &Model<'_>) -> Infeasibility {
-    let memories = model.memories;
-    let bounded = MemorySet::of(
-        (0..memories.len() as u32)
-            .map(MemoryIdx)
-            .filter(|m| memories[m.index()].capacity.is_some()),
-    );
-    let names: Vec<String> = bounded
-        .iter()
-        .map(|m| memories[m.index()].name.clone())
-        .collect();
-    let capacity = bounded
-        .iter()
-        .filter_map(|m| memories[m.index()].capacity)
-        .map(Size::get)
-        .fold(0u64, u64::saturating_add);
-    Infeasibility {
-        memory: names.first().cloned().unwrap_or_default(),
-        memories: names,
-        capacity: Size(capacity),
-        time: None,
-        need: 0,
-        buffers: model
-            .problem
-            .buffers()
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| model.allowed[i].0 & !bounded.0 == 0)
-            .map(|(_, b)| b.id.clone())
-            .collect(),
-        exhaustive: true,
-    }
+        traffic_bounds: bounds,
+        ..call.report(outcome, lower_bound)
+    })
 }
 
 /// `offsets` with the buffers of each unbounded memory planned by memplan's planner
