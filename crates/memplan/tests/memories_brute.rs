@@ -506,9 +506,16 @@ fn planted_plans_are_found_on_larger_problems() {
                 .unwrap_or_else(|v| panic!("case {case}: invalid plan: {v}"));
             found += 1;
         } else {
-            eprintln!("case {case}: no plan ({} buffers): {:?}", inst.problem.len(), report.outcome);
+            eprintln!(
+                "case {case}: no plan ({} buffers): {:?}",
+                inst.problem.len(),
+                report.outcome
+            );
         }
-        assert!(report.outcome != Outcome::Infeasible, "case {case}: a planted plan exists");
+        assert!(
+            report.outcome != Outcome::Infeasible,
+            "case {case}: a planted plan exists"
+        );
         // What the levels and the fallbacks find alone, for the figures.
         let alone = MemoriesOptions {
             joint: false,
