@@ -299,3 +299,38 @@ fn the_memories_guide_states_the_budget_and_finishes_its_sentences() {
         );
     }
 }
+
+/// The hidden ablation switches reach the planner: without the joint search and the
+/// slowest-first fallback, four.csv finds no plan (the exit 6); without the
+/// pooled proof, the joint search proves the three 200-byte buffers impossible by
+/// exhaustion; without both, nothing proves it (exit 6).
+#[test]
+fn the_ablation_switches_reach_the_planner() {
+    let four = file("four_ablation.csv", FOUR);
+    let three = file(
+        "three200_ablation.csv",
+        "id,lower,upper,size\na,0,1,200\nb,0,1,200\nc,0,1,200\n",
+    );
+    let out = dir().join("ablation.plan.csv");
+    let out = out.to_str().unwrap();
+    let run = |input: &str, spec: &str, flags: &[&str]| {
+        let mut args = vec!["plan", input, "--memories", spec, "-o", out];
+        args.extend_from_slice(flags);
+        memplan(&args)
+    };
+    let (code, _, err) = run(&four, "m1:120,m2:170", &["--spill-no-joint"]);
+    assert_eq!(code, 0, "the slowest-first fallback: {err}");
+    assert!(
+        err.contains("memory gaps"),
+        "not proven without the joint search: {err}"
+    );
+    let no_repair = ["--spill-no-joint", "--spill-no-slowest-first"];
+    let (code, _, err) = run(&four, "m1:120,m2:170", &no_repair);
+    assert_eq!(code, 6, "{err}");
+    let (code, _, err) = run(&three, "fast:256,mid:256", &["--spill-no-pooled-proof"]);
+    assert_eq!(code, 5, "{err}");
+    assert!(err.contains("exhaustive search"), "{err}");
+    let no_proof = ["--spill-no-pooled-proof", "--spill-no-joint"];
+    let (code, _, err) = run(&three, "fast:256,mid:256", &no_proof);
+    assert_eq!(code, 6, "{err}");
+}
