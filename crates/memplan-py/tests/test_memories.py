@@ -216,3 +216,12 @@ def test_check_and_render_take_a_memory_plan():
     svg = memplan.render(p, mp)
     # One picture, a panel per memory that holds a buffer.
     assert svg.count("<svg") == 3 and "memory m1" in svg and "memory m2" in svg
+
+
+def test_alignments_need_not_be_powers_of_two():
+    # A buffer alignment of 2 in a memory aligned to 3: offsets are multiples of 6.
+    p = memplan.Problem([("a", 0, 2, 5, 2), ("b", 0, 2, 5, 2), ("c", 1, 3, 4)])
+    mp = memplan.plan(p, memories=[memplan.Memory("tcm", capacity=64, alignment=3)])
+    offsets = dict(zip(mp.ids, mp.offsets))
+    assert offsets["a"] % 6 == 0 and offsets["b"] % 6 == 0 and offsets["c"] % 3 == 0
+    assert memplan.check(p, mp) == mp.cost
