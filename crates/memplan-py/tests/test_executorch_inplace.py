@@ -246,6 +246,9 @@ def test_issue_45_every_listed_op_is_shared_and_runs_bitwise_equal():
     a, b = _run(unshared, [x])[0], _run(shared, [x])[0]
     assert torch.equal(a, b)
     assert torch.allclose(b, expected, atol=1e-5)
+    # The same graph gives the same program, byte for byte.
+    again, _ = _lower(edge, in_place=True, verify=True)
+    assert again.buffer == shared.buffer
 
 
 class _Rules(torch.nn.Module):

@@ -481,6 +481,13 @@ class Algorithm:
     capacity that holds the reserved space and the padding works, 0 included (everything
     then spills); below that, ``memplan.InfeasibleError``. ``memplan.NoPlanFoundError``
     when no plan was found in time.
+
+    ``in_place=True``: tensors may share storage along the shares
+    ``memplan._executorch_inplace`` finds (see the module's docs); ``taken`` lists the
+    ones each plan took. memplan's pass (``memory_planning_pass(in_place=True)``) links
+    them as ExecuTorch's ``storage_base`` after ExecuTorch applies the plan; inside
+    ExecuTorch's own pass the plan is the same and runs, but ExecuTorch's ``Verifier``
+    would refuse the overlaps it cannot see.
     """
 
     def __init__(
