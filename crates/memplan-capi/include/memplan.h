@@ -150,8 +150,8 @@ typedef struct memplan_memory {
  * a bit set of the memories it may use (bit m for memory m; one bit pins it; 0 is an
  * error), `accesses` (NULL: 1) its access count (traffic = size x accesses); both
  * memplan_problem_len(problem) long. `options` may be NULL; its planner and goal are not
- * used. MEMPLAN_ERR_INFEASIBLE when the buffers pinned to a memory cannot fit in it (the
- * message names the time, the buffers and the capacity), MEMPLAN_ERR_NOT_FOUND when no
+ * used. MEMPLAN_ERR_INFEASIBLE when no plan exists (proven; the message
+ * names the time, the buffers and the memories they overfill together), MEMPLAN_ERR_NOT_FOUND when no
  * plan was found, MEMPLAN_ERR_INVALID_PROBLEM for a pinned buffer larger than its memory
  * or an empty allowed set, MEMPLAN_ERR_ARGUMENT for bad memories (duplicate or empty
  * names, costs on some only). The plan returned has passed the independent checker. */

@@ -142,11 +142,12 @@ fn memories_error(e: memplan::memories::MemoriesError) -> (memplan_status, Strin
 /// the memories it may use, bit `m` for memory `m` (NULL: all; a single bit pins it; 0
 /// is an error); `accesses`: per buffer its access count (NULL: 1), both
 /// `memplan_problem_len(problem)` long. `options` may be NULL; its planner and goal are
-/// not used. `MEMPLAN_ERR_INFEASIBLE` when the buffers pinned to a memory do not fit in
-/// it (the message names the time, the buffers and the capacity),
+/// not used. `MEMPLAN_ERR_INFEASIBLE` when no plan exists (proven; the message names
+/// the time, the buffers and the memories they overfill together),
 /// `MEMPLAN_ERR_NOT_FOUND` when no plan was found, `MEMPLAN_ERR_INVALID_PROBLEM` for a
 /// pinned buffer larger than its memory or an empty allowed set,
-/// `MEMPLAN_ERR_ARGUMENT` for duplicate or empty names. The plan returned has passed
+/// `MEMPLAN_ERR_ARGUMENT` for duplicate or empty names or an allowed bit for a memory
+/// that does not exist. The plan returned has passed
 /// the independent checker. The lean build: `MEMPLAN_ERR_ARGUMENT`.
 ///
 /// # Safety

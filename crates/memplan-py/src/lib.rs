@@ -233,8 +233,8 @@ impl Plan {
 /// (same forms; default 1). ``planner`` must then be ``"auto"`` and ``capacity`` None
 /// (the memories carry theirs). Raises ``InputError`` for an unknown memory, duplicate
 /// names, an empty allowed set, a pinned buffer larger than its memory, ...;
-/// ``InfeasibleError`` when the buffers pinned to a memory cannot fit in it (the message
-/// names the time, the buffers and the capacity); ``NoPlanFoundError`` when no plan was
+/// ``InfeasibleError`` when no plan exists (proven; the message names the time, the
+/// buffers and the memories they overfill together); ``NoPlanFoundError`` when no plan was
 /// found.
 #[pyfunction]
 #[pyo3(signature = (problem, planner="auto", capacity=None, time_limit=None, work_limit=None, seed=None, threads=0, verify=true, memories=None, allowed=None, accesses=None),

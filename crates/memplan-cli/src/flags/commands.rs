@@ -39,8 +39,8 @@ pub struct PlanArgs {
     ///
     /// The input's optional `memories` (the memories a buffer may use, `|`-separated;
     /// one is a pin) and `accesses` (default 1) columns or fields are read; the plan
-    /// gets `memory` and `offset` (in that memory) columns. Exit 5 when the buffers
-    /// pinned to a memory cannot fit, 6 when no plan was found.
+    /// gets `memory` and `offset` (in that memory) columns. Exit 5 when no plan
+    /// exists (proven, the message says why), 6 when no plan was found.
     #[arg(long, value_name = "SPEC")]
     pub memories: Option<String>,
     #[command(flatten)]
