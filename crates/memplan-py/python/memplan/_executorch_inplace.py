@@ -70,6 +70,8 @@ POINTWISE: Dict[str, Tuple[str, ...]] = {
 BATCH_NORM: Dict[str, str] = {"aten::_native_batch_norm_legit_no_training": "input"}
 
 #: Cache updates: the result inside the updated mutable buffer (argument ``self``).
+#: ``index_put`` was run on the runtime (a KV decoder's updates); ExecuTorch 1.5.1's pip
+#: runtime registers no ``index_copy`` kernel, so that one was not.
 CACHE_UPDATES: Tuple[str, ...] = ("aten::index_put", "aten::index_copy")
 
 _COPY = "aten::copy_"
