@@ -1,7 +1,8 @@
 """In-place planning in ExecuTorch (issue 45): ``memory_planning_pass(in_place=True)``.
 
 A tensor may take the storage of an input that dies at its op (pointwise ops, batch
-norm), and a KV cache's update lives inside the cache. Every program here runs on
+norm), a KV cache's update lives inside the cache, and a concat's inputs inside its
+output where that helps. Every program here runs on
 ExecuTorch's runtime, shared against unshared, and the outputs must be bitwise equal
 (``torch.equal``); no plan is ever larger than with ``in_place=False``.
 
@@ -249,6 +250,43 @@ def test_issue_45_every_listed_op_is_shared_and_runs_bitwise_equal():
     # The same graph gives the same program, byte for byte.
     again, _ = _lower(edge, in_place=True, verify=True)
     assert again.buffer == shared.buffer
+
+
+class _Towers(torch.nn.Module):
+    """Two branches concatenated: the peak is at the concat, where both inputs die."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Conv2d(8, 16, 3, padding=1)
+        self.b = torch.nn.Conv2d(8, 16, 3, padding=1)
+        self.head = torch.nn.Conv2d(32, 8, 1)
+
+    def forward(self, x):
+        return self.head(torch.cat([self.a(x), self.b(x)], 1))
+
+
+def test_issue_45_concat_inputs_live_inside_the_output_where_that_helps(monkeypatch):
+    torch.manual_seed(0)
+    model = _Towers().eval()
+    x = torch.randn(1, 8, 32, 32)
+    with torch.no_grad():
+        expected = model(x)
+        edge = to_edge(torch.export.export(model, (x,)))
+    unshared, _ = _lower(edge, verify=True)
+    shared, pass_ = _lower(edge, in_place=True, verify=True)
+    # Both branches' outputs are written into the concat's output (their storage_base):
+    # the concat no longer holds its inputs beside its output.
+    assert _shared_ops(shared).get("aten::convolution") == 2, _shared_ops(shared)
+    branch, cat = 16 * 32 * 32 * 4, 32 * 32 * 32 * 4
+    assert sum(_sizes(unshared)) == 2 * branch + cat  # at the concat: a, b and the output
+    assert sum(_sizes(shared)) == cat + 8 * 32 * 32 * 4  # the output, then the head's
+    a, b = _run(unshared, [x])[0], _run(shared, [x])[0]
+    assert torch.equal(a, b)
+    assert torch.allclose(b, expected, atol=1e-5)
+    # Without the concat rule, only what pointwise sharing gives (nothing here).
+    monkeypatch.setattr(inplace, "CONCAT", ())
+    without, _ = _lower(edge, in_place=True)
+    assert sum(_sizes(without)) == sum(_sizes(unshared))
 
 
 class _Rules(torch.nn.Module):

@@ -16,6 +16,13 @@ which takes a share only where it lowers (or keeps) the plan:
   (offset 0). The write-back then copies the buffer onto itself.
 - **Write-back outputs**: the cache-sized tensors the output node lists for each
   ``copy_`` into a mutable buffer, which no node reads, live inside that buffer.
+- **Concat** (``cat``): each input may live *inside* the output, at the bytes of the
+  inputs before it, when the output's slices along ``dim`` are contiguous (default dim
+  order, every dimension before ``dim`` of size 1) and the input is a tensor of its own
+  (not a view), listed once. The output is then reserved from its first input's birth,
+  which can raise the plan: the planner takes these shares only where they help. An
+  input may be read after the concat: its bytes are the output's slice, which nothing
+  writes while the input lives (the checker holds the planner to that).
 
 Never shared: a graph input or output (except the mutable-buffer cases above), a
 constant, an input another node reads later (a view's reads count as its base's), a
@@ -74,6 +81,9 @@ BATCH_NORM: Dict[str, str] = {"aten::_native_batch_norm_legit_no_training": "inp
 #: runtime registers no ``index_copy`` kernel, so that one was not.
 CACHE_UPDATES: Tuple[str, ...] = ("aten::index_put", "aten::index_copy")
 
+#: Concat: each input inside the output (argument ``tensors``, along ``dim``).
+CONCAT: Tuple[str, ...] = ("aten::cat",)
+
 _COPY = "aten::copy_"
 
 
@@ -93,7 +103,7 @@ class Share:
     start: Optional[int]
     node: str
     op: str
-    rule: str  # "pointwise", "batch_norm", "cache_update" or "write_back"
+    rule: str  # "pointwise", "batch_norm", "cache_update", "write_back" or "concat"
 
 
 def op_name(node: torch.fx.Node) -> str:
@@ -273,6 +283,8 @@ def find_shares(graph_module: torch.fx.GraphModule, graph_signature: Any = None)
             shares.extend(_in_place(g, node, t, name))
         elif name in CACHE_UPDATES:
             shares.extend(_cache_update(g, node, t, name))
+        elif name in CONCAT:
+            shares.extend(_concat(g, node, name))
     shares.extend(_write_backs(g))
     return shares
 
@@ -396,6 +408,52 @@ def _cache_update(g: _Graph, node: torch.fx.Node, t: int, name: str) -> List[Sha
         if any(s is cache for s in _specs(_argument(node, arg.name))):
             return []
     return [Share(result, cache, "inside", 0, None, node.name, name, "cache_update")]
+
+
+def _concat(g: _Graph, node: torch.fx.Node, name: str) -> List[Share]:
+    """Each input of ``cat`` inside the output, at the bytes of the inputs before it,
+    when the output's slices along ``dim`` are contiguous."""
+    if not _written_at(node):
+        return []
+    out = _out_spec(node)
+    tensors = _argument(node, "tensors")
+    if out is None or not g.shareable(out) or not isinstance(tensors, (list, tuple)):
+        return []
+    shape = tuple(getattr(out, "shape", ()) or ())
+    dim = _argument(node, "dim")
+    dim = 0 if dim is None else int(dim)
+    if not shape or not -len(shape) <= dim < len(shape):
+        return []
+    dim %= len(shape)
+    default_order = tuple(range(len(shape)))
+    if tuple(getattr(out, "dim_order", default_order) or default_order) != default_order:
+        return []
+    if any(int(d) != 1 for d in shape[:dim]):
+        return []  # the slices along dim are strided
+    inputs: List[Any] = []
+    for value in tensors:
+        specs = list(get_node_tensor_specs(value)) if isinstance(value, torch.fx.Node) else []
+        if len(specs) != 1 or specs[0] is None:
+            return []
+        inputs.append(specs[0])
+    shares: List[Share] = []
+    offset = 0
+    for x in inputs:
+        size = _layout_bytes(x)
+        if size is None:
+            return shares
+        x_shape = tuple(getattr(x, "shape", ()) or ())
+        fits = (
+            len(x_shape) == len(shape)
+            and all(int(a) == int(b) for j, (a, b) in enumerate(zip(x_shape, shape)) if j != dim)
+            and getattr(x, "dtype", None) == out.dtype
+            and tuple(getattr(x, "dim_order", default_order) or default_order) == default_order
+        )
+        listed_once = sum(1 for y in inputs if y is x) == 1
+        if listed_once and fits and g.shareable(x) and storage(x) is x:
+            shares.append(Share(x, out, "inside", offset, None, node.name, name, "concat"))
+        offset += size
+    return shares
 
 
 def _write_backs(g: _Graph) -> List[Share]:

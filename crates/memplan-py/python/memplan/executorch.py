@@ -697,8 +697,8 @@ class Algorithm:
                 if buf.size > tgt.size:
                     continue
                 buf.start = start
-            elif share.offset + buf.size > tgt.size:
-                continue
+            elif share.offset + buf.size > tgt.size or share.offset % buf.alignment:
+                continue  # past the target's end, or a misaligned slice (concat)
             out.setdefault(mem_id, []).append(_ArenaShare(buf, tgt, share.kind, share.offset))
         self._removed: Dict[Any, List[_Buffer]] = {}
         if deferred:
