@@ -26,7 +26,8 @@ pub struct Report {
     pub outcome: Outcome,
     /// The planner whose plan is in the outcome (the requested one when there is no plan).
     pub planner: Planner,
-    /// The max load: a lower bound on any plan's height.
+    /// The max load: a lower bound on any plan's height (with [`crate::Share`]s, the
+    /// max load with shares of [`crate::max_load`]).
     pub max_load: Size,
     /// The best proven lower bound on the height, the one every output reports: the max
     /// load (or the fixed buffers' top when higher), raised by the cheap bounds of

@@ -63,7 +63,8 @@ from executorch.exir.tensor import ALIGNMENT
 import memplan
 
 from . import _executorch_inplace as _inplace
-from . import executorch as _et
+from . import _executorch_algorithm as _et
+from . import _executorch_pass as _pass
 
 
 class BankPlacementError(_ExecuTorchBankPlacementError, memplan.MemplanError):
@@ -607,10 +608,10 @@ def banked_memory_planning_pass(
     if not isinstance(verify, bool):
         raise memplan.InputError(f"verify must be True or False, got {verify!r}")
     check_target(target, alignment)
-    _et._check_pass_options(pass_options, "banked_memory_planning_pass",
+    _pass._check_pass_options(pass_options, "banked_memory_planning_pass",
                             "time_limit, work_limit, threads, seed, verify, traffic, "
                             "allow_overlapping_allocations, in_place")
     algo = BankedAlgorithm(target, time_limit=time_limit, threads=threads, seed=seed,
                            traffic=traffic, work_limit=work_limit, in_place=in_place)
-    cls = _et._VerifiedMemoryPlanningPass if verify else _et._MemplanPass
+    cls = _pass._VerifiedMemoryPlanningPass if verify else _pass._MemplanPass
     return cls(algo, alignment=alignment, **pass_options)

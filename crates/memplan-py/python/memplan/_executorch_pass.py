@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import torch
 from executorch.exir.memory_planning import (
@@ -48,30 +48,7 @@ from executorch.exir.passes.memory_planning_pass import (
 
 import memplan
 
-from . import executorch as _et
-
-
-def _refuse_sharing_without_memplans_pass(option: str) -> None:
-    """Raises ``memplan.InputError`` when the ExecuTorch pass calling the algorithm
-    shares mutable buffers but is not memplan's: ExecuTorch's own pass would then fail
-    with a message that names neither the option nor memplan."""
-    frame = inspect.currentframe()
-    try:
-        f = frame.f_back if frame is not None else None
-        while f is not None:
-            caller = f.f_locals.get("self")
-            if isinstance(caller, MemoryPlanningPass):
-                if caller.share_mutable_buffers and not isinstance(caller, _MemplanPass):
-                    raise memplan.InputError(
-                        f"share_mutable_buffers=True with memplan's {option}= needs memplan's "
-                        "pass: use memplan.executorch.memory_planning_pass(..., "
-                        "share_mutable_buffers=True) (or banked_memory_planning_pass), not "
-                        "ExecuTorch's MemoryPlanningPass around memplan's Algorithm"
-                    )
-                return
-            f = f.f_back
-    finally:
-        del frame
+from . import _executorch_algorithm as _et
 
 
 class _MemplanPass(MemoryPlanningPass):
@@ -82,6 +59,9 @@ class _MemplanPass(MemoryPlanningPass):
     (``run_multimethod``): each in one arena of their own, one above every arena of
     every method, at one offset that is the same in every method, so the other arenas
     may be planned in any way (ExecuTorch's pass requires them all in arena 1)."""
+
+    #: Marks memplan's passes for ``_executorch_algorithm``, which cannot import them.
+    _memplans_pass = True
 
     def __init__(self, algorithm: "_et.Algorithm", **pass_options: Any) -> None:
         super().__init__(
@@ -332,3 +312,57 @@ def _check_pass_options(pass_options: Dict[str, Any], door: str, ours: str) -> N
             "share_mutable_buffers=True needs alloc_mutable_buffers=True: the shared "
             "buffers are the mutable buffers memplan places (in an arena of their own)"
         )
+
+
+def memory_planning_pass(
+    time_limit: Optional[float] = None,
+    planner: str = "auto",
+    threads: int = 0,
+    seed: Optional[int] = None,
+    verify: bool = False,
+    fast_capacity: Optional[int] = None,
+    work_limit: Optional[Union[int, float]] = None,
+    in_place: bool = False,
+    **pass_options: Any,
+) -> MemoryPlanningPass:
+    """A ready ``MemoryPlanningPass`` that plans with memplan, for
+    ``ExecutorchBackendConfig(memory_planning_pass=...)``.
+
+    ``work_limit`` (work units per arena; ``None``: memplan's default, the same ``.pte`` on
+    every run), ``time_limit`` (seconds per graph, a wall-clock limit instead; see the
+    module's docs), ``planner``, ``threads`` and ``seed`` go to ``memplan.plan``; ``fast_capacity`` to
+    ``Algorithm`` (arena 1 under it, the rest spilled to a new arena). ``in_place=True``
+    lets a tensor take the storage of an input that dies at its op, for the ops
+    ``memplan._executorch_inplace`` lists (pointwise ops, batch norm, KV-cache updates
+    into their cache), where that lowers the plan; off by default, as a user's own
+    kernels may not be alias-safe (docs/executorch.md). memplan's own
+    checker always checks every plan (it costs little). ``verify=True`` also runs
+    ExecuTorch's ``Verifier.verify_storage_reuse``, which makes ``to_executorch`` 2-4x
+    slower (BENCHMARKS.md §7). Other keyword arguments go to ``MemoryPlanningPass`` (``alignment``,
+    ``alloc_graph_input``, ``alloc_graph_output``, ``alloc_mutable_buffers``,
+    ``share_mutable_buffers``, ``allow_lifetime_and_storage_overlap``). Every argument is
+    checked here: a bad one raises ``memplan.InputError``.
+
+    After ``to_executorch``, the pass's ``reports`` holds one ``GraphReport`` per graph
+    planned (every method, and every control-flow submodule of one, with its arenas and
+    the bytes saved against ExecuTorch's default planner); ``algorithm`` is the
+    ``Algorithm``.
+    """
+    if not isinstance(verify, bool):
+        raise memplan.InputError(f"verify must be True or False, got {verify!r}")
+    _check_pass_options(
+        pass_options,
+        "memory_planning_pass",
+        "time_limit, planner, threads, seed, verify, fast_capacity, work_limit, in_place",
+    )
+    algo = _et.Algorithm(
+        time_limit=time_limit,
+        planner=planner,
+        threads=threads,
+        seed=seed,
+        fast_capacity=fast_capacity,
+        work_limit=work_limit,
+        in_place=in_place,
+    )
+    cls = _VerifiedMemoryPlanningPass if verify else _MemplanPass
+    return cls(algo, **pass_options)

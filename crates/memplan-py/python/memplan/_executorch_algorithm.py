@@ -1,0 +1,985 @@
+"""The planning algorithm behind ``memplan.executorch`` (its model and options are in
+that module's docs): ``Algorithm``, the reports, and the helpers the pass
+(``_executorch_pass``) and the banked pass (``_executorch_banks``) share.
+
+Layers, lowest first: ``_executorch_inplace`` (the shares a graph allows), this module,
+``_executorch_pass`` (the ``MemoryPlanningPass``), ``_executorch_banks`` (the banked
+pass), and ``executorch``, the façade that re-exports them. No module imports one
+above it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+try:
+    import torch
+    from executorch.exir.memory_planning import MemoryAlgoResult, SpecAllocResult, greedy
+    from executorch.exir.passes.memory_planning_pass import MemoryPlanningPass
+except ImportError as e:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        "memplan.executorch needs ExecuTorch: pip install 'memplan[executorch]' "
+        f"(executorch==1.5.1, torch==2.14.1): {e}"
+    ) from e
+
+import memplan
+from memplan import _executorch_inplace as _inplace
+
+
+
+@dataclass(frozen=True)
+class ArenaReport:
+    """What memplan did for one arena (one ``mem_id``)."""
+
+    mem_id: int
+    #: Specs in the arena, aliases and empty tensors included.
+    specs: int
+    #: Buffers given to the planner: non-empty specs that are not aliases.
+    buffers: int
+    #: Bytes reserved at the bottom of the arena (submodules); the plan starts above
+    #: them, rounded up to a multiple of the buffers' alignments.
+    reserved: int
+    #: The most bytes live at one time: no plan of the arena is lower.
+    max_load: int
+    #: The plan's peak address above the reserved space.
+    height: int
+    #: The best proven lower bound on the height.
+    lower_bound: int
+    #: True when the height equals the lower bound.
+    optimal: bool
+    planner: str
+    elapsed: float
+    #: ``reserved`` (rounded up) ``+ height + extra_padding``: the arena's ``bufsizes`` entry.
+    size: int
+    #: With ``fast_capacity``: the spill's cost (bytes of the spilled tensors) and its
+    #: proven lower bound, on both arenas' reports.
+    spill_cost: Optional[int] = None
+    spill_lower_bound: Optional[int] = None
+    #: True for the arena that holds the spilled tensors.
+    slow: bool = False
+    #: True for the arena of the mutable buffers shared by every method
+    #: (``share_mutable_buffers=True``): one offset per buffer, the same in every method.
+    shared: bool = False
+    #: The bank's name (``banked_memory_planning_pass``), else ``None``.
+    bank: Optional[str] = None
+    #: Bytes times accesses of the arena's buffers (``banked_memory_planning_pass``:
+    #: one write plus one read per user in the graph), else ``None``.
+    traffic: Optional[int] = None
+    #: With ``in_place=True``: how many tensors share another's storage in the plan
+    #: (the shares memplan took), and the bytes that saves: the arena's size planned by
+    #: the same planner without shares, less its size with them (0 when no share helps).
+    #: With ``fast_capacity``, the saving of both levels is on the slow arena's report
+    #: (negative when the shares let more bytes stay in the fast arena).
+    shares: int = 0
+    saved: int = 0
+    #: The tensors live when the most bytes are (a tensor inside another's storage
+    #: counted once), largest first: what holds the arena's peak.
+    peak: Tuple["PeakTensor", ...] = ()
+    #: The node index of that peak (``None`` for an empty arena).
+    peak_time: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class PeakTensor:
+    """One tensor live at an arena's peak: the node that writes it (its name in the
+    graph), that node's operator (``"aten::permute_copy"``; ``"placeholder"`` for a
+    graph input, ``"output"`` for an output-only tensor), its bytes in the arena and its
+    inclusive lifetime ``[first, last]``. A ``permute_copy`` of a constant here is a
+    weight transposed at run time: constant propagation (or a pre-transposed weight)
+    removes it."""
+
+    node: str
+    op: str
+    bytes: int
+    lifetime: Tuple[int, int]
+
+
+@dataclass(frozen=True)
+class GraphReport:
+    """What memplan did for one graph: a method of the program, or a control-flow
+    submodule of one (``torch.cond``'s branches, a loop's body), against ExecuTorch's
+    default planner (its ``greedy``) run on the same tensors."""
+
+    #: The method's name (``"forward"``), as ``to_executorch`` plans it; ``"method #k"``
+    #: (the k-th run of the pass) or ``""`` (an ``Algorithm`` called directly) when
+    #: ExecuTorch did not say.
+    method: str
+    #: The submodule's qualified name in the method's graph (``"true_graph_0"``), or
+    #: ``""`` for the method's own graph.
+    submodule: str
+    #: One ``ArenaReport`` per arena.
+    arenas: Tuple[ArenaReport, ...]
+    #: The ``bufsizes`` memplan returned (index 0, the constants, is 0).
+    sizes: Tuple[int, ...]
+    #: The ``bufsizes`` of ExecuTorch's default greedy on the same tensors.
+    default_sizes: Tuple[int, ...]
+
+    @property
+    def total(self) -> int:
+        """Bytes of all arenas, memplan's plan."""
+        return sum(self.sizes)
+
+    @property
+    def default_total(self) -> int:
+        """Bytes of all arenas, ExecuTorch's default plan."""
+        return sum(self.default_sizes)
+
+    @property
+    def saving(self) -> int:
+        """``default_total - total``: the bytes memplan saves (negative: it costs more,
+        which happens only when ``fast_capacity`` moves tensors to the slow arena)."""
+        return self.default_total - self.total
+
+    @property
+    def shares(self) -> int:
+        """Tensors that share another's storage (``in_place=True``), over all arenas."""
+        return sum(a.shares for a in self.arenas)
+
+    @property
+    def saved(self) -> int:
+        """Bytes the shares save (``in_place=True``) against the same planner without
+        them, over all arenas."""
+        return sum(a.saved for a in self.arenas)
+
+
+@dataclass
+class _Buffer:
+    """One storage root: a non-alias spec and the aliases that live inside it."""
+
+    spec: Any
+    start: int
+    end: int  # half-open
+    size: int
+    alignment: int
+    aliases: List[Tuple[Any, int]]  # (alias spec, offset inside the root)
+
+
+@dataclass
+class _ArenaShare:
+    """A share between two storage roots of one arena (``in_place=True``): ``buffer``
+    may take ``target``'s storage (``kind`` ``"in_place"`` or ``"inside"``, at
+    ``offset`` bytes into it)."""
+
+    buffer: _Buffer
+    target: _Buffer
+    kind: str
+    offset: int
+
+
+def _refuse_sharing_without_memplans_pass(option: str) -> None:
+    """Raises ``memplan.InputError`` when the ExecuTorch pass calling the algorithm
+    shares mutable buffers but is not memplan's: ExecuTorch's own pass would then fail
+    with a message that names neither the option nor memplan."""
+    frame = inspect.currentframe()
+    try:
+        f = frame.f_back if frame is not None else None
+        while f is not None:
+            caller = f.f_locals.get("self")
+            if isinstance(caller, MemoryPlanningPass):
+                if caller.share_mutable_buffers and not getattr(caller, "_memplans_pass", False):
+                    raise memplan.InputError(
+                        f"share_mutable_buffers=True with memplan's {option}= needs memplan's "
+                        "pass: use memplan.executorch.memory_planning_pass(..., "
+                        "share_mutable_buffers=True) (or banked_memory_planning_pass), not "
+                        "ExecuTorch's MemoryPlanningPass around memplan's Algorithm"
+                    )
+                return
+            f = f.f_back
+    finally:
+        del frame
+
+
+def _describe(spec: Any) -> str:
+    shape = tuple(getattr(spec, "shape", ()) or ())
+    return (
+        f"TensorSpec(shape={shape}, dtype={getattr(spec, 'dtype', '?')}, "
+        f"lifetime={getattr(spec, 'lifetime', '?')}, mem_id={getattr(spec, 'mem_id', '?')})"
+    )
+
+
+def _is_graph_module(value: Any) -> bool:
+    """A ``torch.fx.GraphModule``: what ExecuTorch hands to a pass it calls."""
+    return isinstance(value, torch.fx.GraphModule)
+
+
+def _check_arguments(
+    time_limit: Any, planner: Any, threads: Any, seed: Any, fast_capacity: Any, work_limit: Any = None,
+    in_place: Any = False,
+) -> None:
+    """Raises ``memplan.InputError`` naming the first bad argument of ``Algorithm``."""
+    if _is_graph_module(time_limit):
+        raise memplan.InputError(
+            "memplan.executorch.memory_planning_pass was given uncalled: write "
+            "memory_planning_pass=memplan.executorch.memory_planning_pass() (its result is "
+            "the pass ExecuTorch runs)"
+        )
+
+    def is_int(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    if time_limit is not None and (
+        isinstance(time_limit, bool)
+        or not isinstance(time_limit, (int, float))
+        or math.isnan(time_limit)
+        or time_limit < 0
+    ):
+        raise memplan.InputError(
+            f"time_limit must be seconds >= 0 (float('inf'): no clock; None: the default work limit), "
+            f"got {time_limit!r}"
+        )
+    if work_limit is not None and not (
+        (isinstance(work_limit, int) and not isinstance(work_limit, bool) and work_limit >= 0)
+        or work_limit == math.inf
+    ):
+        raise memplan.InputError(
+            f"work_limit must be an int >= 0 (work units per arena) or math.inf, got {work_limit!r}"
+        )
+    if not isinstance(planner, str) or planner not in memplan.planners():
+        raise memplan.InputError(
+            f"unknown planner {planner!r}: expected one of {memplan.planners()}"
+        )
+    if not is_int(threads) or threads < 0:
+        raise memplan.InputError(f"threads must be an int >= 0 (0: every core), got {threads!r}")
+    if seed is not None and (not is_int(seed) or not 0 <= seed < 2**64):
+        raise memplan.InputError(f"seed must be None or an int in [0, 2**64), got {seed!r}")
+    if fast_capacity is not None and (not is_int(fast_capacity) or fast_capacity < 0):
+        raise memplan.InputError(f"fast_capacity must be None or an int >= 0 (bytes), got {fast_capacity!r}")
+    if not isinstance(in_place, bool):
+        raise memplan.InputError(f"in_place must be True or False, got {in_place!r}")
+
+
+def _check_call(alignment: Any, specs: Any, graph_module: Any, extra_padding: Any) -> None:
+    """Raises ``memplan.InputError`` for a bad call of an algorithm. (``specs`` and
+    ``graph_module`` have defaults in ``__call__`` only so that ExecuTorch calling an
+    Algorithm as a pass, with a graph module alone, reaches the first message.)"""
+    if _is_graph_module(alignment):
+        raise memplan.InputError(
+            "memplan.executorch.Algorithm() is a memory-planning algorithm, not a pass: "
+            "give memory_planning_pass=memplan.executorch.memory_planning_pass(...), or "
+            "put the Algorithm in MemoryPlanningAlgorithmSuite(algo_list=[...]) inside a "
+            "MemoryPlanningPass"
+        )
+    if isinstance(alignment, bool) or not isinstance(alignment, int) or alignment < 1:
+        raise memplan.InputError(f"alignment must be an int >= 1, got {alignment!r}")
+    if isinstance(extra_padding, bool) or not isinstance(extra_padding, int) or extra_padding < 0:
+        raise memplan.InputError(f"extra_padding must be an int >= 0, got {extra_padding!r}")
+    if specs is None or graph_module is None:
+        raise memplan.InputError(
+            "Algorithm is called as algo(alignment, specs, graph_module, graph_signature, "
+            "extra_padding)"
+        )
+
+
+def _input_error(spec: Any, what: str) -> memplan.InputError:
+    return memplan.InputError(f"{_describe(spec)}: {what}")
+
+
+def _lifetime(spec: Any) -> Tuple[int, int]:
+    """The spec's inclusive ``[first, last]`` as a half-open ``(start, end)``."""
+    lifetime = getattr(spec, "lifetime", None)
+    if not isinstance(lifetime, (list, tuple)) or len(lifetime) != 2:
+        raise _input_error(spec, f"lifetime must be [first, last], got {lifetime!r}")
+    first, last = lifetime
+    for v in (first, last):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise _input_error(spec, f"lifetime must hold two ints, got {lifetime!r}")
+    if first < 0 or last < first:
+        raise _input_error(
+            spec, f"lifetime [{first}, {last}] must have 0 <= first <= last (inclusive)"
+        )
+    return first, last + 1
+
+
+def _mem_id(spec: Any, default: Optional[int] = 1) -> Any:
+    """The spec's arena; ``default`` when it has none (``None``: not pinned)."""
+    mem_id = getattr(spec, "mem_id", None)
+    if mem_id is None:
+        return default
+    if isinstance(mem_id, bool) or not isinstance(mem_id, int) or mem_id < 1:
+        raise _input_error(
+            spec,
+            f"unknown mem_id layout: mem_id must be None or an int >= 1 "
+            f"(0 is reserved for constants), got {mem_id!r}",
+        )
+    return mem_id
+
+
+def _root(spec: Any, planned: set) -> Tuple[Any, int]:
+    """The storage root of an alias chain and the alias's offset inside it."""
+    offset = 0
+    seen = {id(spec)}
+    node = spec
+    while getattr(node, "storage_base", None) is not None:
+        base = node.storage_base
+        sbo = getattr(node, "storage_base_offset", 0)
+        if isinstance(sbo, bool) or not isinstance(sbo, int) or sbo < 0:
+            raise _input_error(node, f"storage_base_offset must be an int >= 0, got {sbo!r}")
+        if sbo + node.allocated_memory > base.allocated_memory:
+            raise _input_error(
+                node,
+                f"alias of {node.allocated_memory} bytes at storage_base_offset {sbo} "
+                f"does not fit in its base of {base.allocated_memory} bytes",
+            )
+        if id(base) in seen:
+            raise _input_error(spec, "alias chain does not resolve: storage_base is circular")
+        seen.add(id(base))
+        offset += sbo
+        node = base
+    if id(node) not in planned:
+        raise _input_error(
+            spec,
+            "alias chain does not resolve: its storage_base root "
+            f"{_describe(node)} is not among the specs being planned",
+        )
+    return node, offset
+
+
+def _components(intervals: List[Tuple[int, int, int]]) -> Dict[int, int]:
+    """Groups ``(offset, end, key)`` address intervals into connected runs of
+    overlapping bytes; returns ``{key: run number}`` (runs in address order)."""
+    run_of: Dict[int, int] = {}
+    run = -1
+    reach = -1
+    for offset, end, key in sorted(intervals):
+        if offset >= reach:
+            run += 1
+        reach = max(reach, end)
+        run_of[key] = run
+    return run_of
+
+
+def _ordered(specs: Iterable[Any]) -> List[Any]:
+    """The specs in a deterministic order: as given when a sequence, else sorted by
+    lifetime, size and shape (ExecuTorch passes a list; a set is ordered by identity)."""
+    if isinstance(specs, (list, tuple)):
+        return list(specs)
+    return sorted(
+        specs,
+        key=lambda s: (
+            tuple(getattr(s, "lifetime", ()) or ()),
+            getattr(s, "allocated_memory", 0),
+            str(tuple(getattr(s, "shape", ()) or ())),
+            str(getattr(s, "dtype", "")),
+        ),
+    )
+
+
+class Algorithm:
+    """An ExecuTorch memory-planning algorithm backed by memplan.
+
+    Call it as ExecuTorch does: ``algo(alignment, specs, graph_module, graph_signature,
+    extra_padding) -> MemoryAlgoResult``. It writes nothing into the specs (the
+    ``MemoryPlanningAlgorithmSuite`` applies the winning result).
+
+    ``work_limit`` (work units per arena; ``None``: memplan's default), ``time_limit``
+    (seconds per call, a wall-clock limit instead; see the module's docs), ``planner``,
+    ``threads`` and ``seed`` go to ``memplan.plan``; the time limit is shared by all
+    arenas of one call. After each call, ``reports`` lists an ``ArenaReport`` per
+    arena of that call, and ``graphs`` has gained a ``GraphReport`` for it (``graphs``
+    keeps every call: every method and submodule; ``memory_planning_pass``'s
+    ``reports`` is the same list). Bad arguments raise ``memplan.InputError`` here, not
+    when ExecuTorch calls.
+
+    ``fast_capacity`` (bytes): arena 1, its reserved space and ``extra_padding`` included,
+    must fit in it; the tensors that do not fit are moved to a new, slow arena, chosen by
+    ``memplan.plan_spill`` at the least spilled bytes (see the module's docs). Any
+    capacity that holds the reserved space and the padding works, 0 included (everything
+    then spills); below that, ``memplan.InfeasibleError``. ``memplan.NoPlanFoundError``
+    when no plan was found in time.
+
+    ``in_place=True``: tensors may share storage along the shares
+    ``memplan._executorch_inplace`` finds (see the module's docs); ``taken`` lists the
+    ones each plan took. memplan's pass (``memory_planning_pass(in_place=True)``) links
+    them as ExecuTorch's ``storage_base`` after ExecuTorch applies the plan; inside
+    ExecuTorch's own pass the plan is the same and runs, but ExecuTorch's ``Verifier``
+    would refuse the overlaps it cannot see.
+    """
+
+    def __init__(
+        self,
+        time_limit: Optional[float] = None,
+        planner: str = "auto",
+        threads: int = 0,
+        seed: Optional[int] = None,
+        fast_capacity: Optional[int] = None,
+        work_limit: Optional[Union[int, float]] = None,
+        in_place: bool = False,
+    ) -> None:
+        _check_arguments(time_limit, planner, threads, seed, fast_capacity, work_limit, in_place)
+        self.in_place = in_place
+        self.time_limit = time_limit
+        self.work_limit = work_limit
+        self.planner = planner
+        self.threads = threads
+        self.seed = seed
+        self.fast_capacity = fast_capacity
+        self.reports: List[ArenaReport] = []
+        self.graphs: List[GraphReport] = []
+        # Set by the pass before each method: the method's name and the qualified name
+        # of each submodule graph, by id.
+        self._method = ""
+        self._submodules: Dict[int, str] = {}
+        # With in_place: the shares taken since the pass last reset it, as (buffer spec,
+        # target spec, offset in the target); memplan's pass links each as the buffer's
+        # `storage_base` once ExecuTorch has applied the plan.
+        self.taken: List[Tuple[Any, Any, int]] = []
+        # Set by memplan's pass with share_mutable_buffers: shares into a mutable buffer
+        # are then placed with the buffers (after every method), as (spec, buffer spec,
+        # offset), not planned here.
+        self._defer_mutable = False
+        self.deferred: List[Tuple[Any, Any, int]] = []
+        # ExecuTorch names algorithms by `__name__` (the suite's result table).
+        self.__name__ = "memplan"
+
+    def __repr__(self) -> str:
+        return (
+            f"memplan.executorch.Algorithm(time_limit={self.time_limit}, "
+            f"planner={self.planner!r}, threads={self.threads}, seed={self.seed}, "
+            f"fast_capacity={self.fast_capacity}, work_limit={self.work_limit}, "
+            f"in_place={self.in_place})"
+        )
+
+    def _solve(self, problem: memplan.Problem, time_limit: Optional[float]) -> memplan.Plan:
+        """One arena through memplan (the tests replace this to corrupt a plan)."""
+        return memplan.plan(
+            problem,
+            planner=self.planner,
+            time_limit=time_limit,
+            work_limit=self.work_limit,
+            seed=self.seed,
+            threads=self.threads,
+        )
+
+    def _solve_spill(
+        self, problem: memplan.Problem, capacity: int, time_limit: Optional[float]
+    ) -> memplan.SpillPlan:
+        """Arena 1 under ``fast_capacity`` (the tests replace this to corrupt a plan)."""
+        return memplan.plan_spill(
+            problem,
+            capacity,
+            time_limit=time_limit,
+            work_limit=self.work_limit,
+            threads=self.threads,
+            seed=self.seed or 0,
+        )
+
+    def __call__(
+        self,
+        alignment: int,
+        specs: Optional[Iterable[Any]] = None,
+        graph_module: Any = None,
+        graph_signature: Any = None,
+        extra_padding: int = 0,
+    ) -> MemoryAlgoResult:
+        _check_call(alignment, specs, graph_module, extra_padding)
+        if self.fast_capacity is not None:
+            _refuse_sharing_without_memplans_pass("fast_capacity")
+        started = time.monotonic()
+        ordered = _ordered(specs)
+        arenas = self._arenas(ordered, alignment)
+        shares = self._shares(arenas, graph_module, graph_signature)
+        self._names = _inplace.producers(graph_module)
+        reserved = list(getattr(graph_module, "input_mem_buffer_sizes", None) or [])
+        result = MemoryAlgoResult({}, [])
+        self.reports = []
+        next_obj = 0
+        sizes: Dict[int, int] = {}
+        if self.fast_capacity is not None:
+            # One above the arenas the specs use, so the same in a control-flow
+            # submodule and its parent: the submodules' slow tensors are then reserved
+            # at the bottom of the parent's slow arena (as their arena-1 tensors are in
+            # arena 1), not left in an arena of their own.
+            slow_id = max([1] + list(arenas)) + 1
+            arenas.setdefault(1, ([], []))
+            fast, slow = self._spill_arena(
+                arenas, reserved, extra_padding, started, slow_id, shares.get(1, [])
+            )
+        for mem_id in sorted(arenas):
+            base = reserved[mem_id] if mem_id < len(reserved) else 0
+            roots, empty = arenas[mem_id]
+            if self.fast_capacity is not None and mem_id in (1, slow_id):
+                offsets, report = fast if mem_id == 1 else slow
+            else:
+                offsets, report = self._plan_arena(
+                    mem_id, roots, base, extra_padding, started, shares.get(mem_id, [])
+                )
+            report = ArenaReport(specs=len(empty) + sum(1 + len(r.aliases) for r in roots), **report)
+            self.reports.append(report)
+            sizes[mem_id] = report.size
+            next_obj = self._write(result, mem_id, roots, offsets, empty, base, next_obj)
+        count = max([1, len(reserved) - 1] + list(sizes))
+        result.bufsizes = [0] + [
+            sizes.get(m, reserved[m] if m < len(reserved) else 0) for m in range(1, count + 1)
+        ]
+        default = greedy(alignment, ordered, graph_module, graph_signature, extra_padding)
+        self.graphs.append(GraphReport(
+            method=self._method or _method_name() or "",
+            submodule=self._submodules.get(id(graph_module), ""),
+            arenas=tuple(self.reports),
+            sizes=tuple(result.bufsizes),
+            default_sizes=tuple(default.bufsizes),
+        ))
+        return result
+
+    def _arenas(
+        self, specs: Sequence[Any], alignment: int, default: Optional[int] = 1
+    ) -> Dict[Any, Tuple[List[_Buffer], List[Any]]]:
+        """Splits the specs by arena into storage roots (with their aliases) and empty
+        tensors, after validating every spec; specs with no ``mem_id`` go to arena
+        ``default`` (``None``: a key of their own)."""
+        planned = {id(s) for s in specs}
+        roots: Dict[int, _Buffer] = {}
+        arenas: Dict[int, Tuple[List[_Buffer], List[Any]]] = {}
+        aliases: List[Any] = []
+        for spec in specs:
+            start, end = _lifetime(spec)
+            mem_id = _mem_id(spec, default)
+            size = spec.realign(alignment)
+            if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+                raise _input_error(spec, f"allocated_memory must be an int >= 0, got {size!r}")
+            if getattr(spec, "storage_base", None) is not None:
+                aliases.append(spec)
+                continue
+            if size == 0:
+                arenas.setdefault(mem_id, ([], []))[1].append(spec)
+                continue
+            buf = _Buffer(spec, start, end, size, spec.alignment, [])
+            roots[id(spec)] = buf
+            arenas.setdefault(mem_id, ([], []))[0].append(buf)
+        for spec in aliases:
+            root, offset = _root(spec, planned)
+            if root.allocated_memory == 0:
+                arenas.setdefault(_mem_id(root, default), ([], []))[1].append(spec)
+                continue
+            buf = roots[id(root)]
+            if offset % spec.alignment:
+                raise _input_error(
+                    spec,
+                    f"alias at offset {offset} inside its root breaks its alignment {spec.alignment}",
+                )
+            start, end = _lifetime(spec)
+            buf.start, buf.end = min(buf.start, start), max(buf.end, end)
+            buf.alignment = math.lcm(buf.alignment, spec.alignment)
+            buf.aliases.append((spec, offset))
+        return arenas
+
+    def _shares(
+        self, arenas: Dict[Any, Tuple[List[_Buffer], List[Any]]], graph_module: Any,
+        graph_signature: Any,
+    ) -> Dict[Any, List[_ArenaShare]]:
+        """With ``in_place``: each arena's shares (``_executorch_inplace.find_shares``)
+        between two of its storage roots, each root that takes an input's storage in
+        place starting at its op. With ``_defer_mutable`` (memplan's pass sharing the
+        mutable buffers, which are not planned here), a share into a mutable buffer
+        takes its spec out of the plan, into ``deferred``."""
+        if not self.in_place:
+            return {}
+        where: Dict[int, Tuple[Any, _Buffer]] = {}
+        for mem_id, (roots, _) in arenas.items():
+            for r in roots:
+                where[id(r.spec)] = (mem_id, r)
+        out: Dict[Any, List[_ArenaShare]] = {}
+        deferred: Dict[int, _Buffer] = {}
+        for share in _inplace.find_shares(graph_module, graph_signature):
+            found = where.get(id(share.buffer))
+            if found is None or found[1].aliases or id(found[1]) in deferred:
+                continue
+            mem_id, buf = found
+            target = where.get(id(share.target))
+            if target is None:
+                if self._defer_mutable and share.rule in ("cache_update", "write_back"):
+                    self.deferred.append((share.buffer, share.target, share.offset))
+                    deferred[id(buf)] = buf
+                continue
+            if target[0] != mem_id or target[1] is buf:
+                continue
+            tgt = target[1]
+            if share.kind == "in_place":
+                start = share.start if share.start is not None else buf.start
+                # memplan's in-place rule, on the buffer's start at its op.
+                if not (buf.start <= start < buf.end and tgt.start <= start and tgt.end <= start + 1):
+                    continue
+                if buf.size > tgt.size:
+                    continue
+                buf.start = start
+            elif share.offset + buf.size > tgt.size or share.offset % buf.alignment:
+                continue  # past the target's end, or a misaligned slice (concat)
+            out.setdefault(mem_id, []).append(_ArenaShare(buf, tgt, share.kind, share.offset))
+        self._removed: Dict[Any, List[_Buffer]] = {}
+        if deferred:
+            for mem_id, (roots, _) in arenas.items():
+                self._removed[mem_id] = [r for r in roots if id(r) in deferred]
+                roots[:] = [r for r in roots if id(r) not in deferred]
+            out = {
+                m: [sh for sh in shs if id(sh.buffer) not in deferred and id(sh.target) not in deferred]
+                for m, shs in out.items()
+            }
+        return out
+
+    def _solve_shared(
+        self, roots: List[_Buffer], shares: List[_ArenaShare], time_limit: Optional[float],
+        removed: Sequence[_Buffer] = (),
+    ) -> Tuple[memplan.Plan, List[_ArenaShare], int]:
+        """The arena planned with its shares and without them, by the same planner: the
+        lower plan (the one without shares on a tie), the shares it took and the bytes
+        they save. ``removed`` roots (placed inside a shared mutable buffer) count in the
+        plan without shares only."""
+        items = [(str(k), b.start, b.end, b.size, b.alignment) for k, b in enumerate(roots)]
+        limit = None if time_limit is None else time_limit / 2 if shares or removed else time_limit
+        if removed:
+            everything = items + [
+                (f"r{k}", b.start, b.end, b.size, b.alignment) for k, b in enumerate(removed)
+            ]
+            without = self._solve(memplan.Problem(everything), limit)
+        plan = self._solve(memplan.Problem(items), limit)
+        if removed:
+            # The removed roots live in the shared arena whatever the plan: the saving
+            # is against the plan that kept them here.
+            if not shares:
+                return plan, [], without.height - plan.height
+        if not shares:
+            return plan, [], 0
+        baseline = without.height if removed else plan.height
+        index = {id(r): k for k, r in enumerate(roots)}
+        declared = [
+            (str(index[id(sh.buffer)]), str(index[id(sh.target)]), sh.kind, sh.offset)
+            for sh in shares
+        ]
+        shared = self._solve(memplan.Problem(items, shares=declared), limit)
+        if shared.height >= plan.height:
+            return plan, [], baseline - plan.height
+        return shared, [shares[k] for k in shared.taken_shares], baseline - shared.height
+
+    def _plan_arena(
+        self, mem_id: int, roots: List[_Buffer], base: int, extra_padding: int, started: float,
+        shares: Sequence[_ArenaShare] = (),
+    ) -> Tuple[List[int], Dict[str, Any]]:
+        """Plans one arena (with its shares, ``in_place``) and checks the plan; offsets
+        are absolute (above `base`)."""
+        figures: Dict[str, Any] = dict(mem_id=mem_id, buffers=len(roots), reserved=base)
+        if not roots:
+            figures.update(max_load=0, height=0, lower_bound=0, optimal=True, planner="none", elapsed=0.0)
+            figures["size"] = base + extra_padding
+            return [], figures
+        # The plan starts above the reserved bytes, on a multiple of every alignment.
+        step = math.lcm(*(b.alignment for b in roots))
+        bottom = -(-base // step) * step
+        limit = self.time_limit
+        if limit is not None:
+            limit = max(0.0, limit - (time.monotonic() - started))
+        removed = getattr(self, "_removed", {}).get(mem_id, [])
+        plan, taken, saved = self._solve_shared(roots, list(shares), limit, removed)
+        offsets = [bottom + o for o in plan.offsets]
+        _check(roots, offsets, base, taken)
+        self.taken.extend((sh.buffer.spec, sh.target.spec, sh.offset) for sh in taken)
+        when, peak = _peak_tensors(roots, taken, getattr(self, "_names", {}))
+        figures.update(
+            max_load=plan.max_load,
+            height=plan.height,
+            lower_bound=plan.lower_bound,
+            optimal=plan.optimal,
+            planner=plan.planner,
+            elapsed=plan.elapsed,
+            size=bottom + plan.height + extra_padding,
+            shares=len(taken),
+            saved=saved,
+            peak=peak,
+            peak_time=when,
+        )
+        return offsets, figures
+
+    def _spill_arena(
+        self,
+        arenas: Dict[int, Tuple[List[_Buffer], List[Any]]],
+        reserved: List[int],
+        extra_padding: int,
+        started: float,
+        slow_id: int,
+        shares: Sequence[_ArenaShare] = (),
+    ) -> Tuple[Tuple[List[int], Dict[str, Any]], Tuple[List[int], Dict[str, Any]]]:
+        """Splits arena 1 under ``fast_capacity`` with ``memplan.plan_spill``: the kept
+        roots stay in arena 1, the spilled ones move to a new arena ``slow_id`` (added to
+        ``arenas``). With ``shares`` (``in_place``), memplan's planner for two memories
+        with the shares is the other candidate: the one that spills fewer bytes (then
+        the lower slow arena) is kept. Both levels go through memplan's checker. Returns
+        each arena's offsets (absolute) and report figures."""
+        roots, empty = arenas[1]
+        base = reserved[1] if len(reserved) > 1 else 0
+        step = math.lcm(1, *(b.alignment for b in roots))
+        bottom = -(-base // step) * step
+        capacity = self.fast_capacity - bottom - extra_padding
+        if capacity < 0:  # 0 is fine: every tensor spills
+            rounded = f" (rounded up to {bottom}, the tensors' alignment)" if bottom != base else ""
+            raise memplan.InfeasibleError(
+                f"fast_capacity {self.fast_capacity} cannot hold arena 1's reserved "
+                f"{base} bytes{rounded} and extra_padding {extra_padding}"
+            )
+        slow_base = reserved[slow_id] if slow_id < len(reserved) else 0
+        if not roots:
+            arenas[slow_id] = ([], [])
+            fast = self._plan_arena(1, roots, base, extra_padding, started)
+            return fast, self._plan_arena(slow_id, [], slow_base, extra_padding, started)
+        problem = memplan.Problem(
+            [(str(k), b.start, b.end, b.size, b.alignment) for k, b in enumerate(roots)]
+        )
+        limit = self.time_limit
+        if limit is not None:
+            limit = max(0.0, limit - (time.monotonic() - started))
+        if shares and limit is not None:
+            limit /= 3
+        plan = self._solve_spill(problem, capacity, limit)
+        cost, lower_bound, elapsed = plan.cost, plan.lower_bound, plan.elapsed
+        spilled, offsets_of = list(plan.spilled), list(plan.offsets)
+        taken: List[_ArenaShare] = []
+        saved = (0, 0)
+        if shares:
+            # Candidates: plan_spill's split and the two-memory planner's with shares,
+            # each level then re-planned with its shares where that is lower. Kept: the
+            # fewest bytes spilled, then the lowest slow arena, then the lowest fast one.
+            heights = _level_heights(roots, spilled, offsets_of)
+            candidates = [(spilled, offsets_of, [])]
+            alternative = self._spill_shared(roots, list(shares), capacity, limit)
+            if alternative is not None:
+                candidates.append(alternative[:3])
+                elapsed += alternative[3]
+            best = None
+            for flags, offs, took in candidates:
+                flags, offs, took = self._relevel(roots, flags, offs, took, list(shares), limit)
+                moved = sum(r.size for r, f in zip(roots, flags) if f)
+                fast_h, slow_h = _level_heights(roots, flags, offs)
+                key = (moved, slow_h, fast_h)
+                if fast_h <= capacity and (best is None or key < best[0]):
+                    best = (key, flags, offs, took)
+            if best is not None:
+                (moved, slow_h, fast_h), spilled, offsets_of, taken = best
+                cost = moved
+                saved = (0, heights[0] + heights[1] - fast_h - slow_h)
+        kept = [k for k, s in enumerate(spilled) if not s]
+        gone = [k for k, s in enumerate(spilled) if s]
+        fast_roots = [roots[k] for k in kept]
+        slow_roots = [roots[k] for k in gone]
+        slow_step = math.lcm(1, *(b.alignment for b in slow_roots))
+        slow_bottom = -(-slow_base // slow_step) * slow_step
+        fast_offsets = [bottom + offsets_of[k] for k in kept]
+        slow_offsets = [slow_bottom + offsets_of[k] for k in gone]
+        fast_ids = {id(r) for r in fast_roots}
+        level_shares = (
+            [sh for sh in taken if id(sh.buffer) in fast_ids],
+            [sh for sh in taken if id(sh.buffer) not in fast_ids],
+        )
+        if fast_roots:
+            _check(fast_roots, fast_offsets, base, level_shares[0])
+        if slow_roots:
+            _check(slow_roots, slow_offsets, slow_base, level_shares[1])
+        self.taken.extend((sh.buffer.spec, sh.target.spec, sh.offset) for sh in taken)
+        arenas[1] = (fast_roots, empty)
+        arenas[slow_id] = (slow_roots, [])
+        figures = []
+        levels = ((1, fast_roots, fast_offsets, bottom, base),
+                  (slow_id, slow_roots, slow_offsets, slow_bottom, slow_base))
+        for (mem_id, rs, offs, lo, res), level in zip(levels, level_shares):
+            height = max((o + r.size for r, o in zip(rs, offs)), default=lo) - lo
+            load = _load(rs, level)
+            when, peak = _peak_tensors(rs, level, getattr(self, "_names", {}))
+            figures.append((offs, dict(
+                mem_id=mem_id, buffers=len(rs), reserved=res,
+                max_load=load, height=height, lower_bound=load, optimal=height == load,
+                planner="spill" if not taken else "spill, in place", elapsed=elapsed,
+                size=lo + height + extra_padding,
+                spill_cost=cost, spill_lower_bound=lower_bound, slow=mem_id != 1,
+                shares=len(level), saved=saved[0] if mem_id == 1 else saved[1],
+                peak=peak, peak_time=when,
+            )))
+        if figures[0][1]["size"] > self.fast_capacity:
+            raise memplan.CheckError(
+                f"arena 1 needs {figures[0][1]['size']} bytes, over fast_capacity {self.fast_capacity}"
+            )
+        return figures[0], figures[1]
+
+    def _relevel(
+        self, roots: List[_Buffer], spilled: List[bool], offsets: List[int],
+        taken: List[_ArenaShare], shares: List[_ArenaShare], time_limit: Optional[float],
+    ) -> Tuple[List[bool], List[int], List[_ArenaShare]]:
+        """A two-level split with each level re-planned with the shares between two of
+        its roots, where that is lower than the level's plan as given."""
+        offsets = list(offsets)
+        kept_taken: List[_ArenaShare] = []
+        for level in (False, True):
+            members = [k for k, f in enumerate(spilled) if f == level]
+            if not members:
+                continue
+            mine = [roots[k] for k in members]
+            ids = {id(r) for r in mine}
+            inner = [sh for sh in shares if id(sh.buffer) in ids and id(sh.target) in ids]
+            given = [sh for sh in taken if id(sh.buffer) in ids]
+            height = max(offsets[k] + roots[k].size for k in members)
+            if inner:
+                plan, took, _ = self._solve_shared(mine, inner, time_limit)
+                if plan.height < height:
+                    for k, o in zip(members, plan.offsets):
+                        offsets[k] = o
+                    given = took
+            kept_taken.extend(given)
+        return spilled, offsets, kept_taken
+
+    def _spill_shared(
+        self, roots: List[_Buffer], shares: List[_ArenaShare], capacity: int,
+        time_limit: Optional[float],
+    ) -> Optional[Tuple[List[bool], List[int], List[_ArenaShare], float]]:
+        """Arena 1 under ``fast_capacity`` with its shares: memplan's planner for two
+        memories (the fast one of ``capacity`` bytes, an unbounded slow one; every
+        buffer accessed once, so the most bytes stay fast). ``(spilled, offsets in
+        each level, the shares taken, seconds)``, or ``None`` when it finds no plan."""
+        items = [(str(k), b.start, b.end, b.size, b.alignment) for k, b in enumerate(roots)]
+        index = {id(r): k for k, r in enumerate(roots)}
+        declared = [
+            (str(index[id(sh.buffer)]), str(index[id(sh.target)]), sh.kind, sh.offset)
+            for sh in shares
+        ]
+        try:
+            plan = memplan.plan(
+                memplan.Problem(items, shares=declared),
+                time_limit=time_limit, work_limit=self.work_limit, seed=self.seed,
+                threads=self.threads,
+                memories=[memplan.Memory("fast", capacity=capacity), memplan.Memory("slow")],
+                accesses=[1] * len(items),
+            )
+        except memplan.MemplanError:
+            return None
+        spilled = [m != 0 for m in plan.memory_index]
+        return spilled, list(plan.offsets), [shares[k] for k in plan.taken_shares], plan.elapsed
+
+    @staticmethod
+    def _write(
+        result: MemoryAlgoResult,
+        mem_id: int,
+        roots: List[_Buffer],
+        offsets: List[int],
+        empty: List[Any],
+        base: int,
+        next_obj: int,
+    ) -> int:
+        """Records every spec's (mem_id, mem_obj_id, mem_offset); returns the next free
+        object id. Object ids: one per connected run of overlapping bytes."""
+        placed: List[Tuple[Any, int]] = []
+        for b, off in zip(roots, offsets):
+            placed.append((b.spec, off))
+            placed.extend((alias, off + inner) for alias, inner in b.aliases)
+        run_of = _components(
+            [(off, off + spec.allocated_memory, k) for k, (spec, off) in enumerate(placed)]
+        )
+        runs = max(run_of.values(), default=-1) + 1
+        for k, (spec, off) in enumerate(placed):
+            result.spec_dict[spec] = SpecAllocResult(mem_id, next_obj + run_of[k], off)
+        next_obj += runs
+        for spec in empty:
+            result.spec_dict[spec] = SpecAllocResult(mem_id, next_obj, base)
+            next_obj += 1
+        return next_obj
+
+
+def _check(
+    roots: List[_Buffer], offsets: List[int], base: int, shares: Sequence[_ArenaShare] = ()
+) -> None:
+    """memplan's independent checker on the arena's final offsets, the reserved space
+    standing as a fixed buffer over all time, two buffers overlapping only along one of
+    ``shares`` (the shares the plan took); then every alias inside its root."""
+    buffers = [
+        {"id": str(k), "start": b.start, "end": b.end, "size": b.size, "alignment": b.alignment}
+        for k, b in enumerate(roots)
+    ]
+    final = list(offsets)
+    if base > 0:
+        end = max(b.end for b in roots)
+        buffers.append({"id": "reserved", "start": 0, "end": end, "size": base, "fixed_offset": 0})
+        final.append(0)
+    index = {id(r): k for k, r in enumerate(roots)}
+    declared = [
+        (str(index[id(sh.buffer)]), str(index[id(sh.target)]), sh.kind, sh.offset)
+        for sh in shares
+    ]
+    memplan.check(memplan.Problem(buffers, shares=declared) if declared else memplan.Problem(buffers), final)
+    for b, off in zip(roots, offsets):
+        for alias, inner in b.aliases:
+            start, end = _lifetime(alias)
+            if inner + alias.allocated_memory > b.size or start < b.start or end > b.end:
+                raise memplan.CheckError(
+                    f"alias {_describe(alias)} at offset {off + inner} is not inside its "
+                    f"base {_describe(b.spec)} at offset {off}"
+                )
+
+
+def _level_heights(roots: List[_Buffer], spilled: List[bool], offsets: List[int]) -> Tuple[int, int]:
+    """(fast, slow) heights of a two-level split."""
+    fast = max((o + r.size for r, f, o in zip(roots, spilled, offsets) if not f), default=0)
+    slow = max((o + r.size for r, f, o in zip(roots, spilled, offsets) if f), default=0)
+    return fast, slow
+
+
+def _load(roots: List[_Buffer], taken: Sequence[_ArenaShare]) -> int:
+    """The most bytes live at one time, a buffer inside another's storage counted once."""
+    if not roots:
+        return 0
+    index = {id(r): k for k, r in enumerate(roots)}
+    problem = memplan.Problem(
+        [(str(k), r.start, r.end, r.size) for k, r in enumerate(roots)],
+        **({"shares": [(str(index[id(sh.buffer)]), str(index[id(sh.target)]), sh.kind,
+                        sh.offset, True) for sh in taken]} if taken else {}),
+    )
+    return problem.max_load()
+
+
+def _peak_tensors(
+    roots: List[_Buffer], taken: Sequence[_ArenaShare], names: Dict[int, Tuple[str, str]]
+) -> Tuple[Optional[int], Tuple[PeakTensor, ...]]:
+    """The first node index at which the most bytes are live (a buffer inside another's
+    storage counted once, while both live) and the tensors live then, largest first."""
+    if not roots:
+        return None, ()
+    delta: Dict[int, int] = {}
+    for r in roots:
+        delta[r.start] = delta.get(r.start, 0) + r.size
+        delta[r.end] = delta.get(r.end, 0) - r.size
+    for sh in taken:
+        lo = max(sh.buffer.start, sh.target.start)
+        hi = min(sh.buffer.end, sh.target.end)
+        if lo < hi:
+            overlap = min(sh.buffer.size, sh.target.size - sh.offset)
+            delta[lo] = delta.get(lo, 0) - overlap
+            delta[hi] = delta.get(hi, 0) + overlap
+    load = best = 0
+    when = roots[0].start
+    for t in sorted(delta):
+        load += delta[t]
+        if load > best:
+            best, when = load, t
+    inside = {id(sh.buffer) for sh in taken
+              if sh.target.start <= when < sh.target.end}
+    live = sorted(
+        (r for r in roots if r.start <= when < r.end and id(r) not in inside),
+        key=lambda r: (-r.size, r.start),
+    )
+    out = []
+    for r in live:
+        node, op = names.get(id(r.spec), ("?", "?"))
+        out.append(PeakTensor(node=node, op=op, bytes=r.size, lifetime=(r.start, r.end - 1)))
+    return when, tuple(out)
+
+
+def _method_name() -> Optional[str]:
+    """The name of the method ExecuTorch's ``to_executorch`` is planning (its loop's
+    ``name``), or ``None`` when the pass runs some other way."""
+    frame = inspect.currentframe()
+    try:
+        f = frame.f_back if frame is not None else None
+        while f is not None:
+            if f.f_code.co_name == "to_executorch" and isinstance(f.f_locals.get("name"), str):
+                return f.f_locals["name"]
+            f = f.f_back
+        return None
+    finally:
+        del frame
