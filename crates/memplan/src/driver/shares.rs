@@ -74,13 +74,13 @@ pub(super) fn run(
     let optional = options.shares.optional && !all_required;
     let may_fall_back = optional && options.shares.fallback;
     if capacity.is_some_and(|c| bound > c) {
-        let planner = options.planner;
-        let proven = (bound, shared_load);
+        let figures = (bound, shared_load);
+        let infeasible = Outcome::Infeasible;
         return Ok(report_of(
-            planner,
+            options.planner,
             None,
-            Outcome::Infeasible,
-            proven,
+            infeasible,
+            figures,
             budget,
             started,
         ));
@@ -106,17 +106,27 @@ pub(super) fn run(
     // The storages reserve each storage's full size over its whole span, so their
     // problem is stricter than the buffers': its proofs do not carry over, the bound
     // with shares does.
-    let outcome = {
-        match (report.outcome.plan(), report.outcome.best()) {
-            (Some(p), _) if p.height() <= bound => Outcome::Optimal(expand(p)),
-            (Some(p), _) => Outcome::Feasible {
-                plan: expand(p),
-                lower_bound: bound,
-            },
-            (None, best) => Outcome::Unknown {
-                best_so_far: best.map(expand),
-                lower_bound: bound,
-            },
+    let (outcome, proven) = match (report.outcome.plan(), report.outcome.best()) {
+        (Some(p), _) if p.height() <= bound => (Outcome::Optimal(expand(p)), p.height()),
+        (Some(p), _) => {
+            let plan = expand(p);
+            (
+                Outcome::Feasible {
+                    plan,
+                    lower_bound: bound,
+                },
+                bound,
+            )
+        }
+        (None, best) => {
+            let best_so_far = best.map(expand);
+            (
+                Outcome::Unknown {
+                    best_so_far,
+                    lower_bound: bound,
+                },
+                bound,
+            )
         }
     };
     if options.verify {
@@ -129,13 +139,6 @@ pub(super) fn run(
                 })?;
         }
     }
-    let proven = match &outcome {
-        Outcome::Optimal(p) => p.height(),
-        Outcome::Feasible { lower_bound, .. } | Outcome::Unknown { lower_bound, .. } => {
-            *lower_bound
-        }
-        Outcome::Infeasible => capacity.map_or(bound, |c| bound.max(c + Size(1))),
-    };
     let mut out = report_of(
         report.planner,
         Some(&report),
