@@ -591,3 +591,34 @@ fn fuzz_body_smoke() {
         cases += 1;
     }
 }
+
+/// Without costs the last memory serves what the earlier ones leave: its gap is 0, so a
+/// plan whose first memory is at its bound has every memory optimal (the unbounded DRAM
+/// once reported the TCM's traffic as its gap).
+#[test]
+fn the_last_memory_without_costs_has_no_gap() {
+    let csv = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/shares/decoder.csv"
+    ))
+    .unwrap();
+    let with = memplan::io::read_problem_csv(&csv, &memplan::io::ReadOptions::default()).unwrap();
+    for problem in [with.without_shares(), with] {
+        for tcm in [300_000u64, 700_000, 1_400_000] {
+            let memories = vec![Memory::new("tcm").with_capacity(tcm), Memory::new("dram")];
+            let report = plan_memories(
+                &problem,
+                &memories,
+                &MemoriesInput::default(),
+                &Request::minimise(),
+                &MemoriesOptions::default(),
+            )
+            .unwrap();
+            let gaps = report.memory_gaps();
+            assert_eq!(gaps.len(), 2);
+            assert_eq!(gaps[1], 0, "tcm {tcm}: {gaps:?}");
+            let plan = report.plan().unwrap();
+            assert!(report.traffic_bounds[0] >= plan.traffic[0]);
+        }
+    }
+}

@@ -13,7 +13,9 @@
 //! - **the joint search**, when it finished without costs: the plan is lexicographically
 //!   optimal, so each memory's ceiling is its traffic (gap 0 everywhere).
 //!
-//! An unbounded memory's ceiling is the traffic allowed in it.
+//! Without costs, the last memory in the order serves whatever the earlier ones leave, so
+//! its ceiling is its traffic (gap 0). Otherwise an unbounded memory's ceiling is the
+//! traffic allowed in it.
 
 use crate::memory_types::{Memory, MemoryIdx, MemoryPlan, MemorySet};
 use crate::types::{BufferIdx, Problem};
@@ -60,6 +62,11 @@ pub(crate) fn traffic_bounds(
                 .indices()
                 .filter(|&i| input.allowed[i.index()].contains(m))
                 .collect();
+            // Without costs, the last memory in the order serves what the earlier ones
+            // leave: with their traffic as the plan's, exactly the plan's.
+            if !priced && input.order.last() == Some(&m) {
+                return plan.traffic[m.index()];
+            }
             let allowed: u64 = members.iter().map(|&i| input.traffic[i.index()]).sum();
             let Some(capacity) = input.memories[m.index()].capacity else {
                 return allowed;
