@@ -68,6 +68,7 @@ mod generate_dense;
 mod greedy;
 mod index;
 pub mod io;
+mod maxtree;
 /// Several memories: which memory each buffer lives in, and where (feature `memories`,
 /// on by default).
 #[cfg(feature = "memories")]

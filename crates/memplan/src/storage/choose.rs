@@ -7,56 +7,16 @@
 //! taken when the storages' max load falls, or stays and the total area (bytes × steps)
 //! does not grow. The profile is a tree over the problem's distinct times with range
 //! additions and the maximum at its root, so each try costs O(m log T) for the m
-//! segments of the two storages.
+//! segments of the two storages (the tree is `crate::maxtree`'s, which TelaMalloc uses
+//! too).
 //!
 //! The load only bounds the plan; the driver still plans without the optional shares and
 //! keeps that plan when it is lower (`driver/shares.rs`).
 
 use super::{Groups, Join};
+use crate::maxtree::MaxTree;
 use crate::share::ShareKind;
 use crate::types::{Lifetime, Problem, Time};
-
-/// Range addition and maximum over `n` slots.
-struct MaxTree {
-    n: usize,
-    max: Vec<i128>,
-    add: Vec<i128>,
-}
-
-impl MaxTree {
-    fn new(n: usize) -> MaxTree {
-        MaxTree {
-            n: n.max(1),
-            max: vec![0; 4 * n.max(1)],
-            add: vec![0; 4 * n.max(1)],
-        }
-    }
-
-    fn top(&self) -> i128 {
-        self.max[1]
-    }
-
-    fn range_add(&mut self, lo: usize, hi: usize, v: i128) {
-        if lo < hi {
-            self.go(1, 0, self.n, lo, hi, v);
-        }
-    }
-
-    fn go(&mut self, node: usize, l: usize, r: usize, lo: usize, hi: usize, v: i128) {
-        if hi <= l || r <= lo {
-            return;
-        }
-        if lo <= l && r <= hi {
-            self.max[node] += v;
-            self.add[node] += v;
-            return;
-        }
-        let m = (l + r) / 2;
-        self.go(2 * node, l, m, lo, hi, v);
-        self.go(2 * node + 1, m, r, lo, hi, v);
-        self.max[node] = self.add[node] + self.max[2 * node].max(self.max[2 * node + 1]);
-    }
-}
 
 /// The load of one storage: its size over the union of its members' live segments.
 struct Footprint {
@@ -66,7 +26,7 @@ struct Footprint {
 
 struct Profile<'t> {
     times: &'t [Time],
-    tree: MaxTree,
+    tree: MaxTree<i128>,
     area: i128,
 }
 
@@ -126,7 +86,7 @@ pub(crate) fn choose(problem: &Problem, groups: &mut Groups<'_>) {
     times.sort_unstable();
     times.dedup();
     let mut profile = Profile {
-        tree: MaxTree::new(times.len()),
+        tree: MaxTree::new(&vec![0; times.len()], 0, i128::MIN / 4),
         times: &times,
         area: 0,
     };
@@ -154,7 +114,7 @@ pub(crate) fn choose(problem: &Problem, groups: &mut Groups<'_>) {
 /// Applies `j`'s change to the profile when it lowers or keeps the load; else leaves
 /// the profile as it was.
 fn lowers_or_keeps(groups: &Groups<'_>, profile: &mut Profile<'_>, j: &Join) -> bool {
-    let (top, area) = (profile.tree.top(), profile.area);
+    let (top, area) = (profile.tree.max(), profile.area);
     let old = [
         footprint(groups, &[(j.keep, 0)]),
         footprint(groups, &[(j.absorb, 0)]),
@@ -167,7 +127,7 @@ fn lowers_or_keeps(groups: &Groups<'_>, profile: &mut Profile<'_>, j: &Join) -> 
         profile.add(f, -1);
     }
     profile.add(&new, 1);
-    let (new_top, new_area) = (profile.tree.top(), profile.area);
+    let (new_top, new_area) = (profile.tree.max(), profile.area);
     if new_top < top || (new_top == top && new_area <= area) {
         return true;
     }

@@ -35,8 +35,8 @@
 //! Alignment (§5.5) is part of the domain: candidate offsets are rounded up to the
 //! buffer's alignment. Fixed buffers are placed first, at their offsets, like any other.
 
-use super::maxtree::MaxTree;
 use crate::index::TimeIndex;
+use crate::maxtree::MaxTree;
 use crate::sections;
 use crate::types::{Buffer, BufferIdx, Lifetime, Offset, Problem, Size};
 
@@ -72,7 +72,7 @@ struct Sections {
     unplaced_load: Vec<Size>,
     top: Vec<Offset>,
     /// The largest unplaced load of any section.
-    max_unplaced: MaxTree,
+    max_unplaced: MaxTree<i64>,
     /// Whether section floors are kept (`floor` then has one entry per section).
     floors: bool,
     /// `floor[k]`: the lowest domain among the unplaced members of section `k` (a lower
@@ -115,7 +115,7 @@ impl Sections {
             affected: Vec::new(),
             floors,
             model,
-            max_unplaced: MaxTree::new(&unplaced_load),
+            max_unplaced: MaxTree::of_sizes(&unplaced_load),
             unplaced_load,
             top: vec![Offset::ZERO; steps.len()],
         })

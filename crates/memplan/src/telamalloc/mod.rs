@@ -63,7 +63,6 @@ mod candidates;
 mod components;
 mod domains;
 mod engine;
-mod maxtree;
 #[cfg(feature = "testing")]
 pub(crate) mod measure;
 #[cfg(any(test, feature = "testing"))]
