@@ -548,7 +548,7 @@ pub(crate) fn plan_with_memories(
         work: report.work,
         stopped_by: report.stopped_by.map(memplan::Stop::name),
         fallback: report.fallback,
-        taken_shares: memplan::share::taken(target, &plan.offsets, |i| plan.memory[i].0),
+        taken_shares: target.taken_shares(&plan.offsets, |i| plan.memory[i].0),
         core: memories.clone(),
         allowed: allowed.clone(),
         accesses: accesses.clone(),

@@ -362,7 +362,7 @@ pub fn draw(problem: &Problem, offsets: &[u64], pic: &Picture) -> String {
 fn shares(svg: &mut String, sc: &Scale, problem: &Problem, offsets: &[u64]) -> bool {
     let bufs = problem.buffers();
     let offs: Vec<memplan::Offset> = offsets.iter().map(|&o| memplan::Offset(o)).collect();
-    let taken = memplan::share::taken(problem, &offs, |_| ());
+    let taken = problem.taken_shares(&offs, |_| ());
     if taken.is_empty() {
         return false;
     }

@@ -2,7 +2,7 @@
 
 use thiserror::Error;
 
-use crate::types::{Lifetime, Offset, Size};
+use crate::units::{Lifetime, Offset, Size};
 
 /// A rule of [`crate::Problem::new`] that a buffer breaks.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -259,7 +259,7 @@ pub enum ReadErrorKind {
     /// A tiled problem's tensor breaks a rule of [`crate::tiles::TiledProblem::new`].
     #[cfg(feature = "tiles")]
     #[error("{0}")]
-    Tiles(crate::tiles::TileError),
+    Tiles(TileError),
     /// Valid JSON, but a field (`buffers[2].size`) is not what a problem needs.
     #[error("JSON {field}: {message}")]
     JsonField {
@@ -329,4 +329,63 @@ impl std::fmt::Display for Escaped<'_> {
         }
         Ok(())
     }
+}
+
+/// A rule of [`crate::tiles::TiledProblem::new`] that a tensor breaks (feature `tiles`).
+#[cfg(feature = "tiles")]
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("tensor '{id}' (#{index}): {kind}")]
+pub struct TileError {
+    /// Position of the tensor in the input.
+    pub index: usize,
+    /// Its id.
+    pub id: String,
+    /// What is wrong.
+    pub kind: TileErrorKind,
+}
+
+/// What is wrong with a tiled tensor (feature `tiles`).
+#[cfg(feature = "tiles")]
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum TileErrorKind {
+    /// Empty id.
+    #[error("empty id")]
+    EmptyId,
+    /// Another tensor has the same id.
+    #[error("duplicate id: tensor #{0} has the same id")]
+    DuplicateId(usize),
+    /// Rank 0, or shape and strides of different lengths.
+    #[error("shape has {shape} axes and strides {strides}; both need the same number, at least 1")]
+    Rank {
+        /// Axes in the shape.
+        shape: usize,
+        /// Axes in the strides.
+        strides: usize,
+    },
+    /// A zero in the shape, the strides or the element size.
+    #[error("shape, strides and element size must be at least 1")]
+    Zero,
+    /// Axes interleave in memory.
+    #[error("stride of axis {0} does not cover the axes inside it (strides[a] < strides[a+1] * shape[a+1])")]
+    Interleaved(usize),
+    /// A tile whose rank differs from the tensor's.
+    #[error("tile {0} has offset and sizes of the wrong rank")]
+    TileRank(usize),
+    /// A tile with a zero size or outside the tensor.
+    #[error("tile {0} is empty or outside the tensor")]
+    TileOutside(usize),
+    /// A tile with an empty lifetime.
+    #[error("tile {tile} has an empty lifetime {lifetime}")]
+    TileLifetime {
+        /// Which tile.
+        tile: usize,
+        /// Its lifetime.
+        lifetime: Lifetime,
+    },
+    /// Sizes too large for 64-bit addresses (or over 2^62 bytes in all).
+    #[error("sizes overflow 64-bit addresses")]
+    Overflow,
+    /// A tile or tensor splits into too many chunks (over 2^24).
+    #[error("an item splits into more than 16,777,216 contiguous chunks")]
+    TooManyChunks,
 }

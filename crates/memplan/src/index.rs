@@ -23,66 +23,6 @@
 
 use crate::types::{BufferIdx, Lifetime, Problem, Time};
 
-/// Lets `$idx`, a newtype over `u32` with a `const fn index(self) -> usize`, index
-/// `[T]` and `Vec<T>` (both: a vector's own `Index` impl would shadow the slice's).
-macro_rules! index_slices {
-    ($idx:ty) => {
-        impl<T> std::ops::Index<$idx> for [T] {
-            type Output = T;
-            #[inline]
-            fn index(&self, i: $idx) -> &T {
-                &self[i.index()]
-            }
-        }
-        impl<T> std::ops::IndexMut<$idx> for [T] {
-            #[inline]
-            fn index_mut(&mut self, i: $idx) -> &mut T {
-                &mut self[i.index()]
-            }
-        }
-        impl<T> std::ops::Index<$idx> for Vec<T> {
-            type Output = T;
-            #[inline]
-            fn index(&self, i: $idx) -> &T {
-                &self[i.index()]
-            }
-        }
-        impl<T> std::ops::IndexMut<$idx> for Vec<T> {
-            #[inline]
-            fn index_mut(&mut self, i: $idx) -> &mut T {
-                &mut self[i.index()]
-            }
-        }
-    };
-}
-pub(crate) use index_slices;
-
-/// Declares `$name`, a family's own index: a newtype over `u32` that compares as its
-/// integer ([`crate::units::raw_order!`]), gives its `usize` for slicing, and indexes
-/// slices and vectors directly ([`index_slices!`]).
-#[cfg(feature = "shared_objects")]
-macro_rules! index_type {
-    ($(#[$doc:meta])* $vis:vis $name:ident) => {
-        $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        $vis struct $name($vis u32);
-
-        crate::units::raw_order!($name);
-
-        impl $name {
-            /// The index as a `usize`, for slicing.
-            #[inline]
-            $vis const fn index(self) -> usize {
-                self.0 as usize
-            }
-        }
-
-        crate::index::index_slices!($name);
-    };
-}
-#[cfg(feature = "shared_objects")]
-pub(crate) use index_type;
-
 /// `list.contains(&x)`, as fast as on integers: the standard library's fast path (which
 /// compares a chunk at a time, so that the compiler vectorises it) is for primitive
 /// types only, and TelaMalloc's candidate lists are searched at every pick.

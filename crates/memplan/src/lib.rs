@@ -88,7 +88,6 @@ pub mod shared_objects;
 mod sort;
 #[cfg(feature = "spill")]
 pub mod spill;
-#[cfg(feature = "shares")]
 mod storage;
 mod telamalloc;
 /// Seeded generators of problems, for tests, benchmarks and `memplan gen` (feature

@@ -43,7 +43,9 @@
 
 use std::fmt;
 
-use crate::types::Offset;
+#[cfg(feature = "shares")]
+use crate::units::Lifetime;
+use crate::units::Offset;
 
 /// How a buffer shares another's storage. See the [module docs](self).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -156,162 +158,29 @@ impl fmt::Display for Share {
 
 /// Why an in-place share's lifetime rule does not hold for `buffer` over `target`, if
 /// it does not: `target` born after `buffer`, or still live after the step at which
-/// `buffer` is born.
+/// `buffer` is born. Each is given as its id and lifetime.
 #[cfg(feature = "shares")]
 pub(crate) fn in_place_breach(
-    buffer: &crate::types::Buffer,
-    target: &crate::types::Buffer,
+    (buffer, b): (&str, Lifetime),
+    (target, t): (&str, Lifetime),
 ) -> Option<String> {
-    let (b, t) = (buffer.lifetime, target.lifetime);
     if t.start > b.start {
         Some(format!(
             "'{}' is born at {}, after '{}' at {}",
-            crate::error::Escaped(&target.id),
+            crate::error::Escaped(target),
             t.start,
-            crate::error::Escaped(&buffer.id),
+            crate::error::Escaped(buffer),
             b.start
         ))
     } else if t.end.0 > b.start.0.saturating_add(1) {
         Some(format!(
             "'{}' is live until {}, past step {} at which '{}' is born (it is read later)",
-            crate::error::Escaped(&target.id),
+            crate::error::Escaped(target),
             t.end,
             b.start,
-            crate::error::Escaped(&buffer.id)
+            crate::error::Escaped(buffer)
         ))
     } else {
         None
     }
-}
-
-/// Without the `shares` feature, any share is refused.
-#[cfg(not(feature = "shares"))]
-pub(crate) fn validate(
-    buffers: &[crate::types::Buffer],
-    shares: &[Share],
-) -> Result<Vec<(crate::types::BufferIdx, crate::types::BufferIdx)>, crate::error::ProblemError> {
-    match shares.first() {
-        None => Ok(Vec::new()),
-        Some(s) => Err(crate::error::ProblemError {
-            index: buffers.iter().position(|b| b.id == s.buffer).unwrap_or(0),
-            id: s.buffer.clone(),
-            kind: crate::error::ProblemErrorKind::SharesNotBuilt,
-        }),
-    }
-}
-
-/// The rules of [`crate::Problem::with_shares`] on `shares`: each names two distinct
-/// buffers, once; its offset keeps the buffer aligned; an inside share fits; a required
-/// share holds, and the required shares together can be taken. Returns each share's
-/// `(buffer, target)`.
-#[cfg(feature = "shares")]
-pub(crate) fn validate(
-    buffers: &[crate::types::Buffer],
-    shares: &[Share],
-) -> Result<Vec<(crate::types::BufferIdx, crate::types::BufferIdx)>, crate::error::ProblemError> {
-    use crate::error::{ProblemError, ProblemErrorKind as K};
-    use crate::types::BufferIdx;
-    use std::collections::HashMap;
-    if shares.is_empty() {
-        return Ok(Vec::new());
-    }
-    let index: HashMap<&str, usize> = buffers
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (b.id.as_str(), i))
-        .collect();
-    let mut ends = Vec::with_capacity(shares.len());
-    for (k, s) in shares.iter().enumerate() {
-        let Some(&bi) = index.get(s.buffer.as_str()) else {
-            return Err(ProblemError {
-                index: k,
-                id: s.buffer.clone(),
-                kind: K::ShareUnknownBuffer { share: k },
-            });
-        };
-        let b = &buffers[bi];
-        let err = |kind| ProblemError {
-            index: bi,
-            id: b.id.clone(),
-            kind,
-        };
-        let Some(&ti) = index.get(s.target.as_str()) else {
-            return Err(err(K::ShareUnknownTarget {
-                target: s.target.clone(),
-            }));
-        };
-        let t = &buffers[ti];
-        if bi == ti {
-            return Err(err(K::ShareWithItself));
-        }
-        if !s.offset.is_aligned_to(b.alignment) {
-            return Err(err(K::MisalignedShare {
-                target: t.id.clone(),
-                offset: s.offset,
-                alignment: b.alignment,
-            }));
-        }
-        if s.kind == ShareKind::Inside
-            && s.offset
-                .0
-                .checked_add(b.size.0)
-                .is_none_or(|e| e > t.size.0)
-        {
-            return Err(err(K::ShareOutsideTarget {
-                target: t.id.clone(),
-                offset: s.offset,
-                size: b.size,
-                target_size: t.size,
-            }));
-        }
-        if s.required && s.kind == ShareKind::InPlace {
-            if let Some(reason) = in_place_breach(b, t) {
-                return Err(err(K::RequiredShareCannotHold {
-                    target: t.id.clone(),
-                    reason,
-                }));
-            }
-        }
-        ends.push((BufferIdx::new(bi), BufferIdx::new(ti)));
-    }
-    // The same share twice: the first repeat in declaration order.
-    let mut order: Vec<usize> = (0..shares.len()).collect();
-    let key = |k: usize| (ends[k], shares[k].kind, shares[k].offset);
-    order.sort_unstable_by_key(|&k| (key(k), k));
-    if let Some(w) = order
-        .windows(2)
-        .filter(|w| key(w[0]) == key(w[1]))
-        .min_by_key(|w| w[1])
-    {
-        let (b, t) = ends[w[1]];
-        return Err(ProblemError {
-            index: b.index(),
-            id: buffers[b.index()].id.clone(),
-            kind: K::DuplicateShare {
-                target: buffers[t.index()].id.clone(),
-            },
-        });
-    }
-    crate::storage::check_required(buffers, shares, &ends)?;
-    Ok(ends)
-}
-
-/// The shares that `offsets` take, as indices into [`crate::Problem::shares`]: those
-/// whose buffer sits at its target's offset plus the share's, in the same memory
-/// (`memory` gives each buffer's; a constant for one memory).
-pub fn taken<M: PartialEq>(
-    problem: &crate::Problem,
-    offsets: &[Offset],
-    memory: impl Fn(usize) -> M,
-) -> Vec<usize> {
-    (0..problem.shares().len())
-        .filter(|&k| {
-            let (b, t) = problem.share_ends(k);
-            let (b, t) = (b.index(), t.index());
-            b < offsets.len()
-                && t < offsets.len()
-                && memory(b) == memory(t)
-                && offsets[t].0.checked_add(problem.shares()[k].offset.0) == Some(offsets[b].0)
-        })
-        .collect()
 }

@@ -1,21 +1,7 @@
 //! The problem model: buffers with lifetimes and sizes, problems, plans.
 //!
-//! # The half-open rule
-//!
-//! Every time interval in memplan is **half-open**: a [`Lifetime`] `[start, end)`
-//! contains `start` and excludes `end`. A buffer that ends at `t` and one that starts
-//! at `t` are never live together, so they may share addresses:
-//!
-//! ```text
-//!   time   0   1   2   3   4
-//!   a      [=======)             a = [0, 2)
-//!   b              [=======)     b = [2, 4)   a and b do not overlap
-//!   c          [=======)         c = [1, 3)   c overlaps both
-//! ```
-//!
-//! The same rule holds for address ranges: a buffer at offset `o` with size `s`
-//! occupies `[o, o + s)`. Readers for files that use inclusive ends convert at the
-//! border (see [`crate::io::LifetimeConvention`]); nothing inside the library does.
+//! Sizes, offsets, times, buffer indices and lifetimes are the newtypes of
+//! [`crate::units`], which states the half-open rule; this module re-exports them.
 //!
 //! # Invariants of a [`Problem`]
 //!
@@ -29,137 +15,8 @@
 //!   Every planner places each buffer no higher than this, so planners can add offsets
 //!   and sizes without overflow checks.
 
-use std::fmt;
-
 use crate::error::{ProblemError, ProblemErrorKind};
-
-macro_rules! newtype {
-    ($(#[$doc:meta])* $name:ident) => {
-        $(#[$doc])*
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-        pub struct $name(pub u64);
-
-        crate::units::raw_order!($name);
-
-        impl $name {
-            /// The raw value.
-            #[inline]
-            pub const fn get(self) -> u64 {
-                self.0
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                self.0.fmt(f)
-            }
-        }
-
-        impl From<u64> for $name {
-            fn from(v: u64) -> Self {
-                Self(v)
-            }
-        }
-
-        impl From<$name> for u64 {
-            fn from(v: $name) -> u64 {
-                v.0
-            }
-        }
-    };
-}
-
-newtype!(
-    /// A number of bytes (a buffer size, an alignment, a height or a capacity).
-    Size
-);
-newtype!(
-    /// A byte address relative to the start of the planned arena.
-    Offset
-);
-newtype!(
-    /// A point in (logical) time, e.g. an operator index in execution order.
-    Time
-);
-
-/// The position of a buffer in [`Problem::buffers`]; plans are indexed the same way.
-/// Slices and vectors indexed by buffer take it as an index directly (`offsets[i]`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct BufferIdx(pub u32);
-
-crate::units::raw_order!(BufferIdx);
-
-impl BufferIdx {
-    /// The index as a `usize`, for slicing.
-    #[inline]
-    pub const fn index(self) -> usize {
-        self.0 as usize
-    }
-
-    /// The buffer at position `i` (a problem holds at most `u32::MAX` buffers).
-    #[inline]
-    pub(crate) const fn new(i: usize) -> BufferIdx {
-        BufferIdx(i as u32)
-    }
-}
-
-crate::index::index_slices!(BufferIdx);
-
-impl fmt::Display for BufferIdx {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "#{}", self.0)
-    }
-}
-
-/// A half-open time interval `[start, end)`: it contains `start` and excludes `end`, so a
-/// buffer ending at `t` and one starting at `t` are never live together.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Lifetime {
-    /// First time step at which the interval is live.
-    pub start: Time,
-    /// First time step at which it is no longer live.
-    pub end: Time,
-}
-
-impl Lifetime {
-    /// `[start, end)`.
-    pub const fn new(start: u64, end: u64) -> Self {
-        Lifetime {
-            start: Time(start),
-            end: Time(end),
-        }
-    }
-
-    /// Number of time steps covered, `end − start` (0 when empty or inverted).
-    #[inline]
-    pub fn len(&self) -> u64 {
-        self.end.0.saturating_sub(self.start.0)
-    }
-
-    /// True when no time step is covered.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.end <= self.start
-    }
-
-    /// True when the two intervals share at least one time step.
-    #[inline]
-    pub fn overlaps(&self, other: &Lifetime) -> bool {
-        self.start < other.end && other.start < self.end
-    }
-
-    /// True when `other` lies entirely inside `self`.
-    #[inline]
-    pub fn contains(&self, other: &Lifetime) -> bool {
-        self.start <= other.start && other.end <= self.end
-    }
-}
-
-impl fmt::Display for Lifetime {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "[{}, {})", self.start, self.end)
-    }
-}
+pub use crate::units::{BufferIdx, Lifetime, Offset, Size, Time};
 
 /// One tensor to place.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -296,23 +153,7 @@ impl Problem {
     /// without even a header, is still an error.) Adapters meet empty problems
     /// naturally: a graph or memory level with nothing to plan.
     pub fn new(buffers: Vec<Buffer>) -> Result<Problem, ProblemError> {
-        Problem::with_shares(buffers, Vec::new())
-    }
-
-    /// [`Problem::new`] with declared [`crate::Share`]s: the rules of `new`, and each
-    /// share names two distinct buffers of the problem, once; its offset keeps the
-    /// buffer aligned; an inside share fits in its target; a required share's lifetime
-    /// rule holds, and the required shares do not contradict each other (see
-    /// [`crate::share`]). An optional share whose lifetime rule does not hold is kept but
-    /// never taken.
-    pub fn with_shares(
-        buffers: Vec<Buffer>,
-        shares: Vec<crate::share::Share>,
-    ) -> Result<Problem, ProblemError> {
-        let mut problem = Problem::validated(buffers)?;
-        problem.share_ends = crate::share::validate(&problem.buffers, &shares)?;
-        problem.shares = shares;
-        Ok(problem)
+        Problem::validated(buffers)
     }
 
     fn validated(mut buffers: Vec<Buffer>) -> Result<Problem, ProblemError> {
@@ -425,6 +266,36 @@ impl Problem {
     #[inline]
     pub(crate) fn all_share_ends(&self) -> &[(BufferIdx, BufferIdx)] {
         &self.share_ends
+    }
+
+    /// The shares that `offsets` take, as indices into [`Problem::shares`]: those whose
+    /// buffer sits at its target's offset plus the share's, in the same memory (`memory`
+    /// gives each buffer's; a constant for one memory).
+    pub fn taken_shares<M: PartialEq>(
+        &self,
+        offsets: &[Offset],
+        memory: impl Fn(usize) -> M,
+    ) -> Vec<usize> {
+        (0..self.shares.len())
+            .filter(|&k| {
+                let (b, t) = (self.share_ends[k].0.index(), self.share_ends[k].1.index());
+                b < offsets.len()
+                    && t < offsets.len()
+                    && memory(b) == memory(t)
+                    && offsets[t].0.checked_add(self.shares[k].offset.0) == Some(offsets[b].0)
+            })
+            .collect()
+    }
+
+    /// These buffers with `shares`, resolved to `ends`, checked by [`Problem::with_shares`].
+    pub(crate) fn with_checked_shares(
+        mut self,
+        shares: Vec<crate::share::Share>,
+        ends: Vec<(BufferIdx, BufferIdx)>,
+    ) -> Problem {
+        self.shares = shares;
+        self.share_ends = ends;
+        self
     }
 
     /// The same buffers without their shares: every buffer with storage of its own.
@@ -612,17 +483,6 @@ impl Plan {
     }
 }
 
-/// Rounds `value` up to a multiple of `alignment` (non-zero). Callers stay below
-/// [`Problem::naive_height`], so this does not overflow.
-#[inline]
-pub(crate) fn align_up(value: u64, alignment: u64) -> u64 {
-    if alignment <= 1 {
-        value
-    } else {
-        value.div_ceil(alignment) * alignment
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -733,9 +593,9 @@ mod tests {
 
     #[test]
     fn align_up_rounds() {
-        assert_eq!(align_up(0, 8), 0);
-        assert_eq!(align_up(1, 8), 8);
-        assert_eq!(align_up(16, 8), 16);
-        assert_eq!(align_up(5, 1), 5);
+        assert_eq!(crate::units::align_up(0, 8), 0);
+        assert_eq!(crate::units::align_up(1, 8), 8);
+        assert_eq!(crate::units::align_up(16, 8), 16);
+        assert_eq!(crate::units::align_up(5, 1), 5);
     }
 }

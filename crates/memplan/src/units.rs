@@ -7,8 +7,225 @@
 //! would, and the saturating forms saturate where `u64`'s do. Comparisons are the
 //! integers' own, one instruction each ([`raw_order!`]): the planners' hot loops compare
 //! these values all the time.
+//!
+//! # The half-open rule
+//!
+//! Every time interval in memplan is **half-open**: a [`Lifetime`] `[start, end)`
+//! contains `start` and excludes `end`. A buffer that ends at `t` and one that starts
+//! at `t` are never live together, so they may share addresses:
+//!
+//! ```text
+//!   time   0   1   2   3   4
+//!   a      [=======)             a = [0, 2)
+//!   b              [=======)     b = [2, 4)   a and b do not overlap
+//!   c          [=======)         c = [1, 3)   c overlaps both
+//! ```
+//!
+//! The same rule holds for address ranges: a buffer at offset `o` with size `s`
+//! occupies `[o, o + s)`. Readers for files that use inclusive ends convert at the
+//! border (see [`crate::io::LifetimeConvention`]); nothing inside the library does.
+//!
 
-use crate::types::{align_up, Offset, Size, Time};
+use std::fmt;
+
+macro_rules! newtype {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        pub struct $name(pub u64);
+
+        crate::units::raw_order!($name);
+
+        impl $name {
+            /// The raw value.
+            #[inline]
+            pub const fn get(self) -> u64 {
+                self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+
+        impl From<u64> for $name {
+            fn from(v: u64) -> Self {
+                Self(v)
+            }
+        }
+
+        impl From<$name> for u64 {
+            fn from(v: $name) -> u64 {
+                v.0
+            }
+        }
+    };
+}
+
+newtype!(
+    /// A number of bytes (a buffer size, an alignment, a height or a capacity).
+    Size
+);
+newtype!(
+    /// A byte address relative to the start of the planned arena.
+    Offset
+);
+newtype!(
+    /// A point in (logical) time, e.g. an operator index in execution order.
+    Time
+);
+
+/// The position of a buffer in [`Problem::buffers`]; plans are indexed the same way.
+/// Slices and vectors indexed by buffer take it as an index directly (`offsets[i]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BufferIdx(pub u32);
+
+crate::units::raw_order!(BufferIdx);
+
+impl BufferIdx {
+    /// The index as a `usize`, for slicing.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The buffer at position `i` (a problem holds at most `u32::MAX` buffers).
+    #[inline]
+    pub(crate) const fn new(i: usize) -> BufferIdx {
+        BufferIdx(i as u32)
+    }
+}
+
+crate::units::index_slices!(BufferIdx);
+
+impl fmt::Display for BufferIdx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// A half-open time interval `[start, end)`: it contains `start` and excludes `end`, so a
+/// buffer ending at `t` and one starting at `t` are never live together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Lifetime {
+    /// First time step at which the interval is live.
+    pub start: Time,
+    /// First time step at which it is no longer live.
+    pub end: Time,
+}
+
+impl Lifetime {
+    /// `[start, end)`.
+    pub const fn new(start: u64, end: u64) -> Self {
+        Lifetime {
+            start: Time(start),
+            end: Time(end),
+        }
+    }
+
+    /// Number of time steps covered, `end − start` (0 when empty or inverted).
+    #[inline]
+    pub fn len(&self) -> u64 {
+        self.end.0.saturating_sub(self.start.0)
+    }
+
+    /// True when no time step is covered.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.end <= self.start
+    }
+
+    /// True when the two intervals share at least one time step.
+    #[inline]
+    pub fn overlaps(&self, other: &Lifetime) -> bool {
+        self.start < other.end && other.start < self.end
+    }
+
+    /// True when `other` lies entirely inside `self`.
+    #[inline]
+    pub fn contains(&self, other: &Lifetime) -> bool {
+        self.start <= other.start && other.end <= self.end
+    }
+}
+
+impl fmt::Display for Lifetime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}, {})", self.start, self.end)
+    }
+}
+
+/// Rounds `value` up to a multiple of `alignment` (non-zero). Callers stay below
+/// [`Problem::naive_height`], so this does not overflow.
+#[inline]
+pub(crate) fn align_up(value: u64, alignment: u64) -> u64 {
+    if alignment <= 1 {
+        value
+    } else {
+        value.div_ceil(alignment) * alignment
+    }
+}
+
+/// Lets `$idx`, a newtype over `u32` with a `const fn index(self) -> usize`, index
+/// `[T]` and `Vec<T>` (both: a vector's own `Index` impl would shadow the slice's).
+macro_rules! index_slices {
+    ($idx:ty) => {
+        impl<T> std::ops::Index<$idx> for [T] {
+            type Output = T;
+            #[inline]
+            fn index(&self, i: $idx) -> &T {
+                &self[i.index()]
+            }
+        }
+        impl<T> std::ops::IndexMut<$idx> for [T] {
+            #[inline]
+            fn index_mut(&mut self, i: $idx) -> &mut T {
+                &mut self[i.index()]
+            }
+        }
+        impl<T> std::ops::Index<$idx> for Vec<T> {
+            type Output = T;
+            #[inline]
+            fn index(&self, i: $idx) -> &T {
+                &self[i.index()]
+            }
+        }
+        impl<T> std::ops::IndexMut<$idx> for Vec<T> {
+            #[inline]
+            fn index_mut(&mut self, i: $idx) -> &mut T {
+                &mut self[i.index()]
+            }
+        }
+    };
+}
+pub(crate) use index_slices;
+
+/// Declares `$name`, a family's own index: a newtype over `u32` that compares as its
+/// integer ([`crate::units::raw_order!`]), gives its `usize` for slicing, and indexes
+/// slices and vectors directly ([`index_slices!`]).
+#[cfg(feature = "shared_objects")]
+macro_rules! index_type {
+    ($(#[$doc:meta])* $vis:vis $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        $vis struct $name($vis u32);
+
+        crate::units::raw_order!($name);
+
+        impl $name {
+            /// The index as a `usize`, for slicing.
+            #[inline]
+            $vis const fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+
+        crate::units::index_slices!($name);
+    };
+}
+#[cfg(feature = "shared_objects")]
+pub(crate) use index_type;
 
 /// The four comparisons of a `PartialOrd<$other>` impl, as those of the raw values
 /// `$x` (of `self`, named `$a`) and `$y` (of `other`, named `$b`).

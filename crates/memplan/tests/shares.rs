@@ -297,7 +297,7 @@ fn shares_across_memories() {
     );
     check_memories(&problem, &memories, &input, p).unwrap();
     assert_eq!(
-        memplan::share::taken(&problem, &p.offsets, |i| p.memory[i]),
+        problem.taken_shares(&p.offsets, |i| p.memory[i]),
         vec![0, 1]
     );
     // Without the shares, the chain alone needs 16 bytes: something goes to DRAM.

@@ -149,9 +149,10 @@ pub(super) fn run(
     );
     // Taken: the buffer sits at its target's offset plus the share's (by the storages,
     // or where the plan happens to put the two).
-    out.taken_shares = out.outcome.best().map_or_else(Vec::new, |p| {
-        crate::share::taken(problem, p.offsets(), |_| ())
-    });
+    out.taken_shares = out
+        .outcome
+        .best()
+        .map_or_else(Vec::new, |p| problem.taken_shares(p.offsets(), |_| ()));
     Ok(out)
 }
 

@@ -28,7 +28,7 @@ impl FreeIdx {
     }
 }
 
-crate::index::index_slices!(FreeIdx);
+crate::units::index_slices!(FreeIdx);
 
 /// The addresses `[offset, end)` a fixed buffer takes.
 pub(crate) type Obstacle = (Offset, Offset);

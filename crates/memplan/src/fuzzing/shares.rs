@@ -138,7 +138,7 @@ pub fn shares(data: &[u8]) {
         plan(&problem, &request, &options).unwrap_or_else(|e| panic!("{e} on {problem:?}"));
     assert_report_consistent(&problem, capacity, &report);
     if let Some(p) = report.outcome.plan() {
-        let taken = crate::share::taken(&problem, p.offsets(), |_| ());
+        let taken = problem.taken_shares(p.offsets(), |_| ());
         assert_eq!(
             taken, report.taken_shares,
             "the shares taken are the plan's"

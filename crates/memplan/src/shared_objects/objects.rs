@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::types::{Size, Time};
 
-crate::index::index_type!(
+crate::units::index_type!(
     /// A shared object's id: its position in creation order.
     pub(super) ObjectIdx
 );

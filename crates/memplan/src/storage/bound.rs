@@ -14,6 +14,7 @@
 //!   bound     8   8   8            the max load would count 16 at step 1
 //! ```
 
+use super::groups::named;
 use crate::share::{in_place_breach, ShareKind};
 use crate::types::{Problem, Size, Time};
 
@@ -27,7 +28,9 @@ pub(crate) fn shared_max_load(problem: &Problem) -> Size {
     for (k, s) in problem.shares().iter().enumerate() {
         let (b, t) = problem.share_ends(k);
         let holds = match s.kind {
-            ShareKind::InPlace => in_place_breach(&bufs[b.index()], &bufs[t.index()]).is_none(),
+            ShareKind::InPlace => {
+                in_place_breach(named(&bufs[b.index()]), named(&bufs[t.index()])).is_none()
+            }
             ShareKind::Inside => true,
         };
         if holds {

@@ -13,7 +13,7 @@
 //! The load only bounds the plan; the driver still plans without the optional shares and
 //! keeps that plan when it is lower (`driver/shares.rs`).
 
-use super::{Groups, Join};
+use super::groups::{Groups, Join};
 use crate::maxtree::MaxTree;
 use crate::share::ShareKind;
 use crate::types::{Lifetime, Problem, Time};
