@@ -117,7 +117,7 @@ pub struct memplan_result {
     optimal: bool,
     planner: CString,
     work: u64,
-    stopped_by: Option<memplan::Stop>,
+    stopped_by: Option<memplan::budget::Stop>,
     shares_taken: usize,
 }
 
@@ -148,7 +148,7 @@ pub struct memplan_options {
 impl memplan_options {
     /// The request these options describe, for `caller`'s messages.
     fn request(&self, caller: &str) -> Result<memplan::Request, (memplan_status, String)> {
-        let limit = memplan::TimeLimit::from_secs(self.time_limit_seconds)
+        let limit = memplan::budget::TimeLimit::from_secs(self.time_limit_seconds)
             .map_err(|e| arg_error(&format!("{caller}: time_limit_seconds {e}")))?;
         let goal = match self.fit {
             0 => memplan::Goal::Minimise,
@@ -627,9 +627,9 @@ pub unsafe extern "C" fn memplan_result_work(plan: *const memplan_result) -> u64
 #[no_mangle]
 pub unsafe extern "C" fn memplan_result_stopped_by(plan: *const memplan_result) -> *const c_char {
     match plan.as_ref().and_then(|p| p.stopped_by) {
-        Some(memplan::Stop::Work) => c"work".as_ptr(),
-        Some(memplan::Stop::Clock) => c"clock".as_ptr(),
-        Some(memplan::Stop::Cancel) => c"cancel".as_ptr(),
+        Some(memplan::budget::Stop::Work) => c"work".as_ptr(),
+        Some(memplan::budget::Stop::Clock) => c"clock".as_ptr(),
+        Some(memplan::budget::Stop::Cancel) => c"cancel".as_ptr(),
         None => std::ptr::null(),
     }
 }

@@ -145,7 +145,7 @@ impl Plan {
         optimal: bool,
         planner: String,
         elapsed: f64,
-        spent: (u64, Option<memplan::Stop>),
+        spent: (u64, Option<memplan::budget::Stop>),
     ) -> Plan {
         Plan {
             offsets,
@@ -158,7 +158,7 @@ impl Plan {
             planner,
             elapsed,
             work: spent.0,
-            stopped_by: spent.1.map(memplan::Stop::name),
+            stopped_by: spent.1.map(memplan::budget::Stop::name),
             taken_shares: Vec::new(),
         }
     }
@@ -325,7 +325,7 @@ fn plan_one(
         planner: report.planner.name(),
         elapsed: report.elapsed.as_secs_f64(),
         work: report.work,
-        stopped_by: report.stopped_by.map(memplan::Stop::name),
+        stopped_by: report.stopped_by.map(memplan::budget::Stop::name),
         taken_shares: report.taken_shares.clone(),
     };
     match report.outcome {
@@ -364,7 +364,7 @@ pub(crate) fn budget(
 ) -> PyResult<memplan::Budget> {
     let mut budget = memplan::Budget::new();
     if let Some(seconds) = time_limit {
-        let limit = memplan::TimeLimit::from_secs(seconds)
+        let limit = memplan::budget::TimeLimit::from_secs(seconds)
             .map_err(|e| InputError::new_err(format!("time_limit {e}")))?;
         budget = budget.with_time_limit(limit);
     }

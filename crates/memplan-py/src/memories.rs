@@ -546,7 +546,7 @@ pub(crate) fn plan_with_memories(
         lower_bound: report.lower_bound,
         elapsed: report.elapsed.as_secs_f64(),
         work: report.work,
-        stopped_by: report.stopped_by.map(memplan::Stop::name),
+        stopped_by: report.stopped_by.map(memplan::budget::Stop::name),
         fallback: report.fallback,
         taken_shares: target.taken_shares(&plan.offsets, |i| plan.memory[i].0),
         core: memories.clone(),

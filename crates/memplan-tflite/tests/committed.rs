@@ -132,7 +132,11 @@ fn issue_37_the_same_model_gives_the_same_planned_file_under_load() {
                 options.request.budget = memplan::Budget::new().with_work_limit(work);
                 options.plan.threads = threads;
                 let p = plan_model(&bytes, &options).unwrap();
-                assert_ne!(p.report.stopped_by, Some(memplan::Stop::Clock), "{name}");
+                assert_ne!(
+                    p.report.stopped_by,
+                    Some(memplan::budget::Stop::Clock),
+                    "{name}"
+                );
                 (p.bytes, p.report.work)
             };
             let one = planned(1);

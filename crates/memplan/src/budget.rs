@@ -8,8 +8,8 @@
 //! [`Budget::with_work_limit`], [`Budget::with_time_limit`], [`Budget::with_cancel`]) and
 //! puts it in a [`crate::Request`]; the call *starts* it (a time limit becomes a
 //! deadline, a work limit a meter) and hands it, or budgets derived from it
-//! ([`Budget::child`], `share`, `until`, `strict`), to every stage. Every family (greedy,
-//! exact, boxing, TelaMalloc, spill) takes a `&Budget`, polls [`Budget::exhausted`] now
+//! (`child`, `share`, `until`, `strict`), to every stage. Every family (greedy,
+//! exact, boxing, TelaMalloc, spill) takes a `&Budget`, polls `exhausted` now
 //! and then and charges the work it did; none keeps its own notion of "stop", and none
 //! turns a budget back into a duration. Whichever limit runs out first stops the call,
 //! and the report says which ([`Stop`]).
@@ -18,7 +18,7 @@
 //!
 //! Work is the deterministic measure of effort. A *work unit* is about one node of the
 //! exact search on the challenging suite (a few to a few tens of microseconds of one
-//! core); every family charges its own steps in those units ([`work`]): the exact
+//! core); every family charges its own steps in those units (the private `work` module): the exact
 //! search and the prover their nodes, TelaMalloc its placements tried, greedy and
 //! boxing their placements and iterations, scaled to the same cost. The invariant that
 //! makes a work limit reproducible: **work is charged only at points where the call is

@@ -52,7 +52,7 @@ pub struct SharesGuideDoctests;
 pub mod analysis;
 mod bounds;
 mod boxing;
-mod budget;
+pub mod budget;
 mod checker;
 mod driver;
 mod error;
@@ -103,7 +103,7 @@ mod workers;
 pub use analysis::{analyze, load_profile, lower_bound, max_load, Analysis, LoadStep};
 pub use bounds::BoundOptions;
 pub use boxing::{Bootstrap, BoxingOptions, SqueezeFit};
-pub use budget::{Budget, CancelToken, Stop, TimeLimit, TimeLimitError, WorkLimit, WorkLimitError};
+pub use budget::Budget;
 pub use checker::{
     check, check_offsets, check_placements, CheckFailure, CheckSummary, Placed, Violation,
 };

@@ -77,7 +77,7 @@ newtype!(
     Time
 );
 
-/// The position of a buffer in [`Problem::buffers`]; plans are indexed the same way.
+/// The position of a buffer in [`crate::Problem::buffers`]; plans are indexed the same way.
 /// Slices and vectors indexed by buffer take it as an index directly (`offsets[i]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BufferIdx(pub u32);

@@ -2,9 +2,9 @@
 
 use std::time::Duration;
 
+use memplan::budget::CancelToken;
 use memplan::{
-    check, max_load, plan, Budget, Buffer, CancelToken, Goal, Options, Outcome, Planner, Problem,
-    Request, Size,
+    check, max_load, plan, Budget, Buffer, Goal, Options, Outcome, Planner, Problem, Request, Size,
 };
 
 fn exact() -> Options {

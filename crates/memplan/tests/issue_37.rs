@@ -10,8 +10,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use memplan::budget::Stop;
 use memplan::io::{read_problem_csv, ReadOptions};
-use memplan::{check, plan, Budget, Options, Outcome, Problem, Request, Size, Stop};
+use memplan::{check, plan, Budget, Options, Outcome, Problem, Request, Size};
 
 fn instance(name: &str) -> Problem {
     let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -6,7 +6,8 @@ use arbitrary::Unstructured;
 use memplan::fuzzing::{arbitrary_problem, ByteSource, FuzzKnobs};
 use std::time::Duration;
 
-use memplan::{plan, Budget, CancelToken, Goal, Options, Outcome, Planner, Request};
+use memplan::budget::CancelToken;
+use memplan::{plan, Budget, Goal, Options, Outcome, Planner, Request};
 
 #[test]
 fn a_spent_budget_returns_at_once() {

@@ -185,7 +185,7 @@ fn summary_json(problem: &Problem, data: &MemoriesData, r: &MemoriesReport) -> S
         "fallback": r.fallback,
         "elapsed_ms": json_millis(r.elapsed),
         "work": r.work,
-        "stopped_by": r.stopped_by.map(memplan::Stop::name),
+        "stopped_by": r.stopped_by.map(memplan::budget::Stop::name),
     })
     .to_string()
 }

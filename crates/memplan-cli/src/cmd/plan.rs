@@ -178,7 +178,7 @@ impl Planned<'_> {
             elapsed: self.report.elapsed,
             interrupted: self.interrupted,
             work: self.report.work,
-            stopped_by: self.report.stopped_by.map(memplan::Stop::name),
+            stopped_by: self.report.stopped_by.map(memplan::budget::Stop::name),
             shares: (!self.problem.shares().is_empty())
                 .then(|| (self.problem.shares().len(), self.report.taken_shares.len())),
         }
@@ -188,11 +188,11 @@ impl Planned<'_> {
     /// differ from run to run, the work limit's does not.
     fn work_note(&self) -> String {
         let stop = match self.report.stopped_by {
-            Some(memplan::Stop::Clock) => {
+            Some(memplan::budget::Stop::Clock) => {
                 "; stopped by the clock (the plan may differ between runs)"
             }
-            Some(memplan::Stop::Work) => "; stopped by the work limit",
-            Some(memplan::Stop::Cancel) => "; stopped by a cancellation",
+            Some(memplan::budget::Stop::Work) => "; stopped by the work limit",
+            Some(memplan::budget::Stop::Cancel) => "; stopped by a cancellation",
             None => "",
         };
         format!("; work {}{stop}", thousands(self.report.work))

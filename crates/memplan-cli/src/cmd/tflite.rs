@@ -70,7 +70,7 @@ fn summary_json(args: &TfliteArgs, p: &PlannedModel) -> serde_json::Value {
         "found_by": p.report.planner.name(),
         "elapsed_ms": json_millis(p.report.elapsed),
         "work": p.report.work,
-        "stopped_by": p.report.stopped_by.map(memplan::Stop::name),
+        "stopped_by": p.report.stopped_by.map(memplan::budget::Stop::name),
         "replaced_plan": p.replaced,
         "in_place": p.in_place.as_ref().map(|r| json!({
             "candidates": r.candidates,
@@ -151,9 +151,9 @@ fn summary_text(args: &TfliteArgs, p: &PlannedModel) -> String {
         millis(p.report.elapsed),
         thousands(p.report.work),
         match p.report.stopped_by {
-            Some(memplan::Stop::Clock) => " (stopped by the clock: the plan may differ between runs)",
-            Some(memplan::Stop::Work) => " (stopped by the work limit)",
-            Some(memplan::Stop::Cancel) => " (cancelled)",
+            Some(memplan::budget::Stop::Clock) => " (stopped by the clock: the plan may differ between runs)",
+            Some(memplan::budget::Stop::Work) => " (stopped by the work limit)",
+            Some(memplan::budget::Stop::Cancel) => " (cancelled)",
             None => "",
         },
     );

@@ -2,7 +2,8 @@
 //! become in the library: [`PlannerArgs::request`] (the goal and the budget: capacity,
 //! time limit, node limit, cancellation) and [`PlannerArgs::options`] (the library's [`Options`]).
 
-use memplan::{Budget, CancelToken, Goal, Options, Planner, Request, Size, TimeLimit, WorkLimit};
+use memplan::budget::{CancelToken, TimeLimit, WorkLimit};
+use memplan::{Budget, Goal, Options, Planner, Request, Size};
 
 use super::tuning::{BoundArgs, BoxingArgs, ExactArgs, TelamallocArgs};
 

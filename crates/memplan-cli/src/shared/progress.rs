@@ -7,7 +7,7 @@ use std::sync::{Arc, Once, OnceLock};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use memplan::CancelToken;
+use memplan::budget::CancelToken;
 
 use crate::exit;
 

@@ -356,7 +356,7 @@ pub fn plan_auto(data: &[u8]) {
         // the cheap bounds' sweep, each at least a unit.
         let slack = 2 + p.len() as u64 / 2;
         assert!(one.work <= work + slack, "work {work}: spent {}", one.work);
-        assert_ne!(one.stopped_by, Some(crate::Stop::Clock));
+        assert_ne!(one.stopped_by, Some(crate::budget::Stop::Clock));
     }
     // Under a clock, the result only has to be consistent.
     let clocked = Request {

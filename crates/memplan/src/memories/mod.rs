@@ -386,7 +386,7 @@ pub struct MemoriesReport {
     /// The work charged, in work units ([`crate::Report::work`]).
     pub work: u64,
     /// Which limit stopped the call, if one did ([`crate::Report::stopped_by`]).
-    pub stopped_by: Option<crate::Stop>,
+    pub stopped_by: Option<crate::budget::Stop>,
 }
 
 impl MemoriesReport {

@@ -1,0 +1,611 @@
+//! The workspace's modules import one another without a circle (issue 44), read from
+//! the sources: every Rust crate's modules (`crates/*/src`), and the Python package's
+//! (`crates/memplan-py/python/memplan`).
+//!
+//! - **Rust, between rooms:** a crate's top-level modules (`types`, `checker`,
+//!   `memories`, …) form a graph with an edge `a → b` when a file of `a` names
+//!   `crate::b` (in a `use`, a path or a macro call; `crate::Problem` counts as the module
+//!   the root re-exports it from). Test code (`#[cfg(test)]` items, `tests.rs`) and
+//!   comments are left out.
+//! - **Rust, inside a room:** the modules of one folder (`storage::groups`,
+//!   `storage::choose`, …) form a graph through `super::x` and `crate::room::x`.
+//! - **Python:** every `import`/`from … import` anywhere in a module, a lazy one inside a
+//!   function included.
+//!
+//! The checker stands below every planner: it imports the model's modules only.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+type Graph = BTreeMap<String, BTreeSet<String>>;
+
+/// The workspace read: this one, or `MEMPLAN_IMPORT_GRAPH_ROOT` (to read another
+/// checkout, e.g. an older commit's, with this build of the test).
+fn workspace() -> PathBuf {
+    match std::env::var_os("MEMPLAN_IMPORT_GRAPH_ROOT") {
+        Some(root) => PathBuf::from(root),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
+    }
+}
+
+fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("a directory entry").path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            files(&p, ext, out);
+        } else if p.extension().is_some_and(|x| x == ext) {
+            out.push(p);
+        }
+    }
+}
+
+/// The source without comments, string and character literals, and `#[cfg(test)]` items.
+fn code(src: &str) -> String {
+    let b = src.as_bytes();
+    let mut out = String::with_capacity(src.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i..].starts_with(b"//") {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        } else if b[i..].starts_with(b"/*") {
+            let mut depth = 0;
+            while i < b.len() {
+                if b[i..].starts_with(b"/*") {
+                    depth += 1;
+                    i += 2;
+                } else if b[i..].starts_with(b"*/") {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+        } else if b[i] == b'r' && b.get(i + 1).is_some_and(|&c| c == b'#' || c == b'"') {
+            // A raw string: r"…" or r#"…"#.
+            let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
+            if b.get(i + 1 + hashes) != Some(&b'"') {
+                out.push('r');
+                i += 1;
+                continue;
+            }
+            let close: Vec<u8> = std::iter::once(b'"')
+                .chain(std::iter::repeat_n(b'#', hashes))
+                .collect();
+            i += 2 + hashes;
+            while i < b.len() && !b[i..].starts_with(&close) {
+                i += 1;
+            }
+            i += close.len();
+            out.push_str("\"\"");
+        } else if b[i] == b'"' {
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+            out.push_str("\"\"");
+        } else if b[i] == b'\'' {
+            // A character literal ('x', '\n', '\u{..}'), or a lifetime ('a), kept.
+            let end = if b.get(i + 1) == Some(&b'\\') {
+                b[i + 2..]
+                    .iter()
+                    .position(|&c| c == b'\'')
+                    .map(|p| i + 2 + p)
+            } else if b.get(i + 2) == Some(&b'\'') {
+                Some(i + 2)
+            } else {
+                None
+            };
+            match end {
+                Some(e) => {
+                    out.push_str("' '");
+                    i = e + 1;
+                }
+                None => {
+                    out.push('\'');
+                    i += 1;
+                }
+            }
+        } else {
+            // Copy one UTF-8 character.
+            let len = src[i..].chars().next().map_or(1, char::len_utf8);
+            out.push_str(&src[i..i + len]);
+            i += len;
+        }
+    }
+    without_test_items(&out)
+}
+
+/// Drops each `#[cfg(test)]` item: up to its `;` or through its balanced `{ … }`.
+fn without_test_items(src: &str) -> String {
+    let mut out = String::new();
+    let mut rest = src;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "#[cfg(test)]".len()..];
+        let semi = after.find(';');
+        let brace = after.find('{');
+        let end = match (semi, brace) {
+            (Some(s), Some(b)) if s < b => s + 1,
+            (Some(s), None) => s + 1,
+            (_, Some(b)) => {
+                let mut depth = 0;
+                let mut end = after.len();
+                for (k, c) in after[b..].char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = b + k + 1;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                end
+            }
+            (None, None) => after.len(),
+        };
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// The first segments of every path after `prefix` (`crate::`, `super::`): `crate::a::b`
+/// gives `a`, `crate::{a, b::c, d as e}` gives `a`, `b`, `d`.
+fn heads(code: &str, prefix: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut from = 0;
+    while let Some(k) = code[from..].find(prefix) {
+        let at = from + k;
+        from = at + prefix.len();
+        if code[..at].chars().next_back().is_some_and(is_ident) || code[..at].ends_with("::") {
+            continue;
+        }
+        let rest = &code[from..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 1;
+            let mut item = String::new();
+            let mut at_start = true;
+            for c in group.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    ',' if depth == 1 => {
+                        at_start = true;
+                        continue;
+                    }
+                    _ => {}
+                }
+                if depth == 1 && at_start {
+                    if is_ident(c) {
+                        item.push(c);
+                    } else if !item.is_empty() {
+                        out.insert(std::mem::take(&mut item));
+                        at_start = false;
+                    }
+                }
+            }
+            if !item.is_empty() {
+                out.insert(item);
+            }
+        } else {
+            let name: String = rest.chars().take_while(|&c| is_ident(c)).collect();
+            if !name.is_empty() {
+                out.insert(name);
+            }
+        }
+    }
+    out
+}
+
+/// One Rust crate: each module's path (`["storage", "groups"]`; the root is `[]`) and
+/// its code.
+fn rust_crate(src: &Path) -> BTreeMap<Vec<String>, String> {
+    let mut paths = Vec::new();
+    files(src, "rs", &mut paths);
+    let mut out = BTreeMap::new();
+    for p in paths {
+        let rel = p.strip_prefix(src).expect("under src").with_extension("");
+        let mut parts: Vec<String> = rel
+            .iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect();
+        if parts.iter().any(|s| s == "tests") {
+            continue;
+        }
+        if parts.last().is_some_and(|s| s == "mod") {
+            parts.pop();
+        }
+        if parts.last().is_some_and(|s| s == "tests") {
+            continue;
+        }
+        if parts == ["lib"] || parts == ["main"] {
+            parts.clear();
+        }
+        let text = fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        out.insert(parts, code(&text));
+    }
+    out
+}
+
+/// The names the crate root re-exports, each with the module it comes from.
+fn root_names(root: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for stmt in root.split(';') {
+        let s = stmt.trim();
+        let Some(rest) = s.strip_prefix("pub use ") else {
+            continue;
+        };
+        let rest = rest
+            .trim_start_matches("crate::")
+            .trim_start_matches("self::");
+        let module: String = rest.chars().take_while(|&c| is_ident(c)).collect();
+        let tail = &rest[module.len()..];
+        let names = tail.trim_start_matches("::");
+        for name in names.trim_matches(|c| c == '{' || c == '}').split(',') {
+            let name = name.rsplit(" as ").next().unwrap_or("").trim();
+            let name = name.rsplit("::").next().unwrap_or("");
+            if !name.is_empty()
+                && name
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_uppercase() || c.is_ascii_lowercase())
+            {
+                out.insert(name.to_string(), module.clone());
+            }
+        }
+    }
+    out
+}
+
+/// The graph between a crate's top-level modules.
+fn rooms(modules: &BTreeMap<Vec<String>, String>) -> Graph {
+    let tops: BTreeSet<String> = modules.keys().filter_map(|k| k.first().cloned()).collect();
+    let reexports = modules
+        .get(&Vec::new())
+        .map(|r| root_names(r))
+        .unwrap_or_default();
+    let mut g = Graph::new();
+    for (path, code) in modules {
+        let Some(me) = path.first() else { continue };
+        let edges = g.entry(me.clone()).or_default();
+        for head in heads(code, "crate::") {
+            let target = if tops.contains(&head) {
+                Some(head)
+            } else {
+                reexports.get(&head).cloned()
+            };
+            if let Some(t) = target.filter(|t| t != me && tops.contains(t)) {
+                edges.insert(t);
+            }
+        }
+    }
+    g
+}
+
+/// The graphs between the modules of each folder.
+fn folders(modules: &BTreeMap<Vec<String>, String>) -> Vec<Graph> {
+    let mut by_parent: BTreeMap<Vec<String>, Graph> = BTreeMap::new();
+    for (path, code) in modules {
+        if path.len() < 2 {
+            continue;
+        }
+        let parent = path[..path.len() - 1].to_vec();
+        let me = path.join("::");
+        let mut names = heads(code, "super::");
+        names.extend(heads(code, &format!("crate::{}::", parent.join("::"))));
+        let g = by_parent.entry(parent.clone()).or_default();
+        let edges = g.entry(me.clone()).or_default();
+        for n in names {
+            let mut sibling = parent.clone();
+            sibling.push(n);
+            if modules.contains_key(&sibling) && sibling != *path {
+                edges.insert(sibling.join("::"));
+            }
+        }
+    }
+    by_parent.into_values().collect()
+}
+
+/// A circle of the graph, or `None`.
+fn circle(g: &Graph) -> Option<Vec<String>> {
+    fn visit<'a>(
+        g: &'a Graph,
+        m: &'a str,
+        open: &mut Vec<&'a str>,
+        done: &mut BTreeSet<&'a str>,
+    ) -> Option<Vec<String>> {
+        open.push(m);
+        for n in g.get(m).into_iter().flatten() {
+            if let Some(k) = open.iter().position(|o| o == n) {
+                let mut c: Vec<String> = open[k..].iter().map(|s| s.to_string()).collect();
+                c.push(n.clone());
+                return Some(c);
+            }
+            if !done.contains(n.as_str()) {
+                if let Some(c) = visit(g, n, open, done) {
+                    return Some(c);
+                }
+            }
+        }
+        open.pop();
+        done.insert(m);
+        None
+    }
+    let mut done = BTreeSet::new();
+    for m in g.keys() {
+        if !done.contains(m.as_str()) {
+            if let Some(c) = visit(g, m, &mut Vec::new(), &mut done) {
+                return Some(c);
+            }
+        }
+    }
+    None
+}
+
+fn rust_crates() -> Vec<(String, BTreeMap<Vec<String>, String>)> {
+    let mut dirs: Vec<_> = fs::read_dir(workspace().join("crates"))
+        .expect("crates/")
+        .map(|e| e.expect("an entry").path().join("src"))
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs.iter()
+        .map(|d| {
+            (
+                d.parent()
+                    .unwrap()
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+                rust_crate(d),
+            )
+        })
+        .collect()
+}
+
+/// The Python package's modules (`memplan.executorch`, …) and their imports of one
+/// another.
+fn python_graph(package: &Path) -> Graph {
+    let mut paths = Vec::new();
+    files(package, "py", &mut paths);
+    let name_of = |p: &Path| -> String {
+        let rel = p
+            .strip_prefix(package.parent().unwrap())
+            .unwrap()
+            .with_extension("");
+        let mut parts: Vec<String> = rel
+            .iter()
+            .map(|s| s.to_string_lossy().into_owned())
+            .collect();
+        if parts.last().is_some_and(|s| s == "__init__") {
+            parts.pop();
+        }
+        parts.join(".")
+    };
+    let modules: BTreeSet<String> = paths.iter().map(|p| name_of(p)).collect();
+    let mut g = Graph::new();
+    for p in &paths {
+        let me = name_of(p);
+        let is_init = p.file_name().is_some_and(|f| f == "__init__.py");
+        let package_of = if is_init {
+            me.clone()
+        } else {
+            me.rsplit_once('.')
+                .map_or(String::new(), |(a, _)| a.to_string())
+        };
+        let text = fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        let mut targets = Vec::new();
+        let mut lines = text.lines();
+        while let Some(line) = lines.next() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if let Some(rest) = line.strip_prefix("import ") {
+                for item in rest.split(',') {
+                    targets.push(item.split(" as ").next().unwrap_or("").trim().to_string());
+                }
+            } else if let Some(rest) = line.strip_prefix("from ") {
+                let Some((base, names)) = rest.split_once(" import ") else {
+                    continue;
+                };
+                let mut names = names.trim().to_string();
+                if names.starts_with('(') && !names.contains(')') {
+                    for more in lines.by_ref() {
+                        names.push_str(more.split('#').next().unwrap_or(""));
+                        if more.contains(')') {
+                            break;
+                        }
+                    }
+                }
+                let dots = base.chars().take_while(|&c| c == '.').count();
+                let base = if dots > 0 {
+                    let mut anchor: Vec<&str> = package_of.split('.').collect();
+                    anchor.truncate(anchor.len().saturating_sub(dots - 1));
+                    let tail = &base[dots..];
+                    if !tail.is_empty() {
+                        anchor.push(tail);
+                    }
+                    anchor.join(".")
+                } else {
+                    base.trim().to_string()
+                };
+                targets.push(base.clone());
+                for n in names.trim_matches(|c| c == '(' || c == ')').split(',') {
+                    let n = n.split(" as ").next().unwrap_or("").trim();
+                    if !n.is_empty() {
+                        targets.push(format!("{base}.{n}"));
+                    }
+                }
+            }
+        }
+        let edges = g.entry(me.clone()).or_default();
+        for t in targets {
+            if modules.contains(&t) && t != me {
+                edges.insert(t);
+            }
+        }
+    }
+    g
+}
+
+#[test]
+fn rust_rooms_import_without_a_circle() {
+    let crates = rust_crates();
+    assert!(
+        crates.iter().any(|(n, m)| n == "memplan" && m.len() > 100),
+        "the core's modules are read"
+    );
+    for (name, modules) in &crates {
+        let g = rooms(modules);
+        if let Some(c) = circle(&g) {
+            panic!(
+                "{name}: the modules import each other in a circle: {}",
+                c.join(" -> ")
+            );
+        }
+        for f in folders(modules) {
+            if let Some(c) = circle(&f) {
+                panic!(
+                    "{name}: a folder's modules import each other in a circle: {}",
+                    c.join(" -> ")
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_checker_imports_the_model_only() {
+    let crates = rust_crates();
+    let core = &crates
+        .iter()
+        .find(|(n, _)| n == "memplan")
+        .expect("the core crate")
+        .1;
+    let g = rooms(core);
+    let model: BTreeSet<&str> = [
+        "units",
+        "error",
+        "share",
+        "types",
+        "memory_types",
+        "index",
+        "sort",
+    ]
+    .into();
+    let checker = g.get("checker").expect("the checker is read");
+    let planners: Vec<&String> = checker
+        .iter()
+        .filter(|m| !model.contains(m.as_str()))
+        .collect();
+    assert!(
+        planners.is_empty(),
+        "the checker imports {planners:?}, beyond the model {model:?}"
+    );
+    for low in ["units", "error", "share", "types"] {
+        let up: Vec<&String> = g[low]
+            .iter()
+            .filter(|m| !model.contains(m.as_str()))
+            .collect();
+        assert!(up.is_empty(), "{low} imports {up:?}, above the model");
+    }
+}
+
+#[test]
+fn python_modules_import_without_a_circle() {
+    let g = python_graph(&workspace().join("crates/memplan-py/python/memplan"));
+    assert!(g.contains_key("memplan.executorch") && g.contains_key("memplan._executorch_pass"));
+    assert!(
+        g["memplan.executorch"].contains("memplan._executorch_banks"),
+        "imports are read"
+    );
+    if let Some(c) = circle(&g) {
+        panic!(
+            "the Python modules import each other in a circle: {}",
+            c.join(" -> ")
+        );
+    }
+}
+
+/// The reader itself, on made-up sources: each form of import is an edge, and a circle
+/// through any of them is found.
+#[test]
+fn the_reader_finds_circles_in_every_form() {
+    let module = |path: &[&str], src: &str| {
+        (
+            path.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            code(src),
+        )
+    };
+    let forms = [
+        "use crate::b::Thing;",
+        "use crate::{b, c::D};",
+        "fn f() { crate::b::g!(); }",
+        "use crate::Thing;",
+        "fn f() -> crate::b::T { todo!() }",
+    ];
+    for form in forms {
+        let modules: BTreeMap<_, _> = [
+            module(&[], "mod a; mod b; mod c; pub use b::Thing;"),
+            module(&["a"], form),
+            module(&["b"], "use crate::a::X;"),
+            module(&["c"], ""),
+        ]
+        .into();
+        let c =
+            circle(&rooms(&modules)).unwrap_or_else(|| panic!("no circle found through {form:?}"));
+        assert!(
+            c.contains(&"a".to_string()) && c.contains(&"b".to_string()),
+            "{form}: {c:?}"
+        );
+    }
+    for quiet in [
+        "// use crate::b::X;",
+        "/* crate::b */",
+        "const S: &str = \"crate::b::X\";",
+        "const S: &str = r#\"crate::b\"#;",
+        "#[cfg(test)]\nmod tests { use crate::b::X; }",
+        "const C: char = '\"'; // crate::b",
+    ] {
+        let modules: BTreeMap<_, _> = [
+            module(&[], "mod a; mod b;"),
+            module(&["a"], quiet),
+            module(&["b"], "use crate::a::X;"),
+        ]
+        .into();
+        assert_eq!(circle(&rooms(&modules)), None, "{quiet:?} is not an import");
+    }
+    let siblings: BTreeMap<_, _> = [
+        module(&["s"], "mod x; mod y;"),
+        module(&["s", "x"], "use super::y::Y;"),
+        module(&["s", "y"], "use crate::s::x::X;"),
+    ]
+    .into();
+    assert!(
+        folders(&siblings).iter().any(|g| circle(g).is_some()),
+        "a circle between siblings"
+    );
+}
