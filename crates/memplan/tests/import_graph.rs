@@ -609,3 +609,26 @@ fn the_reader_finds_circles_in_every_form() {
         "a circle between siblings"
     );
 }
+
+/// The front door stays small enough to read (issue 44): the crate root exports at most
+/// 60 names (re-exported items, public modules and functions), grouping the rest in
+/// public modules (`budget`, `memories`, `share`, …).
+#[test]
+fn the_front_door_exports_at_most_60_names() {
+    let root = fs::read_to_string(workspace().join("crates/memplan/src/lib.rs")).expect("lib.rs");
+    let root = code(&root);
+    let reexported = root_names(&root).len();
+    let items = root
+        .split([';', '{', '}', '\n'])
+        .map(str::trim)
+        .filter(|s| s.starts_with("pub mod ") || s.starts_with("pub fn "))
+        .count();
+    assert!(
+        reexported > 20 && items > 5,
+        "the root's names are read ({reexported} + {items})"
+    );
+    assert!(
+        reexported + items <= 60,
+        "lib.rs exports {reexported} items and {items} modules or functions, over 60"
+    );
+}
