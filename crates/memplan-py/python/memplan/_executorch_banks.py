@@ -64,6 +64,7 @@ import memplan
 
 from . import _executorch_inplace as _inplace
 from . import _executorch_algorithm as _et
+from . import _executorch_specs as _specs
 from . import _executorch_pass as _pass
 
 
@@ -209,11 +210,11 @@ class BankedAlgorithm(_et.Algorithm):
         graph_signature: Any = None,
         extra_padding: int = 0,
     ) -> MemoryAlgoResult:
-        _et._check_call(alignment, specs, graph_module, extra_padding)
+        _specs._check_call(alignment, specs, graph_module, extra_padding)
         check_target(self.target, alignment)
-        _et._refuse_sharing_without_memplans_pass("BankedAlgorithm")
+        _specs._refuse_sharing_without_memplans_pass("BankedAlgorithm")
         started = time.monotonic()
-        ordered = _et._ordered(specs)
+        ordered = _specs._ordered(specs)
         devices = {getattr(s, "device", DeviceType.CPU) for s in ordered} - {DeviceType.CPU}
         if devices:
             raise memplan.InputError(
@@ -272,7 +273,7 @@ class BankedAlgorithm(_et.Algorithm):
             sizes.get(m, reserved[m] if m < len(reserved) else 0) for m in range(1, count + 1)
         ]
         self.graphs.append(_et.GraphReport(
-            method=self._method or _et._method_name() or "",
+            method=self._method or _specs._method_name() or "",
             submodule=self._submodules.get(id(graph_module), ""),
             arenas=tuple(self.reports),
             sizes=tuple(result.bufsizes),
@@ -470,9 +471,9 @@ class BankedAlgorithm(_et.Algorithm):
                 continue
             given = None if offsets is None else [o for o, w in zip(offsets, where) if w == k]
             local = {i: j for j, i in enumerate(members[k])}
-            mine_pairs = [_et._ArenaShare(kept[local[b]], kept[local[t]], kind, off)
+            mine_pairs = [_specs._ArenaShare(kept[local[b]], kept[local[t]], kind, off)
                           for b, t, kind, off in pairs if b in local and t in local]
-            given_pairs = [_et._ArenaShare(kept[local[b]], kept[local[t]], kind, off)
+            given_pairs = [_specs._ArenaShare(kept[local[b]], kept[local[t]], kind, off)
                            for b, t, kind, off in took if b in local and t in local]
             if mine_pairs:
                 lowered = self._lower_shared(kept, given, caps[k], started, mine_pairs,

@@ -49,6 +49,7 @@ from executorch.exir.passes.memory_planning_pass import (
 import memplan
 
 from . import _executorch_algorithm as _et
+from . import _executorch_specs as _specs
 
 
 class _MemplanPass(MemoryPlanningPass):
@@ -85,7 +86,7 @@ class _MemplanPass(MemoryPlanningPass):
 
     def run(self, graph_module: Any, graph_signature: Any = None) -> Any:
         algo = self.algorithm
-        algo._method = _et._method_name() or f"method #{self._runs}"
+        algo._method = _specs._method_name() or f"method #{self._runs}"
         algo._submodules = {
             id(m): name
             for name, m in graph_module.named_modules()
@@ -230,8 +231,8 @@ class _MemplanPass(MemoryPlanningPass):
                 fqn = fqn_of.get(id(cache))
                 if fqn is None or cache.mem_id != shared_id or cache.mem_offset is None:
                     raise memplan.CheckError(
-                        f"in_place: {_et._describe(spec)} was to go inside a shared mutable "
-                        f"buffer, but {_et._describe(cache)} was not placed in the shared arena"
+                        f"in_place: {_specs._describe(spec)} was to go inside a shared mutable "
+                        f"buffer, but {_specs._describe(cache)} was not placed in the shared arena"
                     )
                 spec.mem_id = shared_id
                 spec.mem_offset = cache.mem_offset + inner

@@ -113,7 +113,7 @@ expects a pass.
 from __future__ import annotations
 
 # The façade: the modules below import nothing from it (lowest first:
-# _executorch_inplace, _executorch_algorithm, _executorch_pass, _executorch_banks).
+# _executorch_inplace, _executorch_specs, _executorch_algorithm, _executorch_pass, _executorch_banks).
 from memplan._executorch_algorithm import Algorithm, ArenaReport, GraphReport, PeakTensor
 from memplan._executorch_banks import (
     BankedAlgorithm,
