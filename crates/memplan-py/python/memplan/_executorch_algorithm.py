@@ -16,16 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-try:
-    from executorch.exir.memory_planning import MemoryAlgoResult, SpecAllocResult, greedy
-except ImportError as e:  # pragma: no cover - exercised only without the extra
-    raise ImportError(
-        "memplan.executorch needs ExecuTorch: pip install 'memplan[executorch]' "
-        f"(executorch==1.5.1, torch==2.14.1): {e}"
-    ) from e
-
-import memplan
-from memplan import _executorch_inplace as _inplace
+# _executorch_specs first: without ExecuTorch, its import says what to install.
 from ._executorch_specs import (
     _Buffer,
     _ArenaShare,
@@ -41,6 +32,11 @@ from ._executorch_specs import (
     _ordered,
     _method_name,
 )
+
+from executorch.exir.memory_planning import MemoryAlgoResult, SpecAllocResult, greedy
+
+import memplan
+from memplan import _executorch_inplace as _inplace
 
 
 @dataclass(frozen=True)
