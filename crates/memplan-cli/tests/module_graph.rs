@@ -5,7 +5,8 @@
 //! the imports form no circle.
 //!
 //! The edges are read from the sources: every `use crate::…` and `use super::…` (groups
-//! expanded, test modules left out), and the commands `main` calls by path.
+//! expanded, test modules left out), and the commands `main` calls by path. (That no
+//! crate's modules import each other in a circle is `memplan`'s tests/import_graph.rs.)
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -151,22 +152,6 @@ fn the_cli_modules_import_each_other_in_layers_without_a_circle() {
     }
     let left = in_circles(&edges);
     assert!(left.is_empty(), "an import circle among {left:?}");
-}
-
-/// The core crate's modules import one another without a circle too (issue 29), but for
-/// `error` and `types`, which name each other's types (a problem error names lifetimes,
-/// offsets and sizes; `Problem::new` returns one). Read the same way, from its sources.
-#[test]
-fn the_core_crate_has_no_import_circle_but_error_and_types() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../memplan/src");
-    let edges = edges(&modules(&src));
-    // The edges are read: the memories family's heuristic runs the improvement's insertion.
-    assert!(
-        edges["memories::heuristic"].contains("memories::improve"),
-        "{edges:?}"
-    );
-    let left: Vec<&str> = in_circles(&edges).into_iter().map(String::as_str).collect();
-    assert_eq!(left, ["error", "types"], "an import circle among {left:?}");
 }
 
 /// The modules on import circles: take away, one by one, the modules that no module

@@ -204,7 +204,8 @@ impl Meter {
 /// the same plan on every run, at any thread count and load.
 ///
 /// ```
-/// use memplan::{Budget, CancelToken};
+/// use memplan::budget::CancelToken;
+/// use memplan::Budget;
 /// use std::time::Duration;
 ///
 /// let stop = CancelToken::new();
@@ -583,7 +584,7 @@ impl Budget {
 /// used by the command line, Python and C.
 ///
 /// ```
-/// use memplan::TimeLimit;
+/// use memplan::budget::TimeLimit;
 /// use std::time::Duration;
 ///
 /// assert_eq!("1.5".parse::<TimeLimit>()?.duration(), Some(Duration::from_millis(1500)));
@@ -591,7 +592,7 @@ impl Budget {
 /// assert_eq!(TimeLimit::from_secs(1e300)?.duration(), None); // too long: no limit
 /// assert!(TimeLimit::from_secs(-1.0).is_err());
 /// assert!("NaN".parse::<TimeLimit>().is_err());
-/// # Ok::<(), memplan::TimeLimitError>(())
+/// # Ok::<(), memplan::budget::TimeLimitError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TimeLimit(Option<Duration>);
@@ -647,14 +648,14 @@ impl std::str::FromStr for TimeLimit {
 /// The one parser of work limits, used by the command line, Python and C.
 ///
 /// ```
-/// use memplan::WorkLimit;
+/// use memplan::budget::WorkLimit;
 ///
 /// assert_eq!("60000".parse::<WorkLimit>()?.units(), Some(60_000));
 /// assert_eq!("1_000_000".parse::<WorkLimit>()?.units(), Some(1_000_000));
 /// assert_eq!("inf".parse::<WorkLimit>()?.units(), None);
 /// assert!("-1".parse::<WorkLimit>().is_err());
 /// assert!("1.5".parse::<WorkLimit>().is_err());
-/// # Ok::<(), memplan::WorkLimitError>(())
+/// # Ok::<(), memplan::budget::WorkLimitError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WorkLimit(Option<u64>);

@@ -168,10 +168,11 @@ fn is_ident(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
 
-/// The first segments of every path after `prefix` (`crate::`, `super::`): `crate::a::b`
-/// gives `a`, `crate::{a, b::c, d as e}` gives `a`, `b`, `d`.
-fn heads(code: &str, prefix: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
+/// Every path after `prefix` (`crate::`, `super::`), as its segments, use groups
+/// expanded: `crate::a::b` gives `[a, b]`, `crate::{a, b::{c, d as e}}` gives `[a]`,
+/// `[b, c]` and `[b, d]`.
+fn paths(code: &str, prefix: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
     let mut from = 0;
     while let Some(k) = code[from..].find(prefix) {
         let at = from + k;
@@ -179,46 +180,72 @@ fn heads(code: &str, prefix: &str) -> BTreeSet<String> {
         if code[..at].chars().next_back().is_some_and(is_ident) || code[..at].ends_with("::") {
             continue;
         }
-        let rest = &code[from..];
-        if let Some(group) = rest.strip_prefix('{') {
-            let mut depth = 1;
-            let mut item = String::new();
-            let mut at_start = true;
-            for c in group.chars() {
-                match c {
-                    '{' => depth += 1,
-                    '}' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    ',' if depth == 1 => {
-                        at_start = true;
-                        continue;
-                    }
-                    _ => {}
+        let chars: Vec<char> = code[from..].chars().take(4096).collect();
+        tree(&chars, &mut 0, &mut Vec::new(), &mut out);
+    }
+    out
+}
+
+/// Reads a use tree at `chars[*at..]` below `stem`: `ident(::tree)?` or `{tree, …}`.
+fn tree(chars: &[char], at: &mut usize, stem: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    let skip_space = |at: &mut usize| {
+        while chars.get(*at).is_some_and(|c| c.is_whitespace()) {
+            *at += 1;
+        }
+    };
+    skip_space(at);
+    if chars.get(*at) == Some(&'{') {
+        *at += 1;
+        loop {
+            tree(chars, at, stem, out);
+            skip_space(at);
+            match chars.get(*at) {
+                Some(',') => *at += 1,
+                Some('}') => {
+                    *at += 1;
+                    return;
                 }
-                if depth == 1 && at_start {
-                    if is_ident(c) {
-                        item.push(c);
-                    } else if !item.is_empty() {
-                        out.insert(std::mem::take(&mut item));
-                        at_start = false;
-                    }
-                }
+                _ => return,
             }
-            if !item.is_empty() {
-                out.insert(item);
-            }
-        } else {
-            let name: String = rest.chars().take_while(|&c| is_ident(c)).collect();
-            if !name.is_empty() {
-                out.insert(name);
+            skip_space(at);
+            if chars.get(*at) == Some(&'}') {
+                *at += 1;
+                return;
             }
         }
     }
-    out
+    let name: String = chars[*at..].iter().take_while(|&&c| is_ident(c)).collect();
+    if name.is_empty() {
+        if !stem.is_empty() {
+            out.push(stem.clone());
+        }
+        return;
+    }
+    *at += name.chars().count();
+    stem.push(name);
+    if chars[*at..].starts_with(&[':', ':']) {
+        *at += 2;
+        tree(chars, at, stem, out);
+    } else {
+        out.push(stem.clone());
+        // `x as y`: the alias names nothing new.
+        let rest: String = chars[*at..].iter().take(4).collect();
+        if rest.trim_start().starts_with("as ") {
+            skip_space(at);
+            *at += 2;
+            skip_space(at);
+            *at += chars[*at..].iter().take_while(|&&c| is_ident(c)).count();
+        }
+    }
+    stem.pop();
+}
+
+/// The first segments of every path after `prefix`.
+fn heads(code: &str, prefix: &str) -> BTreeSet<String> {
+    paths(code, prefix)
+        .into_iter()
+        .filter_map(|p| p.into_iter().next())
+        .collect()
 }
 
 /// One Rust crate: each module's path (`["storage", "groups"]`; the root is `[]`) and
@@ -328,6 +355,50 @@ fn folders(modules: &BTreeMap<Vec<String>, String>) -> Vec<Graph> {
         }
     }
     by_parent.into_values().collect()
+}
+
+/// The graph between every module of a crate, files and folders alike: `a → b` when
+/// `a` names a path into `b` (`crate::…`, or `super::…` from `a`'s parent), `b` the
+/// longest module the path names. A parent declaring its children is not an edge.
+fn files_graph(modules: &BTreeMap<Vec<String>, String>) -> Graph {
+    let reexports = modules
+        .get(&Vec::new())
+        .map(|r| root_names(r))
+        .unwrap_or_default();
+    let resolve = |path: &[String]| -> Option<Vec<String>> {
+        (1..=path.len())
+            .rev()
+            .map(|k| path[..k].to_vec())
+            .find(|m| modules.contains_key(m))
+            .or_else(|| {
+                let via = reexports.get(path.first()?)?;
+                Some(vec![via.clone()])
+            })
+    };
+    let mut g = Graph::new();
+    for (me, code) in modules {
+        let name = |p: &[String]| {
+            if p.is_empty() {
+                "crate".to_string()
+            } else {
+                p.join("::")
+            }
+        };
+        let edges = g.entry(name(me)).or_default();
+        let parent = &me[..me.len().saturating_sub(1)];
+        let mut targets: Vec<Vec<String>> = paths(code, "crate::");
+        targets.extend(
+            paths(code, "super::")
+                .into_iter()
+                .map(|p| [parent, &p[..]].concat()),
+        );
+        for t in targets {
+            if let Some(m) = resolve(&t).filter(|m| m != me && !m.is_empty()) {
+                edges.insert(name(&m));
+            }
+        }
+    }
+    g
 }
 
 /// A circle of the graph, or `None`.
@@ -486,6 +557,12 @@ fn rust_rooms_import_without_a_circle() {
                 c.join(" -> ")
             );
         }
+        if let Some(c) = circle(&files_graph(modules)) {
+            panic!(
+                "{name}: the files import each other in a circle: {}",
+                c.join(" -> ")
+            );
+        }
         for f in folders(modules) {
             if let Some(c) = circle(&f) {
                 panic!(
@@ -607,6 +684,18 @@ fn the_reader_finds_circles_in_every_form() {
     assert!(
         folders(&siblings).iter().any(|g| circle(g).is_some()),
         "a circle between siblings"
+    );
+    let files: BTreeMap<_, _> = [
+        module(&[], "mod a; mod b;"),
+        module(&["a"], "mod x;"),
+        module(&["a", "x"], "use crate::b::{self, B};"),
+        module(&["b"], "fn f() { super::a::x::g(); }"),
+    ]
+    .into();
+    let c = circle(&files_graph(&files)).expect("a circle between files of two rooms");
+    assert!(
+        c.contains(&"a::x".to_string()) && c.contains(&"b".to_string()),
+        "{c:?}"
     );
 }
 
