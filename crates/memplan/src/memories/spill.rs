@@ -52,8 +52,10 @@ pub fn spill_request(
 
 /// Chooses the buffers to spill so that the rest fit under the request's capacity (the
 /// fast memory's: its goal must be [`crate::Goal::Fit`]) at the least total cost, within
-/// its budget, and plans both memories. `Infeasible` when the buffers that must stay
-/// fast (fixed, or [`SpillMemory::Fast`]) do not fit. See the [module docs](self).
+/// its budget, and plans both memories: memory 0, `fast`, under the capacity, and 1,
+/// `slow`, unbounded, each buffer's cost (default its size) as its traffic, so that the
+/// plan's cost is its slow buffers'. `Infeasible` when the buffers that must stay fast
+/// (fixed, or [`SpillMemory::Fast`]) do not fit.
 ///
 /// ```
 /// use memplan::memories::{check_memories, plan_spill, spill_request, MemoriesOptions, MemoryIdx, SpillInput};
