@@ -1,6 +1,6 @@
 //! Two memory levels from C: [`memplan_plan_spill`] and its result, over
-//! `memplan::spill`, the two-memory form of `memplan::memories` (full build; the lean
-//! build answers `MEMPLAN_ERR_ARGUMENT`, saying why).
+//! `memplan::memories::plan_spill`, the two-memory form of `memplan::memories` (full
+//! build; the lean build answers `MEMPLAN_ERR_ARGUMENT`, saying why).
 
 use super::*;
 
@@ -65,7 +65,10 @@ fn plan_spill(
     memory: Option<&[i32]>,
     o: &memplan_options,
 ) -> Result<memplan_spill_result, (memplan_status, String)> {
-    use memplan::spill::{self, Memory, SpillError, SpillInput, SpillOptions};
+    use memplan::memories::{
+        check_memories, spill_request, MemoriesError, MemoriesOptions, MemoryIdx, SpillError,
+        SpillInput, SpillMemory,
+    };
     let costs = costs.map(<[u64]>::to_vec);
     let memory = match memory {
         None => None,
@@ -73,9 +76,9 @@ fn plan_spill(
             let mut levels = Vec::with_capacity(codes.len());
             for (i, &m) in codes.iter().enumerate() {
                 levels.push(match m {
-                    0 => Memory::Either,
-                    1 => Memory::Fast,
-                    2 => Memory::Slow,
+                    0 => SpillMemory::Either,
+                    1 => SpillMemory::Fast,
+                    2 => SpillMemory::Slow,
                     _ => {
                         return Err(arg_error(&format!(
                             "memplan_plan_spill: memory[{i}] is {m}; expected 0 (either), 1 (fast) or 2 (slow)"
@@ -95,16 +98,21 @@ fn plan_spill(
         costs: costs.as_deref(),
         memory: memory.as_deref(),
     };
-    let options = SpillOptions {
+    let options = MemoriesOptions {
         threads: o.threads as usize,
-        ..SpillOptions::default()
+        ..MemoriesOptions::default()
     };
-    let report = spill::plan_spill(&problem, &input, &request, &options).map_err(|e| match e {
+    let error = |e: SpillError| match e {
         SpillError::FixedInSlow { .. } => (MEMPLAN_ERR_INVALID_PROBLEM, e.to_string()),
-        SpillError::InvalidPlan(_) => (MEMPLAN_ERR_INVALID_PLAN, e.to_string()),
-        SpillError::Plan(_) => (MEMPLAN_ERR_INTERNAL, e.to_string()),
+        SpillError::Memories(MemoriesError::Plan(_)) => (MEMPLAN_ERR_INTERNAL, e.to_string()),
+        SpillError::Memories(MemoriesError::Overflow(_) | MemoriesError::PlanShape { .. }) => {
+            (MEMPLAN_ERR_ARGUMENT, e.to_string())
+        }
+        SpillError::Memories(_) => (MEMPLAN_ERR_INVALID_PLAN, e.to_string()),
         e => (MEMPLAN_ERR_ARGUMENT, e.to_string()),
-    })?;
+    };
+    let report =
+        memplan::memories::plan_spill(&problem, &input, &request, &options).map_err(error)?;
     let plan = match &report.outcome {
         Outcome::Optimal(plan) | Outcome::Feasible { plan, .. } => plan,
         Outcome::Infeasible => {
@@ -122,15 +130,20 @@ fn plan_spill(
             ))
         }
     };
-    spill::check_spill(&problem, Size(capacity), &input, plan)
+    let (memories, allowed) = spill_request(&problem, Size(capacity), &input).map_err(error)?;
+    check_memories(&problem, &memories, &input.memories_input(&allowed), plan)
         .map_err(|v| (MEMPLAN_ERR_INVALID_PLAN, v.to_string()))?;
     Ok(memplan_spill_result {
         offsets: plan.offsets.iter().map(|o| o.get()).collect(),
-        spilled: plan.spilled.iter().map(|&s| u8::from(s)).collect(),
+        spilled: plan
+            .memory
+            .iter()
+            .map(|&m| u8::from(m == MemoryIdx(1)))
+            .collect(),
         cost: plan.cost,
         lower_bound: report.lower_bound,
-        fast_height: plan.fast_height.get(),
-        slow_height: plan.slow_height.get(),
+        fast_height: plan.heights[0].get(),
+        slow_height: plan.heights[1].get(),
     })
 }
 

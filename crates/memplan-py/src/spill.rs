@@ -1,10 +1,13 @@
-//! `memplan.plan_spill` and `memplan.SpillPlan`: the two-level planner
-//! (`memplan::spill`) for Python.
+//! `memplan.plan_spill` and `memplan.SpillPlan`: spill, the two-memory form of several
+//! memories (`memplan::memories::plan_spill`), for Python.
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use memplan::spill::{check_spill, Memory, SpillError, SpillInput, SpillOptions};
+use memplan::memories::{
+    check_memories, spill_request, MemoriesError, MemoriesOptions, MemoryIdx, SpillError,
+    SpillInput, SpillMemory,
+};
 use memplan::{Outcome, Size};
 
 use crate::convert::{py_id, py_ids};
@@ -106,8 +109,12 @@ impl SpillPlan {
 
 fn spill_error(e: SpillError) -> PyErr {
     match e {
-        SpillError::Plan(e) => MemplanError::new_err(e.to_string()),
-        SpillError::InvalidPlan(_) => CheckError::new_err(e.to_string()),
+        SpillError::Memories(MemoriesError::Plan(e)) => MemplanError::new_err(e.to_string()),
+        SpillError::Memories(MemoriesError::Overflow(_) | MemoriesError::PlanShape { .. }) => {
+            InputError::new_err(e.to_string())
+        }
+        // Any other error of the planner across memories: its plan failed the check.
+        SpillError::Memories(_) => CheckError::new_err(e.to_string()),
         e => InputError::new_err(e.to_string()),
     }
 }
@@ -160,14 +167,14 @@ pub fn plan_spill(
         goal: memplan::Goal::Fit(Size(capacity)),
         budget: crate::budget(time_limit, work_limit)?,
     };
-    let memory: Option<Vec<Memory>> = memory
+    let memory: Option<Vec<SpillMemory>> = memory
         .map(|m| {
             m.iter()
                 .enumerate()
                 .map(|(i, s)| {
                     s.as_deref()
                         .unwrap_or("")
-                        .parse::<Memory>()
+                        .parse::<SpillMemory>()
                         .map_err(|e| InputError::new_err(format!("memory[{i}]: {e}")))
                 })
                 .collect::<PyResult<Vec<_>>>()
@@ -177,15 +184,15 @@ pub fn plan_spill(
         costs: costs.as_deref(),
         memory: memory.as_deref(),
     };
-    let options = SpillOptions {
+    let options = MemoriesOptions {
         threads,
         seed,
         verify,
-        ..SpillOptions::default()
+        ..MemoriesOptions::default()
     };
     let target = &problem.inner;
     let report = py
-        .detach(|| memplan::spill::plan_spill(target, &input, &request, &options))
+        .detach(|| memplan::memories::plan_spill(target, &input, &request, &options))
         .map_err(spill_error)?;
     let plan = match &report.outcome {
         Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => p,
@@ -201,19 +208,21 @@ pub fn plan_spill(
         }
     };
     if verify {
-        py.detach(|| check_spill(target, Size(capacity), &input, plan))
+        let (memories, allowed) =
+            spill_request(target, Size(capacity), &input).map_err(spill_error)?;
+        py.detach(|| check_memories(target, &memories, &input.memories_input(&allowed), plan))
             .map_err(|v| CheckError::new_err(v.to_string()))?;
     }
     Ok(SpillPlan {
-        spilled: plan.spilled.clone(),
+        spilled: plan.memory.iter().map(|&m| m == MemoryIdx(1)).collect(),
         offsets: plan.offsets.iter().map(|o| o.get()).collect(),
         ids: target.buffers().iter().map(|b| b.id.clone()).collect(),
         int_ids: problem.int_ids,
         cost: plan.cost,
         lower_bound: report.lower_bound,
         fast_capacity: capacity,
-        fast_height: plan.fast_height.get(),
-        slow_height: plan.slow_height.get(),
+        fast_height: plan.heights[0].get(),
+        slow_height: plan.heights[1].get(),
         elapsed: report.elapsed.as_secs_f64(),
     })
 }

@@ -9,7 +9,7 @@
 //! puts it in a [`crate::Request`]; the call *starts* it (a time limit becomes a
 //! deadline, a work limit a meter) and hands it, or budgets derived from it
 //! (`child`, `share`, `until`, `strict`), to every stage. Every family (greedy,
-//! exact, boxing, TelaMalloc, spill) takes a `&Budget`, polls `exhausted` now
+//! exact, boxing, TelaMalloc, memories) takes a `&Budget`, polls `exhausted` now
 //! and then and charges the work it did; none keeps its own notion of "stop", and none
 //! turns a budget back into a duration. Whichever limit runs out first stops the call,
 //! and the report says which ([`Stop`]).
@@ -343,8 +343,8 @@ impl Budget {
     /// most `nodes` nodes, then stops with what it has. A search is one capacity search
     /// of the exact planner (per preorder; minimise mode's probes get shares of it), one
     /// TelaMalloc search (a node is a placement tried; TelaMalloc's rounds and probes
-    /// share it, and it takes 2,000,000 when there is none), or one of spill's placement
-    /// searches.
+    /// share it, and it takes 2,000,000 when there is none), or one of the memories'
+    /// placement searches.
     pub fn with_node_limit(self, nodes: impl Into<Option<u64>>) -> Budget {
         Budget {
             nodes: nodes.into(),
@@ -358,7 +358,7 @@ impl Budget {
     }
 
     /// `nodes`, held to the node limit when there is one: the limit of a search whose
-    /// family sets its own (spill's searches).
+    /// family sets its own (the memories' searches).
     #[cfg(feature = "memories")]
     pub(crate) fn nodes_at_most(&self, nodes: u64) -> u64 {
         self.nodes.map_or(nodes, |n| n.min(nodes))

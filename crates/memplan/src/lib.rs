@@ -13,8 +13,8 @@
 //! the [analysis](analyze) and the errors, re-exported from the modules that define
 //! them. A buffer may use another's storage along a declared [`Share`] (in place, or
 //! inside it): see [`share`]. Public submodules hold the rest: [`io`] (CSV and JSON, features `csv` and
-//! `json`), [`analysis`], `memories` (several memories, each buffer's memory and offset), `spill` (its
-//! two-memory form), `shared_objects` and `tiles` (two
+//! `json`), [`analysis`], `memories` (several memories, each buffer's memory and offset, and
+//! `plan_spill`, its two-memory form), `shared_objects` and `tiles` (two
 //! other planning problems; features of the same names, on by default), plus `testing`
 //! (seeded generators, feature `testing`) and `fuzzing` (feature `fuzzing`).
 //! The algorithms live in private modules, one folder per family (`greedy/`, `exact/`,
@@ -86,8 +86,6 @@ pub mod share;
 #[cfg(feature = "shared_objects")]
 pub mod shared_objects;
 mod sort;
-#[cfg(feature = "spill")]
-pub mod spill;
 mod storage;
 mod telamalloc;
 /// Seeded generators of problems, for tests, benchmarks and `memplan gen` (feature

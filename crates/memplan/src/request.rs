@@ -3,7 +3,7 @@
 //! The model: the problem says what the buffers are; the request says what to do with
 //! them and for how long. The goal is to minimise the height, or to fit under a
 //! capacity; the budget says when to stop. Every door (the library's [`crate::plan`],
-//! [`crate::spill::plan_spill`], [`crate::tiles::plan_tiles`] and
+//! `memories::plan_spill`, [`crate::tiles::plan_tiles`] and
 //! [`crate::shared_objects::plan_shared_objects`], the command line, Python, C and the
 //! framework adapters) builds one request and passes it down unchanged; the capacity is
 //! never part of the problem, and a reader that finds one in a file returns it beside the
@@ -18,7 +18,7 @@ pub enum Goal {
     /// The lowest height (peak address) that can be found and proven.
     #[default]
     Minimise,
-    /// Any plan whose height is at most this capacity (for `spill::plan_spill`:
+    /// Any plan whose height is at most this capacity (for `memories::plan_spill`:
     /// the fast memory's capacity, the cheapest such spill).
     Fit(Size),
 }

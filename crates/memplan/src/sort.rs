@@ -17,7 +17,7 @@
 //! Where an unstable sort's key can tie between different elements, the order of the
 //! tied ones is the standard library's choice, which differs between its builds (the
 //! lean C library's standard library sorts for size: docs/c.md). The unstable sorts of
-//! the planners in that build (all but spill, tiles and shared objects) therefore use
+//! the planners in that build (all but memories, tiles and shared objects) therefore use
 //! keys that order every pair of different elements (a rank, an index or the whole
 //! element), or ties whose order nothing reads (sums over a sweep), so each sort has
 //! one possible result.

@@ -537,11 +537,11 @@ fn two_memories_are_spill() {
             &MemoriesOptions::default(),
         )
         .unwrap();
-        let s = memplan::spill::plan_spill(
+        let s = memplan::memories::plan_spill(
             &inst.problem,
-            &memplan::spill::SpillInput::default(),
+            &memplan::memories::SpillInput::default(),
             &Request::fit(capacity).with_budget(Budget::unlimited()),
-            &memplan::spill::SpillOptions::default(),
+            &MemoriesOptions::default(),
         )
         .unwrap();
         assert_eq!(a.lower_bound, s.lower_bound);

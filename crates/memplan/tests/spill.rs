@@ -1,15 +1,17 @@
-//! The two-level (spill) planner through the public API: against brute force on small
+//! Spill, the two-memory form of several memories, through the public API: against brute force on small
 //! instances, the checker on random ones, determinism, input errors, and the fuzz body.
 
 use std::time::{Duration, Instant};
 
 use memplan::fuzzing::ByteSource;
-use memplan::spill::{
-    check_spill, plan_spill, Memory, SpillBaseline, SpillError, SpillInput, SpillOptions,
-    SpillReport, TwoLevelPlan,
+use memplan::memories::{
+    check_memories, plan_spill, spill_request, Baseline as SpillBaseline, MemoriesCheckSummary,
+    MemoriesError, MemoriesOptions as SpillOptions, MemoriesReport as SpillReport, MemoryIdx,
+    MemoryPlan, SpillError, SpillInput, SpillMemory as Memory,
 };
 use memplan::{
-    max_load, plan, Budget, Buffer, Options, Outcome, Planner, Problem, Request, Size, Violation,
+    max_load, plan, Budget, Buffer, CheckFailure, Options, Outcome, Plan, Planner, Problem,
+    Request, Size, Violation,
 };
 use proptest::prelude::*;
 
@@ -152,12 +154,51 @@ fn options(exact: bool, improve: bool) -> SpillOptions {
     }
 }
 
+/// The plan's check across the spill request's two memories.
+fn check_spill(
+    problem: &Problem,
+    capacity: Size,
+    input: &SpillInput<'_>,
+    plan: &MemoryPlan,
+) -> Result<MemoriesCheckSummary, CheckFailure> {
+    let (memories, allowed) = spill_request(problem, capacity, input).expect("a valid input");
+    check_memories(problem, &memories, &input.memories_input(&allowed), plan)
+}
+
+/// Whether each buffer is in slow memory.
+fn spilled(plan: &MemoryPlan) -> Vec<bool> {
+    plan.memory.iter().map(|&m| m == MemoryIdx(1)).collect()
+}
+
+/// The first level's effort (the fast memory's), default without levels.
+fn stats(report: &SpillReport) -> memplan::memories::LevelStats {
+    report.levels.first().map(|l| l.stats).unwrap_or_default()
+}
+
+/// The plan's two memories as ordinary problems and plans, fast then slow (these tests'
+/// problems have no shares).
+fn levels(problem: &Problem, plan: &MemoryPlan) -> [(Problem, Plan); 2] {
+    [0, 1].map(|m| {
+        let members: Vec<usize> = (0..problem.len())
+            .filter(|&i| plan.memory[i] == MemoryIdx(m))
+            .collect();
+        let buffers = members
+            .iter()
+            .map(|&i| problem.buffers()[i].clone())
+            .collect();
+        let sub = Problem::new(buffers).expect("a subset of a valid problem is valid");
+        let offsets = members.iter().map(|&i| plan.offsets[i]).collect();
+        let plan = Plan::new(&sub, offsets).expect("one offset per buffer, no overflow");
+        (sub, plan)
+    })
+}
+
 fn assert_valid(inst: &Instance, report: &SpillReport) {
     if let Some(plan) = report.plan() {
         if let Err(v) = check_spill(&inst.problem, inst.capacity, &inst.input(), plan) {
             panic!("invalid plan: {v}");
         }
-        assert!(plan.fast_height <= inst.capacity);
+        assert!(plan.heights[0] <= inst.capacity);
         assert!(report.lower_bound <= plan.cost);
     }
 }
@@ -234,7 +275,7 @@ fn exact_mode_equals_brute_force_and_bounds_and_heuristics_bracket_it() {
             assert_valid(&inst, &r);
             assert!(r.lower_bound <= opt, "case {case}: bound above the optimum");
             assert!(
-                r.stats.root_bound <= opt,
+                stats(&r).root_bound <= opt,
                 "case {case}: root bound above the optimum"
             );
             let c = r.plan().expect("a plan exists").cost;
@@ -242,7 +283,7 @@ fn exact_mode_equals_brute_force_and_bounds_and_heuristics_bracket_it() {
             heuristic_above += usize::from(!ex && !imp && !lagrangian && !greedy && c > opt);
             greedy_above += usize::from(!ex && !imp && !lagrangian && greedy && c > opt);
             if !ex && !imp && round && chain && lagrangian {
-                root[usize::from(holes)] = r.stats.root_bound;
+                root[usize::from(holes)] = stats(&r).root_bound;
             }
             if ex {
                 assert_eq!(c, opt, "case {case}: exact mode without rounding");
@@ -298,13 +339,13 @@ proptest! {
         assert_valid(&inst, &report);
         if let Some(p) = report.plan() {
             for (i, m) in memory.iter().enumerate() {
-                prop_assert!(*m != Memory::Fast || !p.spilled[i]);
-                prop_assert!(*m != Memory::Slow || p.spilled[i]);
+                prop_assert!(*m != Memory::Fast || !spilled(p)[i]);
+                prop_assert!(*m != Memory::Slow || spilled(p)[i]);
             }
-            let levels = p.levels(&inst.problem).unwrap();
-            prop_assert_eq!(levels.fast.len() + levels.slow.len(), inst.problem.len());
-            memplan::check(&levels.fast, &levels.fast_plan, Some(capacity)).unwrap();
-            memplan::check(&levels.slow, &levels.slow_plan, None).unwrap();
+            let [(fast, fast_plan), (slow, slow_plan)] = levels(&inst.problem, p);
+            prop_assert_eq!(fast.len() + slow.len(), inst.problem.len());
+            memplan::check(&fast, &fast_plan, Some(capacity)).unwrap();
+            memplan::check(&slow, &slow_plan, None).unwrap();
         } else {
             // Only the forced-fast buffers can make it fail.
             prop_assert!(memory.contains(&Memory::Fast));
@@ -410,8 +451,8 @@ fn edge_capacities_and_empty_problems() {
     let Outcome::Optimal(plan) = &r.outcome else {
         panic!("{:?}", r.outcome)
     };
-    assert_eq!((plan.spilled.clone(), plan.cost), (vec![true, true], 8));
-    assert_eq!(plan.fast_height, Size(0));
+    assert_eq!((spilled(plan), plan.cost), (vec![true, true], 8));
+    assert_eq!(plan.heights[0], Size(0));
     // An empty problem.
     let empty = Problem::new(Vec::new()).unwrap();
     let r = plan_spill(&empty, &none, &fit(Size(0)), &opts).unwrap();
@@ -420,7 +461,7 @@ fn edge_capacities_and_empty_problems() {
 }
 
 /// The one violation a failed [`check_spill`] reports (it stops at the first rule broken).
-fn only_violation(r: Result<memplan::CheckSummary, memplan::CheckFailure>) -> Violation {
+fn only_violation(r: Result<MemoriesCheckSummary, CheckFailure>) -> Violation {
     let f = r.expect_err("the plan is broken");
     assert_eq!((f.violations.len(), f.more), (1, 0), "{f}");
     assert_eq!(f.to_string(), f.violations[0].to_string());
@@ -432,42 +473,42 @@ fn the_checker_rejects_broken_plans() {
     let p = three();
     let none = SpillInput::default();
     let r = plan_spill(&p, &none, &fit(Size(8)), &SpillOptions::default()).unwrap();
-    let good: TwoLevelPlan = r.plan().unwrap().clone();
+    let good: MemoryPlan = r.plan().unwrap().clone();
     let summary = check_spill(&p, Size(8), &none, &good).unwrap();
     assert_eq!(
-        (summary.buffers, summary.height, summary.slow_height),
-        (3, good.fast_height, Some(good.slow_height))
+        (summary.buffers, summary.heights[0], summary.heights[1]),
+        (3, good.heights[0], good.heights[1])
     );
-    let kept = good.kept().find(|i| i.index() != 1).unwrap().index();
+    let kept = (0..3).find(|&i| i != 1 && !spilled(&good)[i]).unwrap();
 
     let mut wrong_cost = good.clone();
     wrong_cost.cost += 1;
     assert!(matches!(
         only_violation(check_spill(&p, Size(8), &none, &wrong_cost)),
-        Violation::SpillCost { .. }
+        Violation::MemoryCost { .. }
     ));
     let mut fixed_spilled = good.clone();
-    fixed_spilled.spilled[1] = true;
+    fixed_spilled.memory[1] = MemoryIdx(1);
     assert!(matches!(
         only_violation(check_spill(&p, Size(8), &none, &fixed_spilled)),
-        Violation::WrongMemory { index: 1, .. }
+        Violation::NotAllowed { index: 1, .. }
     ));
     let mut overlap = good.clone();
     overlap.offsets[kept] = memplan::Offset(4); // onto the fixed buffer
-    overlap.fast_height = Size(8);
+    overlap.heights[0] = Size(8);
     assert!(matches!(
         only_violation(check_spill(&p, Size(8), &none, &overlap)),
-        Violation::FastLevel(_)
+        Violation::InMemory { memory, .. } if memory == "fast"
     ));
     let mut all_kept = good.clone();
-    all_kept.spilled = vec![false; 3];
+    all_kept.memory = vec![MemoryIdx(0); 3];
     all_kept.cost = 0;
     assert!(check_spill(&p, Size(8), &none, &all_kept).is_err());
     let mut short = good;
-    short.spilled.pop();
+    short.memory.pop();
     assert!(matches!(
         only_violation(check_spill(&p, Size(8), &none, &short)),
-        Violation::SpillInput(SpillError::PlanShape { .. })
+        Violation::MemoriesInput(MemoriesError::PlanShape { .. })
     ));
 }
 
@@ -497,7 +538,7 @@ fn fuzz_body_smoke() {
     let (max, min) = wanted.map_or((300, 30), |n| (n, n));
     while cases < max && (cases < min || started.elapsed() < Duration::from_secs(10)) {
         let bytes = src.bytes(512);
-        let outcome = std::panic::catch_unwind(|| memplan::spill::fuzz_spill(&bytes));
+        let outcome = std::panic::catch_unwind(|| memplan::memories::fuzz_spill(&bytes));
         assert!(
             outcome.is_ok(),
             "fuzz_spill failed on case {cases}: {bytes:?}"

@@ -1,7 +1,7 @@
-//! `memplan check PROBLEM PLAN`: the independent checker on a plan file, one level or two
-//! (a plan with a `memory` column, the output of `plan --spill`).
+//! `memplan check PROBLEM PLAN`: the independent checker on a plan file, one memory,
+//! two (a spill plan: a `memory` column of `fast` and `slow`, the output of
+//! `plan --spill`) or several.
 
-use memplan::spill::check_spill;
 use memplan::{check_placements, Offset, Problem, Size};
 
 use crate::exit::{self, Failure};
@@ -13,7 +13,9 @@ use crate::shared::memories::{
     has_section, memory_figures, memory_plan, read_memories_data, read_plan_memory_names,
 };
 use crate::shared::numbers::{count, percent, thousands};
-use crate::shared::two_level::{fast_capacity, read_plan_levels, read_spill_data, two_level_plan};
+use crate::shared::spill::{
+    check_spill_plan, fast_capacity, read_plan_levels, read_spill_data, spill_plan, SLOW,
+};
 use memplan::memories::check_memories;
 
 pub fn check(args: CheckArgs) -> Result<(), Failure> {
@@ -60,9 +62,9 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
     }
 }
 
-/// `check` of a two-level plan: matches the plan's rows to the buffers by id, then
-/// [`check_spill`] (fast buffers under the capacity, slow ones among themselves, the
-/// problem's `memory` preferences).
+/// `check` of a spill plan: matches the plan's rows to the buffers by id, then
+/// `check_memories` across the two memories (fast buffers under the capacity, slow ones
+/// among themselves, the problem's `memory` preferences), in spill's words.
 fn check_two_levels(
     args: &CheckArgs,
     (format, problem_bytes): (Format, &[u8]),
@@ -73,26 +75,26 @@ fn check_two_levels(
     let plan_file = display_path(&args.plan);
     let capacity = fast_capacity(args.capacity, plan_file)?;
     let data = read_spill_data(&args.problem, problem_bytes, format, problem)?;
-    let plan = two_level_plan(problem, &data, placements, levels)
+    let plan = spill_plan(problem, &data, placements, levels)
         .map_err(|wrong| Failure::invalid(plan_file, "plan", &wrong, 0))?;
     let n = problem.len();
-    if let Err(f) = check_spill(problem, Size(capacity), &data.input(), &plan) {
+    if let Err(violations) = check_spill_plan(problem, capacity, &data.input(), &plan) {
         return Err(Failure::invalid(
             plan_file,
             "two-level plan",
-            &f.violations,
-            f.more,
+            &violations,
+            0,
         ));
     }
-    let slow = plan.spilled.iter().filter(|&&s| s).count();
+    let slow = plan.memory.iter().filter(|&&m| m == SLOW).count();
     println!(
         "ok: {}; fast: {}, height {} under capacity {}; slow: {}, height {}; cost {}",
         count(n as u64, "buffer"),
         count((n - slow) as u64, "buffer"),
-        thousands(plan.fast_height.get()),
+        thousands(plan.heights[0].get()),
         thousands(capacity),
         count(slow as u64, "buffer"),
-        thousands(plan.slow_height.get()),
+        thousands(plan.heights[1].get()),
         thousands(plan.cost)
     );
     Ok(())

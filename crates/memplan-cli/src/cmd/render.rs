@@ -7,6 +7,7 @@ use memplan_render::{draw, Picture};
 use crate::exit::{self, Failure};
 use crate::flags::commands::RenderArgs;
 use crate::flags::input::Format;
+use crate::shared::columns::index_by_id;
 #[cfg(feature = "tflite")]
 use crate::shared::files::{display_path, tflite_failure};
 use crate::shared::files::{read_bytes, write_to};
@@ -15,8 +16,8 @@ use crate::shared::memories::{
     has_section, memory_plan, read_memories_data, read_plan_memory_names,
 };
 use crate::shared::numbers::thousands;
-use crate::shared::two_level::{
-    fast_capacity, index_by_id, read_plan_levels, read_spill_data, two_level_plan,
+use crate::shared::spill::{
+    check_spill_plan, fast_capacity, read_plan_levels, read_spill_data, spill_plan, SLOW,
 };
 
 pub fn render(args: RenderArgs) -> Result<(), Failure> {
@@ -113,9 +114,10 @@ fn file_name(path: &str) -> &str {
         .unwrap_or("<stdin>")
 }
 
-/// A two-level plan (a `memory` column): fast memory in one panel, with the capacity,
-/// and the spilled buffers below it in a second panel, on the same time axis. Both
-/// levels are checked with `check_spill`; an invalid plan is drawn with a warning.
+/// A spill plan (a `memory` column of `fast` and `slow`): fast memory in one panel, with
+/// the capacity, and the spilled buffers below it in a second panel, on the same time
+/// axis. The plan is checked with `check_memories` across the two memories; an invalid
+/// plan is drawn with a warning.
 fn two_levels(
     args: &RenderArgs,
     plan_path: &str,
@@ -127,37 +129,37 @@ fn two_levels(
 ) -> Result<String, Failure> {
     let capacity = fast_capacity(args.capacity, plan_path)?;
     let data = read_spill_data(&args.problem, bytes, format, problem)?;
-    let plan = two_level_plan(problem, &data, placements, levels).map_err(|wrong| {
-        Failure::new(
-            exit::CHECK,
-            format!("{plan_path}: cannot draw: {}", wrong.join("; ")),
-        )
-    })?;
-    let c = Size(capacity);
-    let valid = memplan::spill::check_spill(problem, c, &data.input(), &plan).is_ok();
-    let split = plan
-        .levels(problem)
-        .map_err(|e| Failure::new(exit::CHECK, format!("{plan_path}: cannot draw: {e}")))?;
+    let cannot =
+        |why: String| Failure::new(exit::CHECK, format!("{plan_path}: cannot draw: {why}"));
+    let plan = spill_plan(problem, &data, placements, levels).map_err(|w| cannot(w.join("; ")))?;
+    let valid = check_spill_plan(problem, capacity, &data.input(), &plan).is_ok();
+    let n = problem.len();
+    if (problem.buffers().iter().zip(&plan.offsets))
+        .any(|(b, o)| o.get().checked_add(b.size.get()).is_none())
+    {
+        return Err(cannot(format!(
+            "the plan has {n} entries for {n} buffer(s), or an offset overflows"
+        )));
+    }
     let panels = [
         (
             format!("fast memory (capacity {} B)", thousands(capacity)),
             Some(capacity),
-            &split.fast_buffers,
-            &split.fast_plan,
+            false,
         ),
-        (
-            "slow memory (spilled)".to_string(),
-            None,
-            &split.slow_buffers,
-            &split.slow_plan,
-        ),
+        ("slow memory (spilled)".to_string(), None, true),
     ]
     .into_iter()
-    .map(|(title, capacity, members, plan)| Panel {
-        members: members.iter().map(|b| b.index()).collect(),
-        offsets: plan.offsets().iter().map(|o| o.get()).collect(),
-        title,
-        capacity,
+    .map(|(title, capacity, slow)| {
+        let members: Vec<usize> = (0..n)
+            .filter(|&i| (plan.memory[i] == SLOW) == slow)
+            .collect();
+        Panel {
+            offsets: members.iter().map(|&i| plan.offsets[i].get()).collect(),
+            members,
+            title,
+            capacity,
+        }
     })
     .collect();
     stacked(

@@ -1,12 +1,12 @@
-//! `memplan plan --spill`: the two-level planner (`memplan::spill`) behind the CLI. The
-//! input's optional `cost` and `memory` columns (CSV) or fields (JSON) are its per-buffer
-//! data; the plan is the input plus `memory` (fast or slow) and `offset` (in that level),
-//! in CSV or JSON.
+//! `memplan plan --spill`: spill, the two-memory form of several memories
+//! (`memplan::memories::plan_spill`), behind the CLI. The input's optional `cost` and
+//! `memory` columns (CSV) or fields (JSON) are its per-buffer data; the plan is the input
+//! plus `memory` (fast or slow) and `offset` (in that memory), in CSV or JSON.
 
 use std::mem::ManuallyDrop;
 use std::time::Duration;
 
-use memplan::spill::{check_spill, plan_spill, SpillError, SpillReport, TwoLevelPlan};
+use memplan::memories::{plan_spill, MemoriesError, MemoriesReport, MemoryPlan, SpillError};
 use memplan::{Outcome, Problem, Size};
 use serde_json::json;
 
@@ -17,7 +17,7 @@ use crate::shared::files::{display_path, write_to};
 use crate::shared::formats::{self, csv_source, io_error};
 use crate::shared::numbers::{count, json_millis, millis, percent, thousands};
 use crate::shared::progress::{interrupt_token, Progress};
-use crate::shared::two_level::{read_spill_data, SpillData};
+use crate::shared::spill::{check_spill_plan, read_spill_data, SpillData, SLOW};
 
 /// `plan --spill`: plans both levels, writes the plan, prints the summary.
 pub fn plan(args: PlanArgs) -> Result<(), Failure> {
@@ -55,7 +55,11 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
     let report = plan_spill(&problem, &data.input(), &request, &options);
     progress.finish();
     let report = report.map_err(|e| match e {
-        SpillError::InvalidPlan(_) => Failure::new(exit::CHECK, e.to_string()),
+        // Any other error of the planner across memories: its plan failed the check.
+        SpillError::Memories(
+            MemoriesError::Plan(_) | MemoriesError::Overflow(_) | MemoriesError::PlanShape { .. },
+        ) => Failure::new(exit::INPUT, format!("{}: {e}", display_path(&args.input))),
+        SpillError::Memories(_) => Failure::new(exit::CHECK, e.to_string()),
         e => Failure::new(exit::INPUT, format!("{}: {e}", display_path(&args.input))),
     })?;
     let done = SpillRun {
@@ -67,10 +71,10 @@ pub fn plan(args: PlanArgs) -> Result<(), Failure> {
     if let Some(p) = report.plan() {
         // Whatever the options, nothing unchecked is written.
         if !args.no_check {
-            check_spill(&problem, capacity, &data.input(), p).map_err(|v| {
+            check_spill_plan(&problem, capacity.get(), &data.input(), p).map_err(|v| {
                 Failure::new(
                     exit::CHECK,
-                    format!("the spill plan fails the checker: {v}"),
+                    format!("the spill plan fails the checker: {}", v.join("; ")),
                 )
             })?;
         }
@@ -96,7 +100,7 @@ fn write_plan(
     format: Format,
     input: (Format, &[u8]),
     run: &SpillRun<'_>,
-    plan: &TwoLevelPlan,
+    plan: &MemoryPlan,
 ) -> std::io::Result<()> {
     if format == Format::Json {
         return write_plan_json(w, run, plan);
@@ -121,7 +125,7 @@ fn write_plan(
 fn write_plan_json(
     w: &mut dyn std::io::Write,
     run: &SpillRun<'_>,
-    plan: &TwoLevelPlan,
+    plan: &MemoryPlan,
 ) -> std::io::Result<()> {
     let summary = run.summary();
     let head = json!({
@@ -129,8 +133,8 @@ fn write_plan_json(
         "cost": plan.cost,
         "lower_bound": run.report.lower_bound,
         "optimal": summary.outcome == "optimal",
-        "fast_height": plan.fast_height.get(),
-        "slow_height": plan.slow_height.get(),
+        "fast_height": plan.heights[0].get(),
+        "slow_height": plan.heights[1].get(),
         "spilled_buffers": summary.spilled_buffers,
         "spilled_bytes": summary.spilled_bytes,
     })
@@ -142,7 +146,11 @@ fn write_plan_json(
         if run.data.costs.is_some() {
             o.insert("cost".into(), json!(run.cost(i)));
         }
-        let level = if plan.spilled[i] { "slow" } else { "fast" };
+        let level = if plan.memory[i] == SLOW {
+            "slow"
+        } else {
+            "fast"
+        };
         o.insert("memory".into(), json!(level));
         o.insert("offset".into(), json!(plan.offsets[i].get()));
         w.write_all(if i == 0 { b"\n    " } else { b",\n    " })?;
@@ -156,17 +164,17 @@ struct SpillRun<'a> {
     problem: &'a Problem,
     data: &'a SpillData,
     capacity: u64,
-    report: &'a SpillReport,
+    report: &'a MemoriesReport,
 }
 
 impl SpillRun<'_> {
     /// The spilled buffers' count and bytes.
     fn spilled(&self) -> (usize, u64) {
         self.report.plan().map_or((0, 0), |p| {
-            p.spilled
+            p.memory
                 .iter()
                 .zip(self.problem.buffers())
-                .filter(|(s, _)| **s)
+                .filter(|(m, _)| **m == SLOW)
                 .fold((0, 0), |(n, b), (_, buf)| (n + 1, b + buf.size.get()))
         })
     }
@@ -196,8 +204,8 @@ impl SpillRun<'_> {
             spilled_bytes: plan.map(|_| spilled_bytes),
             cost: plan.map(|p| p.cost),
             lower_bound: self.report.lower_bound,
-            fast_height: plan.map(|p| p.fast_height.get()),
-            slow_height: plan.map(|p| p.slow_height.get()),
+            fast_height: plan.map(|p| p.heights[0].get()),
+            slow_height: plan.map(|p| p.heights[1].get()),
             elapsed: self.report.elapsed,
         }
     }
@@ -219,8 +227,8 @@ impl SpillRun<'_> {
             thousands(p.cost),
             thousands(bound),
             gap_text(gap, bound),
-            thousands(p.fast_height.get()),
-            thousands(p.slow_height.get()),
+            thousands(p.heights[0].get()),
+            thousands(p.heights[1].get()),
             millis(self.report.elapsed)
         );
         if gap == 0 {
@@ -256,10 +264,10 @@ impl SpillRun<'_> {
 }
 
 /// The `memory` column's values of a plan: `fast` or `slow` per buffer.
-fn memory_names(plan: &TwoLevelPlan) -> Vec<String> {
-    plan.spilled
+fn memory_names(plan: &MemoryPlan) -> Vec<String> {
+    plan.memory
         .iter()
-        .map(|&s| if s { "slow" } else { "fast" }.to_string())
+        .map(|&m| if m == SLOW { "slow" } else { "fast" }.to_string())
         .collect()
 }
 

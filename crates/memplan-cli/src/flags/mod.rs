@@ -8,7 +8,7 @@
 //! - [`planning`]: the planner and budget flags of `plan`, `bench` and `tflite`, and
 //!   [`planning::PlannerArgs::request`], the one place where `--capacity`, `--time-limit`
 //!   and Ctrl-C become library arguments;
-//! - [`spill`]: the two-level planner's switches (`plan --spill`);
+//! - [`spill`]: the switches of the planner across memories (`plan --spill`, `--memories`);
 //! - [`tuning`]: the ablation and tuning switches of the exact search, TelaMalloc and
 //!   boxing, which `plan --help` hides and `plan --help-all` shows.
 //!

@@ -1,7 +1,8 @@
-//! The two-level planner's switches (`plan --spill`), all ablations and tuning that
-//! `plan --help-all` shows under their own heading.
+//! The switches of the planner across memories (`plan --spill`, its two-memory form, and
+//! `plan --memories`), all ablations and tuning that `plan --help-all` shows under their
+//! own heading.
 
-use memplan::spill::{SpillBaseline, SpillOptions};
+use memplan::memories::{self, MemoriesOptions};
 
 /// The naive strategies of `--spill-baseline`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -71,8 +72,8 @@ pub struct SpillTuning {
 impl SpillTuning {
     /// The library's options: `threads` as for `plan` (`--threads`), checked when
     /// `verify`.
-    pub fn options(&self, threads: usize, verify: bool) -> SpillOptions {
-        SpillOptions {
+    pub fn options(&self, threads: usize, verify: bool) -> MemoriesOptions {
+        MemoriesOptions {
             threads,
             seed: self.spill_seed,
             improve: !self.spill_no_improve,
@@ -81,8 +82,8 @@ impl SpillTuning {
             size_presolve: !self.spill_no_presolve,
             greedy_starts: !self.spill_no_greedy_starts,
             baseline: self.spill_baseline.map(|b| match b {
-                Baseline::LargestFirst => SpillBaseline::LargestFirst,
-                Baseline::CostPerByte => SpillBaseline::CostPerByte,
+                Baseline::LargestFirst => memories::Baseline::LargestFirst,
+                Baseline::CostPerByte => memories::Baseline::CostPerByte,
             }),
             rounding_bound: !self.spill_no_rounding,
             chain_bound: !self.spill_no_chain,
@@ -91,7 +92,7 @@ impl SpillTuning {
             joint: !self.spill_no_joint,
             fill_slowest_first: !self.spill_no_slowest_first,
             verify,
-            ..SpillOptions::default()
+            ..MemoriesOptions::default()
         }
     }
 }

@@ -9,8 +9,8 @@ use memplan::memories::{
 };
 use memplan::{Offset, Problem, Size};
 
+use super::columns::{bad_field, index_by_id};
 use super::files::{display_path, read_failure};
-use super::two_level::{bad_field, index_by_id};
 use crate::exit::{self, Failure};
 use crate::flags::input::Format;
 
@@ -216,7 +216,7 @@ pub fn read_memories_data(
         }
         None => {
             let column = |name: &str| {
-                super::two_level::csv_column(bytes, name).map_err(|e| read_failure(path, e))
+                super::columns::csv_column(bytes, name).map_err(|e| read_failure(path, e))
             };
             let allowed = column("memories")?
                 .map(|rows| {
@@ -278,7 +278,7 @@ pub fn read_memories_data(
         };
         let at = match (index, &json) {
             (Some(i), Some(_)) => format!("buffers[{i}]: "),
-            (Some(i), None) => super::two_level::csv_column(bytes, "id")
+            (Some(i), None) => super::columns::csv_column(bytes, "id")
                 .ok()
                 .flatten()
                 .and_then(|rows| rows.get(i).map(|(line, _)| format!("line {line}: ")))
@@ -296,7 +296,7 @@ pub fn read_memories_data(
 /// that gives one would have it silently overwritten.
 fn given_memory(bytes: &[u8], format: Format) -> Option<(String, String)> {
     match format {
-        Format::Csv => super::two_level::csv_column(bytes, "memory")
+        Format::Csv => super::columns::csv_column(bytes, "memory")
             .ok()
             .flatten()?
             .into_iter()
@@ -351,7 +351,7 @@ pub fn memories_columns(path: &str) -> Vec<&'static str> {
             Some(v) => v["buffers"]
                 .as_array()
                 .is_some_and(|b| b.iter().any(|b| !b[name].is_null())),
-            None => super::two_level::csv_column(&bytes, name)
+            None => super::columns::csv_column(&bytes, name)
                 .ok()
                 .flatten()
                 .is_some_and(|rows| rows.iter().any(|(_, v)| !v.trim().is_empty())),
@@ -363,7 +363,7 @@ pub fn memories_columns(path: &str) -> Vec<&'static str> {
 /// file's order; `None` when the plan has none.
 pub fn read_plan_memory_names(path: &str, bytes: &[u8]) -> Result<Option<Vec<String>>, Failure> {
     match super::formats::input_format(path, bytes, None) {
-        Format::Csv => Ok(super::two_level::csv_column(bytes, "memory")
+        Format::Csv => Ok(super::columns::csv_column(bytes, "memory")
             .map_err(|e| read_failure(path, e))?
             .map(|rows| {
                 rows.into_iter()

@@ -13,8 +13,8 @@
 //!    one memory;
 //! 6. its per-memory heights and traffic, and its cost, are those of its buffers.
 //!
-//! It shares no code with the planner (`crate::memories`): only the model's types and
-//! input rules (`crate::memory_types`) and [`crate::check`].
+//! It shares no code with the planner across memories: only the model's types and input
+//! rules (`crate::memory_types`, which both import) and [`crate::check`].
 
 use crate::memory_types::{
     allowed_of, memory_set_names, traffic_of, validate_memories, MemoriesError, MemoriesInput,
@@ -37,7 +37,7 @@ pub struct MemoriesCheckSummary {
     pub cost: u64,
 }
 
-/// Checks a plan across memories (see the module docs of [`crate::memories`] for the
+/// Checks a plan across memories (see the module docs of `crate::memory_types` for the
 /// model). Reports the first rule broken, naming the buffer; a memory's own violations
 /// come from [`crate::check`].
 pub fn check_memories(

@@ -1,5 +1,6 @@
 //! The violations, the failure and the summary that all four checkers report: offset
-//! plans ([`super::check`]), two-level plans, tile plans and shared-object assignments.
+//! plans ([`super::check`]), plans across memories, tile plans and shared-object
+//! assignments.
 //! Each violation names the buffers (tensors, objects), times and addresses involved.
 
 use std::fmt;
@@ -27,7 +28,7 @@ impl fmt::Display for Placed {
     }
 }
 
-/// One broken rule. The variants of spill, tile and shared-object plans exist with their
+/// One broken rule. The variants of memory, tile and shared-object plans exist with their
 /// cargo features, so the enum is `non_exhaustive`: a match outside the crate keeps a
 /// wildcard arm whatever the features.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -129,7 +130,7 @@ pub enum Violation {
         /// Where the plan put it.
         found: Offset,
     },
-    /// Plans across memories ([`crate::memories::check_memories`]): the memories, the
+    /// Plans across memories ([`super::check_memories`]): the memories, the
     /// input or the plan's shape is not valid.
     #[cfg(feature = "memories")]
     MemoriesInput(crate::memory_types::MemoriesError),
@@ -188,45 +189,7 @@ pub enum Violation {
         /// The checker's.
         actual: u64,
     },
-    /// Two-level plans ([`crate::spill::check_spill`]): the input or the plan does not
-    /// match the problem.
-    #[cfg(feature = "spill")]
-    SpillInput(crate::spill::SpillError),
-    /// Two-level plans: a buffer is in a level it may not be in.
-    #[cfg(feature = "spill")]
-    WrongMemory {
-        /// Its position.
-        index: usize,
-        /// Its id.
-        id: String,
-        /// Where it must be.
-        wanted: crate::spill::Memory,
-    },
-    /// Two-level plans: the plan's cost is not the total cost of its spilled buffers.
-    #[cfg(feature = "spill")]
-    SpillCost {
-        /// The plan's figure.
-        claimed: u64,
-        /// The checker's.
-        actual: u64,
-    },
-    /// Two-level plans: a level's height is not what the plan claims.
-    #[cfg(feature = "spill")]
-    LevelHeight {
-        /// `fast` or `slow`.
-        level: &'static str,
-        /// The plan's figure.
-        claimed: Size,
-        /// The checker's.
-        actual: Size,
-    },
-    /// Two-level plans: the fast level fails [`crate::check`] (with the capacity).
-    #[cfg(feature = "spill")]
-    FastLevel(CheckFailure),
-    /// Two-level plans: the slow level fails [`crate::check`].
-    #[cfg(feature = "spill")]
-    SlowLevel(CheckFailure),
-    /// Tile plans ([`crate::tiles::check_tiles`]): the plan has a different number of
+    /// Tile plans (`tiles::check_tiles`): the plan has a different number of
     /// offsets than there are tensors.
     #[cfg(feature = "tiles")]
     TileCount {
@@ -253,7 +216,7 @@ pub enum Violation {
         /// A shared byte range `[lo, hi)`.
         bytes: (u64, u64),
     },
-    /// Shared-object assignments ([`crate::shared_objects::check_shared_objects`]): the
+    /// Shared-object assignments (`shared_objects::check_shared_objects`): the
     /// assignment has a different number of entries than the problem has buffers.
     #[cfg(feature = "shared_objects")]
     ObjectCount {
@@ -419,27 +382,6 @@ impl fmt::Display for Violation {
                 f,
                 "the plan claims cost {claimed}, its buffers cost {actual}"
             ),
-            #[cfg(feature = "spill")]
-            Violation::SpillInput(e) => write!(f, "{e}"),
-            #[cfg(feature = "spill")]
-            Violation::WrongMemory { index, id, wanted } => {
-                write!(f, "buffer '{id}' (#{index}) must be in {wanted} memory")
-            }
-            #[cfg(feature = "spill")]
-            Violation::SpillCost { claimed, actual } => write!(
-                f,
-                "the plan claims cost {claimed}, its spilled buffers cost {actual}"
-            ),
-            #[cfg(feature = "spill")]
-            Violation::LevelHeight {
-                level,
-                claimed,
-                actual,
-            } => write!(f, "the plan claims {level} height {claimed}, it is {actual}"),
-            #[cfg(feature = "spill")]
-            Violation::FastLevel(failure) => write!(f, "fast memory: {failure}"),
-            #[cfg(feature = "spill")]
-            Violation::SlowLevel(failure) => write!(f, "slow memory: {failure}"),
             #[cfg(feature = "tiles")]
             Violation::TileCount { expected, found } => {
                 write!(
@@ -503,11 +445,11 @@ impl fmt::Display for Violation {
 /// every checker; the optional fields are those of one checker only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CheckSummary {
-    /// Buffers checked: the problem's buffers ([`crate::check`], two-level plans,
-    /// shared-object assignments) or tensors (tile plans).
+    /// Buffers checked: the problem's buffers ([`crate::check`], shared-object
+    /// assignments) or tensors (tile plans).
     pub buffers: usize,
-    /// The highest address used: an offset plan's height, `max(offset + size)`; a
-    /// two-level plan's fast height; a tile plan's peak (the highest byte end of a live
+    /// The highest address used: an offset plan's height, `max(offset + size)`; a tile
+    /// plan's peak (the highest byte end of a live
     /// item); a shared-object assignment's total, the sum of the object sizes (the height
     /// of the objects stacked).
     pub height: Size,
@@ -515,8 +457,6 @@ pub struct CheckSummary {
     pub items: Option<usize>,
     /// Shared-object assignments only: the number of objects.
     pub objects: Option<usize>,
-    /// Two-level plans only: the slow level's height.
-    pub slow_height: Option<Size>,
 }
 
 impl CheckSummary {
@@ -527,14 +467,13 @@ impl CheckSummary {
             height,
             items: None,
             objects: None,
-            slow_height: None,
         }
     }
 }
 
 /// What an independent checker found wrong: the first violations (at most 1,000) and
-/// how many more. One type for every checker: offset plans, two-level plans
-/// (`spill::check_spill`, which reports the first rule broken), tile plans
+/// how many more. One type for every checker: offset plans, plans across memories
+/// (`check_memories`, which reports the first rule broken), tile plans
 /// (`tiles::check_tiles`) and shared-object assignments
 /// (`shared_objects::check_shared_objects`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -623,16 +562,19 @@ mod tests {
             ),
             "buffer 'b' is in object 3, which does not exist (1 violation(s) in all)"
         );
-        #[cfg(feature = "spill")]
+        #[cfg(feature = "memories")]
         assert_eq!(
             failure(
-                vec![Violation::FastLevel(CheckFailure {
-                    violations: vec![missing("a"), missing("b")],
-                    more: 0
-                })],
+                vec![Violation::InMemory {
+                    memory: "fast".into(),
+                    failure: CheckFailure {
+                        violations: vec![missing("a"), missing("b")],
+                        more: 0
+                    }
+                }],
                 0
             ),
-            "fast memory: buffer 'a' is not placed (and 1 more violations)"
+            "memory 'fast': buffer 'a' is not placed (and 1 more violations)"
         );
     }
 }

@@ -114,7 +114,7 @@ pub(crate) fn run(
     run_started(problem, request.capacity(), options, &budget, started)
 }
 
-/// [`crate::plan`] within a budget already started: how the other families (spill) ask
+/// [`crate::plan`] within a budget already started: how the other families (memories) ask
 /// the driver for a plan, with a budget derived from their own.
 #[cfg(feature = "memories")]
 pub(crate) fn run_within(

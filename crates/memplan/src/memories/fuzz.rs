@@ -8,11 +8,11 @@ use crate::analysis::max_load;
 use crate::fuzzing::{arbitrary_problem, FuzzKnobs};
 use crate::options::{Options, Planner};
 use crate::outcome::Outcome;
-use crate::types::{Offset, Problem, Size};
+use crate::types::{BufferIdx, Offset, Problem, Size};
 
 use super::{
-    check_memories, plan_memories, MemoriesError, MemoriesInput, MemoriesOptions, Memory,
-    MemoryIdx, MemorySet,
+    check_memories, plan_memories, plan_spill, spill_request, MemoriesError, MemoriesInput,
+    MemoriesOptions, Memory, MemoryIdx, MemorySet, SpillError, SpillInput, SpillMemory,
 };
 
 /// Plans a random multi-memory problem (at most 10 buffers, 1–4 memories with
@@ -123,11 +123,9 @@ pub fn fuzz_memories(data: &[u8]) {
     }
 }
 
-/// The one-pass fallback on the whole problem: when it places every buffer, its plan
-/// (with its figures) passes [`check_memories`].
 /// The planner's switches and seed from the fuzz bytes, one thread and small node limits:
 /// the options of every fuzz body of this family (two memories included).
-pub(crate) fn arbitrary_options(u: &mut Unstructured<'_>) -> MemoriesOptions {
+fn arbitrary_options(u: &mut Unstructured<'_>) -> MemoriesOptions {
     MemoriesOptions {
         threads: 1,
         seed: u.arbitrary().unwrap_or(0),
@@ -151,6 +149,8 @@ pub(crate) fn arbitrary_options(u: &mut Unstructured<'_>) -> MemoriesOptions {
     }
 }
 
+/// The one-pass fallback on the whole problem: when it places every buffer, its plan
+/// (with its figures) passes [`check_memories`].
 fn assert_fallback_is_valid(problem: &Problem, memories: &[Memory], input: &MemoriesInput<'_>) {
     // What the planner plans with: the allowed sets less the memories too small.
     let sets = super::problem::narrowed(
@@ -259,7 +259,7 @@ fn assert_pinned_do_not_fit(
 
 /// The exact search, without limits, proves that `sub` does not fit under `capacity`:
 /// how the fuzz bodies of this family (two memories included) confirm an `Infeasible`.
-pub(crate) fn assert_exact_infeasible(sub: &Problem, capacity: Size, what: &str) {
+fn assert_exact_infeasible(sub: &Problem, capacity: Size, what: &str) {
     let options = Options {
         planner: Planner::Exact,
         threads: 1,
@@ -274,4 +274,91 @@ pub(crate) fn assert_exact_infeasible(sub: &Problem, capacity: Size, what: &str)
         Outcome::Infeasible,
         "Infeasible, but {what} fit"
     );
+}
+
+/// The body of the `spill` fuzz target: a random problem (at most 10 buffers), a fast
+/// capacity 0–120 % of its max load, random costs, preferences and switches through
+/// [`plan_spill`]. Asserts: a plan passes [`check_memories`] across the two memories with
+/// its fast height under the capacity; `Optimal` means cost = bound, `Feasible` cost >
+/// bound; `Infeasible` is confirmed by memplan's exact search on the forced-fast
+/// buffers; the only error is a fixed buffer asked to be slow.
+pub fn fuzz_spill(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let knobs = FuzzKnobs {
+        max_buffers: 10,
+        capacity_chance: 0,
+        ..FuzzKnobs::default()
+    };
+    let Ok((problem, _)) = arbitrary_problem(&mut u, &knobs) else {
+        return;
+    };
+    let n = problem.len();
+    let percent = u.int_in_range(0..=120u64).unwrap_or(80);
+    let capacity = Size((u128::from(max_load(&problem).get()) * u128::from(percent) / 100) as u64);
+    let costs: Option<Vec<u64>> = u.arbitrary::<bool>().unwrap_or(false).then(|| {
+        (0..n)
+            .map(|_| u.int_in_range(0..=1000).unwrap_or(1))
+            .collect()
+    });
+    let memory: Option<Vec<SpillMemory>> = u.arbitrary::<bool>().unwrap_or(false).then(|| {
+        (0..n)
+            .map(|_| match u.int_in_range(0..=9u8).unwrap_or(0) {
+                0 => SpillMemory::Fast,
+                1 => SpillMemory::Slow,
+                _ => SpillMemory::Either,
+            })
+            .collect()
+    });
+    let options = arbitrary_options(&mut u);
+    let input = SpillInput {
+        costs: costs.as_deref(),
+        memory: memory.as_deref(),
+    };
+    let request = crate::Request::fit(capacity).with_budget(crate::Budget::unlimited());
+    let report = match plan_spill(&problem, &input, &request, &options) {
+        Ok(r) => r,
+        Err(SpillError::FixedInSlow { index, .. }) => {
+            assert!(problem.buffers()[index].fixed_offset.is_some());
+            assert_eq!(memory.as_ref().map(|m| m[index]), Some(SpillMemory::Slow));
+            return;
+        }
+        Err(e) => panic!("plan_spill failed: {e}"),
+    };
+    match &report.outcome {
+        Outcome::Optimal(plan) => {
+            assert_eq!(plan.cost, report.lower_bound, "optimal but cost != bound");
+        }
+        Outcome::Feasible { plan, lower_bound } => {
+            assert!(*lower_bound < plan.cost, "feasible but cost <= bound");
+            assert_eq!(*lower_bound, report.lower_bound);
+        }
+        Outcome::Infeasible => assert_forced_fast_do_not_fit(&problem, capacity, &memory),
+        Outcome::Unknown { .. } => {}
+    }
+    if let Some(plan) = report.plan() {
+        let (memories, allowed) = spill_request(&problem, capacity, &input).expect("planned");
+        if let Err(v) = check_memories(&problem, &memories, &input.memories_input(&allowed), plan) {
+            panic!("invalid spill plan: {v}");
+        }
+        assert!(plan.heights[0] <= capacity);
+    }
+}
+
+/// The buffers that must stay fast, planned alone by memplan's exact search without
+/// limits, do not fit under `capacity`.
+fn assert_forced_fast_do_not_fit(
+    problem: &Problem,
+    capacity: Size,
+    memory: &Option<Vec<SpillMemory>>,
+) {
+    let forced: Vec<BufferIdx> = problem
+        .indexed()
+        .filter(|&(i, b)| {
+            b.fixed_offset.is_some() || memory.as_ref().is_some_and(|m| m[i] == SpillMemory::Fast)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let sub = Problem::new(forced.iter().map(|&i| problem.buffer(i).clone()).collect())
+        .expect("a subset of a valid problem is valid");
+    assert_exact_infeasible(&sub, capacity, "the forced-fast buffers");
 }

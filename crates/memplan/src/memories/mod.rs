@@ -62,8 +62,8 @@
 //!   (MiniMalloc, Moffitt, ASPLOS 2023), which proves infeasibility too.
 //!
 //! An unbounded memory keeps every buffer that may use it, planned by memplan's planner
-//! (minimise). With two memories, the second unbounded, this is exactly the former
-//! two-level spill planner, and [`crate::spill`] is its thin form.
+//! (minimise). With two memories, the second unbounded, this is the spill problem, and
+//! `plan_spill` (`spill.rs`, feature `spill`) is its thin form.
 //!
 //! What is proven: the first level's bound plus every buffer's cheapest allowed cost is
 //! a lower bound on the cost of any plan, so `Optimal` (cost = bound) is a proof. With
@@ -119,6 +119,8 @@ mod pooled;
 mod problem;
 #[cfg(feature = "shares")]
 mod shares;
+#[cfg(feature = "spill")]
+mod spill;
 mod sweep;
 
 use std::time::Duration;
@@ -128,16 +130,20 @@ pub use crate::memory_types::{
     allowed_of, memory_named, memory_set_names, parse_memory_set, traffic_of, validate_memories,
     MemoriesError, MemoriesInput, Memory, MemoryIdx, MemoryPlan, MemorySet, MAX_MEMORIES,
 };
+#[cfg(feature = "spill")]
+pub use crate::memory_types::{SpillError, SpillInput, SpillMemory};
 #[cfg(feature = "fuzzing")]
-pub use fuzz::fuzz_memories;
+pub use fuzz::{fuzz_memories, fuzz_spill};
+#[cfg(feature = "spill")]
+pub use spill::{plan_spill, spill_request};
 
 use crate::error::Escaped;
 use crate::outcome::Outcome;
 use crate::request::Request;
 use crate::types::{Problem, Size, Time};
 
-/// Options of [`plan_memories`] (and of [`crate::spill::plan_spill`], its two-memory
-/// form). Every technique is a switch, on by default; turning one off never makes a
+/// Options of [`plan_memories`] (and of `plan_spill`, its two-memory form). Every
+/// technique is a switch, on by default; turning one off never makes a
 /// result invalid, only weaker or slower.
 #[derive(Clone, Debug)]
 pub struct MemoriesOptions {

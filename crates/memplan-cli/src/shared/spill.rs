@@ -1,13 +1,16 @@
-//! Two memory levels in files: the per-buffer spill data of a problem (its `cost` and
-//! `memory` columns or fields), the `memory` column of a two-level plan (the output of
-//! `plan --spill`), and the matching of a plan's rows to a problem's buffers by id. For
-//! `plan --spill`, `check` and `render` alike.
+//! Spill, the two-memory form of several memories, in files: the per-buffer spill data
+//! of a problem (its `cost` and `memory` columns or fields), the `memory` column of a
+//! spill plan (`fast` or `slow`, the output of `plan --spill`), such a plan as a plan
+//! across the two memories, and its check in spill's words. For `plan --spill`, `check`
+//! and `render` alike.
 
-use std::collections::HashMap;
+use memplan::memories::{
+    check_memories, spill_request, MemoriesCheckSummary, MemoriesError, MemoryIdx, MemoryPlan,
+    SpillInput, SpillMemory,
+};
+use memplan::{Offset, Problem, Size, Violation};
 
-use memplan::spill::{Memory, SpillInput, TwoLevelPlan};
-use memplan::{Offset, Problem, ReadError, Size};
-
+use super::columns::{bad_field, csv_column, index_by_id};
 use super::files::{display_path, read_failure};
 use super::formats::input_format;
 use crate::exit::{self, Failure};
@@ -17,7 +20,7 @@ use crate::flags::input::Format;
 #[derive(Default)]
 pub struct SpillData {
     pub costs: Option<Vec<u64>>,
-    pub memory: Option<Vec<Memory>>,
+    pub memory: Option<Vec<SpillMemory>>,
 }
 
 impl SpillData {
@@ -34,17 +37,6 @@ impl SpillData {
             .as_ref()
             .map_or(problem.buffers()[i].size.get(), |c| c[i])
     }
-}
-
-/// "FILE: line L, column 'C': WHAT", exit 3.
-pub fn bad_field(path: &str, line: u64, column: &str, what: String) -> Failure {
-    Failure::new(
-        exit::INPUT,
-        format!(
-            "{}: line {line}, column '{column}': {what}",
-            display_path(path)
-        ),
-    )
 }
 
 fn parse_cost(v: &str) -> Result<u64, String> {
@@ -92,25 +84,7 @@ pub fn read_spill_data(
     Ok(data)
 }
 
-type Fields = (Option<Vec<Option<u64>>>, Option<Vec<Memory>>);
-
-/// The values of the CSV column named `name` (case-insensitive), each with its line;
-/// `None` when the header has no such column.
-pub fn csv_column(bytes: &[u8], name: &str) -> Result<Option<Vec<(u64, String)>>, ReadError> {
-    let (names, rows) = memplan::io::read_rows_csv(bytes)?;
-    let Some(k) = names.iter().position(|n| n.eq_ignore_ascii_case(name)) else {
-        return Ok(None);
-    };
-    let field = |(line, mut fields): (u64, Vec<String>)| {
-        let value = if k < fields.len() {
-            fields.swap_remove(k)
-        } else {
-            String::new()
-        };
-        (line, value)
-    };
-    Ok(Some(rows.into_iter().map(field).collect()))
-}
+type Fields = (Option<Vec<Option<u64>>>, Option<Vec<SpillMemory>>);
 
 fn read_csv_fields(path: &str, bytes: &[u8]) -> Result<Fields, Failure> {
     let column = |name: &str| csv_column(bytes, name).map_err(|e| read_failure(path, e));
@@ -130,7 +104,7 @@ fn read_csv_fields(path: &str, bytes: &[u8]) -> Result<Fields, Failure> {
         .map(|rows| {
             rows.into_iter()
                 .map(|(line, v)| {
-                    v.parse::<Memory>()
+                    v.parse::<SpillMemory>()
                         .map_err(|e| bad_field(path, line, "memory", e.to_string()))
                 })
                 .collect::<Result<Vec<_>, _>>()
@@ -148,9 +122,9 @@ fn read_json_fields(path: &str, bytes: &[u8]) -> Result<Fields, Failure> {
     let costs = has("cost").then(|| bufs.iter().map(|b| b["cost"].as_u64()).collect());
     let memory = if has("memory") {
         let parse = |(i, b): (usize, &serde_json::Value)| match &b["memory"] {
-            serde_json::Value::Null => Ok(Memory::Either),
+            serde_json::Value::Null => Ok(SpillMemory::Either),
             serde_json::Value::String(s) => s
-                .parse::<Memory>()
+                .parse::<SpillMemory>()
                 .map_err(|e| bad(format!("buffers[{i}], field 'memory': {e}"))),
             other => Err(bad(format!(
                 "buffers[{i}], field 'memory': expected fast, slow or either, found {other}"
@@ -210,15 +184,19 @@ pub fn read_plan_levels(path: &str, bytes: &[u8]) -> Result<Option<Vec<bool>>, F
     }
 }
 
-/// A plan file's rows (`id`, `offset`, and `true` for slow) as a [`TwoLevelPlan`] of
-/// `problem`, matched by id, with its heights and cost computed (for [`check_spill`] to
-/// judge the rest); the rows' problems (unknown, repeated or missing ids) otherwise.
-pub fn two_level_plan(
+/// The slow memory's index in a spill plan (the fast one's is 0).
+pub const SLOW: MemoryIdx = MemoryIdx(1);
+
+/// A plan file's rows (`id`, `offset`, and `true` for slow) as a plan across the two
+/// memories of `problem`, matched by id, with its heights, traffic and cost computed (for
+/// [`check_spill_plan`] to judge the rest); the rows' problems (unknown, repeated or
+/// missing ids) otherwise.
+pub fn spill_plan(
     problem: &Problem,
     data: &SpillData,
     placements: &[(String, Offset)],
     levels: &[bool],
-) -> Result<TwoLevelPlan, Vec<String>> {
+) -> Result<MemoryPlan, Vec<String>> {
     let n = problem.len();
     let index = index_by_id(problem);
     let mut slots: Vec<Option<(bool, Offset)>> = vec![None; n];
@@ -242,37 +220,74 @@ pub fn two_level_plan(
         return Err(wrong);
     }
     let (spilled, offsets): (Vec<bool>, Vec<Offset>) = slots.into_iter().flatten().unzip();
-    let height = |slow: bool| {
-        problem
-            .buffers()
-            .iter()
-            .zip(spilled.iter().zip(&offsets))
-            .filter(|(_, (s, _))| **s == slow)
-            .map(|(b, (_, o))| o.get().saturating_add(b.size.get()))
-            .max()
-            .unwrap_or(0)
-    };
-    let cost = (0..n)
-        .filter(|&i| spilled[i])
-        .map(|i| data.cost(problem, i))
-        .fold(0u64, u64::saturating_add);
-    Ok(TwoLevelPlan {
-        fast_height: Size(height(false)),
-        slow_height: Size(height(true)),
-        cost,
-        spilled,
+    let mut heights = [0u64; 2];
+    let mut traffic = [0u64; 2];
+    for (i, b) in problem.buffers().iter().enumerate() {
+        let m = usize::from(spilled[i]);
+        heights[m] = heights[m].max(offsets[i].get().saturating_add(b.size.get()));
+        traffic[m] = traffic[m].saturating_add(data.cost(problem, i));
+    }
+    Ok(MemoryPlan {
+        memory: spilled.iter().map(|&s| MemoryIdx(u32::from(s))).collect(),
         offsets,
+        heights: heights.map(Size).to_vec(),
+        traffic: traffic.to_vec(),
+        cost: traffic[1],
     })
 }
 
-/// Each buffer's index, by id.
-pub fn index_by_id(problem: &Problem) -> HashMap<&str, usize> {
-    problem
-        .buffers()
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (b.id.as_str(), i))
-        .collect()
+/// Checks a spill plan with `check_memories` across the spill request's two memories.
+/// A failure is the first rule broken, in spill's words (see [`in_spill_words`]).
+pub fn check_spill_plan(
+    problem: &Problem,
+    capacity: u64,
+    input: &SpillInput<'_>,
+    plan: &MemoryPlan,
+) -> Result<MemoriesCheckSummary, Vec<String>> {
+    let (memories, allowed) =
+        spill_request(problem, Size(capacity), input).map_err(|e| vec![e.to_string()])?;
+    check_memories(problem, &memories, &input.memories_input(&allowed), plan)
+        .map_err(|f| f.violations.iter().take(1).map(in_spill_words).collect())
+}
+
+/// A violation of a plan across the two memories, as `memplan check` words a spill
+/// plan's: the level a buffer must be in, `fast memory: …`, the spilled buffers' cost.
+pub fn in_spill_words(v: &Violation) -> String {
+    let internal =
+        |e: &dyn std::fmt::Display| format!("internal error: the spill plan fails its check: {e}");
+    let level = |memory: &str| if memory == "slow" { "slow" } else { "fast" };
+    match v {
+        Violation::NotAllowed {
+            index, id, memory, ..
+        } => {
+            let wanted = if memory == "slow" { "fast" } else { "slow" };
+            format!("buffer '{id}' (#{index}) must be in {wanted} memory")
+        }
+        Violation::MemoryCost { claimed, actual } => {
+            format!("the plan claims cost {claimed}, its spilled buffers cost {actual}")
+        }
+        Violation::MemoryFigure {
+            what: "height",
+            memory,
+            claimed,
+            actual,
+        } => format!(
+            "the plan claims {} height {}, it is {actual}",
+            level(memory),
+            claimed.unwrap_or(0)
+        ),
+        Violation::InMemory { memory, failure } => format!("{} memory: {failure}", level(memory)),
+        Violation::MemoriesInput(e) => match e {
+            MemoriesError::PlanShape { expected, found } => format!(
+                "the plan has {found} entries for {expected} buffer(s), or an offset overflows"
+            ),
+            MemoriesError::Overflow(_) => "the costs add up to more than 2^64 - 1".to_string(),
+            MemoriesError::Plan(e) => e.to_string(),
+            MemoriesError::InvalidPlan(s) => internal(s),
+            other => internal(other),
+        },
+        other => other.to_string(),
+    }
 }
 
 /// The fast memory's size that a two-level plan file (named `plan`) is checked or drawn
