@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The spill gap (cost over the proven bound) of two `memplan` builds side by side on the
-# challenging suite A-K, at 80, 90 and 95% of 1,048,576 (BENCHMARKS.md §12):
+# challenging suite A-K, at 80, 90 and 95% of 1,048,576 (BENCHMARKS.md §9 and §12):
 #
 #   [ROUNDS=2] [TIME_LIMIT=2] scripts/spill-gaps.sh OLD_BINARY NEW_BINARY
 #   WORK_LIMIT=80000 [ROUNDS=1] scripts/spill-gaps.sh OLD_BINARY NEW_BINARY
