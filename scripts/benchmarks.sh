@@ -4,16 +4,17 @@
 #
 #   scripts/benchmarks.sh OUT_DIR [SECTION...]     (default: every section)
 #
-# Sections: exact minimise large telamalloc share tiles executorch dense spill tflite.
+# Sections: exact minimise large telamalloc share tiles executorch dense spill tflite banked.
+# executorch, spill, tflite and banked also write their full tables to benchmarks/results/.
 # Needs `cargo build --release -p memplan-cli` (target/release/memplan). `dense` compares
 # with an older build: OLD=path/to/memplan (default: skipped side). `executorch` needs
-# PYTHON, a Python with the memplan wheel and the ExecuTorch pins (see .ci/run); `tflite`
-# TFLM_PYTHON, a Python with tflite-micro (the TFLM venv of .ci/run).
+# PYTHON, a Python with the memplan wheel and the ExecuTorch pins (see .ci/run), as does
+# `banked`; `tflite` TFLM_PYTHON, a Python with tflite-micro (the TFLM venv of .ci/run).
 # Times are wall clock: run it on a quiet machine, one section at a time if need be.
 set -uo pipefail
 
 if [ $# -lt 1 ]; then
-    sed -n '2,12p' "$0"
+    sed -n '2,13p' "$0"
     exit 2
 fi
 out=$1
@@ -23,7 +24,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 M=${M:-$PWD/target/release/memplan}
 sections=("$@")
-[ ${#sections[@]} -eq 0 ] && sections=(exact minimise large telamalloc share tiles executorch dense spill tflite)
+[ ${#sections[@]} -eq 0 ] && sections=(exact minimise large telamalloc share tiles executorch dense spill tflite banked)
 gen_dir="$out/generated"
 mkdir -p "$gen_dir"
 
@@ -104,7 +105,13 @@ tiles() {
 }
 
 executorch() {
-    "${PYTHON:-python3}" crates/memplan-py/scripts/executorch_table.py --time-limit 1
+    "${PYTHON:-python3}" crates/memplan-py/scripts/executorch_table.py --time-limit 1 \
+        --out benchmarks/results/executorch.md
+}
+
+banked() {
+    "${PYTHON:-python3}" crates/memplan-py/scripts/banked_table.py \
+        --out benchmarks/results/executorch_banked.md
 }
 
 dense() {
@@ -144,15 +151,16 @@ dense() {
 
 spill() {
     scripts/spill-bench.sh "$M"
+    scripts/spill-gaps.sh "$M"
 }
 
 tflite() {
-    "${TFLM_PYTHON:-python3}" scripts/tflite/table.py --bin "$M"
+    "${TFLM_PYTHON:-python3}" scripts/tflite/table.py --bin "$M" -o benchmarks/results/tflite.md
 }
 
 for s in "${sections[@]}"; do
     case "$s" in
-    exact | minimise | large | telamalloc | share | tiles | executorch | dense | spill | tflite) ;;
+    exact | minimise | large | telamalloc | share | tiles | executorch | dense | spill | tflite | banked) ;;
     *)
         echo "unknown section: $s" >&2
         exit 2

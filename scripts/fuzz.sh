@@ -6,7 +6,10 @@
 # its full share; a wall-clock backstop of 4 x SECONDS stops a starved run.
 # Needs `cargo install cargo-fuzz` and a C++ compiler.
 #
-#   [JOBS=2] scripts/fuzz.sh [SECONDS] [TARGET...]
+#   [JOBS=2] [OUT=FILE.md] scripts/fuzz.sh [SECONDS] [TARGET...]
+#
+# With OUT, the summary is also written to FILE.md as a markdown table, under a line naming
+# the command, the date and the commit (benchmarks/results/fuzz_runs.md keeps every run).
 #
 # Corpora go to fuzz/corpus/TARGET (seeded from tests/bad_inputs and generated files),
 # crashes to fuzz/artifacts/TARGET, logs to fuzz/logs/TARGET.log (all git-ignored).
@@ -85,6 +88,7 @@ done
 wait
 
 printf '%-16s %14s %12s %8s %8s %8s %s\n' target executions exec/cpu_s cpu_s wall_s edges result
+rows=()
 for t in "${targets[@]}"; do
     log="fuzz/logs/$t.log"
     execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{print $2}' | tail -1)
@@ -94,4 +98,14 @@ for t in "${targets[@]}"; do
     rate=$(awk -v e="${execs:-0}" -v c="${cpu:-0}" 'BEGIN { if (c > 0) printf "%.0f", e / c; else print "?" }')
     crash=$(ls "fuzz/artifacts/$t" | grep -v "^slow-unit" | head -1 || true)
     printf '%-16s %14s %12s %8s %8s %8s %s\n' "$t" "${execs:-?}" "$rate" "${cpu:-?}" "${wall:-?}" "${edges:-?}" "${crash:-no crash}"
+    rows+=("| \`$t\` | ${execs:-?} | $rate | ${cpu:-?} | ${wall:-?} | ${edges:-?} | ${crash:-no crash} |")
 done
+if [ -n "${OUT:-}" ]; then
+    {
+        echo "\`JOBS=$jobs scripts/fuzz.sh $secs ${targets[*]}\` on $(date -u '+%F %H:%M') UTC (commit $(git rev-parse --short HEAD)$(git diff --quiet || echo '+changes'))"
+        echo
+        echo "| target | executions | exec/CPU s | CPU s | wall s | edges | result |"
+        echo "|---|---:|---:|---:|---:|---:|---|"
+        printf '%s\n' "${rows[@]}"
+    } >"$OUT"
+fi

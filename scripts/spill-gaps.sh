@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # The spill gap (cost over the proven bound) of two `memplan` builds side by side on the
-# challenging suite A-K, at 80, 90 and 95% of 1,048,576 (BENCHMARKS.md §12):
+# challenging suite A-K, at 80, 90 and 95% of 1,048,576 (BENCHMARKS.md §9 and §12):
 #
 #   [ROUNDS=2] [TIME_LIMIT=2] scripts/spill-gaps.sh OLD_BINARY NEW_BINARY
 #   WORK_LIMIT=80000 [ROUNDS=1] scripts/spill-gaps.sh OLD_BINARY NEW_BINARY
+#   [OUT=benchmarks/results/spill_gaps.md] scripts/spill-gaps.sh BINARY
+#
+# With one binary: one round at the default budget (deterministic), a markdown table of
+# each instance's cost, bound and gap per capacity, written to OUT (default
+# benchmarks/results/spill_gaps.md) under a line naming the command.
 #
 # Per instance and capacity the two builds alternate, ROUNDS rounds, each run
 # `plan FILE --capacity C --spill --time-limit TIME_LIMIT --summary-json` (with WORK_LIMIT,
@@ -13,8 +18,58 @@
 # instances whose bound is 0). State the load average with the figures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ $# -eq 1 ]; then
+    bin=$1
+    dest=${OUT:-benchmarks/results/spill_gaps.md}
+    out=$(mktemp)
+    trap 'rm -f "$out"' EXIT
+    for cap in 838861 943718 996147; do
+        for f in A B C D E F G H I J K; do
+            "$bin" plan "benchmarks/minimalloc-challenging/$f.1048576.csv" --capacity "$cap" \
+                --spill --summary-json -o /dev/null 2>&1 | tail -1 |
+                python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print(sys.argv[1], sys.argv[2], d["cost"], d["lower_bound"], d["outcome"])' "$cap" "$f" >>"$out"
+        done
+    done
+    {
+        echo "\`scripts/spill-gaps.sh $bin\` on $(date -u '+%F %H:%M') UTC (commit $(git rev-parse --short HEAD); $("$bin" --version))"
+        echo
+        python3 - "$out" <<'EOF'
+import math, sys
+rows = [l.split() for l in open(sys.argv[1])]
+caps = ["838861", "943718", "996147"]
+print("Spill on the challenging suite at the default budget (deterministic): per instance "
+      "the cost (bytes moved to the slow memory) and the gap to the proven lower bound, at "
+      "80, 90 and 95% of 1,048,576.")
+print()
+print("| instance | " + " | ".join(f"{c}: cost, gap" for c in ("80%", "90%", "95%")) + " |")
+print("|---|---:|---:|---:|")
+cell = {}
+for cap, f, cost, lb, outcome in rows:
+    cost, lb = int(cost), int(lb)
+    if lb == 0:
+        text = f"{cost:,}, bound 0"
+    elif outcome == "optimal":
+        text = f"{cost:,}, optimal"
+    else:
+        text = f"{cost:,}, {(cost - lb) / lb * 100:.1f}%"
+    cell[(cap, f)] = (text, cost, lb)
+for f in "ABCDEFGHIJK":
+    print(f"| {f} | " + " | ".join(cell[(c, f)][0] for c in caps) + " |")
+geo = []
+for c in caps:
+    v = [math.log(cost / lb) for (cc, _), (_, cost, lb) in cell.items()
+         if cc == c and lb > 0 and cost > 0]
+    geo.append(f"{math.exp(sum(v) / len(v)):.3f}" if v else "-")
+print("| geometric mean of cost / bound (bound > 0) | " + " | ".join(geo) + " |")
+EOF
+    } >"$dest"
+    cat "$dest"
+    exit 0
+fi
 if [ $# -ne 2 ]; then
-    sed -n '2,11p' "$0"
+    sed -n '2,17p' "$0"
     exit 2
 fi
 rounds=${ROUNDS:-2}

@@ -4,9 +4,11 @@ bytes) with its own GreedyMemoryPlanner and with memplan's offline plan, the max
 (memplan's summary), the saving, the smallest arena_size that works with each (exact to
 1 byte, scripts/tflite/tflm.py), and memplan's planning time (the summary's elapsed_ms).
 
-    python scripts/tflite/table.py [MODELDIR] [--bin MEMPLAN]
+    python scripts/tflite/table.py [MODELDIR] [--bin MEMPLAN] [-o OUT.md]
 
 (with a python that has tflite-micro, such as the TFLM venv that .ci/run sets up).
+With -o, the table is also written to OUT.md (benchmarks/results/tflite.md), headed by
+the command that wrote it.
 
 MODELDIR defaults to tests/tflite/models; the binary to $MEMPLAN_BIN, else
 target/release/memplan if built with the `tflite` command, else target/debug/memplan.
@@ -93,6 +95,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("modeldir", nargs="?", default=str(ROOT / "tests" / "tflite" / "models"))
     ap.add_argument("--bin", default=default_bin(), help="the memplan binary")
+    ap.add_argument("-o", "--output", help="also write the table to this file")
     args = ap.parse_args(argv)
     d = Path(args.modeldir)
     cmd = " ".join(shlex.quote(a) for a in [Path(sys.executable).name, *sys.argv])
@@ -100,25 +103,41 @@ def main(argv=None):
     version = subprocess.run([args.bin, "--version"], capture_output=True, text=True).stdout.strip()
     from tflite_micro.python.tflite_micro import _version
 
-    print(f"`{cmd}` on {now}")
-    print()
-    print(f"memplan: `{args.bin}` ({version or 'version unknown'}); "
-          f"tflite-micro {_version.__version__}; models: `{d}`")
-    print()
-    print("| model | dtype | tensors planned | TFLM head | head with memplan | max load "
-          "| memplan height | scratch | saving | saving % | smallest arena, TFLM "
-          "| smallest arena, memplan | memplan ms |")
-    print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    lines = [
+        f"`{cmd}` on {now} (commit {commit or 'unknown'})",
+        "",
+        f"memplan: `{args.bin}` ({version or 'version unknown'}); "
+        f"tflite-micro {_version.__version__}; models: `{d}`",
+        "",
+        "| model | dtype | tensors planned | TFLM head | head with memplan | max load "
+        "| memplan height | scratch | saving | saving % | smallest arena, TFLM "
+        "| smallest arena, memplan | memplan ms |",
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for line in lines:
+        print(line)
     with tempfile.TemporaryDirectory() as tmp:
         for name, dtype, path in models_in(d):
-            print(row(name, dtype, path, args.bin, tmp), flush=True)
-    print()
-    print("Head: TFLM's non-persistent arena bytes (RecordingMicroAllocator), i.e. the "
-          "planned tensors plus the kernels' scratch buffers TFLM plans online. Smallest "
-          "arena: the smallest arena_size (bytes) with which the interpreter constructs "
-          "and invokes, head + persistent tail, exact to 1 byte. Max load: the tensors' "
-          "alone. memplan height: its plan, with room for the reference kernels' scratch "
-          "requests (scratch: how many).")
+            lines.append(row(name, dtype, path, args.bin, tmp))
+            print(lines[-1], flush=True)
+    notes = [
+        "",
+        "Head: TFLM's non-persistent arena bytes (RecordingMicroAllocator), i.e. the "
+        "planned tensors plus the kernels' scratch buffers TFLM plans online. Smallest "
+        "arena: the smallest arena_size (bytes) with which the interpreter constructs "
+        "and invokes, head + persistent tail, exact to 1 byte. Max load: the tensors' "
+        "alone. memplan height: its plan, with room for the reference kernels' scratch "
+        "requests (scratch: how many). memplan ms: wall-clock planning time, which depends "
+        "on the machine and its load.",
+    ]
+    for line in notes:
+        print(line)
+    if args.output:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.output).write_text("\n".join(lines + notes) + "\n")
     return 0
 
 

@@ -339,6 +339,35 @@ def measure(name, targets, time_limit, search, dump_dir=None):
     return rows, middle
 
 
+
+class _Tee:
+    """Copies what the script prints to the file of ``--out``, under a line naming the
+    command, the date and the commit (benchmarks/results/ is written only this way)."""
+
+    def __init__(self, stream):
+        self.stream, self.lines = stream, []
+
+    def write(self, text):
+        self.lines.append(text)
+        return self.stream.write(text)
+
+    def flush(self):
+        self.stream.flush()
+
+    def save(self, out):
+        import datetime
+        import shlex
+        import subprocess
+
+        root = Path(__file__).resolve().parents[3]
+        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True).stdout.strip()
+        cmd = " ".join(shlex.quote(a) for a in [Path(sys.executable).name, *sys.argv])
+        now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(f"`{cmd}` on {now} (commit {commit or 'unknown'})\n\n"
+                             + "".join(self.lines))
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*", default=list(MODELS))
@@ -350,7 +379,12 @@ def main():
     parser.add_argument("--dump", metavar="DIR",
                         help="write each model's problem (as memplan's pass solves it for the "
                         "first map) to DIR/MODEL.csv")
+    parser.add_argument("--out", metavar="FILE",
+                        help="also write the output to FILE (benchmarks/results/executorch_banked.md), "
+                        "under a line naming the command")
     args = parser.parse_args()
+    if args.out:
+        sys.stdout = _Tee(sys.stdout)
     targets = maps()
     if args.search_only:
         targets = dict(list(targets.items())[-1:])
@@ -420,6 +454,8 @@ def main():
                   f"| {show(m['memplan'])} |")
     for name, why in failures:
         print(f"failed: {name}: {why}")
+    if args.out:
+        sys.stdout.save(args.out)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,9 @@ printed and written to ``--out`` (default ``benchmarks/results/executorch_inplac
 
 import argparse
 import copy
+import datetime
+import shlex
+import subprocess
 import sys
 import time
 import traceback
@@ -268,7 +271,12 @@ def main():
         emit(f"\nfailed: {name}: {why}")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines) + "\n")
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    cmd = " ".join(shlex.quote(a) for a in [Path(sys.executable).name, *sys.argv])
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    head = f"`{cmd}` on {now} (commit {commit or 'unknown'})\n\n"
+    out.write_text(head + "\n".join(lines) + "\n")
     print(f"\nwritten to {out}")
 
 
