@@ -73,7 +73,8 @@ use crate::types::{Buffer, Offset, Problem, Size};
 /// How many times the others' step budget a systematic round gets. They are complete
 /// (running out proves infeasibility), their steps are the cheapest, and per round,
 /// alone, at 105% of the best known height they were the only rounds to solve B, C, E,
-/// F, G and K of the challenging suite within 400,000 steps (BENCHMARKS.md §4).
+/// F, G and K of the challenging suite within 400,000 steps (measured on 4dc3b4f; that
+/// round-by-round table is in git, BENCHMARKS.md §4 gives the rounds together today).
 const SYSTEMATIC_WEIGHT: u64 = 4;
 
 /// How long the first thread runs attempts alone before the others join in.
