@@ -171,6 +171,34 @@ fn a_corrupted_two_level_plan_is_rejected() {
     );
 }
 
+/// A fixed buffer above the fast capacity is the input's fault, said as such: not an
+/// internal error.
+#[test]
+fn a_fixed_buffer_above_the_capacity_is_not_an_internal_error() {
+    let problem = temp(
+        "fixed.csv",
+        "id,lower,upper,size,offset\na,0,2,8,0\nb,1,3,4,\n",
+    );
+    let plan = temp("fixed-plan.csv", "id,offset,memory\na,0,fast\nb,0,slow\n");
+    let check = memplan(
+        &[
+            "check",
+            problem.to_str().unwrap(),
+            plan.to_str().unwrap(),
+            "--capacity",
+            "4",
+        ],
+        None,
+    );
+    assert_eq!(check.status.code(), Some(4), "{}", stderr(&check));
+    let err = stderr(&check);
+    assert!(
+        err.contains("buffer 'a' (#0) needs 8 bytes of memory 'fast', whose capacity is 4"),
+        "{err}"
+    );
+    assert!(!err.contains("internal error"), "{err}");
+}
+
 #[test]
 fn spill_without_capacity_is_a_usage_error() {
     let out = memplan(&["plan", "-", "--spill"], Some(PROBLEM.as_bytes()));

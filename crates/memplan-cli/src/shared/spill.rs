@@ -284,7 +284,9 @@ pub fn in_spill_words(v: &Violation) -> String {
             MemoriesError::Overflow(_) => "the costs add up to more than 2^64 - 1".to_string(),
             MemoriesError::Plan(e) => e.to_string(),
             MemoriesError::InvalidPlan(s) => internal(s),
-            other => internal(other),
+            // An input rule the plan's memories break (a fixed buffer above the fast
+            // capacity): the user's input, not memplan's bug.
+            other => other.to_string(),
         },
         other => other.to_string(),
     }
