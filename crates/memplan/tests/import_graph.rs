@@ -609,6 +609,23 @@ fn the_checker_imports_the_model_only() {
             .collect();
         assert!(up.is_empty(), "{low} imports {up:?}, above the model");
     }
+    // Nor do its docs link to a planner: a reader of the checker needs none of them.
+    let src = workspace().join("crates/memplan/src");
+    let mut files_of_checker = vec![src.join("checker.rs")];
+    files(&src.join("checker"), "rs", &mut files_of_checker);
+    let tops: BTreeSet<String> = core.keys().filter_map(|k| k.first().cloned()).collect();
+    for path in files_of_checker {
+        let text = fs::read_to_string(&path).expect("a checker file");
+        let named: Vec<String> = heads(&without_test_items(&text), "crate::")
+            .into_iter()
+            .filter(|m| tops.contains(m) && m != "checker" && !model.contains(m.as_str()))
+            .collect();
+        assert!(
+            named.is_empty(),
+            "{} names {named:?}, beyond the model",
+            path.display()
+        );
+    }
 }
 
 #[test]
