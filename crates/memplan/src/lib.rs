@@ -69,8 +69,8 @@ mod greedy;
 mod index;
 pub mod io;
 mod maxtree;
-/// Several memories: which memory each buffer lives in, and where (feature `memories`,
-/// on by default).
+// Several memories (feature `memories`, on by default); its docs are its own (an outer doc
+// here would make rustdoc resolve the module's links from the crate root).
 #[cfg(feature = "memories")]
 pub mod memories;
 #[cfg(feature = "memories")]

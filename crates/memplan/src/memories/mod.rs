@@ -1,5 +1,5 @@
 //! Several memories: which memory each buffer lives in, and where, at the least cost,
-//! with a proven lower bound on that cost.
+//! with a proven lower bound on that cost (feature `memories`, on by default).
 //!
 //! # The model
 //!
