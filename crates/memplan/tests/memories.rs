@@ -509,6 +509,16 @@ fn the_checker_names_the_buffer_for_each_broken_rule() {
         first(&p),
         Violation::MemoryMisaligned { index: 0, .. }
     ));
+    // An address past 2^64 in dram names the buffer.
+    let mut p = good.clone();
+    p.memory[1] = MemoryIdx(2);
+    p.offsets[1] = memplan::Offset(u64::MAX - 1);
+    let v = first(&p);
+    assert!(matches!(v, Violation::InMemory { .. }), "{v}");
+    assert!(
+        v.to_string().contains("buffer 'b'") && v.to_string().contains("overflows"),
+        "{v}"
+    );
     // A false cost.
     let mut p = good;
     p.cost += 1;

@@ -119,9 +119,19 @@ pub fn check_memories(
             memory: memory.name.clone(),
             failure,
         };
+        // A plan whose addresses overflow names each buffer whose end does.
         let sub_plan = Plan::new(&sub, offsets).ok_or_else(|| {
+            let violations = members
+                .iter()
+                .filter(|&&i| plan.offsets[i].checked_add(bufs[i].size).is_none())
+                .map(|&i| Violation::AddressOverflow {
+                    id: bufs[i].id.clone(),
+                    offset: plan.offsets[i],
+                    size: bufs[i].size,
+                })
+                .collect();
             in_memory(CheckFailure {
-                violations: Vec::new(),
+                violations,
                 more: 0,
             })
         })?;
