@@ -47,6 +47,7 @@ from memplan._executorch_banks import access_counts
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import kv_decoder  # noqa: E402
+import results_file  # noqa: E402
 
 tv = torchvision.models
 KB, MB = 1024, 1024 * 1024
@@ -339,35 +340,6 @@ def measure(name, targets, time_limit, search, dump_dir=None):
     return rows, middle
 
 
-
-class _Tee:
-    """Copies what the script prints to the file of ``--out``, under a line naming the
-    command, the date and the commit (benchmarks/results/ is written only this way)."""
-
-    def __init__(self, stream):
-        self.stream, self.lines = stream, []
-
-    def write(self, text):
-        self.lines.append(text)
-        return self.stream.write(text)
-
-    def flush(self):
-        self.stream.flush()
-
-    def save(self, out):
-        import datetime
-        import shlex
-        import subprocess
-
-        root = Path(__file__).resolve().parents[3]
-        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-                                capture_output=True, text=True).stdout.strip()
-        cmd = " ".join(shlex.quote(a) for a in [Path(sys.executable).name, *sys.argv])
-        now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(f"`{cmd}` on {now} (commit {commit or 'unknown'})\n\n"
-                             + "".join(self.lines))
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*", default=list(MODELS))
@@ -384,7 +356,7 @@ def main():
                         "under a line naming the command")
     args = parser.parse_args()
     if args.out:
-        sys.stdout = _Tee(sys.stdout)
+        sys.stdout = results_file.Tee(sys.stdout)
     targets = maps()
     if args.search_only:
         targets = dict(list(targets.items())[-1:])

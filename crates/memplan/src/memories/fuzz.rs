@@ -15,6 +15,16 @@ use super::{
     MemoriesOptions, Memory, MemoryIdx, MemorySet, SpillError, SpillInput, SpillMemory,
 };
 
+/// A random problem of at most 10 buffers (no capacity: the memories give those).
+fn small_problem(u: &mut Unstructured<'_>) -> Option<Problem> {
+    let knobs = FuzzKnobs {
+        max_buffers: 10,
+        capacity_chance: 0,
+        ..FuzzKnobs::default()
+    };
+    arbitrary_problem(u, &knobs).ok().map(|(problem, _)| problem)
+}
+
 /// Plans a random multi-memory problem (at most 10 buffers, 1–4 memories with
 /// capacities 10–110 % of the max load, the last unbounded three times in four, alignments, costs or none, random
 /// allowed sets, pins and access counts, random switches) and asserts: the only errors
@@ -24,12 +34,7 @@ use super::{
 /// memory, makes the checker fail.
 pub fn fuzz_memories(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let knobs = FuzzKnobs {
-        max_buffers: 10,
-        capacity_chance: 0,
-        ..FuzzKnobs::default()
-    };
-    let Ok((problem, _)) = arbitrary_problem(&mut u, &knobs) else {
+    let Some(problem) = small_problem(&mut u) else {
         return;
     };
     let n = problem.len();
@@ -284,12 +289,7 @@ fn assert_exact_infeasible(sub: &Problem, capacity: Size, what: &str) {
 /// buffers; the only error is a fixed buffer asked to be slow.
 pub fn fuzz_spill(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let knobs = FuzzKnobs {
-        max_buffers: 10,
-        capacity_chance: 0,
-        ..FuzzKnobs::default()
-    };
-    let Ok((problem, _)) = arbitrary_problem(&mut u, &knobs) else {
+    let Some(problem) = small_problem(&mut u) else {
         return;
     };
     let n = problem.len();
