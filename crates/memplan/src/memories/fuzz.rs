@@ -22,7 +22,9 @@ fn small_problem(u: &mut Unstructured<'_>) -> Option<Problem> {
         capacity_chance: 0,
         ..FuzzKnobs::default()
     };
-    arbitrary_problem(u, &knobs).ok().map(|(problem, _)| problem)
+    arbitrary_problem(u, &knobs)
+        .ok()
+        .map(|(problem, _)| problem)
 }
 
 /// Plans a random multi-memory problem (at most 10 buffers, 1–4 memories with
