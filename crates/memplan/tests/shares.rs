@@ -311,3 +311,43 @@ fn shares_across_memories() {
     .unwrap();
     assert!(report.plan().unwrap().cost > 0);
 }
+
+/// A problem with no plan across memories names the buffers behind each storage, not
+/// only the storage's first member.
+#[test]
+fn infeasibility_across_memories_names_every_member() {
+    use memplan::memories::{plan_memories, MemoriesInput, MemoriesOptions, Memory, MemorySet};
+    use memplan::Time;
+    // y takes x's storage (8 bytes); z (4) beside it: 12 bytes at time 1, in a TCM of 10.
+    let problem = Problem::with_shares(
+        vec![
+            Buffer::new("x", 0, 2, 8),
+            Buffer::new("y", 1, 3, 8),
+            Buffer::new("z", 1, 3, 4),
+        ],
+        vec![Share::in_place("y", "x").required()],
+    )
+    .unwrap();
+    let memories = vec![Memory::new("tcm").with_capacity(10), Memory::new("dram")];
+    let pinned = vec![MemorySet::single(memplan::memories::MemoryIdx(0)); 3];
+    let input = MemoriesInput {
+        allowed: Some(&pinned),
+        ..MemoriesInput::default()
+    };
+    let report = plan_memories(
+        &problem,
+        &memories,
+        &input,
+        &Request::minimise(),
+        &MemoriesOptions::default(),
+    )
+    .unwrap();
+    assert!(
+        matches!(report.outcome, Outcome::Infeasible),
+        "{:?}",
+        report.outcome
+    );
+    let why = report.infeasibility.expect("the argument");
+    assert_eq!((why.time, why.need), (Some(Time(1)), 12));
+    assert_eq!(why.buffers, ["x", "y", "z"]);
+}

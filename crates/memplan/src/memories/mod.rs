@@ -308,7 +308,8 @@ pub struct Infeasibility {
     /// search).
     pub need: u64,
     /// The buffers' ids (at `time`, when there is one; for the joint search, those
-    /// that may use a bounded memory only).
+    /// that may use a bounded memory only). With shares, every member of a storage is
+    /// named, and `need` counts a storage once.
     pub buffers: Vec<String>,
     /// True when the joint search proved it, trying every assignment.
     pub exhaustive: bool,

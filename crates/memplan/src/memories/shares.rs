@@ -16,7 +16,7 @@ use crate::memory_types::{
 use crate::outcome::Outcome;
 use crate::request::Request;
 use crate::storage::{self, Storages};
-use crate::types::Problem;
+use crate::types::{Problem, Time};
 
 fn plan_storages(
     problem: &Problem,
@@ -100,6 +100,10 @@ pub(super) fn run(
         },
         Outcome::Infeasible => Outcome::Infeasible,
     };
+    // The storages carry their first member's id: name every member the argument counts.
+    if let Some(why) = report.infeasibility.as_mut() {
+        why.buffers = members_named(problem, &storages, &why.buffers, why.time);
+    }
     if options.verify {
         if let Some(p) = report.outcome.plan() {
             crate::checker::check_memories(problem, memories, input, p)
@@ -121,4 +125,33 @@ fn expand(storages: &Storages, p: MemoryPlan) -> MemoryPlan {
         traffic: p.traffic,
         cost: p.cost,
     }
+}
+
+/// The buffers behind the storages named `ids`, in that order: each storage's members
+/// (live at `time`, when there is one), in index order.
+fn members_named(
+    problem: &Problem,
+    storages: &Storages,
+    ids: &[String],
+    time: Option<Time>,
+) -> Vec<String> {
+    let live = |b: &crate::types::Buffer| {
+        time.is_none_or(|t| b.live_segments().any(|l| l.start <= t && t < l.end))
+    };
+    let mut out = Vec::new();
+    for id in ids {
+        let Some(s) = storages.problem.buffers().iter().position(|b| &b.id == id) else {
+            out.push(id.clone());
+            continue;
+        };
+        out.extend(
+            problem
+                .buffers()
+                .iter()
+                .zip(&storages.storage_of)
+                .filter(|&(b, &of)| of as usize == s && live(b))
+                .map(|(b, _)| b.id.clone()),
+        );
+    }
+    out
 }
