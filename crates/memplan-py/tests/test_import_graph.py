@@ -3,7 +3,7 @@ ExecuTorch door is layered one way, ``_executorch_inplace`` below ``_executorch_
 below ``_executorch_algorithm``, below ``_executorch_pass``, below ``_executorch_banks``, below
 the façade ``executorch``. The edges are read from the sources (``import``/``from``
 statements anywhere in a module, relative or absolute), so a lazy import inside a
-function counts too."""
+function counts too. (The Rust crates' modules: ``crates/memplan/tests/import_graph.rs``.)"""
 
 import ast
 from pathlib import Path

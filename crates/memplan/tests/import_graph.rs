@@ -1,16 +1,14 @@
-//! The workspace's modules import one another without a circle (issue 44), read from
-//! the sources: every Rust crate's modules (`crates/*/src`), and the Python package's
-//! (`crates/memplan-py/python/memplan`).
+//! The workspace's Rust modules import one another without a circle (issue 44), read from
+//! the sources of every crate (`crates/*/src`). (The Python package's imports are read
+//! by `crates/memplan-py/tests/test_import_graph.py`, with Python's own parser.)
 //!
-//! - **Rust, between rooms:** a crate's top-level modules (`types`, `checker`,
-//!   `memories`, …) form a graph with an edge `a → b` when a file of `a` names
-//!   `crate::b` (in a `use`, a path or a macro call; `crate::Problem` counts as the module
-//!   the root re-exports it from). Test code (`#[cfg(test)]` items, `tests.rs`) and
+//! - **Between files:** every module of a crate, file or folder, with an edge `a → b`
+//!   when `a` names a path into `b` (`crate::…` in a `use`, a path or a macro call, or
+//!   `super::…`; `crate::Problem` counts as the module the root re-exports it from), `b`
+//!   the longest module the path names. Test code (`#[cfg(test)]` items, `tests.rs`) and
 //!   comments are left out.
-//! - **Rust, inside a room:** the modules of one folder (`storage::groups`,
-//!   `storage::choose`, …) form a graph through `super::x` and `crate::room::x`.
-//! - **Python:** every `import`/`from … import` anywhere in a module, a lazy one inside a
-//!   function included.
+//! - **Between rooms:** the same edges between a crate's top-level modules (`types`,
+//!   `checker`, `memories`, …), where a parent's use of its own children counts too.
 //!
 //! The checker stands below every planner: it imports the model's modules only.
 
@@ -308,54 +306,24 @@ fn root_names(root: &str) -> BTreeMap<String, String> {
     out
 }
 
-/// The graph between a crate's top-level modules.
+/// The graph between a crate's top-level modules: [`files_graph`]'s edges, each file
+/// standing for its room.
 fn rooms(modules: &BTreeMap<Vec<String>, String>) -> Graph {
-    let tops: BTreeSet<String> = modules.keys().filter_map(|k| k.first().cloned()).collect();
-    let reexports = modules
-        .get(&Vec::new())
-        .map(|r| root_names(r))
-        .unwrap_or_default();
+    let room = |m: &str| m.split("::").next().unwrap_or(m).to_string();
     let mut g = Graph::new();
-    for (path, code) in modules {
-        let Some(me) = path.first() else { continue };
-        let edges = g.entry(me.clone()).or_default();
-        for head in heads(code, "crate::") {
-            let target = if tops.contains(&head) {
-                Some(head)
-            } else {
-                reexports.get(&head).cloned()
-            };
-            if let Some(t) = target.filter(|t| t != me && tops.contains(t)) {
-                edges.insert(t);
-            }
+    for (file, targets) in files_graph(modules) {
+        if file == ROOT {
+            continue;
         }
+        let me = room(&file);
+        let edges = g.entry(me.clone()).or_default();
+        edges.extend(targets.iter().map(|t| room(t)).filter(|t| *t != me));
     }
     g
 }
 
-/// The graphs between the modules of each folder.
-fn folders(modules: &BTreeMap<Vec<String>, String>) -> Vec<Graph> {
-    let mut by_parent: BTreeMap<Vec<String>, Graph> = BTreeMap::new();
-    for (path, code) in modules {
-        if path.len() < 2 {
-            continue;
-        }
-        let parent = path[..path.len() - 1].to_vec();
-        let me = path.join("::");
-        let mut names = heads(code, "super::");
-        names.extend(heads(code, &format!("crate::{}::", parent.join("::"))));
-        let g = by_parent.entry(parent.clone()).or_default();
-        let edges = g.entry(me.clone()).or_default();
-        for n in names {
-            let mut sibling = parent.clone();
-            sibling.push(n);
-            if modules.contains_key(&sibling) && sibling != *path {
-                edges.insert(sibling.join("::"));
-            }
-        }
-    }
-    by_parent.into_values().collect()
-}
+/// The crate root's name in [`files_graph`].
+const ROOT: &str = "crate";
 
 /// The graph between every module of a crate, files and folders alike: `a → b` when
 /// `a` names a path into `b` (`crate::…`, or `super::…` from `a`'s parent), `b` the
@@ -371,15 +339,15 @@ fn files_graph(modules: &BTreeMap<Vec<String>, String>) -> Graph {
             .map(|k| path[..k].to_vec())
             .find(|m| modules.contains_key(m))
             .or_else(|| {
-                let via = reexports.get(path.first()?)?;
-                Some(vec![via.clone()])
+                let via = vec![reexports.get(path.first()?)?.clone()];
+                modules.contains_key(&via).then_some(via)
             })
     };
     let mut g = Graph::new();
     for (me, code) in modules {
         let name = |p: &[String]| {
             if p.is_empty() {
-                "crate".to_string()
+                ROOT.to_string()
             } else {
                 p.join("::")
             }
@@ -459,89 +427,6 @@ fn rust_crates() -> Vec<(String, BTreeMap<Vec<String>, String>)> {
         .collect()
 }
 
-/// The Python package's modules (`memplan.executorch`, …) and their imports of one
-/// another.
-fn python_graph(package: &Path) -> Graph {
-    let mut paths = Vec::new();
-    files(package, "py", &mut paths);
-    let name_of = |p: &Path| -> String {
-        let rel = p
-            .strip_prefix(package.parent().unwrap())
-            .unwrap()
-            .with_extension("");
-        let mut parts: Vec<String> = rel
-            .iter()
-            .map(|s| s.to_string_lossy().into_owned())
-            .collect();
-        if parts.last().is_some_and(|s| s == "__init__") {
-            parts.pop();
-        }
-        parts.join(".")
-    };
-    let modules: BTreeSet<String> = paths.iter().map(|p| name_of(p)).collect();
-    let mut g = Graph::new();
-    for p in &paths {
-        let me = name_of(p);
-        let is_init = p.file_name().is_some_and(|f| f == "__init__.py");
-        let package_of = if is_init {
-            me.clone()
-        } else {
-            me.rsplit_once('.')
-                .map_or(String::new(), |(a, _)| a.to_string())
-        };
-        let text = fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-        let mut targets = Vec::new();
-        let mut lines = text.lines();
-        while let Some(line) = lines.next() {
-            let line = line.split('#').next().unwrap_or("").trim();
-            if let Some(rest) = line.strip_prefix("import ") {
-                for item in rest.split(',') {
-                    targets.push(item.split(" as ").next().unwrap_or("").trim().to_string());
-                }
-            } else if let Some(rest) = line.strip_prefix("from ") {
-                let Some((base, names)) = rest.split_once(" import ") else {
-                    continue;
-                };
-                let mut names = names.trim().to_string();
-                if names.starts_with('(') && !names.contains(')') {
-                    for more in lines.by_ref() {
-                        names.push_str(more.split('#').next().unwrap_or(""));
-                        if more.contains(')') {
-                            break;
-                        }
-                    }
-                }
-                let dots = base.chars().take_while(|&c| c == '.').count();
-                let base = if dots > 0 {
-                    let mut anchor: Vec<&str> = package_of.split('.').collect();
-                    anchor.truncate(anchor.len().saturating_sub(dots - 1));
-                    let tail = &base[dots..];
-                    if !tail.is_empty() {
-                        anchor.push(tail);
-                    }
-                    anchor.join(".")
-                } else {
-                    base.trim().to_string()
-                };
-                targets.push(base.clone());
-                for n in names.trim_matches(|c| c == '(' || c == ')').split(',') {
-                    let n = n.split(" as ").next().unwrap_or("").trim();
-                    if !n.is_empty() {
-                        targets.push(format!("{base}.{n}"));
-                    }
-                }
-            }
-        }
-        let edges = g.entry(me.clone()).or_default();
-        for t in targets {
-            if modules.contains(&t) && t != me {
-                edges.insert(t);
-            }
-        }
-    }
-    g
-}
-
 #[test]
 fn rust_rooms_import_without_a_circle() {
     let crates = rust_crates();
@@ -562,14 +447,6 @@ fn rust_rooms_import_without_a_circle() {
                 "{name}: the files import each other in a circle: {}",
                 c.join(" -> ")
             );
-        }
-        for f in folders(modules) {
-            if let Some(c) = circle(&f) {
-                panic!(
-                    "{name}: a folder's modules import each other in a circle: {}",
-                    c.join(" -> ")
-                );
-            }
         }
     }
 }
@@ -624,22 +501,6 @@ fn the_checker_imports_the_model_only() {
             named.is_empty(),
             "{} names {named:?}, beyond the model",
             path.display()
-        );
-    }
-}
-
-#[test]
-fn python_modules_import_without_a_circle() {
-    let g = python_graph(&workspace().join("crates/memplan-py/python/memplan"));
-    assert!(g.contains_key("memplan.executorch") && g.contains_key("memplan._executorch_pass"));
-    assert!(
-        g["memplan.executorch"].contains("memplan._executorch_banks"),
-        "imports are read"
-    );
-    if let Some(c) = circle(&g) {
-        panic!(
-            "the Python modules import each other in a circle: {}",
-            c.join(" -> ")
         );
     }
 }
@@ -699,7 +560,7 @@ fn the_reader_finds_circles_in_every_form() {
     ]
     .into();
     assert!(
-        folders(&siblings).iter().any(|g| circle(g).is_some()),
+        circle(&files_graph(&siblings)).is_some(),
         "a circle between siblings"
     );
     let files: BTreeMap<_, _> = [
