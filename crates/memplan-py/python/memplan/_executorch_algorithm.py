@@ -297,10 +297,7 @@ class Algorithm:
             self.reports.append(report)
             sizes[mem_id] = report.size
             next_obj = self._write(result, mem_id, roots, offsets, empty, base, next_obj)
-        count = max([1, len(reserved) - 1] + list(sizes))
-        result.bufsizes = [0] + [
-            sizes.get(m, reserved[m] if m < len(reserved) else 0) for m in range(1, count + 1)
-        ]
+        result.bufsizes = _bufsizes(sizes, reserved)
         default = greedy(alignment, ordered, graph_module, graph_signature, extra_padding)
         self.graphs.append(GraphReport(
             method=self._method or _method_name() or "",
@@ -666,6 +663,13 @@ class Algorithm:
             result.spec_dict[spec] = SpecAllocResult(mem_id, next_obj, base)
             next_obj += 1
         return next_obj
+
+
+def _bufsizes(sizes: Dict[int, int], reserved: Sequence[int]) -> List[int]:
+    """ExecuTorch's ``bufsizes``: slot 0 for constants, then each arena's size, the ones
+    memplan planned from ``sizes``, the others as the graph carried them (``reserved``)."""
+    count = max([1, len(reserved) - 1] + list(sizes))
+    return [0] + [sizes.get(m, reserved[m] if m < len(reserved) else 0) for m in range(1, count + 1)]
 
 
 def _check(

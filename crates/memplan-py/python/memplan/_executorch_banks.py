@@ -268,10 +268,7 @@ class BankedAlgorithm(_et.Algorithm):
             self.reports.append(report)
             sizes[mem_id] = report.size
             next_obj = self._write(result, mem_id, roots, offsets, empty, base, next_obj)
-        count = max([1, len(reserved) - 1] + list(sizes))
-        result.bufsizes = [0] + [
-            sizes.get(m, reserved[m] if m < len(reserved) else 0) for m in range(1, count + 1)
-        ]
+        result.bufsizes = _et._bufsizes(sizes, reserved)
         self.graphs.append(_et.GraphReport(
             method=self._method or _specs._method_name() or "",
             submodule=self._submodules.get(id(graph_module), ""),
