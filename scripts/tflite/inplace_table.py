@@ -16,9 +16,7 @@ With -o, the table is also written to OUT.md (e.g. benchmarks/results/tflite_inp
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
-import shlex
 import subprocess
 import sys
 import tempfile
@@ -29,7 +27,7 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 
 import tflm  # noqa: E402
-from table import default_bin, models_in  # noqa: E402
+from table import default_bin, header, models_in  # noqa: E402
 
 INVOKES = 50
 
@@ -82,20 +80,7 @@ def main(argv=None):
     ap.add_argument("-o", "--output", help="also write the table to this file")
     args = ap.parse_args(argv)
     d = Path(args.modeldir)
-    cmd = " ".join(shlex.quote(a) for a in [Path(sys.executable).name, *sys.argv])
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    version = subprocess.run([args.bin, "--version"], capture_output=True, text=True).stdout.strip()
-    commit = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
-    from tflite_micro.python.tflite_micro import _version
-
-    lines = [
-        f"`{cmd}` on {now} (commit {commit or 'unknown'})",
-        "",
-        f"memplan: `{args.bin}` ({version or 'version unknown'}); "
-        f"tflite-micro {_version.__version__} (reference kernels); models: `{d}`",
-        "",
+    lines = header(args.bin, d, " (reference kernels)") + [
         "| model | dtype | head, `memplan tflite` | head, `--in-place` | change | % "
         "| tensors sharing (of pairs) | operators shared | outputs identical, "
         f"{INVOKES} invokes |",

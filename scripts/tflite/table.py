@@ -91,6 +91,27 @@ def row(name, dtype, path, exe, tmp):
     )
 
 
+def header(exe, modeldir, kernels=""):
+    """A results file's first lines: the command, the date and the commit (the line that
+    says what wrote the file), then the memplan binary, TFLM's version (``kernels``: a
+    note after it) and the models."""
+    from tflite_micro.python.tflite_micro import _version
+
+    cmd = " ".join(shlex.quote(a) for a in [Path(sys.executable).name, *sys.argv])
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    version = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    return [
+        f"`{cmd}` on {now} (commit {commit or 'unknown'})",
+        "",
+        f"memplan: `{exe}` ({version or 'version unknown'}); "
+        f"tflite-micro {_version.__version__}{kernels}; models: `{modeldir}`",
+        "",
+    ]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("modeldir", nargs="?", default=str(ROOT / "tests" / "tflite" / "models"))
@@ -98,20 +119,7 @@ def main(argv=None):
     ap.add_argument("-o", "--output", help="also write the table to this file")
     args = ap.parse_args(argv)
     d = Path(args.modeldir)
-    cmd = " ".join(shlex.quote(a) for a in [Path(sys.executable).name, *sys.argv])
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    version = subprocess.run([args.bin, "--version"], capture_output=True, text=True).stdout.strip()
-    from tflite_micro.python.tflite_micro import _version
-
-    commit = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
-    lines = [
-        f"`{cmd}` on {now} (commit {commit or 'unknown'})",
-        "",
-        f"memplan: `{args.bin}` ({version or 'version unknown'}); "
-        f"tflite-micro {_version.__version__}; models: `{d}`",
-        "",
+    lines = header(args.bin, d) + [
         "| model | dtype | tensors planned | TFLM head | head with memplan | max load "
         "| memplan height | scratch | saving | saving % | smallest arena, TFLM "
         "| smallest arena, memplan | memplan ms |",
