@@ -43,36 +43,9 @@ fn parse() -> Cli {
     })
 }
 
-/// `plan` without memories: warns (unless quiet) about the columns of several memories
-/// that it ignores.
-fn warn_ignored_columns(a: &flags::commands::PlanArgs) {
-    let columns = shared::memories::memories_columns(&a.input);
-    if !columns.is_empty() && !a.quiet {
-        let names: Vec<String> = columns.iter().map(|c| format!("'{c}'")).collect();
-        let (what, them) = match names.len() {
-            1 => (format!("a {} column", names[0]), "it is"),
-            _ => (format!("{} columns", names.join(" and ")), "they are"),
-        };
-        eprintln!(
-            "memplan: warning: {} has {what} of several memories; without --memories {them} ignored (docs/memories.md)",
-            shared::files::display_path(&a.input),
-        );
-    }
-}
-
 fn main() -> ExitCode {
     let result = match parse().command {
-        Command::Plan(a) if a.memories.is_some() || shared::memories::has_section(&a.input) => {
-            cmd::memories::plan(a)
-        }
-        Command::Plan(a) if a.spill => {
-            warn_ignored_columns(&a);
-            cmd::spill::plan(a)
-        }
-        Command::Plan(a) => {
-            warn_ignored_columns(&a);
-            cmd::plan::plan(a)
-        }
+        Command::Plan(a) => cmd::plan::plan(a),
         Command::Check(a) => cmd::check::check(a),
         Command::Stats(a) => cmd::stats::stats(a),
         Command::Bench(a) => cmd::bench::bench(a),

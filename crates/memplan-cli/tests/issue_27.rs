@@ -286,7 +286,7 @@ fn issue_27_plan_help_headings_are_pinned() {
         [
             "Arguments:",
             "Options:",
-            "Spill: ablations and tuning:",
+            "Several memories: ablations and tuning:",
             "Exact search: ablations and tuning:",
             "TelaMalloc: ablations and tuning:",
             "Boxing: ablations and tuning:",

@@ -1,7 +1,8 @@
 //! The CLI's modules import one another without a circle (issue 29, item 6), in layers:
 //! `main` above the commands (`cmd`), the commands above their shared I/O (`shared`),
 //! that above the flags (`flags`), and all above the exit codes (`exit`). A module
-//! imports its own layer or lower ones, a command no other command, and within a layer
+//! imports its own layer or lower ones, a command no other command (a command's files
+//! import each other), and within a layer
 //! the imports form no circle.
 //!
 //! The edges are read from the sources: every `use crate::…` and `use super::…` (groups
@@ -120,6 +121,12 @@ fn edges(mods: &BTreeMap<String, String>) -> Graph {
     out
 }
 
+/// The command a module of `cmd` belongs to (`cmd::plan` for `cmd::plan::memories`): a
+/// command may be split into files, which import each other.
+fn command(module: &str) -> String {
+    module.split("::").take(2).collect::<Vec<_>>().join("::")
+}
+
 /// 0 for `exit`, up to 4 for `main`.
 fn layer(module: &str) -> usize {
     match module.split("::").next().unwrap() {
@@ -137,7 +144,7 @@ fn the_cli_modules_import_each_other_in_layers_without_a_circle() {
     let mods = modules(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
     let edges = edges(&mods);
     assert!(edges["cmd::plan"].contains("shared::formats"), "{edges:?}");
-    assert!(edges["main"].contains("cmd::spill"), "{edges:?}");
+    assert!(edges["main"].contains("cmd::check"), "{edges:?}");
     for (from, targets) in &edges {
         for to in targets {
             assert!(
@@ -145,7 +152,9 @@ fn the_cli_modules_import_each_other_in_layers_without_a_circle() {
                 "{from} imports {to}, a layer above it"
             );
             assert!(
-                !(from.starts_with("cmd::") && to.starts_with("cmd")),
+                !(from.starts_with("cmd::")
+                    && to.starts_with("cmd")
+                    && command(from) != command(to)),
                 "the command {from} imports {to}"
             );
         }

@@ -60,17 +60,17 @@ fn spill_writes_memory_and_offset_columns_and_check_accepts_the_plan() {
     let got = rows(&plan);
     let levels: Vec<&str> = got.iter().map(|r| r.1.as_str()).collect();
     assert_eq!(levels, ["fast", "slow", "fast", "slow"]);
+    // The summary of a plan across memories: spill is `--memories fast:8,slow`.
     let summary = stderr(&out);
     for part in [
         "4 buffers",
-        "fast capacity 8",
-        "spilled 2 buffers, 6 bytes",
+        "fast height 8 of 8, traffic 14",
+        "slow height 6 of unbounded, traffic 5",
         "cost 5",
         "proven ≥ 5",
-        "gap 0.00%",
-        "fast height 8",
-        "slow height 6",
-        "optimal",
+        "gap 0;",
+        "every memory optimal",
+        "; optimal",
     ] {
         assert!(summary.contains(part), "{part}: {summary}");
     }
@@ -78,7 +78,11 @@ fn spill_writes_memory_and_offset_columns_and_check_accepts_the_plan() {
     let (p, q) = (problem.to_str().unwrap(), plan_path.to_str().unwrap());
     let check = memplan(&["check", p, q, "--capacity", "8"], None);
     assert_eq!(check.status.code(), Some(0), "{}", stderr(&check));
-    assert!(stdout(&check).contains("slow: 2 buffers, height 6; cost 5"));
+    assert!(
+        stdout(&check).contains("slow height 6 of unbounded, traffic 5; cost 5"),
+        "{}",
+        stdout(&check)
+    );
     // Without the fast capacity a two-level plan cannot be checked.
     assert_eq!(memplan(&["check", p, q], None).status.code(), Some(2));
 
@@ -113,7 +117,11 @@ fn spill_writes_memory_and_offset_columns_and_check_accepts_the_plan() {
         (summary["cost"].as_u64(), summary["lower_bound"].as_u64()),
         (Some(5), Some(5))
     );
-    assert_eq!(summary["spilled_bytes"], 6);
+    let slow = &summary["memories"][1];
+    assert_eq!(
+        (&slow["name"], &slow["buffers"], &slow["bytes"]),
+        (&"slow".into(), &2.into(), &6.into())
+    );
     let jpath = temp("plan.json", &stdout(&out));
     let check = memplan(
         &["check", p, jpath.to_str().unwrap(), "--capacity", "8"],
@@ -145,7 +153,7 @@ fn a_corrupted_two_level_plan_is_rejected() {
     assert_eq!(check.status.code(), Some(4), "{}", stderr(&check));
     let err = stderr(&check);
     assert!(
-        err.contains("slow memory") && err.contains("'b'") && err.contains("'d'"),
+        err.contains("memory 'slow'") && err.contains("'b'") && err.contains("'d'"),
         "{err}"
     );
     // A buffer that asks to be slow, put in fast memory, breaks its preference.
@@ -156,16 +164,21 @@ fn a_corrupted_two_level_plan_is_rejected() {
         None,
     );
     assert_eq!(check.status.code(), Some(4), "{}", stderr(&check));
-    assert!(stderr(&check).contains("buffer 'd' (#3) must be in slow memory"));
-    // A memory that is neither fast nor slow is an input error naming line and column.
+    assert!(
+        stderr(&check)
+            .contains("buffer 'd' (#3) is in memory 'fast', outside its allowed set slow"),
+        "{}",
+        stderr(&check)
+    );
+    // A memory that is neither fast nor slow breaks the plan, named by line and column.
     let odd = temp("bad3.csv", &plan.replace(",slow,", ",either,"));
     let check = memplan(
         &["check", p, odd.to_str().unwrap(), "--capacity", "8"],
         None,
     );
-    assert_eq!(check.status.code(), Some(3), "{}", stderr(&check));
+    assert_eq!(check.status.code(), Some(4), "{}", stderr(&check));
     assert!(
-        stderr(&check).contains("line 3, column 'memory'"),
+        stderr(&check).contains("line 3, column 'memory': unknown memory 'either'"),
         "{}",
         stderr(&check)
     );
@@ -242,7 +255,7 @@ fn bad_cost_and_memory_cells_name_the_line_and_field() {
     );
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("buffers[0], field 'memory'"),
+        stderr(&out).contains("buffers[0].memory: unknown memory 'sram'"),
         "{}",
         stderr(&out)
     );
@@ -257,7 +270,14 @@ fn forced_fast_buffers_that_cannot_fit_exit_5() {
     );
     assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
     assert!(out.stdout.is_empty());
-    assert!(stderr(&out).contains("must stay fast"));
+    // The buffers that must stay fast, named, and the memory they overfill.
+    assert!(
+        stderr(&out).contains(
+            "no plan exists: at time 1, the buffers that can only go in memory 'fast' ('a', 'b') need 12 bytes, its capacity is 8"
+        ),
+        "{}",
+        stderr(&out)
+    );
     // JSON input: the cost and memory fields, the same answer as CSV.
     let json = r#"{"buffers": [
         {"id": "a", "start": 0, "end": 3, "size": 4, "cost": 9},
@@ -294,10 +314,10 @@ fn render_draws_the_spilled_buffers_in_a_second_panel() {
     assert_eq!(svg.status.code(), Some(0), "{}", stderr(&svg));
     let text = stdout(&svg);
     assert!(
-        text.contains("fast memory (capacity 8 B): 2 buffers"),
+        text.contains("memory fast (capacity 8 B): 2 buffers"),
         "{text}"
     );
-    assert!(text.contains("slow memory (spilled): 2 buffers"));
+    assert!(text.contains("memory slow (unbounded): 2 buffers"));
     assert!(!text.contains("INVALID"));
     assert_eq!(memplan(&["render", p, q], None).status.code(), Some(2));
 }

@@ -182,11 +182,15 @@ pub struct ReadError {
     pub kind: ReadErrorKind,
 }
 
+/// `line L, column 'C': ` for a CSV column; a JSON field's path (`buffers[2].memories`,
+/// with a `[`) is written as it is.
 fn location(line: u64, column: Option<&str>) -> String {
     match (line, column) {
         (0, None) => String::new(),
+        (0, Some(c)) if c.contains('[') => format!("{c}: "),
         (0, Some(c)) => format!("column '{c}': "),
         (l, None) => format!("line {l}: "),
+        (l, Some(c)) if c.contains('[') => format!("line {l}, {c}: "),
         (l, Some(c)) => format!("line {l}, column '{c}': "),
     }
 }
@@ -284,6 +288,19 @@ pub enum ReadErrorKind {
     /// A plan file leaves a buffer out.
     #[error("buffer '{}' has no offset", Escaped(.0))]
     MissingPlacement(String),
+    /// A rule of several memories (`memplan::memories`): a `MemoriesError` or a
+    /// `SpillError`, boxed (downcast it to tell which).
+    #[error("{0}")]
+    Memories(Box<dyn std::error::Error + Send + Sync>),
+    /// A buffer's set of allowed memories names none (`|` alone, an empty JSON list).
+    #[error("the set of memories is empty")]
+    EmptyMemorySet,
+    /// A problem planned across the memories of its own file has none.
+    #[error("no memories: the file has no 'memories' section")]
+    NoMemories,
+    /// A problem across memories gives a buffer's memory, which is a plan's output.
+    #[error("'{}': a buffer's memory is the plan's output; pin it or give its allowed memories in the 'memories' column", Escaped(.0))]
+    MemoryIsOutput(String),
     /// A plan's offset + size exceeds 64 bits.
     #[error("offset + size of buffer '{}' overflows 64 bits", Escaped(.0))]
     PlanOverflow(String),

@@ -46,6 +46,17 @@ impl<P, B> Outcome<P, B> {
         }
     }
 
+    /// The outcome's name, as every door writes it: `optimal`, `feasible`,
+    /// `infeasible` or `unknown`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Outcome::Optimal(_) => "optimal",
+            Outcome::Feasible { .. } => "feasible",
+            Outcome::Infeasible => "infeasible",
+            Outcome::Unknown { .. } => "unknown",
+        }
+    }
+
     /// The plan, or else the best plan found over the capacity.
     pub fn best(&self) -> Option<&P> {
         match self {

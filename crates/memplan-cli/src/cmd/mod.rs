@@ -7,11 +7,9 @@
 pub mod bench;
 pub mod check;
 pub mod gen;
-pub mod memories;
 pub mod plan;
 pub mod render;
 pub mod share;
-pub mod spill;
 pub mod stats;
 #[cfg(feature = "tflite")]
 pub mod tflite;

@@ -1,24 +1,19 @@
 //! `memplan render`: reads a problem and a plan, checks the plan, and draws it with
 //! `memplan_render` (the picture is described there).
 
+use memplan::memories::MemoriesProblem;
 use memplan::{check_placements, Offset, Problem, Size};
 use memplan_render::{draw, Picture};
 
 use crate::exit::{self, Failure};
 use crate::flags::commands::RenderArgs;
 use crate::flags::input::Format;
-use crate::shared::columns::index_by_id;
 #[cfg(feature = "tflite")]
 use crate::shared::files::{display_path, tflite_failure};
 use crate::shared::files::{read_bytes, write_to};
 use crate::shared::formats;
-use crate::shared::memories::{
-    has_section, memory_plan, read_memories_data, read_plan_memory_names,
-};
+use crate::shared::memories::{into_memories, memories_of, plan_has_memory, read_memory_plan};
 use crate::shared::numbers::thousands;
-use crate::shared::spill::{
-    check_spill_plan, fast_capacity, read_plan_levels, read_spill_data, spill_plan, SLOW,
-};
 
 pub fn render(args: RenderArgs) -> Result<(), Failure> {
     let bytes = read_bytes(&args.problem)?;
@@ -40,51 +35,30 @@ pub fn render(args: RenderArgs) -> Result<(), Failure> {
             "the plan file is missing (required unless the problem is a .tflite model)",
         ));
     };
-    let (format, problem, capacity) = formats::read_problem(
-        &args.problem,
-        &bytes,
-        &args.input_args,
-        args.capacity.map(Size),
-    )?;
-    let window = window(&args, &problem)?;
-    if let Some(unknown) = args
-        .buffers
-        .iter()
-        .find(|id| !problem.buffers().iter().any(|b| &b.id == *id))
-    {
-        return Err(Failure::usage(format!(
-            "--buffers: no buffer '{unknown}' in {}",
-            args.problem
-        )));
-    }
+    let (format, file) = formats::read_file(&args.problem, &bytes, &args.input_args)?;
     let plan_bytes = read_bytes(&plan_path)?;
+    // A plan with a memory column and no other memories: spill's, under --capacity.
+    let spill = match plan_has_memory(&plan_path, &plan_bytes) {
+        true if args.memories.is_none() && !file.has_memories() => {
+            Some(args.capacity.ok_or_else(|| {
+                Failure::usage(format!(
+                    "{plan_path}: a plan with a memory column needs --capacity (the fast memory's size) or --memories"
+                ))
+            })?)
+        }
+        _ => None,
+    };
+    if let Some(of) = memories_of(args.memories.as_deref(), spill, &file)? {
+        let problem = into_memories(&args.problem, file, of)?;
+        let window = checked_view(&args, problem.problem())?;
+        let input = (format, bytes.as_slice());
+        let svg = memory_panels(&args, &plan_path, input, &problem, &plan_bytes, window)?;
+        return write_to(&args.output, |w| w.write_all(svg.as_bytes()));
+    }
+    let (problem, own) = file.into_problem();
+    let capacity = args.capacity.map(Size).or(own);
+    let window = checked_view(&args, &problem)?;
     let placements = formats::read_placements(&plan_path, &plan_bytes)?;
-    if args.memories.is_some() || has_section(&args.problem) {
-        let input = (format, bytes.as_slice());
-        let svg = memory_panels(
-            &args,
-            &plan_path,
-            input,
-            &problem,
-            &placements,
-            &plan_bytes,
-            window,
-        )?;
-        return write_to(&args.output, |w| w.write_all(svg.as_bytes()));
-    }
-    if let Some(levels) = read_plan_levels(&plan_path, &plan_bytes)? {
-        let input = (format, bytes.as_slice());
-        let svg = two_levels(
-            &args,
-            &plan_path,
-            input,
-            &problem,
-            &placements,
-            &levels,
-            window,
-        )?;
-        return write_to(&args.output, |w| w.write_all(svg.as_bytes()));
-    }
     // The checker also matches placements to buffers by id; a bad plan is still drawn
     // when every buffer has exactly one offset, so that overlaps can be seen.
     let checked = check_placements(&problem, &placements, capacity);
@@ -114,100 +88,55 @@ fn file_name(path: &str) -> &str {
         .unwrap_or("<stdin>")
 }
 
-/// A spill plan (a `memory` column of `fast` and `slow`): fast memory in one panel, with
-/// the capacity, and the spilled buffers below it in a second panel, on the same time
-/// axis. The plan is checked with `check_memories` across the two memories; an invalid
-/// plan is drawn with a warning.
-fn two_levels(
-    args: &RenderArgs,
-    plan_path: &str,
-    (format, bytes): (Format, &[u8]),
-    problem: &Problem,
-    placements: &[(String, Offset)],
-    levels: &[bool],
-    window: Option<(u64, u64)>,
-) -> Result<String, Failure> {
-    let capacity = fast_capacity(args.capacity, plan_path)?;
-    let data = read_spill_data(&args.problem, bytes, format, problem)?;
-    let cannot =
-        |why: String| Failure::new(exit::CHECK, format!("{plan_path}: cannot draw: {why}"));
-    let plan = spill_plan(problem, &data, placements, levels).map_err(|w| cannot(w.join("; ")))?;
-    let valid = check_spill_plan(problem, capacity, &data.input(), &plan).is_ok();
-    let n = problem.len();
-    if (problem.buffers().iter().zip(&plan.offsets))
-        .any(|(b, o)| o.get().checked_add(b.size.get()).is_none())
+/// The window of `--from` and `--to`, after checking that every `--buffers` id is one of
+/// the problem's.
+fn checked_view(args: &RenderArgs, problem: &Problem) -> Result<Option<(u64, u64)>, Failure> {
+    let window = window(args, problem)?;
+    if let Some(unknown) = args
+        .buffers
+        .iter()
+        .find(|id| !problem.buffers().iter().any(|b| &b.id == *id))
     {
-        return Err(cannot(format!(
-            "the plan has {n} entries for {n} buffer(s), or an offset overflows"
+        return Err(Failure::usage(format!(
+            "--buffers: no buffer '{unknown}' in {}",
+            args.problem
         )));
     }
-    let panels = [
-        (
-            format!("fast memory (capacity {} B)", thousands(capacity)),
-            Some(capacity),
-            false,
-        ),
-        ("slow memory (spilled)".to_string(), None, true),
-    ]
-    .into_iter()
-    .map(|(title, capacity, slow)| {
-        let members: Vec<usize> = (0..n)
-            .filter(|&i| (plan.memory[i] == SLOW) == slow)
-            .collect();
-        Panel {
-            offsets: members.iter().map(|&i| plan.offsets[i].get()).collect(),
-            members,
-            title,
-            capacity,
-        }
-    })
-    .collect();
-    stacked(
-        args,
-        plan_path,
-        problem,
-        (format, bytes),
-        window,
-        valid,
-        panels,
-    )
+    Ok(window)
 }
 
-/// A plan across memories: one panel per memory that holds a buffer, in the memories'
-/// order, each with its capacity, on the same time axis. The plan is checked with
-/// `check_memories`; an invalid plan is drawn with a warning.
+/// A plan across memories (spill's two included): one panel per memory that holds a
+/// buffer, in the memories' order, each with its capacity, on the same time axis. The
+/// plan is checked with the independent checker; an invalid plan is drawn with a
+/// warning.
 fn memory_panels(
     args: &RenderArgs,
     plan_path: &str,
-    (format, bytes): (Format, &[u8]),
-    problem: &Problem,
-    placements: &[(String, Offset)],
+    input: (Format, &[u8]),
+    problem: &MemoriesProblem,
     plan_bytes: &[u8],
     window: Option<(u64, u64)>,
 ) -> Result<String, Failure> {
-    let cannot =
-        |why: String| Failure::new(exit::CHECK, format!("{plan_path}: cannot draw: {why}"));
-    let data = read_memories_data(
-        &args.problem,
-        bytes,
-        format,
-        problem,
-        args.memories.as_deref(),
-    )?
-    .ok_or_else(|| Failure::usage("no memories: give --memories or a JSON 'memories' section"))?;
-    let names = read_plan_memory_names(plan_path, plan_bytes)?
-        .ok_or_else(|| cannot("the plan has no memory column".into()))?;
-    let plan = memory_plan(problem, &data, placements, &names).map_err(|w| cannot(w.join("; ")))?;
-    let valid =
-        memplan::memories::check_memories(problem, &data.memories, &data.input(), &plan).is_ok();
-    let panels = data
-        .memories
+    let plan = read_memory_plan(plan_path, plan_bytes, problem)?;
+    let bufs = problem.problem().buffers();
+    let n = bufs.len();
+    if bufs
+        .iter()
+        .zip(&plan.offsets)
+        .any(|(b, o)| o.get().checked_add(b.size.get()).is_none())
+    {
+        return Err(Failure::new(
+            exit::CHECK,
+            format!("{plan_path}: cannot draw: an offset + size overflows 64 bits"),
+        ));
+    }
+    let valid = problem.check(&plan).is_ok();
+    let panels = problem
+        .memories()
         .iter()
         .enumerate()
         .map(|(m, memory)| {
-            let members: Vec<usize> = (0..problem.len())
-                .filter(|&i| plan.memory[i].index() == m)
-                .collect();
+            let members: Vec<usize> = (0..n).filter(|&i| plan.memory[i].index() == m).collect();
             Panel {
                 offsets: members.iter().map(|&i| plan.offsets[i].get()).collect(),
                 members,
@@ -224,8 +153,8 @@ fn memory_panels(
     stacked(
         args,
         plan_path,
-        problem,
-        (format, bytes),
+        problem.problem(),
+        input,
         window,
         valid,
         panels,
@@ -325,7 +254,9 @@ fn column_notes(bytes: &[u8], buffers: usize) -> Option<Vec<String>> {
 }
 
 fn offsets_by_index(problem: &Problem, placements: &[(String, Offset)]) -> Option<Vec<u64>> {
-    let index = index_by_id(problem);
+    let index: std::collections::HashMap<&str, usize> = (problem.buffers().iter().enumerate())
+        .map(|(i, b)| (b.id.as_str(), i))
+        .collect();
     let mut out: Vec<Option<u64>> = vec![None; problem.len()];
     for (id, off) in placements {
         let slot = &mut out[*index.get(id.as_str())?];

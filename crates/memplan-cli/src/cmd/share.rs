@@ -20,7 +20,7 @@ pub fn share(args: ShareArgs) -> Result<(), Failure> {
             ))
         })?),
     };
-    let problem = load_problem(&args.input, &args.input_args, None)?.problem;
+    let problem = load_problem(&args.input, &args.input_args)?;
     let options = SharedOptions {
         strategy,
         nearest_first: !args.no_nearest_first,
@@ -96,7 +96,7 @@ fn csv_field(s: &str) -> String {
 
 /// `memplan check-shared PROBLEM.csv ASSIGNMENT.csv`: the independent checker.
 pub fn check_shared(args: CheckSharedArgs) -> Result<(), Failure> {
-    let problem = load_problem(&args.problem, &args.input_args, None)?.problem;
+    let problem = load_problem(&args.problem, &args.input_args)?;
     let text = String::from_utf8(read_bytes(&args.assignment)?)
         .map_err(|_| Failure::new(exit::INPUT, format!("{}: not utf-8", args.assignment)))?;
     let bad = |line: usize, what: &str| {

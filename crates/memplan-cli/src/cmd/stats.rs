@@ -3,20 +3,19 @@
 use crate::exit::{self, Failure};
 use crate::flags::commands::StatsArgs;
 use crate::shared::files::write_to;
-use crate::shared::formats::load_problem;
-use crate::shared::memories::{read_memories_data, MemoriesData};
+use crate::shared::formats::load_file;
+use crate::shared::memories::{into_memories, memories_of};
 use crate::shared::numbers::thousands;
 
 pub fn stats(args: StatsArgs) -> Result<(), Failure> {
-    let loaded = load_problem(&args.input, &args.input_args, None)?;
-    let problem = loaded.problem;
-    let memories = read_memories_data(
-        &args.input,
-        &loaded.bytes,
-        loaded.format,
-        &problem,
-        args.memories.as_deref(),
-    )?;
+    let (_, _, file) = load_file(&args.input, &args.input_args)?;
+    let (problem, memories) = match memories_of(args.memories.as_deref(), None, &file)? {
+        Some(of) => {
+            let across = into_memories(&args.input, file, of)?;
+            (across.problem().clone(), Some(across))
+        }
+        None => (file.into_problem().0, None),
+    };
     let a = memplan::analyze(&problem);
     let bufs = problem.buffers();
     let total: u64 = bufs.iter().map(|b| b.size.get()).sum();
@@ -84,8 +83,8 @@ pub fn stats(args: StatsArgs) -> Result<(), Failure> {
         "buffers with gaps  {}\n",
         bufs.iter().filter(|b| !b.gaps.is_empty()).count()
     );
-    if let Some(data) = &memories {
-        out += &memories_stats(&problem, data)?;
+    if let Some(across) = &memories {
+        out += &memories_stats(across)?;
     }
     if args.profile {
         out += "time,load\n";
@@ -98,14 +97,14 @@ pub fn stats(args: StatsArgs) -> Result<(), Failure> {
 
 /// With memories: per memory, what may use it (buffers, pins, traffic), and the
 /// pooled-capacity verdict (`memplan::memories::pooled_infeasibility`).
-fn memories_stats(problem: &memplan::Problem, data: &MemoriesData) -> Result<String, Failure> {
+fn memories_stats(across: &memplan::memories::MemoriesProblem) -> Result<String, Failure> {
     use memplan::memories::{allowed_of, pooled_infeasibility, traffic_of, MemoryIdx, MemorySet};
-    let input = data.input();
+    let (problem, memories, input) = (across.problem(), across.memories(), across.input());
     let fail = |e: memplan::memories::MemoriesError| Failure::new(exit::INPUT, e.to_string());
-    let allowed = allowed_of(problem, &data.memories, &input).map_err(fail)?;
+    let allowed = allowed_of(problem, memories, &input).map_err(fail)?;
     let traffic = traffic_of(problem, &input).map_err(fail)?;
     let mut out = String::new();
-    for (m, memory) in data.memories.iter().enumerate() {
+    for (m, memory) in memories.iter().enumerate() {
         let m = MemoryIdx(m as u32);
         let may: Vec<usize> = (0..problem.len())
             .filter(|&i| allowed[i].contains(m))
@@ -124,7 +123,7 @@ fn memories_stats(problem: &memplan::Problem, data: &MemoriesData) -> Result<Str
             thousands(may.iter().map(|&i| traffic[i]).sum())
         );
     }
-    out += &match pooled_infeasibility(problem, &data.memories, &input).map_err(fail)? {
+    out += &match pooled_infeasibility(problem, memories, &input).map_err(fail)? {
         Some(why) => format!("pooled capacity    no plan exists: {why}\n"),
         None => {
             "pooled capacity    no set of memories is overfull at any time by its buffers alone\n"

@@ -1,5 +1,5 @@
 //! Each command's own arguments, in the order of `memplan --help`. The flags several
-//! commands share are flattened in: [`InputArgs`], [`PlannerArgs`], [`SpillTuning`].
+//! commands share are flattened in: [`InputArgs`], [`PlannerArgs`], [`MemoriesTuning`].
 
 use std::path::PathBuf;
 
@@ -7,8 +7,8 @@ use clap::ArgAction;
 use memplan::testing::DenseGenOptions;
 
 use super::input::{Format, InputArgs};
+use super::memories::MemoriesTuning;
 use super::planning::PlannerArgs;
-use super::spill::SpillTuning;
 
 /// `memplan plan`. Its help comes in two sizes: `-h` and `--help` print the one-screen
 /// summary, `--help-all` the long help, which also shows the switches marked `hide`
@@ -24,13 +24,13 @@ pub struct PlanArgs {
     /// Fit under this many bytes instead of minimising the height.
     #[arg(long, allow_negative_numbers = true, value_parser = byte_count)]
     pub capacity: Option<u64>,
-    /// Two memory levels: spill what does not fit under --capacity to slow memory, at
-    /// the least total cost.
+    /// Two memories: spill what does not fit under --capacity to slow memory, at the
+    /// least total cost; short for `--memories fast:CAPACITY,slow`.
     ///
     /// The input's optional `cost` (default: the size) and `memory` (fast, slow, or empty
     /// for the planner's choice) columns are read; the plan gets `memory` (fast or slow)
-    /// and `offset` (in that level) columns. Exit 5 when the buffers that must stay fast
-    /// cannot fit, 6 when no plan was found in time.
+    /// and `offset` (in that memory) columns, as with --memories. Exit 5 when the buffers
+    /// that must stay fast cannot fit, 6 when no plan was found in time.
     #[arg(long, requires = "capacity")]
     pub spill: bool,
     /// Several memories, fastest first: `NAME[:CAPACITY[:ALIGNMENT[:COST]]],...` (an
@@ -44,7 +44,7 @@ pub struct PlanArgs {
     #[arg(long, value_name = "SPEC")]
     pub memories: Option<String>,
     #[command(flatten)]
-    pub spill_tuning: SpillTuning,
+    pub memories_tuning: MemoriesTuning,
     #[command(flatten)]
     pub planning: PlannerArgs,
     /// Skip the independent checker (on by default; it is cheap).
@@ -84,9 +84,9 @@ pub struct CheckArgs {
     /// The problem, CSV or JSON (`-` for stdin).
     pub problem: String,
     /// The plan, CSV or JSON: `id` and `offset` columns (or fields), e.g. the output of
-    /// `memplan plan`. With a
-    /// `memory` column (`plan --spill`), both levels are checked: the fast buffers under
-    /// --capacity, the slow ones among themselves.
+    /// `memplan plan`. With a `memory` column, each buffer is checked in its memory: the
+    /// memories of --memories, of the problem's `memories` section, or of `plan --spill`
+    /// (`fast` under --capacity, then `slow`).
     pub plan: String,
     /// Also require every buffer to end at or below this address (with a `memory`
     /// column: the fast memory's size, required).

@@ -8,7 +8,8 @@
 //! - [`planning`]: the planner and budget flags of `plan`, `bench` and `tflite`, and
 //!   [`planning::PlannerArgs::request`], the one place where `--capacity`, `--time-limit`
 //!   and Ctrl-C become library arguments;
-//! - [`spill`]: the switches of the planner across memories (`plan --spill`, `--memories`);
+//! - [`memories`]: the switches of the planner across memories (`plan --memories`,
+//!   `--spill`);
 //! - [`tuning`]: the ablation and tuning switches of the exact search, TelaMalloc and
 //!   boxing, which `plan --help` hides and `plan --help-all` shows.
 //!
@@ -18,11 +19,11 @@
 //! picture) are defined per command, each with its own help.
 //!
 //! These modules import [`crate::exit`] and each other (`cli` → `commands` → `input`,
-//! `planning`, `spill` → `planning` → `tuning`), nothing else of the crate.
+//! `planning`, `memories` → `planning` → `tuning`), nothing else of the crate.
 
 pub mod cli;
 pub mod commands;
 pub mod input;
+pub mod memories;
 pub mod planning;
-pub mod spill;
 pub mod tuning;

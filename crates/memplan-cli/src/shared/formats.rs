@@ -4,8 +4,8 @@
 use std::borrow::Cow;
 
 use memplan::io::{
-    looks_like_json, read_placements_csv, read_placements_json, read_problem_csv,
-    read_problem_json, write_plan_csv, write_plan_json, write_problem_csv, PlanInfo,
+    looks_like_json, read_placements_csv, read_placements_json, write_plan_csv, write_plan_json,
+    write_problem_csv, PlanInfo, ProblemFile,
 };
 use memplan::{Offset, Plan, Problem, ReadError, ReadErrorKind, Size};
 
@@ -40,19 +40,18 @@ pub fn output_format(path: &str, forced: Option<Format>, input: Format) -> Forma
     forced.or_else(|| by_extension(path)).unwrap_or(input)
 }
 
-/// Reads a problem in either format, and the capacity to fit it under: `capacity`
-/// (`--capacity`) when given, else a JSON problem's own, if any.
-pub fn read_problem(
+/// Reads a problem file in either format, once: the buffers and what the file says of
+/// memories ([`ProblemFile`]).
+pub fn read_file(
     path: &str,
     bytes: &[u8],
     args: &InputArgs,
-    capacity: Option<Size>,
-) -> Result<(Format, Problem, Option<Size>), Failure> {
+) -> Result<(Format, ProblemFile), Failure> {
     let format = input_format(path, bytes, args.format);
     let options = args.read_options();
-    let (problem, own) = match format {
-        Format::Csv => read_problem_csv(bytes, &options).map(|p| (p, None)),
-        Format::Json => read_problem_json(bytes, &options),
+    let file = match format {
+        Format::Csv => ProblemFile::read_csv(bytes, &options),
+        Format::Json => ProblemFile::read_json(bytes, &options),
     }
     .map_err(|e| {
         // An empty half-open lifetime under the default reading: most often a file
@@ -70,7 +69,7 @@ pub fn read_problem(
         }
         failure
     })?;
-    Ok((format, problem, capacity.or(own)))
+    Ok((format, file))
 }
 
 /// Reads a plan's placements (`id`, `offset`) in either format.
@@ -122,34 +121,24 @@ pub fn write_plan(
     }
 }
 
-/// A problem read from a file: its bytes and format, the problem, and the capacity to
-/// fit it under (`--capacity`, else the file's own).
-pub struct Loaded {
-    pub bytes: Vec<u8>,
-    pub format: Format,
-    pub problem: Problem,
-    pub capacity: Option<Size>,
+/// Reads the problem file at `path` (either format), once: its bytes, format and
+/// [`ProblemFile`].
+pub fn load_file(path: &str, args: &InputArgs) -> Result<(Vec<u8>, Format, ProblemFile), Failure> {
+    let bytes = read_bytes(path)?;
+    let (format, file) = read_file(path, &bytes, args)?;
+    Ok((bytes, format, file))
 }
 
-/// Reads the problem at `path` (either format), under `capacity` ([`read_problem`]).
-pub fn load_problem(
-    path: &str,
-    args: &InputArgs,
-    capacity: Option<Size>,
-) -> Result<Loaded, Failure> {
-    let bytes = read_bytes(path)?;
-    let (format, problem, capacity) = read_problem(path, &bytes, args, capacity)?;
-    Ok(Loaded {
-        bytes,
-        format,
-        problem,
-        capacity,
-    })
+/// Reads the problem at `path` (either format), for the commands that plan it in one
+/// memory without a capacity.
+pub fn load_problem(path: &str, args: &InputArgs) -> Result<Problem, Failure> {
+    let (_, _, file) = load_file(path, args)?;
+    Ok(file.into_problem().0)
 }
 
 /// A buffer's fields as a JSON object, as the problem format writes them (alignment 1, no
 /// fixed offset and no gaps left out), for the writers that add their own per-buffer
-/// fields (`plan --spill`, `plan --memories`).
+/// fields (`plan --memories`, `plan --spill`).
 pub fn buffer_json(b: &memplan::Buffer) -> serde_json::Map<String, serde_json::Value> {
     use serde_json::json;
     let mut o = serde_json::Map::new();

@@ -43,10 +43,8 @@ struct ProblemIn {
     #[serde(default)]
     capacity: Option<u64>,
     buffers: Vec<BufferIn>,
-    /// The memories of a multi-memory problem (`memplan plan` with memories), read by
-    /// the caller.
+    /// The memories of a problem across memories (`memplan::io::ProblemFile`).
     #[serde(default)]
-    #[allow(dead_code)]
     memories: Option<serde_json::Value>,
 }
 
@@ -65,21 +63,32 @@ struct BufferIn {
     gaps: Option<Vec<(u64, u64)>>,
     #[serde(default)]
     shares: Option<Vec<ShareIn>>,
-    /// The spill planner's inputs (`memplan plan --spill`), read by the caller.
+    /// The per-buffer fields of several memories ([`BufferExtra`]).
     #[serde(default)]
-    #[allow(dead_code)]
     cost: Option<u64>,
     #[serde(default)]
-    #[allow(dead_code)]
-    memory: Option<String>,
-    /// The multi-memory planner's inputs: the allowed memories (a name or a list of
-    /// names) and the access count, read by the caller.
+    memory: Option<serde_json::Value>,
     #[serde(default)]
-    #[allow(dead_code)]
     memories: Option<serde_json::Value>,
     #[serde(default)]
-    #[allow(dead_code)]
     accesses: Option<u64>,
+}
+
+/// A buffer's fields of several memories: its traffic (`cost`, spill's word), its memory
+/// (spill's preference: `fast`, `slow`, `either`), its allowed memories (a name or a list
+/// of names) and its access count.
+pub(crate) struct BufferExtra {
+    pub(crate) cost: Option<u64>,
+    pub(crate) memory: Option<serde_json::Value>,
+    pub(crate) memories: Option<serde_json::Value>,
+    pub(crate) accesses: Option<u64>,
+}
+
+/// What a JSON problem holds beside its buffers: the `memories` section and each
+/// buffer's [`BufferExtra`].
+pub(crate) struct JsonExtra {
+    pub(crate) memories: Option<serde_json::Value>,
+    pub(crate) buffers: Vec<BufferExtra>,
 }
 
 /// A buffer's share: `{"target": "x", "kind": "in_place", "offset": 0, "required":
@@ -410,6 +419,14 @@ pub fn read_problem_json(
     input: &[u8],
     options: &super::ReadOptions,
 ) -> Result<(Problem, Option<Size>), ReadError> {
+    read_problem_json_with(input, options).map(|(problem, capacity, _)| (problem, capacity))
+}
+
+/// [`read_problem_json`], with the fields of several memories read in the same pass.
+pub(crate) fn read_problem_json_with(
+    input: &[u8],
+    options: &super::ReadOptions,
+) -> Result<(Problem, Option<Size>, JsonExtra), ReadError> {
     let shift = u64::from(options.lifetimes == Some(super::LifetimeConvention::Inclusive));
     let end = |e: u64| {
         e.checked_add(shift).ok_or_else(|| ReadError {
@@ -459,10 +476,17 @@ pub fn read_problem_json(
             });
         }
     }
+    let mut extra = Vec::with_capacity(parsed.buffers.len());
     let buffers = parsed
         .buffers
         .into_iter()
         .map(|b| {
+            extra.push(BufferExtra {
+                cost: b.cost,
+                memory: b.memory,
+                memories: b.memories,
+                accesses: b.accesses,
+            });
             let mut buf = Buffer::new(b.id, b.start, end(b.end)?, b.size);
             buf.alignment = b
                 .alignment
@@ -484,7 +508,11 @@ pub fn read_problem_json(
         column: Some(e.kind.field().to_string()),
         kind: ReadErrorKind::Problem(e),
     })?;
-    Ok((problem, parsed.capacity.map(Size)))
+    let extra = JsonExtra {
+        memories: parsed.memories,
+        buffers: extra,
+    };
+    Ok((problem, parsed.capacity.map(Size), extra))
 }
 
 fn buffers_out<'a>(problem: &'a Problem, plan: Option<&Plan>) -> Vec<BufferOut<'a>> {
@@ -582,6 +610,58 @@ pub fn read_placements_json(input: &[u8]) -> Result<Vec<(String, Offset)>, ReadE
         .into_iter()
         .map(|p| (p.id, Offset(p.offset)))
         .collect())
+}
+
+/// [`read_placements_json`], with each buffer's string field `field` (`None` when
+/// absent or not a string).
+#[cfg(feature = "memories")]
+pub(crate) fn read_placements_json_with(
+    input: &[u8],
+    field: &str,
+) -> Result<Vec<(String, Offset, Option<String>)>, ReadError> {
+    #[derive(Deserialize)]
+    struct Rows {
+        buffers: Vec<serde_json::Map<String, serde_json::Value>>,
+    }
+    let parsed: Rows = serde_json::from_slice(input).map_err(json_error)?;
+    let mut out = Vec::with_capacity(parsed.buffers.len());
+    for (i, b) in parsed.buffers.into_iter().enumerate() {
+        let bad = |what: &str, message: String| ReadError {
+            line: 0,
+            column: None,
+            kind: ReadErrorKind::JsonField {
+                field: format!("buffers[{i}].{what}"),
+                message,
+            },
+        };
+        let id = match b.get("id") {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            other => {
+                return Err(bad(
+                    "id",
+                    format!("expected a string, found {}", shown(other)),
+                ))
+            }
+        };
+        let offset = match b.get("offset").and_then(serde_json::Value::as_u64) {
+            Some(o) => Offset(o),
+            None => {
+                let found = shown(b.get("offset"));
+                return Err(bad(
+                    "offset",
+                    format!("expected a non-negative integer, found {found}"),
+                ));
+            }
+        };
+        let value = b.get(field).and_then(|v| v.as_str().map(str::to_string));
+        out.push((id, offset, value));
+    }
+    Ok(out)
+}
+
+#[cfg(feature = "memories")]
+fn shown(v: Option<&serde_json::Value>) -> String {
+    v.map_or("nothing".to_string(), |v| v.to_string())
 }
 
 /// True when the text looks like JSON (its first non-blank byte is `{`), for inputs

@@ -113,6 +113,7 @@ mod improve;
 mod joint;
 mod level;
 mod load;
+mod memories_problem;
 mod model;
 mod place;
 mod pooled;
@@ -134,6 +135,7 @@ pub use crate::memory_types::{
 pub use crate::memory_types::{SpillError, SpillInput, SpillMemory};
 #[cfg(feature = "fuzzing")]
 pub use fuzz::{fuzz_memories, fuzz_spill};
+pub use memories_problem::MemoriesProblem;
 #[cfg(feature = "spill")]
 pub use spill::{plan_spill, spill_request};
 

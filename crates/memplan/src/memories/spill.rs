@@ -1,40 +1,18 @@
 //! Spill: which buffers leave a fast memory of capacity `C` for an unbounded slow one,
-//! at the least total cost. It is the two-memory form of [`plan_memories`]: memory 0,
-//! `fast`, has the capacity `C`; memory 1, `slow`, is unbounded; each buffer's cost
-//! (default its size) is its traffic, so a plan's cost is the cost of its slow buffers,
-//! and each buffer's [`SpillMemory`] is its allowed set (a fixed offset is in `fast`).
-//!
-//! ```text
-//!   C = 8 bytes of fast memory
-//!   time               0   1   2   3
-//!   a  size 4  cost 9  [===========)
-//!   b  size 4  cost 3  [=======)
-//!   c  size 4  cost 5      [=======)
-//!   need = load − C    0   4   0
-//!
-//!   fast (C = 8)                 slow
-//!   8 +-----------+            4 +-------+
-//!     |   | c     |              |   b   |
-//!   4 +---+-------+            0 +-------+
-//!     |     a     |                0   2
-//!   0 +-----------+
-//!     0   1   2   3
-//! ```
-//!
-//! At time 1, 4 bytes must leave; b's are the cheapest (3/4 per byte), so every plan
-//! costs at least 3, and spilling b costs 3: optimal. The answer is a
-//! [`MemoriesReport`]; [`check_memories`] checks its plan across [`spill_request`]'s
-//! memories.
+//! at the least total cost: the two-memory problem that [`MemoriesProblem::spill`]
+//! makes (see its docs for the model and an example). [`plan_spill`] and
+//! [`spill_request`] are its short forms over a borrowed [`Problem`].
 
-use std::time::Duration;
-
-use crate::memory_types::{MemoriesError, Memory, MemorySet, SpillError, SpillInput};
+use crate::memory_types::{Memory, MemorySet, SpillError, SpillInput};
 use crate::request::Request;
 use crate::types::{Problem, Size};
 
+use super::memories_problem::plan_reporting_pins;
 #[cfg(doc)]
-use super::{check_memories, SpillMemory};
-use super::{plan_memories, Infeasibility, MemoriesOptions, MemoriesReport};
+use super::plan_memories;
+#[cfg(doc)]
+use super::{check_memories, MemoriesProblem, SpillMemory};
+use super::{MemoriesOptions, MemoriesReport};
 
 /// The two-memory request of a spill problem under a fast capacity: the memories `fast`
 /// (with the capacity) and `slow` (unbounded), and each buffer's allowed set. Pass
@@ -85,31 +63,11 @@ pub fn plan_spill(
     let capacity = request.capacity().ok_or(SpillError::NoCapacity)?;
     let (memories, allowed) = spill_request(problem, capacity, input)?;
     let memories_input = input.memories_input(&allowed);
-    match plan_memories(problem, &memories, &memories_input, request, options) {
-        Ok(report) => Ok(report),
-        // A buffer that must stay fast is larger than the capacity: no plan.
-        Err(MemoriesError::TooLarge {
-            index, id, need, ..
-        }) => Ok(MemoriesReport {
-            outcome: crate::outcome::Outcome::Infeasible,
-            lower_bound: 0,
-            infeasibility: Some(Infeasibility {
-                memory: "fast".into(),
-                memories: vec!["fast".into()],
-                capacity,
-                time: Some(problem.buffers()[index].lifetime.start),
-                need,
-                buffers: vec![id],
-                exhaustive: false,
-            }),
-            failed_memory: None,
-            levels: Vec::new(),
-            fallback: false,
-            traffic_bounds: Vec::new(),
-            elapsed: Duration::ZERO,
-            work: 0,
-            stopped_by: None,
-        }),
-        Err(e) => Err(e.into()),
-    }
+    Ok(plan_reporting_pins(
+        problem,
+        &memories,
+        &memories_input,
+        request,
+        options,
+    )?)
 }

@@ -283,9 +283,25 @@ fn share_text(s: &crate::share::Share) -> String {
 /// lines and spaces around fields are accepted; every error names the line and the
 /// column.
 pub fn read_problem_csv(input: &[u8], options: &ReadOptions) -> Result<Problem, ReadError> {
+    read_problem_csv_with(input, options, &[]).map(|(problem, _)| problem)
+}
+
+/// The values of the columns memplan's problem does not hold, read beside the buffers:
+/// per name asked for, `None` when the header has no such column, else each row's line
+/// and field (trimmed).
+pub(crate) type ExtraColumns = Vec<Option<Vec<(u64, String)>>>;
+
+/// [`read_problem_csv`], with the values of the columns named `extra` (matched
+/// case-insensitively; see [`ExtraColumns`]) read in the same pass.
+pub(crate) fn read_problem_csv_with(
+    input: &[u8],
+    options: &ReadOptions,
+    extra: &[&str],
+) -> Result<(Problem, ExtraColumns), ReadError> {
     let mut rdr = reader(input);
     let headers = rdr.byte_headers().map_err(csv_error)?.clone();
     let cols = columns(&headers, true)?;
+    let (extra_at, mut extra_values) = extra_columns(&cols.names, extra);
     let inclusive = match options.lifetimes {
         Some(LifetimeConvention::Inclusive) => true,
         Some(LifetimeConvention::HalfOpen) => false,
@@ -363,10 +379,11 @@ pub fn read_problem_csv(input: &[u8], options: &ReadOptions) -> Result<Problem, 
         }
         buffers.push(b);
         lines.push(line);
+        push_extra(&extra_at, &mut extra_values, &record, line);
     }
     // A header alone is the empty problem (height 0), as in every door: see
     // [`crate::Problem::new`].
-    Problem::with_shares(buffers, shares).map_err(|e| {
+    let problem = Problem::with_shares(buffers, shares).map_err(|e| {
         let line = lines.get(e.index).copied().unwrap_or(0);
         let column = match e.kind.field() {
             "shares" => cols.shares,
@@ -379,7 +396,33 @@ pub fn read_problem_csv(input: &[u8], options: &ReadOptions) -> Result<Problem, 
             _ => None,
         };
         err(line, column.map(name), ReadErrorKind::Problem(e))
-    })
+    })?;
+    Ok((problem, extra_values))
+}
+
+/// Where the columns named `extra` are in the header (`names`), and their empty values.
+fn extra_columns(names: &[String], extra: &[&str]) -> (Vec<Option<usize>>, ExtraColumns) {
+    let at: Vec<Option<usize>> = extra
+        .iter()
+        .map(|e| names.iter().position(|n| n.eq_ignore_ascii_case(e)))
+        .collect();
+    let values = at.iter().map(|k| k.map(|_| Vec::new())).collect();
+    (at, values)
+}
+
+/// Adds a row's values of the extra columns.
+fn push_extra(
+    at: &[Option<usize>],
+    values: &mut ExtraColumns,
+    record: &::csv::ByteRecord,
+    line: u64,
+) {
+    for (k, column) in at.iter().zip(values.iter_mut()) {
+        if let (Some(k), Some(column)) = (k, column) {
+            let text = String::from_utf8_lossy(record[*k].trim_ascii()).into_owned();
+            column.push((line, text));
+        }
+    }
 }
 
 /// The convention [`read_problem_csv`] infers for the lifetimes' end when none is forced:
@@ -620,9 +663,19 @@ pub fn write_problem_csv(problem: &Problem, out: impl Write) -> std::io::Result<
 /// Reads a plan file: the `id` and `offset` columns, one row per buffer. Checking that
 /// every buffer is placed exactly once is the checker's job ([`crate::check_placements`]).
 pub fn read_placements_csv(input: &[u8]) -> Result<Vec<(String, Offset)>, ReadError> {
+    read_placements_csv_with(input, &[]).map(|(placements, _)| placements)
+}
+
+/// [`read_placements_csv`], with the values of the columns named `extra` read in the
+/// same pass (see [`ExtraColumns`]).
+pub(crate) fn read_placements_csv_with(
+    input: &[u8],
+    extra: &[&str],
+) -> Result<(Vec<(String, Offset)>, ExtraColumns), ReadError> {
     let mut rdr = reader(input);
     let headers = rdr.byte_headers().map_err(csv_error)?.clone();
     let cols = columns(&headers, false)?;
+    let (extra_at, mut extra_values) = extra_columns(&cols.names, extra);
     let off_col = cols
         .offset
         .ok_or_else(|| err(1, None, ReadErrorKind::MissingColumn("offset")))?;
@@ -640,8 +693,9 @@ pub fn read_placements_csv(input: &[u8]) -> Result<Vec<(String, Offset)>, ReadEr
         let id = String::from_utf8_lossy(record[cols.id].trim_ascii()).into_owned();
         let off = parse_u64(record[off_col].trim_ascii(), line, &cols.names[off_col])?;
         out.push((id, Offset(off)));
+        push_extra(&extra_at, &mut extra_values, &record, line);
     }
-    Ok(out)
+    Ok((out, extra_values))
 }
 
 #[cfg(test)]

@@ -1,6 +1,9 @@
-//! `memplan plan PROBLEM`: plans one memory level (`plan --spill`, two levels, is
-//! [`super::spill`]), writes the plan, and prints the summary: a text line, or one JSON
-//! object with `--summary-json`.
+//! `memplan plan PROBLEM`: reads the problem once, plans it in one memory (here) or
+//! across several ([`memories`]: `--memories`, `--spill`, a JSON `memories` section),
+//! writes the plan, and prints the summary: a text line, or one JSON object with
+//! `--summary-json`.
+
+mod memories;
 
 use std::mem::ManuallyDrop;
 use std::time::Duration;
@@ -14,25 +17,32 @@ use crate::flags::commands::PlanArgs;
 use crate::flags::input::Format;
 use crate::shared::files::{display_path, write_to};
 use crate::shared::formats;
-use crate::shared::memories::bytes_have_section;
+use crate::shared::memories::{memories_of, warn_ignored};
 use crate::shared::numbers::{count, json_millis, millis, percent, thousands};
 use crate::shared::progress::{interrupt_token, Progress};
 
+/// `plan`: reads the problem file once, then plans it in one memory, or across the
+/// memories of `--memories`, `--spill` or the file's own section ([`memories`]).
 pub fn plan(args: PlanArgs) -> Result<(), Failure> {
-    let cancel = interrupt_token();
-    let formats::Loaded {
-        bytes,
-        format: in_format,
-        problem,
-        capacity,
-    } = formats::load_problem(&args.input, &args.input_args, args.capacity.map(Size))?;
-    if in_format == Format::Json && bytes_have_section(&args.input, &bytes) {
-        // Read from stdin, a problem across memories cannot be dispatched by its file.
-        return Err(Failure::usage(format!(
-            "{}: the problem has a memories section: give --memories too, or read it from a file",
-            display_path(&args.input)
-        )));
+    let (bytes, in_format, file) = formats::load_file(&args.input, &args.input_args)?;
+    let spill = args.capacity.filter(|_| args.spill);
+    if let Some(of) = memories_of(args.memories.as_deref(), spill, &file)? {
+        return memories::plan(args, (bytes, in_format, file), of);
     }
+    warn_ignored(&args.input, &file, args.quiet || args.json);
+    let (problem, own) = file.into_problem();
+    let capacity = args.capacity.map(Size).or(own);
+    one_memory(args, (bytes, in_format), problem, capacity)
+}
+
+/// `plan` in one memory.
+fn one_memory(
+    args: PlanArgs,
+    (bytes, in_format): (Vec<u8>, Format),
+    problem: Problem,
+    capacity: Option<Size>,
+) -> Result<(), Failure> {
+    let cancel = interrupt_token();
     let request = args.planning.request(capacity, Some(&cancel));
     // The process ends after this command: freeing a million buffers one by one (tens
     // of milliseconds) buys nothing.
