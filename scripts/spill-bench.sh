@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The two-level (spill) table of BENCHMARKS.md: for each instance and fast capacity (a
 # percentage of its max load), the spill planner's cost, proven bound, gap and wall time,
-# side by side with the two naive baselines (`--spill-baseline largest-first` and
+# side by side with the two naive baselines (`--memories-baseline largest-first` and
 # `cost-per-byte`, same time limit). Costs are the defaults (each buffer's size).
 #
 #   scripts/spill-bench.sh [BINARY]        (default: target/release/memplan)
@@ -33,8 +33,8 @@ row() { # file percent limit
     ml=$(max_load "$f")
     c=$((ml * p / 100))
     read -r cost bound gap ms opt < <(run "$f" "$c" "$t")
-    read -r lcost _ < <(run "$f" "$c" "$t" --spill-baseline largest-first)
-    read -r bcost _ < <(run "$f" "$c" "$t" --spill-baseline cost-per-byte)
+    read -r lcost _ < <(run "$f" "$c" "$t" --memories-baseline largest-first)
+    read -r bcost _ < <(run "$f" "$c" "$t" --memories-baseline cost-per-byte)
     printf '| %s | %s%% | %s s | %s | %s | %s%% | %s | %s | %s | %s |\n' \
         "$(basename "$f" .csv)" "$p" "$t" "$cost" "$bound" "$gap" "$ms" "$opt" "$lcost" "$bcost"
 }

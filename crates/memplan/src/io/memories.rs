@@ -587,3 +587,217 @@ fn memory_plan(
         .plan_of(memory, offsets)
         .expect("one memory and offset per buffer, each memory known"))
 }
+
+#[cfg(all(test, feature = "csv", feature = "json", feature = "spill"))]
+mod tests {
+    use super::*;
+    use crate::memory_types::MemoriesInput;
+    use crate::Buffer;
+
+    const CSV: &[u8] =
+        b"id,lower,upper,size,memories,accesses\na,0,3,4,,2\nb,0,2,4,ocram|dram,\nc,1,3,4,tcm,\n";
+    const JSON: &[u8] = br#"{"memories": [{"name": "tcm", "capacity": 8}, {"name": "ocram", "capacity": 4, "alignment": 4}, {"name": "dram"}],
+      "buffers": [{"id": "a", "start": 0, "end": 3, "size": 4, "accesses": 2},
+                  {"id": "b", "start": 0, "end": 2, "size": 4, "memories": ["ocram", "dram"]},
+                  {"id": "c", "start": 1, "end": 3, "size": 4, "memories": "tcm"}]}"#;
+
+    fn memories() -> Vec<Memory> {
+        vec![
+            Memory::new("tcm").with_capacity(8),
+            Memory::new("ocram").with_capacity(4).with_alignment(4),
+            Memory::new("dram"),
+        ]
+    }
+
+    fn options() -> ReadOptions {
+        ReadOptions::default()
+    }
+
+    /// The CSV with `--memories` and the JSON with its section are one problem, equal to
+    /// the one made by hand.
+    #[test]
+    fn csv_and_json_read_the_same_problem() {
+        let csv = ProblemFile::read_csv(CSV, &options()).unwrap();
+        assert_eq!(csv.memories_fields(), ["memories", "accesses"]);
+        assert!(!csv.has_memories());
+        let csv = csv.into_memories(MemoriesOf::Given(memories())).unwrap();
+        let json = ProblemFile::read_json(JSON, &options()).unwrap();
+        assert!(json.has_memories());
+        let json = json.into_memories(MemoriesOf::File).unwrap();
+        let problem = Problem::new(vec![
+            Buffer::new("a", 0, 3, 4),
+            Buffer::new("b", 0, 2, 4),
+            Buffer::new("c", 1, 3, 4),
+        ])
+        .unwrap();
+        let all = MemorySet::all(3);
+        let allowed = [
+            all,
+            MemorySet::of([MemoryIdx(1), MemoryIdx(2)]),
+            MemorySet::single(MemoryIdx(0)),
+        ];
+        let accesses = [2, 1, 1];
+        let input = MemoriesInput {
+            allowed: Some(&allowed),
+            accesses: Some(&accesses),
+            traffic: None,
+        };
+        let by_hand = MemoriesProblem::new(problem, memories(), &input).unwrap();
+        for read in [&csv, &json] {
+            assert_eq!(read.problem(), by_hand.problem());
+            assert_eq!(read.memories(), by_hand.memories());
+            assert_eq!(read.input(), by_hand.input());
+        }
+        assert_eq!(csv.traffic(), [8, 4, 4]);
+    }
+
+    /// Spill's form: `cost` is the traffic (empty: the size), `memory` the pins; a fixed
+    /// buffer is fast, and asking it to be slow names its line.
+    #[test]
+    fn spill_reads_costs_and_pins() {
+        let text = b"id,lower,upper,size,cost,memory\na,0,3,4,9,\nb,0,2,4,,slow\nc,1,3,4,5,fast\n";
+        let file = ProblemFile::read_csv(text, &options()).unwrap();
+        assert_eq!(file.memories_fields(), ["cost", "memory"]);
+        let spill = file.into_memories(MemoriesOf::Spill(Size(8))).unwrap();
+        let names: Vec<&str> = spill.memories().iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["fast", "slow"]);
+        assert_eq!(spill.memories()[0].capacity, Some(Size(8)));
+        assert_eq!(spill.traffic(), [9, 4, 5]);
+        let sets = spill.input().allowed.unwrap().to_vec();
+        assert_eq!(
+            sets,
+            [
+                MemorySet::all(2),
+                MemorySet::single(MemoryIdx(1)),
+                MemorySet::single(MemoryIdx(0))
+            ]
+        );
+        let fixed = b"id,lower,upper,size,offset,memory\na,0,3,4,,\nb,0,2,4,0,slow\n";
+        let e = ProblemFile::read_csv(fixed, &options())
+            .unwrap()
+            .into_memories(MemoriesOf::Spill(Size(8)))
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 3, column 'memory': buffer 'b' (#1) has a fixed offset, so it cannot be slow"
+        );
+    }
+
+    /// Every error names its place: a CSV line and column, a JSON field.
+    #[test]
+    fn errors_name_the_line_and_column_or_the_field() {
+        let given = || MemoriesOf::Given(memories());
+        let read_csv = |text: &[u8], of| {
+            ProblemFile::read_csv(text, &options())
+                .unwrap()
+                .into_memories(of)
+        };
+        let cases: [(&[u8], &str); 5] = [
+            (
+                b"id,lower,upper,size,memories\na,0,3,4,sram\n",
+                "line 2, column 'memories': unknown memory 'sram'",
+            ),
+            (
+                b"id,lower,upper,size,memories\na,0,3,4,|\n",
+                "line 2, column 'memories': the set of memories is empty",
+            ),
+            (
+                b"id,lower,upper,size,accesses\na,0,3,4,x\n",
+                "line 2, column 'accesses': not a non-negative integer: 'x'",
+            ),
+            (
+                b"id,lower,upper,size,memory\na,0,3,4,tcm\n",
+                "line 2, column 'memory': 'tcm': a buffer's memory is the plan's output",
+            ),
+            (
+                b"id,lower,upper,size,offset,memories\na,0,3,4,2,ocram\n",
+                "line 2, column 'offset': buffer 'a' (#0): fixed offset 2 is not a multiple",
+            ),
+        ];
+        for (text, want) in cases {
+            let e = read_csv(text, given()).unwrap_err().to_string();
+            assert!(e.starts_with(want), "{e}");
+        }
+        let accesses_and_cost = b"id,lower,upper,size,accesses,cost\na,0,3,4,1,4\n";
+        let e = read_csv(accesses_and_cost, given())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "column 'cost': give accesses or traffic, not both");
+        let json =
+            br#"{"buffers": [{"id": "a", "start": 0, "end": 3, "size": 4, "memories": [3]}]}"#;
+        let e = ProblemFile::read_json(json, &options())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "buffers[0].memories: malformed JSON: expected a memory's name or a list of names, found 3");
+        let json =
+            br#"{"buffers": [{"id": "a", "start": 0, "end": 3, "size": 4, "memories": "sram"}]}"#;
+        let e = ProblemFile::read_json(json, &options())
+            .unwrap()
+            .into_memories(given());
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            "buffers[0].memories: unknown memory 'sram'"
+        );
+        let e = ProblemFile::read_csv(CSV, &options())
+            .unwrap()
+            .into_memories(MemoriesOf::File);
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            "column 'memories': no memories: the file has no 'memories' section"
+        );
+        let section = br#"{"memories": [{"name": "tcm"}, {"name": "tcm"}], "buffers": []}"#;
+        let e = ProblemFile::read_json(section, &options())
+            .unwrap()
+            .into_memories(MemoriesOf::File);
+        assert_eq!(e.unwrap_err().to_string(), "duplicate memory name 'tcm'");
+    }
+
+    /// A plan file across the memories: matched by id, its figures computed; its rows'
+    /// faults named.
+    #[test]
+    fn a_plan_file_is_read_across_the_memories() {
+        let problem = ProblemFile::read_csv(CSV, &options())
+            .unwrap()
+            .into_memories(MemoriesOf::Given(memories()))
+            .unwrap();
+        let plan =
+            read_memory_plan_csv(b"id,offset,memory\nc,4,tcm\na,0,tcm\nb,0,ocram\n", &problem)
+                .unwrap();
+        assert_eq!(plan.memory, [MemoryIdx(0), MemoryIdx(1), MemoryIdx(0)]);
+        assert_eq!(plan.offsets, [Offset(0), Offset(0), Offset(4)]);
+        assert_eq!(plan.heights, [Size(8), Size(4), Size(0)]);
+        assert_eq!((plan.traffic.clone(), plan.cost), (vec![12, 4, 0], 4));
+        problem.check(&plan).unwrap();
+        let json = br#"{"buffers": [{"id": "a", "offset": 0, "memory": "tcm"}, {"id": "b", "offset": 0, "memory": "ocram"}, {"id": "c", "offset": 4, "memory": "tcm"}]}"#;
+        assert_eq!(read_memory_plan_json(json, &problem).unwrap(), plan);
+        for (text, want) in [
+            (
+                &b"id,offset,memory\na,0,tcm\nb,0,sram\nc,4,tcm\n"[..],
+                "line 3, column 'memory': unknown memory 'sram'",
+            ),
+            (
+                b"id,offset,memory\na,0,tcm\na,0,tcm\nc,4,tcm\n",
+                "line 3: buffer 'a' is placed twice",
+            ),
+            (
+                b"id,offset,memory\na,0,tcm\nx,0,tcm\nc,4,tcm\n",
+                "line 3: unknown buffer 'x'",
+            ),
+            (
+                b"id,offset,memory\na,0,tcm\nc,4,tcm\n",
+                "buffer 'b' has no offset",
+            ),
+            (
+                b"id,offset\na,0\n",
+                "line 1: missing column 'memory' in the header",
+            ),
+        ] {
+            assert_eq!(
+                read_memory_plan_csv(text, &problem)
+                    .unwrap_err()
+                    .to_string(),
+                want
+            );
+        }
+    }
+}

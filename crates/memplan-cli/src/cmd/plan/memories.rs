@@ -173,7 +173,13 @@ fn summary_json(problem: &MemoriesProblem, r: &MemoriesReport) -> String {
         "memories": memories,
         "cost": p.map(|p| p.cost),
         "lower_bound": r.lower_bound,
-        "gap": p.map(|p| p.cost.saturating_sub(r.lower_bound)),
+        "gap": r.gap(),
+        // The gap over the bound, in percent (null without a plan, or over a bound of 0).
+        "gap_percent": r.gap().and_then(|g| match (g, r.lower_bound) {
+            (0, _) => Some(0.0),
+            (_, 0) => None,
+            (g, b) => Some(g as f64 * 100.0 / b as f64),
+        }),
         "optimal": matches!(r.outcome, Outcome::Optimal(_)),
         "infeasible_because": r.infeasibility.as_ref().map(ToString::to_string),
         "fallback": r.fallback,
