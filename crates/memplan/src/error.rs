@@ -310,9 +310,14 @@ pub enum ReadErrorKind {
 /// error: it is an [`crate::Outcome`].)
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum PlanError {
-    /// The named planner does not exist.
-    #[error("unknown planner '{}'", Escaped(.0))]
-    UnknownPlanner(String),
+    /// The named planner (or strategy, or order) does not exist.
+    #[error("unknown planner '{}' (expected one of: {})", Escaped(.name), .expected.join(", "))]
+    UnknownPlanner {
+        /// The name given.
+        name: String,
+        /// The names that exist.
+        expected: Vec<String>,
+    },
     /// A planner produced a plan that the checker rejects. This is a bug in memplan.
     #[error("internal error: planner '{planner}' produced an invalid plan: {detail}")]
     InvalidPlan {

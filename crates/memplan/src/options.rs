@@ -96,10 +96,14 @@ impl std::fmt::Display for Planner {
 impl std::str::FromStr for Planner {
     type Err = PlanError;
     fn from_str(s: &str) -> Result<Planner, PlanError> {
-        Planner::all()
-            .into_iter()
+        let all = Planner::all();
+        all.iter()
             .find(|p| p.name() == s)
-            .ok_or_else(|| PlanError::UnknownPlanner(s.to_string()))
+            .copied()
+            .ok_or_else(|| PlanError::UnknownPlanner {
+                name: s.to_string(),
+                expected: all.iter().map(Planner::name).collect(),
+            })
     }
 }
 

@@ -45,7 +45,14 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
     }
     let (problem, own) = file.into_problem();
     let capacity = args.capacity.map(memplan::Size).or(own);
-    let placements = formats::read_placements(&args.plan, &bytes)?;
+    let placements = formats::read_placements(&args.plan, &bytes).map_err(|mut f| {
+        if f.message.contains("missing column 'offset'") {
+            f.message += &format!(
+                " (the order is `memplan check PROBLEM PLAN`: is {plan_file} the problem?)"
+            );
+        }
+        f
+    })?;
     match check_placements(&problem, &placements, capacity) {
         Ok(summary) => {
             let (max_load, bound) = (

@@ -116,11 +116,14 @@ pub fn plan_has_memory(path: &str, bytes: &[u8]) -> bool {
     match input_format(path, bytes, None) {
         Format::Csv => memplan::io::read_rows_csv(bytes)
             .is_ok_and(|(names, _)| names.iter().any(|n| n.eq_ignore_ascii_case("memory"))),
-        Format::Json => serde_json::from_slice::<serde_json::Value>(bytes).is_ok_and(|v| {
-            v["buffers"]
-                .as_array()
-                .is_some_and(|b| b.iter().any(|b| !b["memory"].is_null()))
-        }),
+        Format::Json => {
+            let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+            serde_json::from_slice::<serde_json::Value>(bytes).is_ok_and(|v| {
+                v["buffers"]
+                    .as_array()
+                    .is_some_and(|b| b.iter().any(|b| !b["memory"].is_null()))
+            })
+        }
     }
 }
 

@@ -440,13 +440,14 @@ pub(crate) fn read_problem_json_with(
         column: None,
         kind: ReadErrorKind::JsonField { field, message },
     };
-    let parsed: ProblemIn = match serde_json::from_slice(input) {
+    let parsed: ProblemIn = match serde_json::from_slice(without_bom(input)) {
         Ok(p) => p,
         // Valid JSON of the wrong shape: the shape check names the field (serde names
         // Rust types), at the line serde stopped on.
         Err(e) if e.classify() == serde_json::error::Category::Data => {
             let line = e.line() as u64;
-            let value: serde_json::Value = serde_json::from_slice(input).map_err(json_error)?;
+            let value: serde_json::Value =
+                serde_json::from_slice(without_bom(input)).map_err(json_error)?;
             check_shape(&value).map_err(|f| field_error(line, f))?;
             return Err(json_error(e));
         }
@@ -604,7 +605,7 @@ fn write_lines<T: Serialize>(
 /// Reads a plan from JSON: `id` and `offset` of every object in `buffers` (other fields
 /// are ignored). Checking the placements is [`crate::check_placements`]'s job.
 pub fn read_placements_json(input: &[u8]) -> Result<Vec<(String, Offset)>, ReadError> {
-    let parsed: PlacementsIn = serde_json::from_slice(input).map_err(json_error)?;
+    let parsed: PlacementsIn = serde_json::from_slice(without_bom(input)).map_err(json_error)?;
     Ok(parsed
         .buffers
         .into_iter()
@@ -623,7 +624,7 @@ pub(crate) fn read_placements_json_with(
     struct Rows {
         buffers: Vec<serde_json::Map<String, serde_json::Value>>,
     }
-    let parsed: Rows = serde_json::from_slice(input).map_err(json_error)?;
+    let parsed: Rows = serde_json::from_slice(without_bom(input)).map_err(json_error)?;
     let mut out = Vec::with_capacity(parsed.buffers.len());
     for (i, b) in parsed.buffers.into_iter().enumerate() {
         let bad = |what: &str, message: String| ReadError {
@@ -662,6 +663,12 @@ pub(crate) fn read_placements_json_with(
 #[cfg(feature = "memories")]
 fn shown(v: Option<&serde_json::Value>) -> String {
     v.map_or("nothing".to_string(), |v| v.to_string())
+}
+
+/// The text without a UTF-8 byte-order mark, which JSON readers refuse and editors on
+/// Windows write (the CSV reader accepts it too).
+fn without_bom(input: &[u8]) -> &[u8] {
+    input.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(input)
 }
 
 /// True when the text looks like JSON (its first non-blank byte is `{`), for inputs

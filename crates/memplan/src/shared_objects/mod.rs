@@ -121,7 +121,10 @@ impl std::str::FromStr for SharedStrategy {
         SharedStrategy::ALL
             .into_iter()
             .find(|p| p.name() == s)
-            .ok_or_else(|| PlanError::UnknownPlanner(s.to_string()))
+            .ok_or_else(|| PlanError::UnknownPlanner {
+                name: s.to_string(),
+                expected: SharedStrategy::ALL.map(|p| p.name().to_string()).to_vec(),
+            })
     }
 }
 

@@ -289,7 +289,10 @@ impl std::str::FromStr for TileOrder {
         TileOrder::ALL
             .into_iter()
             .find(|o| o.name() == s)
-            .ok_or_else(|| crate::PlanError::UnknownPlanner(s.to_string()))
+            .ok_or_else(|| crate::PlanError::UnknownPlanner {
+                name: s.to_string(),
+                expected: TileOrder::ALL.map(|o| o.name().to_string()).to_vec(),
+            })
     }
 }
 
