@@ -44,9 +44,11 @@ fn issue_49_9_an_unknown_planner_lists_the_valid_names() {
         None,
     );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // clap's usage error: its first line names the value, then every planner.
     let err = stderr(&out);
+    let first = err.lines().next().unwrap_or_default();
     assert!(
-        err.contains("unknown planner 'bestfit' (expected one of: "),
+        first.contains("unknown planner 'bestfit' (expected one of: "),
         "{err}"
     );
     for name in [
@@ -57,9 +59,8 @@ fn issue_49_9_an_unknown_planner_lists_the_valid_names() {
         "exact",
         "auto",
     ] {
-        assert!(err.contains(name), "{name}: {err}");
+        assert!(first.contains(name), "{name}: {err}");
     }
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
 
 /// Item 10: `check` with its two files swapped says what the order is.
