@@ -163,8 +163,7 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
         let gap = percent(h - proven, proven);
         if args.proven {
             let outcome = match &report.outcome {
-                Outcome::Optimal(_) => "optimal",
-                Outcome::Feasible { .. } => "feasible",
+                Outcome::Optimal(_) | Outcome::Feasible { .. } => report.outcome.name(),
                 _ => "over the capacity",
             };
             println!(

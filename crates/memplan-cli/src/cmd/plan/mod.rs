@@ -89,12 +89,7 @@ fn one_memory(
             write(p)?;
             let h = p.height().get();
             if args.json {
-                let outcome = if done.optimal() {
-                    "optimal"
-                } else {
-                    "feasible"
-                };
-                eprintln!("{}", done.summary(outcome, Some(h)).to_json());
+                eprintln!("{}", done.summary(Some(h)).to_json());
             } else if !args.quiet {
                 let mut line = done.summary_line(h);
                 if in_format == Format::Csv && args.input_args.lifetimes.is_none() {
@@ -106,7 +101,7 @@ fn one_memory(
         }
         Outcome::Infeasible => {
             if args.json {
-                eprintln!("{}", done.summary("infeasible", None).to_json());
+                eprintln!("{}", done.summary(None).to_json());
             }
             Err(done.infeasible(&args.input))
         }
@@ -121,7 +116,7 @@ fn one_memory(
             }
             if args.json {
                 let height = best_so_far.as_ref().map(|p| p.height().get());
-                eprintln!("{}", done.summary("unknown", height).to_json());
+                eprintln!("{}", done.summary(height).to_json());
             }
             Err(done.not_found(&args.input, best_so_far.is_some().then_some(&args.output)))
         }
@@ -174,10 +169,10 @@ impl Planned<'_> {
         }
     }
 
-    /// The `--json` summary.
-    fn summary(&self, outcome: &'static str, height: Option<u64>) -> Summary {
+    /// The `--json` summary, with the plan's height (the best plan's, over the capacity).
+    fn summary(&self, height: Option<u64>) -> Summary {
         Summary {
-            outcome,
+            outcome: self.report.outcome.name(),
             buffers: self.problem.len(),
             max_load: self.max_load(),
             lower_bound: self.lower_bound(),
