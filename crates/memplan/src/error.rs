@@ -288,8 +288,8 @@ pub enum ReadErrorKind {
     /// A plan file leaves a buffer out.
     #[error("buffer '{}' has no offset", Escaped(.0))]
     MissingPlacement(String),
-    /// A rule of several memories (`memplan::memories`): a `MemoriesError` or a
-    /// `SpillError`, boxed (downcast it to tell which).
+    /// A rule of several memories: a `memplan::memories::MemoriesError`, boxed (this
+    /// module sits below the model of several memories; downcast it to match on it).
     #[error("{0}")]
     Memories(Box<dyn std::error::Error + Send + Sync>),
     /// A buffer's set of allowed memories names none (`|` alone, an empty JSON list).

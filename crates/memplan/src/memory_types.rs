@@ -24,9 +24,8 @@
 //! memory*, the lexicographic order's first criterion.
 //!
 //! Spill (feature `spill`) is the two-memory case: `fast` with a capacity, then an
-//! unbounded `slow`, each buffer's cost as its traffic. Its input ([`SpillInput`], a
-//! [`SpillMemory`] preference per buffer) becomes the allowed sets here, with its errors
-//! ([`SpillError`]).
+//! unbounded `slow`, each buffer's cost as its traffic and its [`SpillMemory`]
+//! preference as its allowed set; its errors are this model's ([`MemoriesError`]).
 
 use thiserror::Error;
 
@@ -255,6 +254,20 @@ pub enum MemoriesError {
         /// Its capacity.
         capacity: Size,
     },
+    /// A spill problem's preference that is not `fast`, `slow` or `either`.
+    #[error("unknown memory '{}' (expected fast, slow or either)", Escaped(.0))]
+    UnknownPin(String),
+    /// A buffer with a fixed offset was asked to live in a spill problem's slow memory.
+    #[error("buffer '{}' (#{index}) has a fixed offset, so it cannot be slow", Escaped(.id))]
+    FixedInSlow {
+        /// Its position.
+        index: usize,
+        /// Its id.
+        id: String,
+    },
+    /// Spill was asked for without a capacity (the request's goal is to minimise).
+    #[error("spilling needs a capacity (the fast memory's): the request's goal is to minimise")]
+    NoCapacity,
     /// Traffic, costs or alignments overflow a `u64`.
     #[error("{0} overflows 2^64 - 1")]
     Overflow(&'static str),
@@ -492,123 +505,14 @@ impl std::fmt::Display for SpillMemory {
 
 #[cfg(feature = "spill")]
 impl std::str::FromStr for SpillMemory {
-    type Err = SpillError;
+    type Err = MemoriesError;
     /// `fast`, `slow`, or `either` (also `any` and the empty string).
-    fn from_str(s: &str) -> Result<SpillMemory, SpillError> {
+    fn from_str(s: &str) -> Result<SpillMemory, MemoriesError> {
         match s.trim().to_ascii_lowercase().as_str() {
             "fast" => Ok(SpillMemory::Fast),
             "slow" => Ok(SpillMemory::Slow),
             "either" | "any" | "" => Ok(SpillMemory::Either),
-            _ => Err(SpillError::UnknownMemory(s.to_string())),
+            _ => Err(MemoriesError::UnknownPin(s.to_string())),
         }
     }
-}
-
-/// The per-buffer data of a spill problem, as slices indexed like the problem's
-/// buffers. `None` means the default for every buffer.
-#[cfg(feature = "spill")]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SpillInput<'a> {
-    /// The cost of spilling each buffer, its traffic (default: its size). Their sum must
-    /// fit in a `u64`.
-    pub costs: Option<&'a [u64]>,
-    /// Where each buffer must live (default: [`SpillMemory::Either`]; buffers with a
-    /// fixed offset are fast whatever this says, and asking for them to be slow is an
-    /// error).
-    pub memory: Option<&'a [SpillMemory]>,
-}
-
-#[cfg(feature = "spill")]
-impl<'a> SpillInput<'a> {
-    /// Each buffer's allowed set among `fast` (memory 0) and `slow` (memory 1), after
-    /// the checks of the spill input: the lengths, a fixed buffer asked to be slow, the
-    /// costs' sum.
-    pub fn allowed(&self, problem: &Problem) -> Result<Vec<MemorySet>, SpillError> {
-        let n = problem.len();
-        if let Some(c) = self.costs {
-            if c.len() != n {
-                let found = c.len();
-                return Err(SpillError::CostCount { expected: n, found });
-            }
-            c.iter()
-                .try_fold(0u64, |acc, &c| acc.checked_add(c))
-                .ok_or(SpillError::CostOverflow)?;
-        }
-        if let Some(m) = self.memory.filter(|m| m.len() != n) {
-            let found = m.len();
-            return Err(SpillError::MemoryCount { expected: n, found });
-        }
-        let (fast, slow) = (MemoryIdx(0), MemoryIdx(1));
-        let mut allowed = Vec::with_capacity(n);
-        for (i, b) in problem.indexed() {
-            let wanted = self.memory.map_or(SpillMemory::Either, |m| m[i]);
-            allowed.push(match (b.fixed_offset.is_some(), wanted) {
-                (true, SpillMemory::Slow) => {
-                    let (index, id) = (i.index(), b.id.clone());
-                    return Err(SpillError::FixedInSlow { index, id });
-                }
-                (true, _) | (false, SpillMemory::Fast) => MemorySet::single(fast),
-                (false, SpillMemory::Slow) => MemorySet::single(slow),
-                (false, SpillMemory::Either) => MemorySet::of([fast, slow]),
-            });
-        }
-        Ok(allowed)
-    }
-
-    /// The input across the two memories: `allowed` (from [`SpillInput::allowed`]) and
-    /// the costs as each buffer's traffic.
-    pub fn memories_input<'b>(&self, allowed: &'b [MemorySet]) -> MemoriesInput<'b>
-    where
-        'a: 'b,
-    {
-        MemoriesInput {
-            allowed: Some(allowed),
-            accesses: None,
-            traffic: self.costs,
-        }
-    }
-}
-
-/// Why a spill problem could not be planned: its input, or the planner across memories.
-#[cfg(feature = "spill")]
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-pub enum SpillError {
-    /// The request has no capacity ([`crate::Goal::Minimise`]): spilling needs the fast
-    /// memory's.
-    #[error("spilling needs a capacity (the fast memory's): the request's goal is to minimise")]
-    NoCapacity,
-    /// The cost slice's length is not the number of buffers.
-    #[error("{found} cost(s) given for {expected} buffer(s)")]
-    CostCount {
-        /// The number of buffers.
-        expected: usize,
-        /// The number of costs.
-        found: usize,
-    },
-    /// The memory slice's length is not the number of buffers.
-    #[error("{found} memory preference(s) given for {expected} buffer(s)")]
-    MemoryCount {
-        /// The number of buffers.
-        expected: usize,
-        /// The number of preferences.
-        found: usize,
-    },
-    /// A buffer with a fixed offset was asked to live in slow memory.
-    #[error("buffer '{}' (#{index}) has a fixed offset, so it cannot be slow", Escaped(.id))]
-    FixedInSlow {
-        /// Its position.
-        index: usize,
-        /// Its id.
-        id: String,
-    },
-    /// The costs add up to more than a `u64` holds.
-    #[error("the costs add up to more than 2^64 - 1")]
-    CostOverflow,
-    /// A memory preference that is not `fast`, `slow` or `either`.
-    #[error("unknown memory '{}' (expected fast, slow or either)", Escaped(.0))]
-    UnknownMemory(String),
-    /// The planner across memories failed (memplan's planner on a memory, or a plan
-    /// that fails its check: a bug in memplan).
-    #[error(transparent)]
-    Memories(#[from] MemoriesError),
 }

@@ -549,7 +549,8 @@ fn two_memories_are_spill() {
         .unwrap();
         let s = memplan::memories::plan_spill(
             &inst.problem,
-            &memplan::memories::SpillInput::default(),
+            None,
+            None,
             &Request::fit(capacity).with_budget(Budget::unlimited()),
             &MemoriesOptions::default(),
         )

@@ -5,9 +5,9 @@ use std::time::{Duration, Instant};
 
 use memplan::fuzzing::ByteSource;
 use memplan::memories::{
-    check_memories, plan_spill, spill_request, Baseline as SpillBaseline, MemoriesCheckSummary,
-    MemoriesError, MemoriesOptions as SpillOptions, MemoriesReport as SpillReport, MemoryIdx,
-    MemoryPlan, SpillError, SpillInput, SpillMemory as Memory,
+    plan_spill, Baseline as SpillBaseline, MemoriesCheckSummary, MemoriesError,
+    MemoriesOptions as SpillOptions, MemoriesProblem, MemoriesReport as SpillReport, MemoryIdx,
+    MemoryPlan, SpillMemory as Memory,
 };
 use memplan::{
     max_load, plan, Budget, Buffer, CheckFailure, Options, Outcome, Plan, Planner, Problem,
@@ -24,20 +24,14 @@ struct Instance {
 }
 
 impl Instance {
-    fn input(&self) -> SpillInput<'_> {
-        SpillInput {
-            costs: self.costs.as_deref(),
-            memory: self.memory.as_deref(),
-        }
-    }
-
     fn run(&self, options: &SpillOptions) -> SpillReport {
         self.run_within(Budget::unlimited(), options)
     }
 
     fn run_within(&self, budget: Budget, options: &SpillOptions) -> SpillReport {
         let request = Request::fit(self.capacity).with_budget(budget);
-        plan_spill(&self.problem, &self.input(), &request, options).expect("plans")
+        let (costs, pins) = (self.costs.as_deref(), self.memory.as_deref());
+        plan_spill(&self.problem, costs, pins, &request, options).expect("plans")
     }
 }
 
@@ -154,15 +148,16 @@ fn options(exact: bool, improve: bool) -> SpillOptions {
     }
 }
 
-/// The plan's check across the spill request's two memories.
+/// The plan's check across the spill problem's two memories.
 fn check_spill(
     problem: &Problem,
     capacity: Size,
-    input: &SpillInput<'_>,
+    (costs, pins): (Option<&[u64]>, Option<&[Memory]>),
     plan: &MemoryPlan,
 ) -> Result<MemoriesCheckSummary, CheckFailure> {
-    let (memories, allowed) = spill_request(problem, capacity, input).expect("a valid input");
-    check_memories(problem, &memories, &input.memories_input(&allowed), plan)
+    let (costs, pins) = (costs.map(<[u64]>::to_vec), pins.map(<[Memory]>::to_vec));
+    let spill = MemoriesProblem::spill(problem.clone(), capacity, costs, pins);
+    spill.expect("a valid input").check(plan)
 }
 
 /// Whether each buffer is in slow memory.
@@ -195,7 +190,12 @@ fn levels(problem: &Problem, plan: &MemoryPlan) -> [(Problem, Plan); 2] {
 
 fn assert_valid(inst: &Instance, report: &SpillReport) {
     if let Some(plan) = report.plan() {
-        if let Err(v) = check_spill(&inst.problem, inst.capacity, &inst.input(), plan) {
+        if let Err(v) = check_spill(
+            &inst.problem,
+            inst.capacity,
+            (inst.costs.as_deref(), inst.memory.as_deref()),
+            plan,
+        ) {
             panic!("invalid plan: {v}");
         }
         assert!(plan.heights[0] <= inst.capacity);
@@ -388,23 +388,23 @@ fn three() -> Problem {
 fn bad_inputs_are_typed_errors() {
     let p = three();
     let run = |costs: Option<&[u64]>, memory: Option<&[Memory]>| {
-        plan_spill(
-            &p,
-            &SpillInput { costs, memory },
-            &fit(Size(8)),
-            &SpillOptions::default(),
-        )
+        plan_spill(&p, costs, memory, &fit(Size(8)), &SpillOptions::default())
     };
     assert_eq!(
         run(Some(&[1, 2]), None).unwrap_err(),
-        SpillError::CostCount {
+        MemoriesError::Count {
+            what: "traffic figures",
             expected: 3,
             found: 2
         }
     );
     assert!(matches!(
         run(None, Some(&[Memory::Either])),
-        Err(SpillError::MemoryCount { found: 1, .. })
+        Err(MemoriesError::Count {
+            what: "memory preferences",
+            found: 1,
+            ..
+        })
     ));
     let err = run(None, Some(&[Memory::Either, Memory::Slow, Memory::Either])).unwrap_err();
     assert_eq!(
@@ -413,18 +413,19 @@ fn bad_inputs_are_typed_errors() {
     );
     assert_eq!(
         run(Some(&[u64::MAX, 1, 0]), None).unwrap_err(),
-        SpillError::CostOverflow
+        MemoriesError::Overflow("the total traffic")
     );
     // Spilling needs the fast memory's capacity.
     assert_eq!(
         plan_spill(
             &p,
-            &SpillInput::default(),
+            None,
+            None,
             &Request::minimise(),
             &SpillOptions::default()
         )
         .unwrap_err(),
-        SpillError::NoCapacity
+        MemoriesError::NoCapacity
     );
     assert!("fastest".parse::<Memory>().is_err());
     assert_eq!("Slow".parse::<Memory>().unwrap(), Memory::Slow);
@@ -434,20 +435,20 @@ fn bad_inputs_are_typed_errors() {
 fn edge_capacities_and_empty_problems() {
     let p = three();
     let opts = SpillOptions::default();
-    let none = SpillInput::default();
+    let none: (Option<&[u64]>, Option<&[Memory]>) = (None, None);
     // The fixed buffer ends at 8: under 7 nothing helps.
-    let r = plan_spill(&p, &none, &fit(Size(7)), &opts).unwrap();
+    let r = plan_spill(&p, None, None, &fit(Size(7)), &opts).unwrap();
     assert_eq!(r.outcome, Outcome::Infeasible);
     // Capacity 8: b is fixed at [4, 8), so a and c, both live with it, share [0, 4): one
     // of them goes (cost = size 4).
-    let r = plan_spill(&p, &none, &fit(Size(8)), &opts).unwrap();
+    let r = plan_spill(&p, None, None, &fit(Size(8)), &opts).unwrap();
     let Outcome::Optimal(plan) = &r.outcome else {
         panic!("{:?}", r.outcome)
     };
     assert_eq!(plan.cost, 4);
     // Capacity 0, no forced buffer: everything is spilled, optimally.
     let free = Problem::new(vec![Buffer::new("x", 0, 2, 3), Buffer::new("y", 1, 4, 5)]).unwrap();
-    let r = plan_spill(&free, &none, &fit(Size(0)), &opts).unwrap();
+    let r = plan_spill(&free, None, None, &fit(Size(0)), &opts).unwrap();
     let Outcome::Optimal(plan) = &r.outcome else {
         panic!("{:?}", r.outcome)
     };
@@ -455,7 +456,7 @@ fn edge_capacities_and_empty_problems() {
     assert_eq!(plan.heights[0], Size(0));
     // An empty problem.
     let empty = Problem::new(Vec::new()).unwrap();
-    let r = plan_spill(&empty, &none, &fit(Size(0)), &opts).unwrap();
+    let r = plan_spill(&empty, None, None, &fit(Size(0)), &opts).unwrap();
     assert_eq!(r.plan().map(|p| p.cost), Some(0));
     assert!(matches!(r.outcome, Outcome::Optimal(_)));
 }
@@ -471,10 +472,10 @@ fn only_violation(r: Result<MemoriesCheckSummary, CheckFailure>) -> Violation {
 #[test]
 fn the_checker_rejects_broken_plans() {
     let p = three();
-    let none = SpillInput::default();
-    let r = plan_spill(&p, &none, &fit(Size(8)), &SpillOptions::default()).unwrap();
+    let none: (Option<&[u64]>, Option<&[Memory]>) = (None, None);
+    let r = plan_spill(&p, None, None, &fit(Size(8)), &SpillOptions::default()).unwrap();
     let good: MemoryPlan = r.plan().unwrap().clone();
-    let summary = check_spill(&p, Size(8), &none, &good).unwrap();
+    let summary = check_spill(&p, Size(8), none, &good).unwrap();
     assert_eq!(
         (summary.buffers, summary.heights[0], summary.heights[1]),
         (3, good.heights[0], good.heights[1])
@@ -484,30 +485,30 @@ fn the_checker_rejects_broken_plans() {
     let mut wrong_cost = good.clone();
     wrong_cost.cost += 1;
     assert!(matches!(
-        only_violation(check_spill(&p, Size(8), &none, &wrong_cost)),
+        only_violation(check_spill(&p, Size(8), none, &wrong_cost)),
         Violation::MemoryCost { .. }
     ));
     let mut fixed_spilled = good.clone();
     fixed_spilled.memory[1] = MemoryIdx(1);
     assert!(matches!(
-        only_violation(check_spill(&p, Size(8), &none, &fixed_spilled)),
+        only_violation(check_spill(&p, Size(8), none, &fixed_spilled)),
         Violation::NotAllowed { index: 1, .. }
     ));
     let mut overlap = good.clone();
     overlap.offsets[kept] = memplan::Offset(4); // onto the fixed buffer
     overlap.heights[0] = Size(8);
     assert!(matches!(
-        only_violation(check_spill(&p, Size(8), &none, &overlap)),
+        only_violation(check_spill(&p, Size(8), none, &overlap)),
         Violation::InMemory { memory, .. } if memory == "fast"
     ));
     let mut all_kept = good.clone();
     all_kept.memory = vec![MemoryIdx(0); 3];
     all_kept.cost = 0;
-    assert!(check_spill(&p, Size(8), &none, &all_kept).is_err());
+    assert!(check_spill(&p, Size(8), none, &all_kept).is_err());
     let mut short = good;
     short.memory.pop();
     assert!(matches!(
-        only_violation(check_spill(&p, Size(8), &none, &short)),
+        only_violation(check_spill(&p, Size(8), none, &short)),
         Violation::MemoriesInput(MemoriesError::PlanShape { .. })
     ));
 }

@@ -280,8 +280,7 @@ impl ProblemFile {
             })
             .transpose()?;
         let places = self.places();
-        MemoriesProblem::spill(self.problem, capacity, costs, pins)
-            .map_err(|e| places.spill_error(e))
+        MemoriesProblem::spill(self.problem, capacity, costs, pins).map_err(|e| places.error(e))
     }
 
     /// A buffer's allowed set from its `memories` text (empty: all).
@@ -488,22 +487,12 @@ impl Places {
             MemoriesError::EmptyAllowed { index, .. }
             | MemoriesError::FixedInSeveral { index, .. } => (Some(*index), "memories"),
             MemoriesError::MisalignedFixed { index, .. } => (Some(*index), "offset"),
+            MemoriesError::FixedInSlow { index, .. } => (Some(*index), "memory"),
+            MemoriesError::Count { what, .. } if *what == "memory preferences" => (None, "memory"),
             MemoriesError::AccessesAndTraffic => (None, "cost"),
-            MemoriesError::Overflow(_) => (None, "accesses"),
             _ => (None, ""),
         };
         self.at(index, field, rule(e))
-    }
-
-    #[cfg(feature = "spill")]
-    fn spill_error(&self, e: crate::memories::SpillError) -> ReadError {
-        use crate::memories::SpillError;
-        match e {
-            SpillError::FixedInSlow { index, .. } => self.at(Some(index), "memory", rule(e)),
-            SpillError::CostOverflow => self.at(None, "cost", rule(e)),
-            SpillError::Memories(inner) => self.error(inner),
-            e => self.at(None, "", rule(e)),
-        }
     }
 }
 

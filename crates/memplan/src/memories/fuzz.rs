@@ -11,8 +11,8 @@ use crate::outcome::Outcome;
 use crate::types::{BufferIdx, Offset, Problem, Size};
 
 use super::{
-    check_memories, plan_memories, plan_spill, spill_request, MemoriesError, MemoriesInput,
-    MemoriesOptions, Memory, MemoryIdx, MemorySet, SpillError, SpillInput, SpillMemory,
+    check_memories, plan_memories, plan_spill, MemoriesError, MemoriesInput, MemoriesOptions,
+    MemoriesProblem, Memory, MemoryIdx, MemorySet, SpillMemory,
 };
 
 /// A random problem of at most 10 buffers (no capacity: the memories give those).
@@ -312,14 +312,11 @@ pub fn fuzz_spill(data: &[u8]) {
             .collect()
     });
     let options = arbitrary_options(&mut u);
-    let input = SpillInput {
-        costs: costs.as_deref(),
-        memory: memory.as_deref(),
-    };
     let request = crate::Request::fit(capacity).with_budget(crate::Budget::unlimited());
-    let report = match plan_spill(&problem, &input, &request, &options) {
+    let (c, m) = (costs.as_deref(), memory.as_deref());
+    let report = match plan_spill(&problem, c, m, &request, &options) {
         Ok(r) => r,
-        Err(SpillError::FixedInSlow { index, .. }) => {
+        Err(MemoriesError::FixedInSlow { index, .. }) => {
             assert!(problem.buffers()[index].fixed_offset.is_some());
             assert_eq!(memory.as_ref().map(|m| m[index]), Some(SpillMemory::Slow));
             return;
@@ -338,8 +335,8 @@ pub fn fuzz_spill(data: &[u8]) {
         Outcome::Unknown { .. } => {}
     }
     if let Some(plan) = report.plan() {
-        let (memories, allowed) = spill_request(&problem, capacity, &input).expect("planned");
-        if let Err(v) = check_memories(&problem, &memories, &input.memories_input(&allowed), plan) {
+        let spill = MemoriesProblem::spill(problem.clone(), capacity, costs, memory);
+        if let Err(v) = spill.expect("planned").check(plan) {
             panic!("invalid spill plan: {v}");
         }
         assert!(plan.heights[0] <= capacity);

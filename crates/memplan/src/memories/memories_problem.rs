@@ -20,12 +20,12 @@
 //! [`MemoriesProblem::check`].
 
 use crate::checker::{check_memories, CheckFailure, MemoriesCheckSummary};
+#[cfg(feature = "spill")]
+use crate::memory_types::SpillMemory;
 use crate::memory_types::{
     allowed_of, traffic_of, validate_memories, MemoriesError, MemoriesInput, Memory, MemoryIdx,
     MemoryPlan, MemorySet,
 };
-#[cfg(feature = "spill")]
-use crate::memory_types::{SpillError, SpillInput, SpillMemory};
 use crate::outcome::Outcome;
 use crate::request::Request;
 use crate::types::{Offset, Problem, Size};
@@ -107,18 +107,14 @@ impl MemoriesProblem {
         capacity: Size,
         costs: Option<Vec<u64>>,
         pins: Option<Vec<SpillMemory>>,
-    ) -> Result<MemoriesProblem, SpillError> {
-        let input = SpillInput {
-            costs: costs.as_deref(),
-            memory: pins.as_deref(),
+    ) -> Result<MemoriesProblem, MemoriesError> {
+        let allowed = super::spill::spill_allowed(&problem, pins.as_deref())?;
+        let input = MemoriesInput {
+            allowed: Some(&allowed),
+            accesses: None,
+            traffic: costs.as_deref(),
         };
-        let allowed = input.allowed(&problem)?;
-        let memories = vec![
-            Memory::new("fast").with_capacity(capacity.get()),
-            Memory::new("slow"),
-        ];
-        let input = input.memories_input(&allowed);
-        Ok(MemoriesProblem::new(problem, memories, &input)?)
+        MemoriesProblem::new(problem, super::spill::spill_memories(capacity), &input)
     }
 
     /// The buffers and their shares.

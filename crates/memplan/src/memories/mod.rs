@@ -127,17 +127,17 @@ mod sweep;
 use std::time::Duration;
 
 pub use crate::checker::{check_memories, MemoriesCheckSummary};
+#[cfg(feature = "spill")]
+pub use crate::memory_types::SpillMemory;
 pub use crate::memory_types::{
     allowed_of, memory_named, memory_set_names, parse_memory_set, traffic_of, validate_memories,
     MemoriesError, MemoriesInput, Memory, MemoryIdx, MemoryPlan, MemorySet, MAX_MEMORIES,
 };
-#[cfg(feature = "spill")]
-pub use crate::memory_types::{SpillError, SpillInput, SpillMemory};
 #[cfg(feature = "fuzzing")]
 pub use fuzz::{fuzz_memories, fuzz_spill};
 pub use memories_problem::MemoriesProblem;
 #[cfg(feature = "spill")]
-pub use spill::{plan_spill, spill_request};
+pub use spill::plan_spill;
 
 use crate::error::Escaped;
 use crate::outcome::Outcome;

@@ -1,42 +1,66 @@
 //! Spill: which buffers leave a fast memory of capacity `C` for an unbounded slow one,
 //! at the least total cost: the two-memory problem that [`MemoriesProblem::spill`]
-//! makes (see its docs for the model and an example). [`plan_spill`] and
-//! [`spill_request`] are its short forms over a borrowed [`Problem`].
+//! makes (see its docs for the model and an example). [`plan_spill`] is its short form
+//! over a borrowed [`Problem`].
 
-use crate::memory_types::{Memory, MemorySet, SpillError, SpillInput};
+use crate::memory_types::SpillMemory;
+use crate::memory_types::{MemoriesError, MemoriesInput, Memory, MemoryIdx, MemorySet};
 use crate::request::Request;
 use crate::types::{Problem, Size};
 
 use super::memories_problem::plan_reporting_pins;
 #[cfg(doc)]
-use super::plan_memories;
-#[cfg(doc)]
-use super::{check_memories, MemoriesProblem, SpillMemory};
+use super::MemoriesProblem;
 use super::{MemoriesOptions, MemoriesReport};
 
-/// The two-memory request of a spill problem under a fast capacity: the memories `fast`
-/// (with the capacity) and `slow` (unbounded), and each buffer's allowed set. Pass
-/// `input.memories_input(&allowed)` with them to [`plan_memories`] or
-/// [`check_memories`].
-pub fn spill_request(
+/// Spill's two memories: `fast` under `capacity`, then an unbounded `slow`.
+pub(super) fn spill_memories(capacity: Size) -> Vec<Memory> {
+    vec![
+        Memory::new("fast").with_capacity(capacity.get()),
+        Memory::new("slow"),
+    ]
+}
+
+/// Each buffer's allowed set among `fast` (memory 0) and `slow` (memory 1), from its
+/// preference (`pins`, default either): a fixed buffer is fast, and asking it to be slow
+/// is an error.
+pub(super) fn spill_allowed(
     problem: &Problem,
-    capacity: Size,
-    input: &SpillInput<'_>,
-) -> Result<([Memory; 2], Vec<MemorySet>), SpillError> {
-    let allowed = input.allowed(problem)?;
-    let fast = Memory::new("fast").with_capacity(capacity.get());
-    Ok(([fast, Memory::new("slow")], allowed))
+    pins: Option<&[SpillMemory]>,
+) -> Result<Vec<MemorySet>, MemoriesError> {
+    let n = problem.len();
+    if let Some(p) = pins.filter(|p| p.len() != n) {
+        let (what, expected, found) = ("memory preferences", n, p.len());
+        return Err(MemoriesError::Count {
+            what,
+            expected,
+            found,
+        });
+    }
+    let (fast, slow) = (MemoryIdx(0), MemoryIdx(1));
+    let mut allowed = Vec::with_capacity(n);
+    for (i, b) in problem.indexed() {
+        let wanted = pins.map_or(SpillMemory::Either, |p| p[i.index()]);
+        allowed.push(match (b.fixed_offset.is_some(), wanted) {
+            (true, SpillMemory::Slow) => {
+                let (index, id) = (i.index(), b.id.clone());
+                return Err(MemoriesError::FixedInSlow { index, id });
+            }
+            (true, _) | (false, SpillMemory::Fast) => MemorySet::single(fast),
+            (false, SpillMemory::Slow) => MemorySet::single(slow),
+            (false, SpillMemory::Either) => MemorySet::of([fast, slow]),
+        });
+    }
+    Ok(allowed)
 }
 
 /// Chooses the buffers to spill so that the rest fit under the request's capacity (the
 /// fast memory's: its goal must be [`crate::Goal::Fit`]) at the least total cost, within
-/// its budget, and plans both memories: memory 0, `fast`, under the capacity, and 1,
-/// `slow`, unbounded, each buffer's cost (default its size) as its traffic, so that the
-/// plan's cost is its slow buffers'. `Infeasible` when the buffers that must stay fast
-/// (fixed, or [`SpillMemory::Fast`]) do not fit.
+/// its budget, and plans both memories: [`MemoriesProblem::spill`]'s problem, planned.
+/// `costs` (default: the sizes) are each buffer's traffic, `pins` where it must live.
 ///
 /// ```
-/// use memplan::memories::{check_memories, plan_spill, spill_request, MemoriesOptions, MemoryIdx, SpillInput};
+/// use memplan::memories::{plan_spill, MemoriesOptions, MemoryIdx};
 /// use memplan::{Buffer, Outcome, Problem, Request, Size};
 ///
 /// let problem = Problem::new(vec![
@@ -44,30 +68,26 @@ pub fn spill_request(
 ///     Buffer::new("b", 0, 2, 4),
 ///     Buffer::new("c", 1, 3, 4),
 /// ])?;
-/// let costs = [9, 3, 5];
-/// let input = SpillInput { costs: Some(&costs), memory: None };
-/// let report = plan_spill(&problem, &input, &Request::fit(Size(8)), &MemoriesOptions::default())?;
+/// let request = Request::fit(Size(8));
+/// let report = plan_spill(&problem, Some(&[9, 3, 5]), None, &request, &MemoriesOptions::default())?;
 /// let Outcome::Optimal(plan) = &report.outcome else { panic!("{:?}", report.outcome) };
 /// assert_eq!(plan.memory, [MemoryIdx(0), MemoryIdx(1), MemoryIdx(0)]); // b is spilled
-/// assert_eq!(plan.cost, 3);
-/// let (memories, allowed) = spill_request(&problem, Size(8), &input)?;
-/// check_memories(&problem, &memories, &input.memories_input(&allowed), plan)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn plan_spill(
     problem: &Problem,
-    input: &SpillInput<'_>,
+    costs: Option<&[u64]>,
+    pins: Option<&[SpillMemory]>,
     request: &Request,
     options: &MemoriesOptions,
-) -> Result<MemoriesReport, SpillError> {
-    let capacity = request.capacity().ok_or(SpillError::NoCapacity)?;
-    let (memories, allowed) = spill_request(problem, capacity, input)?;
-    let memories_input = input.memories_input(&allowed);
-    Ok(plan_reporting_pins(
-        problem,
-        &memories,
-        &memories_input,
-        request,
-        options,
-    )?)
+) -> Result<MemoriesReport, MemoriesError> {
+    let capacity = request.capacity().ok_or(MemoriesError::NoCapacity)?;
+    let allowed = spill_allowed(problem, pins)?;
+    let input = MemoriesInput {
+        allowed: Some(&allowed),
+        accesses: None,
+        traffic: costs,
+    };
+    let memories = spill_memories(capacity);
+    plan_reporting_pins(problem, &memories, &input, request, options)
 }
