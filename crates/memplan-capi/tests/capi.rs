@@ -276,45 +276,49 @@ fn plans_two_levels_with_costs_and_preferences() {
     }
 }
 
-/// A temporary file holding `text`, removed when dropped.
+/// `memplan_plan_file` on a file holding `text`: the status, and each buffer's memory
+/// and offset when planned.
 #[cfg(all(feature = "spill", feature = "csv", feature = "json"))]
-struct TempFile(std::path::PathBuf, CString);
-
-#[cfg(all(feature = "spill", feature = "csv", feature = "json"))]
-impl TempFile {
-    fn new(name: &str, text: &str) -> TempFile {
-        let path = std::env::temp_dir().join(format!("memplan-capi-{}-{name}", std::process::id()));
-        std::fs::write(&path, text).unwrap();
-        let c = CString::new(path.to_str().unwrap()).unwrap();
-        TempFile(path, c)
-    }
-}
-
-#[cfg(all(feature = "spill", feature = "csv", feature = "json"))]
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
-/// Each buffer's memory and offset in a plan across memories, freed.
-#[cfg(all(feature = "spill", feature = "csv", feature = "json"))]
-unsafe fn placements(plan: *mut memplan_memories_result) -> Vec<(u32, u64)> {
+unsafe fn plan_file(
+    name: &str,
+    text: &str,
+    memories: &[memplan_memory],
+    spill: u64,
+) -> (memplan_status, Vec<(u32, u64)>) {
+    let path = std::env::temp_dir().join(format!("memplan-capi-{}-{name}", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let c = CString::new(path.to_str().unwrap()).unwrap();
+    let given = if memories.is_empty() {
+        ptr::null()
+    } else {
+        memories.as_ptr()
+    };
+    let mut plan = ptr::null_mut();
+    let status = memplan_plan_file(
+        c.as_ptr(),
+        given,
+        memories.len(),
+        spill,
+        ptr::null(),
+        &mut plan,
+    );
+    std::fs::remove_file(path).unwrap();
     let n = memplan_memories_result_len(plan);
-    let memory = std::slice::from_raw_parts(memplan_memories_result_memory(plan), n);
-    let offsets = std::slice::from_raw_parts(memplan_memories_result_offsets(plan), n);
-    let out = memory
-        .iter()
-        .copied()
-        .zip(offsets.iter().copied())
+    let placed = (0..n)
+        .map(|i| {
+            let memory = *memplan_memories_result_memory(plan).add(i);
+            (memory, *memplan_memories_result_offsets(plan).add(i))
+        })
         .collect();
+    assert_eq!(plan.is_null(), status != MEMPLAN_OK);
     memplan_memories_result_free(plan);
-    out
+    (status, placed)
 }
 
-/// A problem file planned by memplan_plan_file is the problem built by hand: the same
-/// plan, in each of the three ways of giving the memories (given, the JSON file's own,
-/// spill's capacity); and a bad file is named with its line and column.
+/// A file planned by memplan_plan_file is the problem built by hand (spill's columns are
+/// memplan_plan_spill's arrays; the JSON file's memories section is read); a bad file
+/// is named with its line and column. (tests/test_four_doors.py compares the plans of
+/// the three ways of giving the memories with the command line's and Python's.)
 #[cfg(all(feature = "spill", feature = "csv", feature = "json"))]
 #[test]
 fn plans_a_file_with_its_memories_as_built_by_hand() {
@@ -325,161 +329,86 @@ fn plans_a_file_with_its_memories_as_built_by_hand() {
             ("c", 1, 3, 4),
             ("d", 0, 3, 2),
         ]);
-        let names = [c"tcm", c"dram"];
-        let memories = [
-            memplan_memory {
-                name: names[0].as_ptr(),
-                capacity: 8,
-                alignment: 1,
-                cost: MEMPLAN_NONE,
-            },
-            memplan_memory {
-                name: names[1].as_ptr(),
-                capacity: MEMPLAN_NONE,
-                alignment: 1,
-                cost: MEMPLAN_NONE,
-            },
-        ];
-        let (allowed, accesses) = ([3u64, 3, 3, 2], [2u64, 1, 3, 1]);
-        let mut plan = ptr::null_mut();
-        let status = memplan_plan_memories(
-            p,
-            memories.as_ptr(),
-            2,
-            allowed.as_ptr(),
-            accesses.as_ptr(),
-            ptr::null(),
-            &mut plan,
-        );
-        assert_eq!(status, MEMPLAN_OK, "{}", last_error());
-        let by_hand = placements(plan);
-        assert_eq!(by_hand[3].0, 1, "d is pinned to dram");
-
-        let csv = TempFile::new(
-            "four.csv",
-            "id,lower,upper,size,memories,accesses\na,0,3,4,,2\nb,0,2,4,,\nc,1,3,4,tcm|dram,3\nd,0,3,2,dram,\n",
-        );
-        let status = memplan_plan_file(
-            csv.1.as_ptr(),
-            memories.as_ptr(),
-            2,
-            MEMPLAN_NONE,
-            ptr::null(),
-            &mut plan,
-        );
-        assert_eq!(status, MEMPLAN_OK, "{}", last_error());
-        assert_eq!(placements(plan), by_hand);
-        let json = TempFile::new(
-            "four.json",
-            r#"{"memories": [{"name": "tcm", "capacity": 8}, {"name": "dram"}],
-                "buffers": [{"id": "a", "start": 0, "end": 3, "size": 4, "accesses": 2},
-                            {"id": "b", "start": 0, "end": 2, "size": 4},
-                            {"id": "c", "start": 1, "end": 3, "size": 4, "accesses": 3},
-                            {"id": "d", "start": 0, "end": 3, "size": 2, "memories": "dram"}]}"#,
-        );
-        let status = memplan_plan_file(
-            json.1.as_ptr(),
-            ptr::null(),
-            0,
-            MEMPLAN_NONE,
-            ptr::null(),
-            &mut plan,
-        );
-        assert_eq!(status, MEMPLAN_OK, "{}", last_error());
-        assert_eq!(memplan_memories_result_memory_count(plan), 2);
-        let name = CStr::from_ptr(memplan_memories_result_memory_name(plan, 1));
-        assert_eq!(name, c"dram");
-        assert_eq!(placements(plan), by_hand);
-
-        // Spill: the file's cost and memory columns are memplan_plan_spill's arrays.
-        let spill = TempFile::new(
-            "spill.csv",
-            "id,lower,upper,size,cost,memory\na,0,3,4,9,\nb,0,2,4,3,\nc,1,3,4,5,\nd,0,3,2,,slow\n",
-        );
         let (costs, pins) = ([9u64, 3, 5, 2], [0i32, 0, 0, 2]);
+        let mut plan = ptr::null_mut();
         let status =
             memplan_plan_spill(p, 8, costs.as_ptr(), pins.as_ptr(), ptr::null(), &mut plan);
         assert_eq!(status, MEMPLAN_OK, "{}", last_error());
-        let by_hand = placements(plan);
+        let n = memplan_memories_result_len(plan);
+        let memory = std::slice::from_raw_parts(memplan_memories_result_memory(plan), n);
+        let offsets = std::slice::from_raw_parts(memplan_memories_result_offsets(plan), n);
+        let by_hand: Vec<(u32, u64)> = memory
+            .iter()
+            .copied()
+            .zip(offsets.iter().copied())
+            .collect();
+        memplan_memories_result_free(plan);
+        memplan_problem_free(p);
+        assert_eq!(memory_of(&by_hand), [0, 1, 0, 1]);
+        let spill =
+            "id,lower,upper,size,cost,memory\na,0,3,4,9,\nb,0,2,4,3,\nc,1,3,4,5,\nd,0,3,2,,slow\n";
+        assert_eq!(plan_file("spill.csv", spill, &[], 8), (MEMPLAN_OK, by_hand));
+        let json = r#"{"memories": [{"name": "tcm", "capacity": 8}, {"name": "dram"}],
+            "buffers": [{"id": "a", "start": 0, "end": 3, "size": 4, "accesses": 2},
+                        {"id": "b", "start": 0, "end": 2, "size": 4, "memories": "dram"}]}"#;
+        let (status, placed) = plan_file("own.json", json, &[], MEMPLAN_NONE);
         assert_eq!(
-            by_hand.iter().map(|x| x.0).collect::<Vec<_>>(),
-            [0, 1, 0, 1]
+            (status, memory_of(&placed)),
+            (MEMPLAN_OK, vec![0, 1]),
+            "{}",
+            last_error()
         );
-        let status = memplan_plan_file(spill.1.as_ptr(), ptr::null(), 0, 8, ptr::null(), &mut plan);
-        assert_eq!(status, MEMPLAN_OK, "{}", last_error());
-        assert_eq!(placements(plan), by_hand);
 
         // Errors name the file, the line and the column; none leaves a plan.
-        let status = memplan_plan_file(
-            spill.1.as_ptr(),
-            memories.as_ptr(),
-            2,
-            8,
-            ptr::null(),
-            &mut plan,
+        let tcm = [memplan_memory {
+            name: c"tcm".as_ptr(),
+            capacity: 8,
+            alignment: 1,
+            cost: MEMPLAN_NONE,
+        }];
+        assert_eq!(
+            plan_file("both.csv", spill, &tcm, 8).0,
+            MEMPLAN_ERR_ARGUMENT
         );
-        assert_eq!(status, MEMPLAN_ERR_ARGUMENT);
         assert!(last_error().contains("not both"), "{}", last_error());
-        let status = memplan_plan_file(
-            csv.1.as_ptr(),
-            ptr::null(),
-            0,
-            MEMPLAN_NONE,
-            ptr::null(),
-            &mut plan,
+        let csv = "id,lower,upper,size,memories\na,0,3,4,\nb,0,2,4,sram\n";
+        assert_eq!(
+            plan_file("none.csv", csv, &[], MEMPLAN_NONE).0,
+            MEMPLAN_ERR_IO
         );
         assert_eq!(
-            status, MEMPLAN_ERR_IO,
-            "the CSV file has no memories section"
+            plan_file("bad.csv", csv, &tcm, MEMPLAN_NONE).0,
+            MEMPLAN_ERR_INVALID_PROBLEM
         );
-        let bad = TempFile::new(
-            "bad.csv",
-            "id,lower,upper,size,memories,accesses\na,0,3,4,,2\nb,0,2,4,sram,\n",
-        );
-        let status = memplan_plan_file(
-            bad.1.as_ptr(),
-            memories.as_ptr(),
-            2,
-            MEMPLAN_NONE,
-            ptr::null(),
-            &mut plan,
-        );
-        assert_eq!(status, MEMPLAN_ERR_INVALID_PROBLEM);
         let e = last_error();
         assert!(
-            e.contains("bad.csv")
-                && e.contains("line 3")
-                && e.contains("'memories'")
-                && e.contains("sram"),
+            e.contains("bad.csv") && e.contains("line 3, column 'memories'") && e.contains("sram"),
             "{e}"
         );
-        let minus = TempFile::new("minus.csv", "id,lower,upper,size,cost\na,0,3,4,-1\n");
-        let status = memplan_plan_file(minus.1.as_ptr(), ptr::null(), 0, 8, ptr::null(), &mut plan);
-        assert_eq!(status, MEMPLAN_ERR_IO);
+        let minus = "id,lower,upper,size,cost\na,0,3,4,-1\n";
+        assert_eq!(plan_file("minus.csv", minus, &[], 8).0, MEMPLAN_ERR_IO);
         let e = last_error();
         assert!(
-            e.contains("minus.csv") && e.contains("line 2") && e.contains("'cost'"),
+            e.contains("minus.csv") && e.contains("line 2, column 'cost'"),
             "{e}"
         );
-        let status = memplan_plan_file(
-            c"/no/such/file.csv".as_ptr(),
-            ptr::null(),
-            0,
-            8,
-            ptr::null(),
-            &mut plan,
-        );
+        let mut plan = ptr::null_mut();
+        let missing = c"/no/such/file.csv".as_ptr();
+        let status = memplan_plan_file(missing, ptr::null(), 0, 8, ptr::null(), &mut plan);
         assert_eq!(status, MEMPLAN_ERR_IO);
         assert!(
             last_error().contains("/no/such/file.csv"),
             "{}",
             last_error()
         );
-        assert!(plan.is_null());
         let status = memplan_plan_file(ptr::null(), ptr::null(), 0, 8, ptr::null(), &mut plan);
         assert_eq!(status, MEMPLAN_ERR_ARGUMENT);
-        memplan_problem_free(p);
     }
+}
+
+#[cfg(all(feature = "spill", feature = "csv", feature = "json"))]
+fn memory_of(placed: &[(u32, u64)]) -> Vec<u32> {
+    placed.iter().map(|p| p.0).collect()
 }
 
 /// Issue 27 §1: one lower bound (the max load, or the fixed buffers' top when higher),
