@@ -229,12 +229,13 @@ impl Plan {
 /// returns a ``MemoryPlan``: ``allowed`` gives each buffer's memories (a sequence indexed
 /// like the buffers, or a mapping by id; each entry a name, a sequence of names, or
 /// ``None`` for all; one name pins the buffer), ``accesses`` each buffer's access count
-/// (same forms; default 1). ``planner`` must then be ``"auto"`` and ``capacity`` None
-/// (the memories carry theirs). Raises ``InputError`` for an unknown memory, duplicate
-/// names, an empty allowed set, a pinned buffer larger than its memory, ...;
-/// ``InfeasibleError`` when no plan exists (proven; the message names the time, the
-/// buffers and the memories they overfill together); ``NoPlanFoundError`` when no plan was
-/// found.
+/// (same forms; default 1). A problem read with its memories (``Problem.from_file``)
+/// is planned across them, with none of these three arguments. ``planner`` must then be
+/// ``"auto"`` and ``capacity`` None (the memories carry theirs). Raises ``InputError``
+/// for an unknown memory, duplicate names, an empty allowed set, ...;
+/// ``InfeasibleError`` when no plan exists (proven, a pinned buffer larger than its
+/// memory included; the message names the time, the buffers and the memories they
+/// overfill together); ``NoPlanFoundError`` when no plan was found.
 #[pyfunction]
 #[pyo3(signature = (problem, planner="auto", capacity=None, time_limit=None, work_limit=None, seed=None, threads=0, verify=true, memories=None, allowed=None, accesses=None),
        text_signature = "(problem, planner='auto', capacity=None, time_limit=None, work_limit=None, seed=None, threads=0, verify=True, memories=None, allowed=None, accesses=None)")]
