@@ -404,9 +404,18 @@ impl Problem {
     }
 
     fn __repr__(&self) -> String {
-        match self.capacity {
-            Some(c) => format!("Problem({} buffers, capacity={c})", self.inner.len()),
-            None => format!("Problem({} buffers)", self.inner.len()),
+        let n = self.inner.len();
+        match (&self.memories, self.capacity) {
+            (Some(m), _) => {
+                let names: Vec<String> = m
+                    .memories()
+                    .iter()
+                    .map(|m| format!("'{}'", m.name))
+                    .collect();
+                format!("Problem({n} buffers, memories=[{}])", names.join(", "))
+            }
+            (None, Some(c)) => format!("Problem({n} buffers, capacity={c})"),
+            (None, None) => format!("Problem({n} buffers)"),
         }
     }
 }

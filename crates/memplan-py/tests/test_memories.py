@@ -210,6 +210,7 @@ THREE_CSV = ROOT / "tests" / "memories" / "three.csv"
 def test_a_file_read_with_its_memories_plans_as_the_problem_built_by_hand():
     problem = memplan.Problem.from_file(str(THREE_CSV), memories=MEMORIES)
     assert [m.name for m in problem.memories] == ["tcm", "ocram", "dram"]
+    assert repr(problem) == "Problem(6 buffers, memories=['tcm', 'ocram', 'dram'])"
     assert problem.memories[1].alignment == 4 and problem.memories[2].capacity is None
     plan = memplan.plan(problem)
     by_hand = memplan.plan(
