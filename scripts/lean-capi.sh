@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the lean C library (docs/c.md says what is in and out, BENCHMARKS.md §11 what
-# each knob gives): the C API without its `csv` and `spill` features, so the memplan crate
+# each knob gives): the C API without its `csv`, `json` and `spill` features, so the memplan crate
 # comes without CSV and JSON I/O and without the spill, tiles and shared-objects families
 # (the model, every planner of memplan_plan and the checker stay, with the same plans), in
 # the size-optimised `lean` profile of the workspace Cargo.toml, with:

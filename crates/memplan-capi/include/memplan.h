@@ -25,7 +25,7 @@ extern "C" {
 typedef enum memplan_status {
     MEMPLAN_OK = 0,
     MEMPLAN_ERR_ARGUMENT = 1,         /* NULL pointer, bad string, index out of range, unknown
-                                         planner; memplan_plan_spill in the lean build */
+                                         planner; the memories calls in the lean build */
     MEMPLAN_ERR_INVALID_PROBLEM = 2,  /* a buffer breaks a rule; the message names it */
     MEMPLAN_ERR_INFEASIBLE = 3,       /* proven: no plan fits under the capacity */
     MEMPLAN_ERR_NOT_FOUND = 4,        /* no plan under the capacity found in time */
@@ -109,36 +109,17 @@ uint64_t memplan_result_work(const memplan_result *plan);
 /* "work", "clock" or "cancel" (static) when that limit stopped the call; NULL otherwise. */
 const char *memplan_result_stopped_by(const memplan_result *plan);
 
-/* Two memory levels: the buffers that do not fit under `capacity` bytes of fast memory
- * are spilled to slow memory, at the least total cost, and both levels are planned.
- * `costs` (NULL: each buffer's size) and `memory` (0 either, 1 fast, 2 slow; NULL: all
- * either) hold memplan_problem_len(problem) entries. `options` may be NULL; its planner
- * and goal are not used (`capacity` is the goal). MEMPLAN_ERR_INFEASIBLE when the buffers
- * that must stay fast (fixed, or memory 1) do not fit, MEMPLAN_ERR_NOT_FOUND when they
- * could not be placed in time. The plan returned has passed the two-level checker.
- * The lean library (scripts/lean-capi.sh) has no spill: MEMPLAN_ERR_ARGUMENT. */
-typedef struct memplan_spill_result memplan_spill_result;
-memplan_status memplan_plan_spill(const memplan_problem *problem, uint64_t capacity,
-                                  const uint64_t *costs, const int32_t *memory,
-                                  const memplan_options *options, memplan_spill_result **out);
-void memplan_spill_result_free(memplan_spill_result *plan);
-size_t memplan_spill_result_len(const memplan_spill_result *plan);
-/* Each buffer's offset in its own level; owned by the plan. */
-const uint64_t *memplan_spill_result_offsets(const memplan_spill_result *plan);
-/* 1 for a buffer spilled to slow memory, 0 for one kept fast; owned by the plan. */
-const uint8_t *memplan_spill_result_spilled(const memplan_spill_result *plan);
-uint64_t memplan_spill_result_cost(const memplan_spill_result *plan);
-/* No valid plan costs less; memplan_spill_result_is_optimal: cost == lower bound. */
-uint64_t memplan_spill_result_lower_bound(const memplan_spill_result *plan);
-int32_t memplan_spill_result_is_optimal(const memplan_spill_result *plan);
-uint64_t memplan_spill_result_fast_height(const memplan_spill_result *plan);
-uint64_t memplan_spill_result_slow_height(const memplan_spill_result *plan);
-
-/* Several memories (full build; the lean library answers MEMPLAN_ERR_ARGUMENT).
+/* Several memories (full build; the lean library answers MEMPLAN_ERR_ARGUMENT). Every
+ * call below plans one problem across memories and returns one memplan_memories_result.
  * Memories are listed fastest first; a capacity or cost of MEMPLAN_NONE (UINT64_MAX) is
  * none (unbounded; no cost), an alignment of 0 is 1. Every memory has a cost, or none
  * has: then the objective is lexicographic (as much traffic as possible in the first
- * memory, then the second, ...); with costs, the least sum of traffic x cost. */
+ * memory, then the second, ...); with costs, the least sum of traffic x cost. `options`
+ * may be NULL; its planner and goal are not used. The outcomes: MEMPLAN_ERR_INFEASIBLE
+ * when no plan exists (proven, a pinned buffer larger than its memory included; the
+ * message names the time, the buffers and the memories they overfill together),
+ * MEMPLAN_ERR_NOT_FOUND when no plan was found. The plan returned has passed the
+ * independent checker. */
 #define MEMPLAN_NONE UINT64_MAX
 typedef struct memplan_memory {
     const char *name;    /* unique, non-empty, UTF-8 */
@@ -146,24 +127,49 @@ typedef struct memplan_memory {
     uint64_t alignment;  /* every offset in it is a multiple; 0 means 1 */
     uint64_t cost;       /* per byte of traffic; MEMPLAN_NONE: none */
 } memplan_memory;
+typedef struct memplan_memories_result memplan_memories_result;
 /* Gives each buffer a memory and an offset in it. `allowed` (NULL: all) holds per buffer
  * a bit set of the memories it may use (bit m for memory m; one bit pins it; 0 is an
  * error), `accesses` (NULL: 1) its access count (traffic = size x accesses); both
- * memplan_problem_len(problem) long. `options` may be NULL; its planner and goal are not
- * used. MEMPLAN_ERR_INFEASIBLE when no plan exists (proven; the message
- * names the time, the buffers and the memories they overfill together), MEMPLAN_ERR_NOT_FOUND when no
- * plan was found, MEMPLAN_ERR_INVALID_PROBLEM for a pinned buffer larger than its memory
- * or an empty allowed set, MEMPLAN_ERR_ARGUMENT for bad memories (duplicate or empty
- * names, costs on some only). The plan returned has passed the independent checker. */
-typedef struct memplan_memories_result memplan_memories_result;
+ * memplan_problem_len(problem) long. MEMPLAN_ERR_INVALID_PROBLEM for an empty allowed
+ * set or a fixed offset not pinned to one memory or not aligned to it,
+ * MEMPLAN_ERR_ARGUMENT for bad memories (duplicate or empty names, costs on some only)
+ * or an allowed bit for a memory that does not exist. */
 memplan_status memplan_plan_memories(const memplan_problem *problem,
                                      const memplan_memory *memories, size_t memory_count,
                                      const uint64_t *allowed, const uint64_t *accesses,
                                      const memplan_options *options,
                                      memplan_memories_result **out);
+/* Spill, the two-memory short form: memory 0 is "fast" (`capacity` bytes), memory 1
+ * "slow" (unbounded); the buffers that do not fit in fast memory go to slow memory at
+ * the least total cost. `costs` (NULL: each buffer's size) and `memory` (0 either,
+ * 1 fast, 2 slow; NULL: all either) hold memplan_problem_len(problem) entries; a fixed
+ * buffer is fast (asked to be slow: MEMPLAN_ERR_INVALID_PROBLEM). */
+memplan_status memplan_plan_spill(const memplan_problem *problem, uint64_t capacity,
+                                  const uint64_t *costs, const int32_t *memory,
+                                  const memplan_options *options,
+                                  memplan_memories_result **out);
+/* Reads the problem file at `path` (CSV or JSON: by the name's .json or .csv, else by
+ * the content) with its columns of several memories (memories, accesses, cost, memory;
+ * docs/memories.md) and plans it, as the command line does. The memories: the
+ * `memory_count` `memories` when given; else, with `spill_capacity` other than
+ * MEMPLAN_NONE, spill under it (fast, slow; the file's cost and memory columns); else
+ * the JSON file's own `memories` section. The plan is indexed like the file's buffers.
+ * MEMPLAN_ERR_IO for a file that cannot be read or parsed, MEMPLAN_ERR_INVALID_PROBLEM
+ * for one that breaks a rule (the message names the file, the line and the column or
+ * field), MEMPLAN_ERR_ARGUMENT for bad memories or memories and a spill capacity both. */
+memplan_status memplan_plan_file(const char *path, const memplan_memory *memories,
+                                 size_t memory_count, uint64_t spill_capacity,
+                                 const memplan_options *options,
+                                 memplan_memories_result **out);
 void memplan_memories_result_free(memplan_memories_result *plan);
 size_t memplan_memories_result_len(const memplan_memories_result *plan);
-/* Each buffer's memory (an index into the memories given); owned by the plan. */
+/* The memories the plan is across, and memory m's name (owned by the plan; NULL out of
+ * range). */
+size_t memplan_memories_result_memory_count(const memplan_memories_result *plan);
+const char *memplan_memories_result_memory_name(const memplan_memories_result *plan,
+                                                size_t m);
+/* Each buffer's memory (an index into the memories); owned by the plan. */
 const uint32_t *memplan_memories_result_memory(const memplan_memories_result *plan);
 /* Each buffer's offset in its own memory; owned by the plan. */
 const uint64_t *memplan_memories_result_offsets(const memplan_memories_result *plan);
@@ -173,7 +179,8 @@ uint64_t memplan_memories_result_traffic(const memplan_memories_result *plan, si
 /* A proven ceiling on memory m's traffic (without costs, given the earlier memories'
    traffic); less the traffic, the memory's gap (0: proven optimal). */
 uint64_t memplan_memories_result_traffic_bound(const memplan_memories_result *plan, size_t m);
-/* Sum of traffic x cost, or without costs the traffic outside the first memory. */
+/* Sum of traffic x cost, or without costs the traffic outside the first memory (spill:
+ * the cost of the slow buffers). */
 uint64_t memplan_memories_result_cost(const memplan_memories_result *plan);
 uint64_t memplan_memories_result_lower_bound(const memplan_memories_result *plan);
 int32_t memplan_memories_result_is_optimal(const memplan_memories_result *plan);

@@ -15,9 +15,7 @@
 #![allow(non_camel_case_types)]
 
 mod memories;
-mod spill;
 pub use memories::*;
-pub use spill::*;
 
 use std::cell::RefCell;
 use std::ffi::{c_char, c_double, CStr, CString};
@@ -32,7 +30,7 @@ pub enum memplan_status {
     /// Success.
     MEMPLAN_OK = 0,
     /// A NULL pointer, a string that is not UTF-8, an index out of range, an unknown planner;
-    /// [`memplan_plan_spill`] in the lean build, which has no spill.
+    /// the memories functions in the lean build, which has no memories.
     MEMPLAN_ERR_ARGUMENT = 1,
     /// The problem breaks a rule (e.g. size 0, duplicate id); the message names the buffer.
     MEMPLAN_ERR_INVALID_PROBLEM = 2,

@@ -199,6 +199,7 @@ fn reads_a_benchmark_csv() {
     }
 }
 
+/// Spill's short form: its result is the memories result, memory 0 `fast`, 1 `slow`.
 #[cfg(feature = "spill")]
 #[test]
 fn plans_two_levels_with_costs_and_preferences() {
@@ -209,23 +210,27 @@ fn plans_two_levels_with_costs_and_preferences() {
         let mut plan = ptr::null_mut();
         let status = memplan_plan_spill(p, 8, costs.as_ptr(), ptr::null(), ptr::null(), &mut plan);
         assert_eq!(status, MEMPLAN_OK, "{}", last_error());
-        let n = memplan_spill_result_len(plan);
+        let n = memplan_memories_result_len(plan);
         assert_eq!(n, 3);
-        let spilled = std::slice::from_raw_parts(memplan_spill_result_spilled(plan), n);
-        let offsets = std::slice::from_raw_parts(memplan_spill_result_offsets(plan), n).to_vec();
-        assert_eq!(spilled, [0, 1, 0]);
-        assert_eq!(memplan_spill_result_cost(plan), 3);
-        assert_eq!(memplan_spill_result_lower_bound(plan), 3);
-        assert_eq!(memplan_spill_result_is_optimal(plan), 1);
-        assert_eq!(memplan_spill_result_fast_height(plan), 8);
-        assert_eq!(memplan_spill_result_slow_height(plan), 4);
+        let memory = std::slice::from_raw_parts(memplan_memories_result_memory(plan), n);
+        let offsets = std::slice::from_raw_parts(memplan_memories_result_offsets(plan), n).to_vec();
+        assert_eq!(memory, [0, 1, 0]);
+        assert_eq!(memplan_memories_result_memory_count(plan), 2);
+        let name = |m| CStr::from_ptr(memplan_memories_result_memory_name(plan, m));
+        assert_eq!((name(0), name(1)), (c"fast", c"slow"));
+        assert!(memplan_memories_result_memory_name(plan, 2).is_null());
+        assert_eq!(memplan_memories_result_cost(plan), 3);
+        assert_eq!(memplan_memories_result_lower_bound(plan), 3);
+        assert_eq!(memplan_memories_result_is_optimal(plan), 1);
+        assert_eq!(memplan_memories_result_height(plan, 0), 8);
+        assert_eq!(memplan_memories_result_height(plan, 1), 4);
         // The kept buffers, a and c, pass the one-level checker under the capacity.
         let kept = problem(&[("a", 0, 3, 4), ("c", 1, 3, 4)]);
         assert_eq!(
             memplan_check_fit(kept, [offsets[0], offsets[2]].as_ptr(), 2, 8),
             MEMPLAN_OK
         );
-        memplan_spill_result_free(plan);
+        memplan_memories_result_free(plan);
         memplan_problem_free(kept);
 
         // Preferences: c must be slow and a fast; then b fits beside a.
@@ -240,10 +245,10 @@ fn plans_two_levels_with_costs_and_preferences() {
             &mut plan,
         );
         assert_eq!(status, MEMPLAN_OK, "{}", last_error());
-        let spilled = std::slice::from_raw_parts(memplan_spill_result_spilled(plan), 3);
-        assert_eq!(spilled, [0, 0, 1]);
-        assert_eq!(memplan_spill_result_cost(plan), 5);
-        memplan_spill_result_free(plan);
+        let memory = std::slice::from_raw_parts(memplan_memories_result_memory(plan), 3);
+        assert_eq!(memory, [0, 0, 1]);
+        assert_eq!(memplan_memories_result_cost(plan), 5);
+        memplan_memories_result_free(plan);
 
         // Errors: a bad memory code, forced-fast buffers that cannot fit, NULL out.
         let mut plan = ptr::null_mut();
@@ -261,13 +266,149 @@ fn plans_two_levels_with_costs_and_preferences() {
         // Default costs are the sizes; NULL accessors give 0 / NULL.
         let status = memplan_plan_spill(p, 8, ptr::null(), ptr::null(), ptr::null(), &mut plan);
         assert_eq!(status, MEMPLAN_OK);
-        assert_eq!(memplan_spill_result_cost(plan), 4);
-        memplan_spill_result_free(plan);
-        memplan_spill_result_free(ptr::null_mut());
-        assert_eq!(memplan_spill_result_len(ptr::null()), 0);
-        assert!(memplan_spill_result_spilled(ptr::null()).is_null());
+        assert_eq!(memplan_memories_result_cost(plan), 4);
+        memplan_memories_result_free(plan);
+        memplan_memories_result_free(ptr::null_mut());
+        assert_eq!(memplan_memories_result_len(ptr::null()), 0);
+        assert_eq!(memplan_memories_result_memory_count(ptr::null()), 0);
+        assert!(memplan_memories_result_memory(ptr::null()).is_null());
         memplan_problem_free(p);
     }
+}
+
+/// `memplan_plan_file` on a file holding `text`: the status, and each buffer's memory
+/// and offset when planned.
+#[cfg(all(feature = "spill", feature = "csv", feature = "json"))]
+unsafe fn plan_file(
+    name: &str,
+    text: &str,
+    memories: &[memplan_memory],
+    spill: u64,
+) -> (memplan_status, Vec<(u32, u64)>) {
+    let path = std::env::temp_dir().join(format!("memplan-capi-{}-{name}", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    let c = CString::new(path.to_str().unwrap()).unwrap();
+    let given = if memories.is_empty() {
+        ptr::null()
+    } else {
+        memories.as_ptr()
+    };
+    let mut plan = ptr::null_mut();
+    let status = memplan_plan_file(
+        c.as_ptr(),
+        given,
+        memories.len(),
+        spill,
+        ptr::null(),
+        &mut plan,
+    );
+    std::fs::remove_file(path).unwrap();
+    let n = memplan_memories_result_len(plan);
+    let placed = (0..n)
+        .map(|i| {
+            let memory = *memplan_memories_result_memory(plan).add(i);
+            (memory, *memplan_memories_result_offsets(plan).add(i))
+        })
+        .collect();
+    assert_eq!(plan.is_null(), status != MEMPLAN_OK);
+    memplan_memories_result_free(plan);
+    (status, placed)
+}
+
+/// A file planned by memplan_plan_file is the problem built by hand (spill's columns are
+/// memplan_plan_spill's arrays; the JSON file's memories section is read); a bad file
+/// is named with its line and column. (tests/test_four_doors.py compares the plans of
+/// the three ways of giving the memories with the command line's and Python's.)
+#[cfg(all(feature = "spill", feature = "csv", feature = "json"))]
+#[test]
+fn plans_a_file_with_its_memories_as_built_by_hand() {
+    unsafe {
+        let p = problem(&[
+            ("a", 0, 3, 4),
+            ("b", 0, 2, 4),
+            ("c", 1, 3, 4),
+            ("d", 0, 3, 2),
+        ]);
+        let (costs, pins) = ([9u64, 3, 5, 2], [0i32, 0, 0, 2]);
+        let mut plan = ptr::null_mut();
+        let status =
+            memplan_plan_spill(p, 8, costs.as_ptr(), pins.as_ptr(), ptr::null(), &mut plan);
+        assert_eq!(status, MEMPLAN_OK, "{}", last_error());
+        let n = memplan_memories_result_len(plan);
+        let memory = std::slice::from_raw_parts(memplan_memories_result_memory(plan), n);
+        let offsets = std::slice::from_raw_parts(memplan_memories_result_offsets(plan), n);
+        let by_hand: Vec<(u32, u64)> = memory
+            .iter()
+            .copied()
+            .zip(offsets.iter().copied())
+            .collect();
+        memplan_memories_result_free(plan);
+        memplan_problem_free(p);
+        assert_eq!(memory_of(&by_hand), [0, 1, 0, 1]);
+        let spill =
+            "id,lower,upper,size,cost,memory\na,0,3,4,9,\nb,0,2,4,3,\nc,1,3,4,5,\nd,0,3,2,,slow\n";
+        assert_eq!(plan_file("spill.csv", spill, &[], 8), (MEMPLAN_OK, by_hand));
+        let json = r#"{"memories": [{"name": "tcm", "capacity": 8}, {"name": "dram"}],
+            "buffers": [{"id": "a", "start": 0, "end": 3, "size": 4, "accesses": 2},
+                        {"id": "b", "start": 0, "end": 2, "size": 4, "memories": "dram"}]}"#;
+        let (status, placed) = plan_file("own.json", json, &[], MEMPLAN_NONE);
+        assert_eq!(
+            (status, memory_of(&placed)),
+            (MEMPLAN_OK, vec![0, 1]),
+            "{}",
+            last_error()
+        );
+
+        // Errors name the file, the line and the column; none leaves a plan.
+        let tcm = [memplan_memory {
+            name: c"tcm".as_ptr(),
+            capacity: 8,
+            alignment: 1,
+            cost: MEMPLAN_NONE,
+        }];
+        assert_eq!(
+            plan_file("both.csv", spill, &tcm, 8).0,
+            MEMPLAN_ERR_ARGUMENT
+        );
+        assert!(last_error().contains("not both"), "{}", last_error());
+        let csv = "id,lower,upper,size,memories\na,0,3,4,\nb,0,2,4,sram\n";
+        assert_eq!(
+            plan_file("none.csv", csv, &[], MEMPLAN_NONE).0,
+            MEMPLAN_ERR_IO
+        );
+        assert_eq!(
+            plan_file("bad.csv", csv, &tcm, MEMPLAN_NONE).0,
+            MEMPLAN_ERR_INVALID_PROBLEM
+        );
+        let e = last_error();
+        assert!(
+            e.contains("bad.csv") && e.contains("line 3, column 'memories'") && e.contains("sram"),
+            "{e}"
+        );
+        let minus = "id,lower,upper,size,cost\na,0,3,4,-1\n";
+        assert_eq!(plan_file("minus.csv", minus, &[], 8).0, MEMPLAN_ERR_IO);
+        let e = last_error();
+        assert!(
+            e.contains("minus.csv") && e.contains("line 2, column 'cost'"),
+            "{e}"
+        );
+        let mut plan = ptr::null_mut();
+        let missing = c"/no/such/file.csv".as_ptr();
+        let status = memplan_plan_file(missing, ptr::null(), 0, 8, ptr::null(), &mut plan);
+        assert_eq!(status, MEMPLAN_ERR_IO);
+        assert!(
+            last_error().contains("/no/such/file.csv"),
+            "{}",
+            last_error()
+        );
+        let status = memplan_plan_file(ptr::null(), ptr::null(), 0, 8, ptr::null(), &mut plan);
+        assert_eq!(status, MEMPLAN_ERR_ARGUMENT);
+    }
+}
+
+#[cfg(all(feature = "spill", feature = "csv", feature = "json"))]
+fn memory_of(placed: &[(u32, u64)]) -> Vec<u32> {
+    placed.iter().map(|p| p.0).collect()
 }
 
 /// Issue 27 §1: one lower bound (the max load, or the fixed buffers' top when higher),
@@ -341,7 +482,11 @@ fn lean_build_refuses_spill_with_a_message() {
         let status = memplan_plan_spill(p, 8, ptr::null(), ptr::null(), ptr::null(), &mut plan);
         assert_eq!(status, MEMPLAN_ERR_ARGUMENT);
         assert!(plan.is_null());
-        assert!(last_error().contains("without spill"), "{}", last_error());
+        assert!(
+            last_error().contains("without memories"),
+            "{}",
+            last_error()
+        );
         // The arguments are still checked first.
         let status =
             memplan_plan_spill(p, 8, ptr::null(), ptr::null(), ptr::null(), ptr::null_mut());
@@ -505,7 +650,9 @@ fn plans_three_memories_with_allowed_sets_and_pins() {
             ptr::null(),
             &mut plan,
         );
-        assert_eq!(status, MEMPLAN_ERR_INVALID_PROBLEM, "{}", last_error());
+        // No plan exists: the outcome, naming the buffer (not a rule of the problem).
+        assert_eq!(status, MEMPLAN_ERR_INFEASIBLE, "{}", last_error());
+        assert!(last_error().contains("'a'"), "{}", last_error());
         let dup = [memories[0], memories[0]];
         let status = memplan_plan_memories(
             p,
@@ -565,6 +712,22 @@ fn the_lean_build_has_no_memories() {
         );
         assert_eq!(status, MEMPLAN_ERR_ARGUMENT);
         assert!(last_error().contains("lean build"), "{}", last_error());
+        let path = c"tests/memories/three.csv";
+        let status = memplan_plan_file(
+            path.as_ptr(),
+            memories.as_ptr(),
+            1,
+            MEMPLAN_NONE,
+            ptr::null(),
+            &mut plan,
+        );
+        assert_eq!(status, MEMPLAN_ERR_ARGUMENT);
+        assert!(plan.is_null());
+        assert!(
+            last_error().contains("without memories"),
+            "{}",
+            last_error()
+        );
         memplan_problem_free(p);
     }
 }

@@ -123,7 +123,7 @@ fn header_functions(h: &str) -> BTreeMap<String, String> {
 
 #[test]
 fn header_declares_exactly_the_exported_functions() {
-    // Every source file of the crate (lib.rs and its modules: memories, spill, ...).
+    // Every source file of the crate (lib.rs and its modules: memories, ...).
     let mut files: Vec<String> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/src"))
         .expect("src/")
         .map(|e| {
@@ -135,7 +135,7 @@ fn header_declares_exactly_the_exported_functions() {
         .filter(|n| n.ends_with(".rs"))
         .collect();
     files.sort();
-    assert!(files.len() >= 3, "{files:?}");
+    assert!(files.len() >= 2, "{files:?}");
     let all: String = files.iter().map(|n| read(&format!("src/{n}"))).collect();
     let rust = rust_functions(&all);
     let header = header_functions(&read("include/memplan.h"));

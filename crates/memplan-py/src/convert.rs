@@ -204,8 +204,28 @@ pub(crate) fn csv_options(lifetimes: Option<&str>) -> PyResult<ReadOptions> {
     })
 }
 
+/// The bytes of the file at `path`, or the `OSError` subclass Python raises for its
+/// fault (`FileNotFoundError`, `PermissionError`, ...), naming the file.
 pub(crate) fn read_file(path: &str) -> PyResult<Vec<u8>> {
-    std::fs::read(path).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{path}: {e}")))
+    use pyo3::exceptions::{
+        PyFileNotFoundError, PyIsADirectoryError, PyOSError, PyPermissionError,
+    };
+    use std::io::ErrorKind;
+    std::fs::read(path).map_err(|e| {
+        let text = e.to_string();
+        let reason = text
+            .split(" (os error")
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        let args = (e.raw_os_error().unwrap_or(0), reason, path.to_string());
+        match e.kind() {
+            ErrorKind::NotFound => PyFileNotFoundError::new_err(args),
+            ErrorKind::PermissionDenied => PyPermissionError::new_err(args),
+            ErrorKind::IsADirectory => PyIsADirectoryError::new_err(args),
+            _ => PyOSError::new_err(args),
+        }
+    })
 }
 
 /// A share from a tuple `(buffer, target[, kind[, offset[, required]]])` or a dict with

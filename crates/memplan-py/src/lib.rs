@@ -13,7 +13,6 @@ mod arrays;
 mod convert;
 mod memories;
 mod problem;
-mod spill;
 mod tflite;
 
 pub use problem::Problem;
@@ -230,12 +229,13 @@ impl Plan {
 /// returns a ``MemoryPlan``: ``allowed`` gives each buffer's memories (a sequence indexed
 /// like the buffers, or a mapping by id; each entry a name, a sequence of names, or
 /// ``None`` for all; one name pins the buffer), ``accesses`` each buffer's access count
-/// (same forms; default 1). ``planner`` must then be ``"auto"`` and ``capacity`` None
-/// (the memories carry theirs). Raises ``InputError`` for an unknown memory, duplicate
-/// names, an empty allowed set, a pinned buffer larger than its memory, ...;
-/// ``InfeasibleError`` when no plan exists (proven; the message names the time, the
-/// buffers and the memories they overfill together); ``NoPlanFoundError`` when no plan was
-/// found.
+/// (same forms; default 1). A problem read with its memories (``Problem.from_file``)
+/// is planned across them, with none of these three arguments. ``planner`` must then be
+/// ``"auto"`` and ``capacity`` None (the memories carry theirs). Raises ``InputError``
+/// for an unknown memory, duplicate names, an empty allowed set, ...;
+/// ``InfeasibleError`` when no plan exists (proven, a pinned buffer larger than its
+/// memory included; the message names the time, the buffers and the memories they
+/// overfill together); ``NoPlanFoundError`` when no plan was found.
 #[pyfunction]
 #[pyo3(signature = (problem, planner="auto", capacity=None, time_limit=None, work_limit=None, seed=None, threads=0, verify=true, memories=None, allowed=None, accesses=None),
        text_signature = "(problem, planner='auto', capacity=None, time_limit=None, work_limit=None, seed=None, threads=0, verify=True, memories=None, allowed=None, accesses=None)")]
@@ -255,19 +255,31 @@ fn plan(
     accesses: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     let budget = budget(time_limit, work_limit)?;
-    if let Some(memories) = memories.filter(|m| !m.is_none()) {
+    let given = |a: Option<&Bound<'_, PyAny>>| a.is_some_and(|a| !a.is_none());
+    let across = match (&problem.memories, memories.filter(|m| !m.is_none())) {
+        (Some(_), _) if given(memories) || given(allowed) || given(accesses) => {
+            return Err(PyValueError::new_err(
+                "the problem has its memories (Problem.from_file): give no memories, allowed or accesses",
+            ))
+        }
+        (Some(own), _) => Some(own.clone()),
+        (None, Some(m)) => Some(std::sync::Arc::new(memories::memories_problem(
+            problem, m, allowed, accesses,
+        )?)),
+        (None, None) if given(allowed) || given(accesses) => {
+            return Err(PyValueError::new_err("allowed and accesses need memories"))
+        }
+        (None, None) => None,
+    };
+    if let Some(across) = across {
         if planner != "auto" || capacity.is_some() {
             return Err(PyValueError::new_err(
                 "with memories, planner must be \"auto\" and capacity None (each memory has its own)",
             ));
         }
-        let p = memories::plan_with_memories(
-            py, problem, memories, allowed, accesses, budget, seed, threads, verify,
-        )?;
+        let settings = (seed.unwrap_or(0), threads, verify);
+        let p = memories::plan_across(py, across, problem.int_ids, budget, settings)?;
         return Ok(Py::new(py, p)?.into_any());
-    }
-    if allowed.is_some_and(|a| !a.is_none()) || accesses.is_some_and(|a| !a.is_none()) {
-        return Err(PyValueError::new_err("allowed and accesses need memories"));
     }
     plan_one(
         py, problem, planner, capacity, budget, seed, threads, verify,
@@ -550,10 +562,9 @@ fn planners() -> Vec<String> {
 fn _memplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Problem>()?;
     m.add_class::<Plan>()?;
-    m.add_class::<spill::SpillPlan>()?;
     m.add_class::<memories::Memory>()?;
     m.add_class::<memories::MemoryPlan>()?;
-    m.add_function(wrap_pyfunction!(spill::plan_spill, m)?)?;
+    m.add_function(wrap_pyfunction!(memories::plan_spill, m)?)?;
     m.add_function(wrap_pyfunction!(plan, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(planners, m)?)?;

@@ -1,13 +1,17 @@
-//! `memplan.Memory`, `memplan.MemoryPlan` and the `memories=` form of `memplan.plan`:
-//! the multi-memory planner (`memplan::memories`) for Python.
+//! `memplan.Memory`, `memplan.MemoryPlan` and planning across memories for Python. Each
+//! form (`plan(problem, memories=[...])`, a `Problem.from_file` that carries its
+//! memories, and `plan_spill`, spill's short form) makes one
+//! `memplan::memories::MemoriesProblem`, and [`plan_across`] plans it with one call.
+
+use std::sync::Arc;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyMapping, PyString};
 
 use memplan::memories::{
-    check_memories, memory_named, plan_memories, MemoriesError, MemoriesInput, MemoriesOptions,
-    Memory as CoreMemory, MemoryIdx, MemorySet,
+    check_memories, memory_named, MemoriesError, MemoriesInput, MemoriesOptions, MemoriesProblem,
+    Memory as CoreMemory, MemoryIdx, MemorySet, SpillError, SpillMemory,
 };
 use memplan::{Outcome, Size};
 
@@ -80,6 +84,16 @@ impl Memory {
 }
 
 impl Memory {
+    /// The memory a library value describes.
+    pub(crate) fn of(m: &CoreMemory) -> Memory {
+        Memory {
+            name: m.name.clone(),
+            capacity: m.capacity.map(Size::get),
+            alignment: m.alignment.get(),
+            cost: m.cost,
+        }
+    }
+
     fn core(&self) -> CoreMemory {
         CoreMemory {
             name: self.name.clone(),
@@ -105,8 +119,9 @@ impl Memory {
 /// ``to_dict()`` gives ``{id: (memory, offset)}``.
 #[pyclass(frozen, module = "memplan")]
 pub struct MemoryPlan {
-    names: Vec<String>,
-    capacities: Vec<Option<u64>>,
+    /// What the plan was asked: the memories and the per-buffer data, for ``check`` and
+    /// ``render``.
+    asked: Arc<MemoriesProblem>,
     /// Each buffer's memory, as its position in ``memories``.
     #[pyo3(get)]
     memory_index: Vec<u32>,
@@ -140,11 +155,6 @@ pub struct MemoryPlan {
     /// The shares the plan takes, as indices into the problem's ``shares``.
     #[pyo3(get)]
     taken_shares: Vec<usize>,
-    /// What the plan was asked: the memories and the per-buffer input, for ``check``
-    /// and ``render``.
-    core: Vec<CoreMemory>,
-    allowed: Option<Vec<MemorySet>>,
-    accesses: Option<Vec<u64>>,
 }
 
 #[pymethods]
@@ -152,16 +162,19 @@ impl MemoryPlan {
     /// Each buffer's memory name.
     #[getter]
     fn memory(&self) -> Vec<String> {
-        self.memory_index
-            .iter()
-            .map(|&m| self.names[m as usize].clone())
-            .collect()
+        let names = self.asked.memories();
+        let name = |m: &u32| names[*m as usize].name.clone();
+        self.memory_index.iter().map(name).collect()
     }
 
     /// The memories' names, in the order given.
     #[getter]
     fn memories(&self) -> Vec<String> {
-        self.names.clone()
+        self.asked
+            .memories()
+            .iter()
+            .map(|m| m.name.clone())
+            .collect()
     }
 
     /// ``{memory: height}``.
@@ -199,8 +212,8 @@ impl MemoryPlan {
     #[getter]
     fn capacities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for (n, c) in self.names.iter().zip(&self.capacities) {
-            d.set_item(n, *c)?;
+        for m in self.asked.memories() {
+            d.set_item(&m.name, m.capacity.map(Size::get))?;
         }
         Ok(d)
     }
@@ -226,11 +239,9 @@ impl MemoryPlan {
     /// ``{id: (memory, offset)}``.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for ((id, &o), &m) in self.ids.iter().zip(&self.offsets).zip(&self.memory_index) {
-            d.set_item(
-                py_id(py, id, self.int_ids)?,
-                (self.names[m as usize].as_str(), o),
-            )?;
+        let names = self.memory();
+        for ((id, &o), name) in self.ids.iter().zip(&self.offsets).zip(names) {
+            d.set_item(py_id(py, id, self.int_ids)?, (name, o))?;
         }
         Ok(d)
     }
@@ -240,11 +251,9 @@ impl MemoryPlan {
     }
 
     fn __repr__(&self) -> String {
-        let heights: Vec<String> = self
-            .names
-            .iter()
+        let heights: Vec<String> = (self.asked.memories().iter())
             .zip(&self.height_list)
-            .map(|(n, h)| format!("{n}={h}"))
+            .map(|(m, h)| format!("{}={h}", m.name))
             .collect();
         format!(
             "MemoryPlan(cost={}, lower_bound={}, optimal={}, heights=[{}], {} buffers)",
@@ -269,20 +278,13 @@ impl MemoryPlan {
         }
     }
 
-    fn input(&self) -> MemoriesInput<'_> {
-        MemoriesInput {
-            allowed: self.allowed.as_deref(),
-            accesses: self.accesses.as_deref(),
-            traffic: None,
-        }
-    }
-
     /// ``check(problem, memory_plan)``: the independent checker across the plan's
     /// memories (allowed sets, pins, alignments, each memory under its capacity, the
     /// figures); the plan's cost, or ``CheckError`` naming the buffer at fault.
     pub(crate) fn check(&self, py: Python<'_>, problem: &memplan::Problem) -> PyResult<u64> {
         let plan = self.core_plan();
-        py.detach(|| check_memories(problem, &self.core, &self.input(), &plan))
+        let (memories, input) = (self.asked.memories(), self.asked.input());
+        py.detach(|| check_memories(problem, memories, &input, &plan))
             .map(|s| s.cost)
             .map_err(|v| CheckError::new_err(v.to_string()))
     }
@@ -305,14 +307,15 @@ impl MemoryPlan {
                 problem.len()
             )));
         }
+        let (memories, input) = (self.asked.memories(), self.asked.input());
         Ok(py.detach(|| {
-            let valid = check_memories(problem, &self.core, &self.input(), &plan).is_ok();
+            let valid = check_memories(problem, memories, &input, &plan).is_ok();
             let bufs = problem.buffers();
             let first = bufs.iter().map(|b| b.lifetime.start.get()).min();
             let last = bufs.iter().map(|b| b.lifetime.end.get()).max();
             let span = (first.unwrap_or(0), last.unwrap_or(1));
             let mut panels = Vec::new();
-            for (m, memory) in self.core.iter().enumerate() {
+            for (m, memory) in memories.iter().enumerate() {
                 let members: Vec<usize> = (0..problem.len())
                     .filter(|&i| plan.memory[i].index() == m)
                     .collect();
@@ -354,8 +357,8 @@ impl MemoryPlan {
 
     fn per_memory<'py>(&self, py: Python<'py>, values: &[u64]) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for (n, v) in self.names.iter().zip(values) {
-            d.set_item(n, *v)?;
+        for (m, v) in self.asked.memories().iter().zip(values) {
+            d.set_item(&m.name, *v)?;
         }
         Ok(d)
     }
@@ -437,31 +440,24 @@ fn memories_error(e: MemoriesError) -> PyErr {
     }
 }
 
-/// The `memories=` form of `plan`.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn plan_with_memories(
-    py: Python<'_>,
+/// The memories of a `memories=` argument: a sequence of `memplan.Memory`, checked.
+pub(crate) fn core_memories(memories: &Bound<'_, PyAny>) -> PyResult<Vec<CoreMemory>> {
+    let wrong = || PyTypeError::new_err("memories must be a sequence of memplan.Memory");
+    let memories: Vec<CoreMemory> = (memories.try_iter().map_err(|_| wrong())?)
+        .map(|m| Ok(m?.cast::<Memory>().map_err(|_| wrong())?.get().core()))
+        .collect::<PyResult<_>>()?;
+    memplan::memories::validate_memories(&memories).map_err(memories_error)?;
+    Ok(memories)
+}
+
+/// The problem across `memories` of `plan(problem, memories=..., allowed=..., accesses=...)`.
+pub(crate) fn memories_problem(
     problem: &Problem,
     memories: &Bound<'_, PyAny>,
     allowed: Option<&Bound<'_, PyAny>>,
     accesses: Option<&Bound<'_, PyAny>>,
-    budget: memplan::Budget,
-    seed: Option<u64>,
-    threads: usize,
-    verify: bool,
-) -> PyResult<MemoryPlan> {
-    let memories: Vec<CoreMemory> = memories
-        .try_iter()
-        .map_err(|_| PyTypeError::new_err("memories must be a sequence of memplan.Memory"))?
-        .map(|m| {
-            let m = m?;
-            let m = m.cast::<Memory>().map_err(|_| {
-                PyTypeError::new_err("memories must be a sequence of memplan.Memory")
-            })?;
-            Ok(m.get().core())
-        })
-        .collect::<PyResult<_>>()?;
-    memplan::memories::validate_memories(&memories).map_err(memories_error)?;
+) -> PyResult<MemoriesProblem> {
+    let memories = core_memories(memories)?;
     let target = &problem.inner;
     let ids: Vec<String> = target.buffers().iter().map(|b| b.id.clone()).collect();
     let all = MemorySet::all(memories.len());
@@ -496,9 +492,21 @@ pub(crate) fn plan_with_memories(
         accesses: accesses.as_deref(),
         traffic: None,
     };
+    MemoriesProblem::new(target.clone(), memories, &input).map_err(memories_error)
+}
+
+/// Plans `asked` (the one library call of every form), checks the plan when `verify`,
+/// and presents it; the outcomes without a plan are the package's exceptions.
+pub(crate) fn plan_across(
+    py: Python<'_>,
+    asked: Arc<MemoriesProblem>,
+    int_ids: bool,
+    budget: memplan::Budget,
+    (seed, threads, verify): (u64, usize, bool),
+) -> PyResult<MemoryPlan> {
     let options = MemoriesOptions {
         threads,
-        seed: seed.unwrap_or(0),
+        seed,
         verify,
         ..MemoriesOptions::default()
     };
@@ -507,7 +515,7 @@ pub(crate) fn plan_with_memories(
         budget,
     };
     let report = py
-        .detach(|| plan_memories(target, &memories, &input, &request, &options))
+        .detach(|| asked.plan(&request, &options))
         .map_err(memories_error)?;
     let plan = match &report.outcome {
         Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => p,
@@ -521,7 +529,7 @@ pub(crate) fn plan_with_memories(
         Outcome::Unknown { lower_bound, .. } => {
             let at = report
                 .failed_memory
-                .map(|m| memories[m.index()].name.clone())
+                .map(|m| asked.memories()[m.index()].name.clone())
                 .unwrap_or_default();
             return Err(NoPlanFoundError::new_err(format!(
                 "no plan found in time: memory '{at}' could not hold the buffers that must or were left to use it (proven cost ≥ {lower_bound})"
@@ -529,16 +537,15 @@ pub(crate) fn plan_with_memories(
         }
     };
     if verify {
-        py.detach(|| check_memories(target, &memories, &input, plan))
+        py.detach(|| asked.check(plan))
             .map_err(|v| CheckError::new_err(v.to_string()))?;
     }
+    let target = asked.problem();
     Ok(MemoryPlan {
-        names: memories.iter().map(|m| m.name.clone()).collect(),
-        capacities: memories.iter().map(|m| m.capacity.map(Size::get)).collect(),
         memory_index: plan.memory.iter().map(|m: &MemoryIdx| m.0).collect(),
         offsets: plan.offsets.iter().map(|o| o.get()).collect(),
-        ids,
-        int_ids: problem.int_ids,
+        ids: target.buffers().iter().map(|b| b.id.clone()).collect(),
+        int_ids,
         height_list: plan.heights.iter().map(|h| h.get()).collect(),
         traffic_list: plan.traffic.clone(),
         bound_list: report.traffic_bounds.clone(),
@@ -549,8 +556,76 @@ pub(crate) fn plan_with_memories(
         stopped_by: report.stopped_by.map(memplan::budget::Stop::name),
         fallback: report.fallback,
         taken_shares: target.taken_shares(&plan.offsets, |i| plan.memory[i].0),
-        core: memories.clone(),
-        allowed: allowed.clone(),
-        accesses: accesses.clone(),
+        asked,
     })
+}
+
+/// Spill's errors: the problem's (InputError), or the planner's.
+pub(crate) fn spill_error(e: SpillError) -> PyErr {
+    match e {
+        SpillError::Memories(e) => memories_error(e),
+        e => InputError::new_err(e.to_string()),
+    }
+}
+
+/// ``plan_spill(problem, capacity, costs=None, memory=None, time_limit=None,
+/// work_limit=None, threads=0, seed=0, verify=True) -> MemoryPlan``: spill, the short form
+/// of ``plan`` with two memories, ``fast`` (``capacity`` bytes) then ``slow``
+/// (unbounded).
+///
+/// The buffers that do not fit in fast memory go to slow memory, at the least total
+/// cost, and both memories are planned. ``costs`` is each buffer's cost in slow memory
+/// (default: its size; the plan's ``cost`` is the sum over its slow buffers);
+/// ``memory`` says where each must live: ``"fast"``, ``"slow"`` or ``"either"`` (or
+/// ``None``, the default: the planner's choice). Buffers with a fixed offset stay fast.
+/// Both lists are indexed like the problem's buffers; the problem's own capacity is
+/// ignored. The budget, ``threads``, ``seed`` and ``verify`` are as in ``plan``; the
+/// result is a ``MemoryPlan`` as ``plan(problem, memories=...)`` gives (its
+/// ``memory`` is ``"fast"`` or ``"slow"`` per buffer). The GIL is released while
+/// planning.
+///
+/// Raises ``InputError`` for costs or memory of the wrong length, an unknown memory name,
+/// or a fixed buffer asked to be slow; ``InfeasibleError`` when the buffers that must
+/// stay fast do not fit under the capacity (proven); ``NoPlanFoundError`` when they could
+/// not be placed in time; ``ValueError`` for a bad time limit.
+///
+/// >>> import memplan
+/// >>> p = memplan.Problem([("a", 0, 3, 4), ("b", 0, 2, 4), ("c", 1, 3, 4)])
+/// >>> s = memplan.plan_spill(p, 8, costs=[9, 3, 5])
+/// >>> s.memory, s.cost, s.optimal
+/// (['fast', 'slow', 'fast'], 3, True)
+#[pyfunction]
+#[pyo3(signature = (problem, capacity, costs=None, memory=None, time_limit=None, work_limit=None, threads=0, seed=0, verify=true),
+       text_signature = "(problem, capacity, costs=None, memory=None, time_limit=None, work_limit=None, threads=0, seed=0, verify=True)")]
+#[allow(clippy::too_many_arguments)]
+pub fn plan_spill(
+    py: Python<'_>,
+    problem: &Problem,
+    capacity: u64,
+    costs: Option<Vec<u64>>,
+    memory: Option<Vec<Option<String>>>,
+    time_limit: Option<f64>,
+    work_limit: Option<&Bound<'_, PyAny>>,
+    threads: usize,
+    seed: u64,
+    verify: bool,
+) -> PyResult<MemoryPlan> {
+    let budget = crate::budget(time_limit, work_limit)?;
+    let pins: Option<Vec<SpillMemory>> = memory
+        .map(|m| {
+            m.iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    s.as_deref()
+                        .unwrap_or("")
+                        .parse::<SpillMemory>()
+                        .map_err(|e| InputError::new_err(format!("memory[{i}]: {e}")))
+                })
+                .collect::<PyResult<Vec<_>>>()
+        })
+        .transpose()?;
+    let asked = MemoriesProblem::spill(problem.inner.clone(), Size(capacity), costs, pins)
+        .map_err(spill_error)?;
+    let settings = (seed, threads, verify);
+    plan_across(py, Arc::new(asked), problem.int_ids, budget, settings)
 }

@@ -5,6 +5,10 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
+use std::sync::Arc;
+
+use memplan::io::{MemoriesOf, ProblemFile};
+use memplan::memories::MemoriesProblem;
 use memplan::{Buffer, Offset, Size};
 
 use crate::arrays;
@@ -36,9 +40,22 @@ pub struct Problem {
     pub(crate) capacity: Option<u64>,
     /// Every id was given as an int: ids are handed back as ints.
     pub(crate) int_ids: bool,
+    /// The problem across memories it was read with (``from_file``): ``plan`` then
+    /// plans across them.
+    pub(crate) memories: Option<Arc<MemoriesProblem>>,
 }
 
 impl Problem {
+    /// The problem of `inner` (one memory).
+    fn of(inner: memplan::Problem, capacity: Option<u64>, int_ids: bool) -> Problem {
+        Problem {
+            inner,
+            capacity,
+            int_ids,
+            memories: None,
+        }
+    }
+
     fn validated(
         bufs: Vec<Buffer>,
         shares: Vec<memplan::Share>,
@@ -46,11 +63,7 @@ impl Problem {
         int_ids: bool,
     ) -> PyResult<Problem> {
         let inner = memplan::Problem::with_shares(bufs, shares).map_err(input_error)?;
-        Ok(Problem {
-            inner,
-            capacity,
-            int_ids,
-        })
+        Ok(Problem::of(inner, capacity, int_ids))
     }
 
     fn from_json_bytes(
@@ -62,13 +75,8 @@ impl Problem {
             lifetimes: convention(lifetimes)?,
             default_alignment: None,
         };
-        Ok(
-            memplan::io::read_problem_json(bytes, &options).map(|(inner, own)| Problem {
-                inner,
-                capacity: capacity.or(own.map(Size::get)),
-                int_ids: false,
-            }),
-        )
+        Ok(memplan::io::read_problem_json(bytes, &options)
+            .map(|(inner, own)| Problem::of(inner, capacity.or(own.map(Size::get)), false)))
     }
 }
 
@@ -179,11 +187,7 @@ impl Problem {
         let inner = py
             .detach(|| memplan::Problem::new(bufs))
             .map_err(input_error)?;
-        Ok(Problem {
-            inner,
-            capacity,
-            int_ids,
-        })
+        Ok(Problem::of(inner, capacity, int_ids))
     }
 
     /// ``Problem.from_csv(path, capacity=None, lifetimes=None)``: reads a CSV file in
@@ -197,11 +201,7 @@ impl Problem {
         let bytes = read_file(path)?;
         let inner = memplan::io::read_problem_csv(&bytes, &csv_options(lifetimes)?)
             .map_err(|e| InputError::new_err(format!("{path}: {e}")))?;
-        Ok(Problem {
-            inner,
-            capacity,
-            int_ids: false,
-        })
+        Ok(Problem::of(inner, capacity, false))
     }
 
     /// ``Problem.from_csv_text(text, capacity=None, lifetimes=None)``: as ``from_csv``,
@@ -215,11 +215,7 @@ impl Problem {
     ) -> PyResult<Problem> {
         let inner = memplan::io::read_problem_csv(text.as_bytes(), &csv_options(lifetimes)?)
             .map_err(input_error)?;
-        Ok(Problem {
-            inner,
-            capacity,
-            int_ids: false,
-        })
+        Ok(Problem::of(inner, capacity, false))
     }
 
     /// ``Problem.from_json(path, capacity=None, lifetimes=None)``: reads a JSON file,
@@ -243,6 +239,75 @@ impl Problem {
         lifetimes: Option<&str>,
     ) -> PyResult<Problem> {
         Problem::from_json_bytes(text.as_bytes(), capacity, lifetimes)?.map_err(input_error)
+    }
+
+    /// ``Problem.from_file(path, memories=None, spill=None, lifetimes=None)``: reads a
+    /// problem file (CSV or JSON, by the name's ``.json`` or ``.csv``, else by the
+    /// content) with its data of several memories, as the command line reads it: the
+    /// ``memories`` (allowed names, ``|``-separated), ``accesses``, ``cost`` and
+    /// ``memory`` columns or fields (docs/memories.md). The memories: ``memories`` (a
+    /// sequence of ``Memory``) when given; else, with ``spill`` (the fast memory's
+    /// capacity), spill's ``fast`` then ``slow`` (the file's ``cost`` and ``memory`` are
+    /// spill's); else the JSON file's own ``memories`` section. The problem carries them:
+    /// ``plan(problem)`` plans across them and returns a ``MemoryPlan``. With none of
+    /// them, it is the problem of ``from_csv`` or ``from_json``. Raises
+    /// ``FileNotFoundError`` (or another ``OSError``) naming the file, ``InputError``
+    /// naming the file, the line and the column or field, and ``ValueError`` for both
+    /// ``memories`` and ``spill``.
+    #[staticmethod]
+    #[pyo3(signature = (path, memories=None, spill=None, lifetimes=None))]
+    fn from_file(
+        path: &str,
+        memories: Option<&Bound<'_, PyAny>>,
+        spill: Option<u64>,
+        lifetimes: Option<&str>,
+    ) -> PyResult<Problem> {
+        let given = memories.filter(|m| !m.is_none());
+        if given.is_some() && spill.is_some() {
+            return Err(PyValueError::new_err(
+                "give memories or spill (spill=C is memories fast:C, slow), not both",
+            ));
+        }
+        let given = given.map(crate::memories::core_memories).transpose()?;
+        let bytes = read_file(path)?;
+        let lower = path.to_ascii_lowercase();
+        let json = lower.ends_with(".json")
+            || (!lower.ends_with(".csv") && bytes.trim_ascii_start().starts_with(b"{"));
+        let options = csv_options(lifetimes)?;
+        let named = |e: memplan::ReadError| InputError::new_err(format!("{path}: {e}"));
+        let file = match json {
+            true => ProblemFile::read_json(&bytes, &options),
+            false => ProblemFile::read_csv(&bytes, &options),
+        }
+        .map_err(named)?;
+        let of = match (given, spill) {
+            (Some(m), _) => MemoriesOf::Given(m),
+            (None, Some(capacity)) => MemoriesOf::Spill(Size(capacity)),
+            (None, None) if file.has_memories() => MemoriesOf::File,
+            (None, None) => {
+                let (inner, capacity) = file.into_problem();
+                return Ok(Problem::of(inner, capacity.map(Size::get), false));
+            }
+        };
+        let across = file.into_memories(of).map_err(named)?;
+        let inner = across.problem().clone();
+        Ok(Problem {
+            memories: Some(Arc::new(across)),
+            ..Problem::of(inner, None, false)
+        })
+    }
+
+    /// The memories the problem was read with (``from_file``), or None.
+    #[getter]
+    fn memories(&self) -> Option<Vec<crate::memories::Memory>> {
+        let across = self.memories.as_ref()?;
+        Some(
+            across
+                .memories()
+                .iter()
+                .map(crate::memories::Memory::of)
+                .collect(),
+        )
     }
 
     /// The problem as JSON text (half-open lifetimes).
@@ -333,16 +398,24 @@ impl Problem {
     #[pyo3(signature = (capacity=None))]
     fn with_capacity(&self, capacity: Option<u64>) -> Problem {
         Problem {
-            inner: self.inner.clone(),
             capacity,
-            int_ids: self.int_ids,
+            ..self.clone()
         }
     }
 
     fn __repr__(&self) -> String {
-        match self.capacity {
-            Some(c) => format!("Problem({} buffers, capacity={c})", self.inner.len()),
-            None => format!("Problem({} buffers)", self.inner.len()),
+        let n = self.inner.len();
+        match (&self.memories, self.capacity) {
+            (Some(m), _) => {
+                let names: Vec<String> = m
+                    .memories()
+                    .iter()
+                    .map(|m| format!("'{}'", m.name))
+                    .collect();
+                format!("Problem({n} buffers, memories=[{}])", names.join(", "))
+            }
+            (None, Some(c)) => format!("Problem({n} buffers, capacity={c})"),
+            (None, None) => format!("Problem({n} buffers)"),
         }
     }
 }

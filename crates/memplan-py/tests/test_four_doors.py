@@ -12,9 +12,17 @@ The default budget is a work limit and no clock, the same in every door (issue 3
 door gives the same plan on every instance, including those no door proves optimal
 within the budget (challenging D and J), and every plan passes the checker. The greedy
 portfolio is compared the same way.
+
+Across memories (issue 52), the command line, Python (``Problem.from_file``) and C
+(``memplan_plan_file``) read the same problem files through the library
+(``memplan::io::ProblemFile``: the ``memories``, ``accesses``, ``cost`` and ``memory``
+columns, a JSON ``memories`` section) and give every buffer the same memory and offset,
+with the memories given, the file's own, or spill's capacity.
 """
 
+import csv
 import ctypes
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -85,6 +93,21 @@ class CDoor:
         lib.memplan_last_error.restype = ctypes.c_char_p
         lib.memplan_result_free.argtypes = [ctypes.c_void_p]
         lib.memplan_problem_free.argtypes = [ctypes.c_void_p]
+
+        class Memory(ctypes.Structure):
+            _fields_ = [("name", ctypes.c_char_p), ("capacity", ctypes.c_uint64),
+                        ("alignment", ctypes.c_uint64), ("cost", ctypes.c_uint64)]
+
+        self.Memory = Memory
+        lib.memplan_plan_file.argtypes = [ctypes.c_char_p, ctypes.POINTER(Memory), ctypes.c_size_t,
+                                          ctypes.c_uint64, ctypes.POINTER(Options),
+                                          ctypes.POINTER(ctypes.c_void_p)]
+        for name, restype in [("len", ctypes.c_size_t), ("memory", ctypes.POINTER(ctypes.c_uint32)),
+                              ("offsets", ctypes.POINTER(ctypes.c_uint64)),
+                              ("memory_name", ctypes.c_char_p), ("free", None)]:
+            f = getattr(lib, f"memplan_memories_result_{name}")
+            f.argtypes = [ctypes.c_void_p] + ([ctypes.c_size_t] if name == "memory_name" else [])
+            f.restype = restype
         self.lib = lib
 
     def plan(self, path, planner):
@@ -104,6 +127,28 @@ class CDoor:
         lib.memplan_result_free(result)
         lib.memplan_problem_free(problem)
         return list(offsets), optimal
+
+
+    def plan_file(self, path, memories=None, spill=None):
+        """``memplan_plan_file`` with the default options: each buffer's memory name and
+        offset."""
+        lib, none = self.lib, 2**64 - 1
+        array = (self.Memory * len(memories or []))(*[
+            self.Memory(m.name.encode(), none if m.capacity is None else m.capacity,
+                        m.alignment, none if m.cost is None else m.cost)
+            for m in memories or []])
+        result = ctypes.c_void_p()
+        status = lib.memplan_plan_file(str(path).encode(), array if memories else None,
+                                       len(memories or []), none if spill is None else spill,
+                                       ctypes.byref(lib.memplan_options_default()),
+                                       ctypes.byref(result))
+        assert status == 0, lib.memplan_last_error()
+        n = lib.memplan_memories_result_len(result)
+        memory = lib.memplan_memories_result_memory(result)[:n]
+        offsets = lib.memplan_memories_result_offsets(result)[:n]
+        names = [lib.memplan_memories_result_memory_name(result, m).decode() for m in memory]
+        lib.memplan_memories_result_free(result)
+        return list(zip(names, offsets))
 
 
 def python_door(path, planner):
@@ -144,3 +189,58 @@ def test_four_doors_give_one_plan(path, planner, tmp_path):
     first = plans["library"][0]
     for door, (offsets, _) in plans.items():
         assert offsets == first, f"{path.name}: {door} differs from the library"
+
+
+# Across memories: the same files through the command line, Python and C (issue 52).
+SPILL_CSV = "id,lower,upper,size,cost,memory\na,0,3,4,9,\nb,0,2,4,3,\nc,1,3,4,5,\nd,0,3,2,,slow\n"
+WITH_MEMORIES_JSON = {
+    "memories": [{"name": "sram", "capacity": 8, "alignment": 4, "cost": 1},
+                 {"name": "dram", "capacity": None, "cost": 10}],
+    "buffers": [{"id": "w", "start": 0, "end": 4, "size": 4, "accesses": 3},
+                {"id": "x", "start": 0, "end": 2, "size": 4, "memories": ["sram", "dram"]},
+                {"id": "y", "start": 1, "end": 3, "size": 4, "accesses": 2},
+                {"id": "z", "start": 2, "end": 4, "size": 2, "memories": "dram"}],
+}
+THREE = [memplan.Memory("tcm", capacity=10), memplan.Memory("ocram", capacity=8, alignment=4),
+         memplan.Memory("dram")]
+
+
+def memories_case(name, tmp_path):
+    """The file, the memories given (and their ``--memories``), the spill capacity, and
+    what every plan of the case must hold (each buffer's memory, or None: any)."""
+    if name == "three":
+        return (ROOT / "tests" / "memories" / "three.csv", THREE, "tcm:10,ocram:8:4,dram", None,
+                [None, "ocram|dram", None, "tcm", "dram", None])
+    if name == "json":
+        path = tmp_path / "with_memories.json"
+        path.write_text(json.dumps(WITH_MEMORIES_JSON))
+        return path, None, None, None, [None, "sram|dram", None, "dram"]
+    path = tmp_path / "spill.csv"
+    path.write_text(SPILL_CSV)
+    # d is slow (its memory column); then a, b and c overfill 8 bytes at time 1, and b
+    # is the cheapest to move (cost 3).
+    return path, None, None, 8, ["fast", "slow", "fast", "slow"]
+
+
+@pytest.mark.parametrize("case", ["three", "json", "spill"])
+def test_three_doors_plan_one_memories_file_alike(case, tmp_path):
+    d = release_dir()
+    path, memories, spec, spill, expected = memories_case(case, tmp_path)
+    out = tmp_path / "plan.csv"
+    flags = ["--memories", spec] if spec else ["--spill", "--capacity", str(spill)] if spill else []
+    subprocess.run([str(d / "memplan"), "plan", str(path), *flags, "-o", str(out), "-q"], check=True)
+    rows = list(csv.DictReader(out.open()))
+    problem = memplan.Problem.from_file(str(path), memories=memories, spill=spill)
+    assert problem.memories is not None
+    plan = memplan.plan(problem)
+    assert isinstance(plan, memplan.MemoryPlan) and memplan.check(problem, plan) == plan.cost
+    plans = {
+        "cli": [(r["memory"], int(r["offset"])) for r in rows],
+        "python": list(zip(plan.memory, plan.offsets)),
+        "c": CDoor(d).plan_file(path, memories, spill),
+    }
+    assert [r["id"] for r in rows] == problem.ids
+    for door, placed in plans.items():
+        assert placed == plans["python"], f"{case}: {door} differs from Python"
+    for (memory, _), allowed in zip(plans["python"], expected):
+        assert allowed is None or memory in allowed.split("|"), (case, plans["python"])

@@ -1,12 +1,10 @@
 """memplan.plan(problem, memories=[...]): several memories from Python (issue 36). Every
 result is checked here memory by memory with memplan.check (each memory's buffers as a
 problem of their own, under its capacity), against allowed sets, pins, alignments and
-the traffic, and against the CLI."""
+the traffic; test_four_doors.py compares a file's plan with the CLI's and C's."""
 
-import csv
-import io
+import json
 import random
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -132,7 +130,8 @@ def test_bad_input_raises_the_packages_exceptions():
         memplan.plan(p, memories=[memplan.Memory("x"), memplan.Memory("x")])
     with pytest.raises(memplan.InputError, match="empty"):
         memplan.plan(p, memories=MEMORIES, allowed={"a": []})
-    with pytest.raises(memplan.InputError, match="needs 8 bytes of memory 'tcm'"):
+    # A buffer pinned to a memory smaller than it: no plan exists, naming it.
+    with pytest.raises(memplan.InfeasibleError, match=r"memory 'tcm' \('e'\) need 8 bytes"):
         memplan.plan(
             p, memories=[memplan.Memory("tcm", capacity=6), memplan.Memory("dram")], allowed={"e": "tcm"}
         )
@@ -151,30 +150,6 @@ def test_pinned_buffers_that_cannot_fit_raise_infeasible_naming_them():
     mems = [memplan.Memory("tcm", capacity=8), memplan.Memory("dram")]
     with pytest.raises(memplan.InfeasibleError, match=r"at time 1.*'a', 'b'.*capacity is 8"):
         memplan.plan(p, memories=mems, allowed={"a": "tcm", "b": "tcm"})
-
-
-def test_the_cli_gives_the_same_plan(tmp_path):
-    exe = ROOT / "target" / "debug" / "memplan"
-    if not exe.exists():
-        pytest.skip("target/debug/memplan is not built")
-    text = "id,lower,upper,size,memories,accesses\na,0,3,4,,5\nb,0,2,4,ocram|dram,\nc,1,3,4,,\nd,0,3,4,tcm,2\ne,2,4,8,dram,\n"
-    src = tmp_path / "three.csv"
-    src.write_text(text)
-    out = tmp_path / "three.plan.csv"
-    subprocess.run(
-        [str(exe), "plan", str(src), "--memories", "tcm:10,ocram:8:4,dram", "-o", str(out), "-q"],
-        check=True,
-    )
-    rows = list(csv.DictReader(io.StringIO(out.read_text())))
-    p = memplan.Problem.from_csv(str(src))
-    plan = memplan.plan(
-        p,
-        memories=MEMORIES,
-        allowed={"b": ["ocram", "dram"], "d": "tcm", "e": "dram"},
-        accesses={"a": 5, "d": 2},
-    )
-    assert [r["memory"] for r in rows] == plan.memory
-    assert [int(r["offset"]) for r in rows] == plan.offsets
 
 
 # Issue 43: every memory bounded, each memory's bound, and the plan through check/render.
@@ -225,3 +200,87 @@ def test_alignments_need_not_be_powers_of_two():
     offsets = dict(zip(mp.ids, mp.offsets))
     assert offsets["a"] % 6 == 0 and offsets["b"] % 6 == 0 and offsets["c"] % 3 == 0
     assert memplan.check(p, mp) == mp.cost
+
+
+# Issue 52: a problem file with its memories, read through the library.
+
+THREE_CSV = ROOT / "tests" / "memories" / "three.csv"
+
+
+def test_a_file_read_with_its_memories_plans_as_the_problem_built_by_hand():
+    problem = memplan.Problem.from_file(str(THREE_CSV), memories=MEMORIES)
+    assert [m.name for m in problem.memories] == ["tcm", "ocram", "dram"]
+    assert repr(problem) == "Problem(6 buffers, memories=['tcm', 'ocram', 'dram'])"
+    assert problem.memories[1].alignment == 4 and problem.memories[2].capacity is None
+    plan = memplan.plan(problem)
+    by_hand = memplan.plan(
+        memplan.Problem.from_csv(str(THREE_CSV)),
+        memories=MEMORIES,
+        allowed={"b": ["ocram", "dram"], "d": "tcm", "e": "dram"},
+        accesses={"a": 5, "d": 2},
+    )
+    assert (plan.memory, plan.offsets, plan.cost) == (by_hand.memory, by_hand.offsets, by_hand.cost)
+    allowed = {"b": ["ocram", "dram"], "d": "tcm", "e": "dram"}
+    verify(problem, plan, MEMORIES, allowed, {"a": 5, "d": 2})
+    assert memplan.check(problem, plan) == plan.cost
+    # The problem carries its memories: no others, and no per-buffer data beside them.
+    with pytest.raises(ValueError, match="has its memories"):
+        memplan.plan(problem, memories=MEMORIES)
+    with pytest.raises(ValueError, match="has its memories"):
+        memplan.plan(problem, accesses=[1] * 6)
+    with pytest.raises(ValueError, match="planner"):
+        memplan.plan(problem, planner="greedy")
+
+
+def test_a_file_without_memories_is_a_problem_of_one_memory(tmp_path):
+    problem = memplan.Problem.from_file(str(THREE_CSV))
+    assert problem.memories is None and len(problem) == 6
+    assert isinstance(memplan.plan(problem), memplan.Plan)
+    # A JSON file's own memories section is taken without asking, as the command line does.
+    path = tmp_path / "own.json"
+    path.write_text(json.dumps({
+        "capacity": 99,
+        "memories": [{"name": "sram", "capacity": 8}, {"name": "dram"}],
+        "buffers": [{"id": "a", "start": 0, "end": 2, "size": 6, "accesses": 4},
+                    {"id": "b", "start": 0, "end": 2, "size": 6}],
+    }))
+    own = memplan.Problem.from_file(str(path))
+    assert [m.name for m in own.memories] == ["sram", "dram"]
+    plan = memplan.plan(own)
+    assert plan.memory == ["sram", "dram"] and plan.cost == 6 and plan.optimal
+    # Spill's capacity in place of the section: fast:8, slow, each buffer's cost its size.
+    spill = memplan.Problem.from_file(str(path), spill=8)
+    assert [m.name for m in spill.memories] == ["fast", "slow"]
+    assert memplan.plan(spill).cost == 6
+
+
+def test_bad_files_raise_the_packages_exceptions_naming_the_place(tmp_path):
+    with pytest.raises(FileNotFoundError, match="missing.csv"):
+        memplan.Problem.from_file(str(tmp_path / "missing.csv"), memories=MEMORIES)
+    with pytest.raises(IsADirectoryError):
+        memplan.Problem.from_file(str(tmp_path), spill=8)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id,lower,upper,size,memories,accesses\na,0,3,4,,5\nb,0,2,4,sram,\n")
+    with pytest.raises(memplan.InputError, match=r"bad.csv: line 3, column 'memories'.*'sram'"):
+        memplan.Problem.from_file(str(bad), memories=MEMORIES)
+    cost = tmp_path / "cost.csv"
+    cost.write_text("id,lower,upper,size,cost,memory\na,0,3,4,x,\nb,0,2,4,,quick\n")
+    with pytest.raises(memplan.InputError, match=r"cost.csv: line 2, column 'cost'"):
+        memplan.Problem.from_file(str(cost), spill=8)
+    cost.write_text("id,lower,upper,size,cost,memory\na,0,3,4,1,\nb,0,2,4,,quick\n")
+    with pytest.raises(memplan.InputError, match=r"line 3, column 'memory'.*quick"):
+        memplan.Problem.from_file(str(cost), spill=8)
+    # `memory` is a plan's output unless the problem is spill's.
+    with pytest.raises(memplan.InputError, match="memory"):
+        memplan.Problem.from_file(str(cost), memories=MEMORIES)
+    field = tmp_path / "field.json"
+    field.write_text(json.dumps({"memories": [{"name": "sram"}],
+                                 "buffers": [{"id": "a", "start": 0, "end": 2, "size": 6, "memories": 3}]}))
+    with pytest.raises(memplan.InputError, match=r"field.json: .*buffers\[0\]\.memories"):
+        memplan.Problem.from_file(str(field))
+    with pytest.raises(memplan.InputError, match="no memory"):
+        memplan.Problem.from_file(str(field), memories=[])
+    with pytest.raises(ValueError, match="not both"):
+        memplan.Problem.from_file(str(THREE_CSV), memories=MEMORIES, spill=8)
+    with pytest.raises(TypeError, match="memplan.Memory"):
+        memplan.Problem.from_file(str(THREE_CSV), memories=["tcm"])

@@ -331,7 +331,8 @@ def test_time_limit_inf_and_none_mean_no_limit():
 def test_every_public_function_and_class_has_a_real_docstring():
     for obj in (memplan.plan, memplan.check, memplan.share, memplan.planners, memplan.render,
                 memplan.Problem, memplan.Problem.from_arrays, memplan.Problem.from_csv,
-                memplan.Problem.from_json, memplan.Plan, memplan.plan_spill, memplan.SpillPlan):
+                memplan.Problem.from_json, memplan.Problem.from_file, memplan.Plan,
+                memplan.plan_spill, memplan.MemoryPlan):
         doc = obj.__doc__ or ""
         assert len(doc) > 60 and "memplan.pyi" not in doc, (obj, doc)
     assert "time_limit" in memplan.plan.__doc__ and "InfeasibleError" in memplan.plan.__doc__

@@ -35,6 +35,7 @@ SIGNATURES = {
     "memplan.Problem.from_csv_text": "Problem.from_csv_text(text, capacity=None, lifetimes=None)",
     "memplan.Problem.from_json": "Problem.from_json(path, capacity=None, lifetimes=None)",
     "memplan.Problem.from_json_text": "Problem.from_json_text(text, capacity=None, lifetimes=None)",
+    "memplan.Problem.from_file": "Problem.from_file(path, memories=None, spill=None, lifetimes=None)",
     "memplan.plan":
         'plan(problem, planner="auto", capacity=None, time_limit=None, work_limit=None, seed=None, '
         "threads=0, verify=True, memories=None, allowed=None, accesses=None)",

@@ -1,4 +1,5 @@
-"""memplan.plan_spill: two memory levels from Python. Every result is checked here by
+"""memplan.plan_spill: spill, the short form of two memories (fast, slow), from Python; its
+result is the MemoryPlan of every plan across memories. Every result is checked here by
 memplan.check at both levels (the two sub-problems are built in the test), against the
 preferences and costs, and against the CLI on a benchmark."""
 
@@ -21,7 +22,7 @@ def levels(problem, plan, capacity):
     spilled ones among themselves. Returns (fast height, slow height)."""
     heights = []
     for slow in (False, True):
-        keep = [k for k, s in enumerate(plan.spilled) if s == slow]
+        keep = [k for k, s in enumerate(spilled(plan)) if s == slow]
         if not keep:
             heights.append(0)
             continue
@@ -31,13 +32,24 @@ def levels(problem, plan, capacity):
     return tuple(heights)
 
 
+def spilled(plan):
+    """True per buffer in slow memory (memory 1)."""
+    assert plan.memories == ["fast", "slow"]
+    assert plan.memory == [["fast", "slow"][m] for m in plan.memory_index]
+    return [m == 1 for m in plan.memory_index]
+
+
 def test_the_docstring_example():
     p = memplan.Problem([("a", 0, 3, 4), ("b", 0, 2, 4), ("c", 1, 3, 4)])
     s = memplan.plan_spill(p, 8, costs=[9, 3, 5])
-    assert s.memory == ["fast", "slow", "fast"] and s.spilled == [False, True, False]
+    assert isinstance(s, memplan.MemoryPlan)
+    assert s.memory == ["fast", "slow", "fast"] and spilled(s) == [False, True, False]
     assert (s.cost, s.lower_bound, s.gap, s.optimal) == (3, 3, 0, True)
-    assert (s.fast_height, s.slow_height, s.fast_capacity) == (8, 4, 8)
+    assert s.heights == {"fast": 8, "slow": 4} and s.capacities == {"fast": 8, "slow": None}
+    # Each buffer's traffic is its cost: the plan's cost is the slow memory's traffic.
+    assert s.traffic == {"fast": 14, "slow": 3}
     assert levels(p, s, 8) == (8, 4)
+    assert memplan.check(p, s) == 3
     assert s.to_dict() == {"a": ("fast", s.offsets[0]), "b": ("slow", 0), "c": ("fast", s.offsets[2])}
     assert s.ids == ["a", "b", "c"] and len(s) == 3 and "optimal=True" in repr(s)
     assert s.elapsed >= 0
@@ -71,11 +83,11 @@ def test_random_small_instances_pass_the_checker_at_both_levels(seed):
             memplan.plan(memplan.Problem(fast), capacity=capacity, planner="exact", time_limit=None)
         return
     fast_h, slow_h = levels(problem, s, capacity)
-    assert (fast_h, slow_h) == (s.fast_height, s.slow_height) and fast_h <= capacity
-    for m, spilled in zip(memory, s.spilled):
-        assert m != "fast" or not spilled
-        assert m != "slow" or spilled
-    assert s.cost == sum(c for c, sp in zip(costs, s.spilled) if sp)
+    assert (fast_h, slow_h) == (s.heights["fast"], s.heights["slow"]) and fast_h <= capacity
+    for m, slow in zip(memory, spilled(s)):
+        assert m != "fast" or not slow
+        assert m != "slow" or slow
+    assert s.cost == sum(c for c, sp in zip(costs, spilled(s)) if sp)
     assert s.lower_bound <= s.cost
 
 
@@ -83,8 +95,8 @@ def test_default_costs_are_the_sizes():
     p = memplan.Problem([("a", 0, 2, 6), ("b", 0, 2, 5), ("c", 0, 2, 4)])
     s = memplan.plan_spill(p, 10, time_limit=None)
     # 5 bytes must go: c (4) is not enough, b (5) is the cheapest that is.
-    assert s.spilled == [False, True, False]
-    assert s.cost == sum(b["size"] for b, sp in zip(p.buffers, s.spilled) if sp) == 5
+    assert spilled(s) == [False, True, False]
+    assert s.cost == sum(b["size"] for b, sp in zip(p.buffers, spilled(s)) if sp) == 5
     assert s.optimal
 
 
@@ -140,6 +152,6 @@ def test_same_result_as_the_cli_on_a_benchmark(tmp_path):
 
     summary = json.loads(run.stderr.strip().splitlines()[-1])
     assert (summary["cost"], summary["lower_bound"]) == (s.cost, s.lower_bound)
-    assert (summary["fast_height"], summary["slow_height"]) == (s.fast_height, s.slow_height)
-    assert levels(problem, s, capacity) == (s.fast_height, s.slow_height)
-    assert s.fast_height <= capacity and any(s.spilled)
+    assert {m["name"]: m["height"] for m in summary["memories"]} == s.heights
+    assert levels(problem, s, capacity) == (s.heights["fast"], s.heights["slow"])
+    assert s.heights["fast"] <= capacity and any(spilled(s))

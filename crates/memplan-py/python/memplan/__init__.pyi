@@ -8,7 +8,6 @@ from ._memplan import (
     NoPlanFoundError as NoPlanFoundError,
     Plan as Plan,
     Problem as Problem,
-    SpillPlan as SpillPlan,
     __version__ as __version__,
     check as check,
     plan as plan,

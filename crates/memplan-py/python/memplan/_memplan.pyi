@@ -46,6 +46,15 @@ class Problem:
     def from_json(path: str, capacity: Optional[int] = None, lifetimes: Optional[str] = None) -> Problem: ...
     @staticmethod
     def from_json_text(text: str, capacity: Optional[int] = None, lifetimes: Optional[str] = None) -> Problem: ...
+    @staticmethod
+    def from_file(
+        path: str,
+        memories: Optional[Sequence[Memory]] = None,
+        spill: Optional[int] = None,  # the fast memory's capacity: memories fast:spill, slow
+        lifetimes: Optional[str] = None,
+    ) -> Problem: ...
+    @property
+    def memories(self) -> Optional[List[Memory]]: ...  # those it was read with (from_file)
     def to_json(self) -> str: ...
     def to_csv(self) -> str: ...
     def __len__(self) -> int: ...
@@ -173,13 +182,14 @@ def plan(
     memories: None = None,
     allowed: None = None,
     accesses: None = None,
-) -> Plan: ...
+) -> Plan: ...  # a MemoryPlan for a problem read with its memories (Problem.from_file)
 @overload
 def plan(
     problem: Problem,
     planner: str = "auto",
     capacity: None = None,
-    time_limit: Optional[float] = 1.0,
+    time_limit: Optional[float] = None,
+    work_limit: Optional[Union[int, float]] = None,
     seed: Optional[int] = None,
     threads: int = 0,
     verify: bool = True,
@@ -188,35 +198,6 @@ def plan(
     allowed: Optional[AllowedSpec] = None,
     accesses: Optional[AccessSpec] = None,
 ) -> MemoryPlan: ...
-class SpillPlan:
-    """A two-level plan (see ``plan_spill``), indexed like the problem's buffers."""
-    @property
-    def spilled(self) -> List[bool]: ...
-    @property
-    def memory(self) -> List[str]: ...  # "fast" or "slow"
-    @property
-    def offsets(self) -> List[int]: ...  # in each buffer's own level
-    @property
-    def ids(self) -> List[Id]: ...
-    @property
-    def cost(self) -> int: ...
-    @property
-    def lower_bound(self) -> int: ...
-    @property
-    def gap(self) -> int: ...
-    @property
-    def optimal(self) -> bool: ...
-    @property
-    def fast_capacity(self) -> int: ...
-    @property
-    def fast_height(self) -> int: ...
-    @property
-    def slow_height(self) -> int: ...
-    @property
-    def elapsed(self) -> float: ...
-    def to_dict(self) -> Dict[Id, Tuple[str, int]]: ...
-    def __len__(self) -> int: ...
-
 def plan_spill(
     problem: Problem,
     capacity: int,
@@ -227,10 +208,10 @@ def plan_spill(
     threads: int = 0,
     seed: int = 0,
     verify: bool = True,
-) -> SpillPlan:
-    """Two memory levels: spill the cheapest buffers to slow memory so the rest fit
-    under ``capacity``, and plan both levels. Raises InfeasibleError, NoPlanFoundError,
-    InputError."""
+) -> MemoryPlan:
+    """Spill, the short form of ``plan`` with two memories (``fast`` of ``capacity``
+    bytes, then ``slow``): the cheapest buffers go to slow memory so the rest fit.
+    Raises InfeasibleError, NoPlanFoundError, InputError."""
     ...
 def check(
     problem: Problem,
