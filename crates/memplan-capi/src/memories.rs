@@ -145,6 +145,7 @@ fn memories_error(e: MemoriesError) -> (memplan_status, String) {
         E::EmptyAllowed { .. }
         | E::FixedInSeveral { .. }
         | E::MisalignedFixed { .. }
+        | E::FixedInSlow { .. }
         | E::Overflow(_) => MEMPLAN_ERR_INVALID_PROBLEM,
         _ => MEMPLAN_ERR_ARGUMENT,
     };
@@ -304,7 +305,7 @@ pub unsafe extern "C" fn memplan_plan_spill(
         };
         #[cfg(feature = "spill")]
         let done = {
-            use memplan::memories::{SpillError, SpillMemory};
+            use memplan::memories::SpillMemory;
             let n = p.buffers.len();
             let pins = optional(memory, n)
                 .map(|codes| {
@@ -324,13 +325,7 @@ pub unsafe extern "C" fn memplan_plan_spill(
                 .transpose()?;
             let costs = optional(costs, n).map(<[u64]>::to_vec);
             let problem = MemoriesProblem::spill(p.validated()?, Size(capacity), costs, pins)
-                .map_err(|e| match e {
-                    SpillError::Memories(e) => memories_error(e),
-                    SpillError::FixedInSlow { .. } | SpillError::CostOverflow => {
-                        (MEMPLAN_ERR_INVALID_PROBLEM, e.to_string())
-                    }
-                    e => (MEMPLAN_ERR_ARGUMENT, e.to_string()),
-                })?;
+                .map_err(memories_error)?;
             plan_into(&problem, options, out, who)
         };
         done

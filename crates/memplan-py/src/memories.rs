@@ -11,7 +11,7 @@ use pyo3::types::{PyDict, PyMapping, PyString};
 
 use memplan::memories::{
     check_memories, memory_named, MemoriesError, MemoriesInput, MemoriesOptions, MemoriesProblem,
-    Memory as CoreMemory, MemoryIdx, MemorySet, SpillError, SpillMemory,
+    Memory as CoreMemory, MemoryIdx, MemorySet, SpillMemory,
 };
 use memplan::{Outcome, Size};
 
@@ -560,14 +560,6 @@ pub(crate) fn plan_across(
     })
 }
 
-/// Spill's errors: the problem's (InputError), or the planner's.
-pub(crate) fn spill_error(e: SpillError) -> PyErr {
-    match e {
-        SpillError::Memories(e) => memories_error(e),
-        e => InputError::new_err(e.to_string()),
-    }
-}
-
 /// ``plan_spill(problem, capacity, costs=None, memory=None, time_limit=None,
 /// work_limit=None, threads=0, seed=0, verify=True) -> MemoryPlan``: spill, the short form
 /// of ``plan`` with two memories, ``fast`` (``capacity`` bytes) then ``slow``
@@ -625,7 +617,7 @@ pub fn plan_spill(
         })
         .transpose()?;
     let asked = MemoriesProblem::spill(problem.inner.clone(), Size(capacity), costs, pins)
-        .map_err(spill_error)?;
+        .map_err(memories_error)?;
     let settings = (seed, threads, verify);
     plan_across(py, Arc::new(asked), problem.int_ids, budget, settings)
 }
