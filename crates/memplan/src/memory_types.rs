@@ -325,27 +325,6 @@ pub fn memory_named(memories: &[Memory], name: &str) -> Result<MemoryIdx, Memori
         .ok_or_else(|| MemoriesError::UnknownMemory(name.to_string()))
 }
 
-/// The set of memories named in a comma-, `|`- or space-separated list (empty text:
-/// `None`, the default set).
-pub fn parse_memory_set(
-    memories: &[Memory],
-    text: &str,
-) -> Result<Option<MemorySet>, MemoriesError> {
-    let names: Vec<&str> = text
-        .split([',', '|', ' ', ';'])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .collect();
-    if names.is_empty() {
-        return Ok(None);
-    }
-    let mut set = MemorySet::EMPTY;
-    for name in names {
-        set = MemorySet(set.0 | MemorySet::single(memory_named(memories, name)?).0);
-    }
-    Ok(Some(set))
-}
-
 /// The names of a set's memories, joined by `|` (the CSV and JSON form).
 pub fn memory_set_names(memories: &[Memory], set: MemorySet) -> String {
     set.iter()

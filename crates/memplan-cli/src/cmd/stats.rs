@@ -98,11 +98,11 @@ pub fn stats(args: StatsArgs) -> Result<(), Failure> {
 /// With memories: per memory, what may use it (buffers, pins, traffic), and the
 /// pooled-capacity verdict (`memplan::memories::pooled_infeasibility`).
 fn memories_stats(across: &memplan::memories::MemoriesProblem) -> Result<String, Failure> {
-    use memplan::memories::{allowed_of, pooled_infeasibility, traffic_of, MemoryIdx, MemorySet};
+    use memplan::memories::{pooled_infeasibility, MemoryIdx, MemorySet};
     let (problem, memories, input) = (across.problem(), across.memories(), across.input());
     let fail = |e: memplan::memories::MemoriesError| Failure::new(exit::INPUT, e.to_string());
-    let allowed = allowed_of(problem, memories, &input).map_err(fail)?;
-    let traffic = traffic_of(problem, &input).map_err(fail)?;
+    let allowed = across.allowed().map_err(fail)?;
+    let traffic = across.traffic();
     let mut out = String::new();
     for (m, memory) in memories.iter().enumerate() {
         let m = MemoryIdx(m as u32);

@@ -116,7 +116,7 @@ pub fn fuzz_memories(data: &[u8]) {
     let Some(i) = (0..n).find(|&i| u.arbitrary::<bool>().unwrap_or(true) || i + 1 == n) else {
         return;
     };
-    let sets = super::allowed_of(&problem, &memories, &input).expect("valid");
+    let sets = crate::memory_types::allowed_of(&problem, &memories, &input).expect("valid");
     if let Some(outside) = (0..k as u32).map(MemoryIdx).find(|&m| !sets[i].contains(m)) {
         let mut broken = plan.clone();
         broken.memory[i] = outside;
@@ -163,7 +163,7 @@ fn assert_fallback_is_valid(problem: &Problem, memories: &[Memory], input: &Memo
     let sets = super::problem::narrowed(
         problem,
         memories,
-        super::allowed_of(problem, memories, input).expect("valid"),
+        crate::memory_types::allowed_of(problem, memories, input).expect("valid"),
     );
     let order: Vec<MemoryIdx> = (0..memories.len() as u32).map(MemoryIdx).collect();
     let capacities: Vec<Option<Size>> = memories.iter().map(|m| m.capacity).collect();
@@ -202,7 +202,7 @@ fn assert_filled_plan_is_valid(
     memory: Vec<MemoryIdx>,
     offsets: Vec<Offset>,
 ) {
-    let traffic = super::traffic_of(problem, input).expect("valid");
+    let traffic = crate::memory_types::traffic_of(problem, input).expect("valid");
     let k = memories.len();
     let mut plan = super::MemoryPlan {
         memory,
@@ -240,7 +240,7 @@ fn assert_pinned_do_not_fit(
     let sets = super::problem::narrowed(
         problem,
         memories,
-        super::allowed_of(problem, memories, input).expect("valid"),
+        crate::memory_types::allowed_of(problem, memories, input).expect("valid"),
     );
     let m = memories.iter().position(|m| m.name == name).expect("named");
     let memory = &memories[m];

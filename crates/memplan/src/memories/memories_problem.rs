@@ -136,6 +136,12 @@ impl MemoriesProblem {
         }
     }
 
+    /// Each buffer's allowed set, with a fixed buffer's set of all memories as the first
+    /// memory; `TooLarge` when a buffer can only go in a memory too small for it.
+    pub fn allowed(&self) -> Result<Vec<MemorySet>, MemoriesError> {
+        allowed_of(&self.problem, &self.memories, &self.input())
+    }
+
     /// Each buffer's traffic: given, `size × accesses`, or its size.
     pub fn traffic(&self) -> Vec<u64> {
         traffic_of(&self.problem, &self.input()).expect("checked when made")

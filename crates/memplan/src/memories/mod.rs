@@ -130,9 +130,10 @@ pub use crate::checker::{check_memories, MemoriesCheckSummary};
 #[cfg(feature = "spill")]
 pub use crate::memory_types::SpillMemory;
 pub use crate::memory_types::{
-    allowed_of, memory_named, memory_set_names, parse_memory_set, traffic_of, validate_memories,
-    MemoriesError, MemoriesInput, Memory, MemoryIdx, MemoryPlan, MemorySet, MAX_MEMORIES,
+    memory_named, validate_memories, MemoriesError, MemoriesInput, Memory, MemoryIdx, MemoryPlan,
+    MemorySet, MAX_MEMORIES,
 };
+use crate::memory_types::allowed_of;
 #[cfg(feature = "fuzzing")]
 pub use fuzz::{fuzz_memories, fuzz_spill};
 pub use memories_problem::MemoriesProblem;
