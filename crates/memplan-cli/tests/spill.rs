@@ -321,3 +321,30 @@ fn render_draws_the_spilled_buffers_in_a_second_panel() {
     assert!(!text.contains("INVALID"));
     assert_eq!(memplan(&["render", p, q], None).status.code(), Some(2));
 }
+
+/// `--capacity C --spill` is `--memories fast:C,slow`: the same plan, byte for byte (CSV
+/// and JSON), and the same summary but for the time; the `cost` column is each buffer's
+/// traffic in both.
+#[test]
+fn spill_and_two_memories_write_the_same_bytes() {
+    let problem = temp(
+        "same.csv",
+        "id,lower,upper,size,cost\na,0,3,4,9\nb,0,2,4,3\nc,1,3,4,5\nd,0,3,2,\n",
+    );
+    let p = problem.to_str().unwrap();
+    for format in ["csv", "json"] {
+        let run = |how: &[&str]| {
+            let mut args = vec!["plan", p, "--output-format", format, "--summary-json"];
+            args.extend_from_slice(how);
+            let out = memplan(&args, None);
+            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+            let mut summary: serde_json::Value = serde_json::from_str(stderr(&out).trim()).unwrap();
+            summary.as_object_mut().unwrap().remove("elapsed_ms");
+            (stdout(&out), summary)
+        };
+        let spill = run(&["--capacity", "8", "--spill"]);
+        let two = run(&["--memories", "fast:8,slow"]);
+        assert_eq!(spill, two, "{format}");
+        assert_eq!(spill.1["cost"], 5, "b (cost 3) and d (2) spilled: {}", spill.1);
+    }
+}

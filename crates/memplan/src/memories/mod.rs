@@ -127,13 +127,13 @@ mod sweep;
 use std::time::Duration;
 
 pub use crate::checker::{check_memories, MemoriesCheckSummary};
+use crate::memory_types::allowed_of;
 #[cfg(feature = "spill")]
 pub use crate::memory_types::SpillMemory;
 pub use crate::memory_types::{
     memory_named, validate_memories, MemoriesError, MemoriesInput, Memory, MemoryIdx, MemoryPlan,
     MemorySet, MAX_MEMORIES,
 };
-use crate::memory_types::allowed_of;
 #[cfg(feature = "fuzzing")]
 pub use fuzz::{fuzz_memories, fuzz_spill};
 pub use memories_problem::MemoriesProblem;
