@@ -420,11 +420,11 @@ fn whole_tensor_plan(
         verify: false,
         ..crate::Options::default()
     };
-    let minimise = crate::Request {
-        goal: crate::Goal::Minimise,
-        budget: request.budget.clone(),
-    };
-    let report = crate::plan(&whole, &minimise, &options)?;
+    // Minimised within the request's budget, started now (nothing is checked inside).
+    let budget = request
+        .budget
+        .start(std::time::Instant::now(), std::time::Duration::ZERO);
+    let report = crate::driver::run_within(&whole, None, &options, &budget)?;
     let Some(p) = report.outcome.plan() else {
         return Ok(None);
     };
