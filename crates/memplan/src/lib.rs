@@ -82,9 +82,12 @@ mod request;
 mod rng;
 mod sections;
 pub mod share;
-// One sort per element type for the setup sorts (the lean library's size).
 #[cfg(feature = "shared_objects")]
 pub mod shared_objects;
+// The shared-object and tile models, read by their planners and the checker.
+#[cfg(feature = "shared_objects")]
+mod shared_object_types;
+// One sort per element type for the setup sorts (the lean library's size).
 mod sort;
 mod storage;
 mod telamalloc;
@@ -92,6 +95,8 @@ mod telamalloc;
 /// `testing`).
 #[cfg(feature = "testing")]
 pub mod testing;
+#[cfg(feature = "tiles")]
+mod tile_types;
 #[cfg(feature = "tiles")]
 pub mod tiles;
 mod types;
