@@ -13,9 +13,9 @@
 //! The load only bounds the plan; the driver still plans without the optional shares and
 //! keeps that plan when it is lower (`driver/shares.rs`).
 
-use super::groups::{Groups, Join};
 use crate::maxtree::MaxTree;
 use crate::share::ShareKind;
+use crate::types::joins::{Groups, Join};
 use crate::types::{Lifetime, Problem, Time};
 
 /// The load of one storage: its size over the union of its members' live segments.
