@@ -105,7 +105,7 @@ mod workers;
 
 pub use analysis::{analyze, load_profile, lower_bound, max_load, Analysis, LoadStep};
 pub use bounds::BoundOptions;
-pub use boxing::{Bootstrap, BoxingOptions, SqueezeFit};
+pub use boxing::{BoxingOptions, CompactionFit, PlanToBeat};
 pub use budget::Budget;
 pub use checker::{
     check, check_offsets, check_placements, CheckFailure, CheckSummary, Placed, Violation,
