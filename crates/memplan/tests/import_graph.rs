@@ -453,6 +453,20 @@ fn rust_rooms_import_without_a_circle() {
     }
 }
 
+/// The model: the problem's modules, and the families' data that their planner and the
+/// checker both read (several memories, shared objects, tiles).
+const MODEL: [&str; 9] = [
+    "units",
+    "error",
+    "share",
+    "types",
+    "memory_types",
+    "shared_object_types",
+    "tile_types",
+    "index",
+    "sort",
+];
+
 #[test]
 fn the_checker_imports_the_model_only() {
     let crates = rust_crates();
@@ -462,20 +476,7 @@ fn the_checker_imports_the_model_only() {
         .expect("the core crate")
         .1;
     let g = rooms(core);
-    // The model: the problem's modules, and the families' data that their planner and
-    // the checker both read (several memories, shared objects, tiles).
-    let model: BTreeSet<&str> = [
-        "units",
-        "error",
-        "share",
-        "types",
-        "memory_types",
-        "shared_object_types",
-        "tile_types",
-        "index",
-        "sort",
-    ]
-    .into();
+    let model: BTreeSet<&str> = MODEL.into();
     let checker = g.get("checker").expect("the checker is read");
     let planners: Vec<&String> = checker
         .iter()
@@ -485,15 +486,7 @@ fn the_checker_imports_the_model_only() {
         planners.is_empty(),
         "the checker imports {planners:?}, beyond the model {model:?}"
     );
-    for low in [
-        "units",
-        "error",
-        "share",
-        "types",
-        "memory_types",
-        "shared_object_types",
-        "tile_types",
-    ] {
+    for low in MODEL {
         let up: Vec<&String> = g[low]
             .iter()
             .filter(|m| !model.contains(m.as_str()))
