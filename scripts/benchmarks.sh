@@ -76,9 +76,9 @@ telamalloc() {
         for threads in 1 2; do
             echo "## $kind-$n, --threads $threads"
             perf stat -r 20 -x, -e task-clock $M plan "$f" --planner telamalloc \
-                --tm-no-greedy-first --no-check --threads $threads -o /dev/null --quiet \
+                --telamalloc-no-greedy-first --no-check --threads $threads -o /dev/null --quiet \
                 --capacity "$cap" 2>&1 | tail -1
-            $M plan "$f" --planner telamalloc --tm-no-greedy-first --threads $threads \
+            $M plan "$f" --planner telamalloc --telamalloc-no-greedy-first --threads $threads \
                 -o /dev/null --capacity "$cap" 2>&1 | tail -1
         done
     done

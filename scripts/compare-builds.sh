@@ -71,9 +71,9 @@ configs+=(
     "telamalloc-capacity|small|yes|--planner telamalloc --time-limit inf --node-limit 200000"
     "boxing|small|no|--planner boxing --time-limit inf --iterations 3 --polish-moves 2000"
     # Ablations: the option flags reach the same techniques in both builds.
-    "telamalloc-ablation|small|no|--planner telamalloc --time-limit inf --node-limit 50000 --tm-no-canonical --tm-no-decomposition --tm-no-backjump --tm-no-phases"
+    "telamalloc-ablation|small|no|--planner telamalloc --time-limit inf --node-limit 50000 --telamalloc-no-canonical --telamalloc-no-dynamic-decomposition --telamalloc-no-backjump --telamalloc-no-phases"
     "exact-ablation|small|no|--planner exact --time-limit inf --node-limit 200 --no-dominance --no-decomposition --no-monotonic-floor"
-    "boxing-ablation|small|no|--planner boxing --time-limit inf --iterations 3 --polish-moves 0 --no-bootstrap --no-calibrate-epsilon"
+    "boxing-ablation|small|no|--planner boxing --time-limit inf --iterations 3 --polish-moves 0 --no-plan-to-beat --no-calibrate-epsilon"
 )
 # ONLY=name,name runs those configurations alone.
 if [ -n "${ONLY:-}" ]; then
@@ -88,9 +88,18 @@ fi
 # Builds with `--tm-step-limit` held TelaMalloc to it, not to `--node-limit`.
 has_greedy() { "$1" plan --help | grep -q '`greedy`'; }
 has_tm_steps() { "$1" plan --help-all | grep -q -- '--tm-step-limit'; }
+# Builds before the switches were named after their options spelled TelaMalloc's
+# `--telamalloc-…` as `--tm-…` (its dynamic decomposition `--tm-no-decomposition`) and
+# `--no-plan-to-beat` as `--no-bootstrap`.
+has_option_names() { "$1" plan --help-all | grep -q -- '--telamalloc-no-canonical'; }
 side_flags() { # the flags $2 as binary $1 spells them
     local f=$2
     if ! has_greedy "$1"; then f=${f/--planner greedy/}; fi
+    if ! has_option_names "$1"; then
+        f=${f//--telamalloc-no-dynamic-decomposition/--tm-no-decomposition}
+        f=${f//--telamalloc-/--tm-}
+        f=${f//--no-plan-to-beat/--no-bootstrap}
+    fi
     if has_tm_steps "$1"; then
         case "$f" in *"--planner telamalloc"*) f=${f/--node-limit/--tm-step-limit} ;; esac
     fi

@@ -17,17 +17,17 @@ fn boxing_flags_plan_and_check() {
     assert!(out.status.success());
     let mut plans = Vec::new();
     for (k, extra) in [
-        vec!["--squeeze", "best-fit", "--no-bootstrap"],
+        vec!["--compaction", "best-fit", "--no-plan-to-beat"],
         vec![
-            "--squeeze",
+            "--compaction",
             "alternate",
             "--no-inherit-critical-times",
             "--no-calibrate-epsilon",
         ],
-        vec!["--no-abandon", "--threads", "1"],
+        vec!["--no-stop-losing-iterations", "--threads", "1"],
         vec!["--target-fragmentation", "1000000000"],
-        vec!["--bootstrap", "size-then-lifetime"],
-        vec!["--bootstrap", "none", "--polish-moves", "0"],
+        vec!["--plan-to-beat", "size-then-lifetime"],
+        vec!["--plan-to-beat", "none", "--polish-moves", "0"],
     ]
     .into_iter()
     .enumerate()
@@ -62,7 +62,7 @@ fn boxing_flags_plan_and_check() {
         );
         plans.push(std::fs::read(&plan).unwrap());
     }
-    // --no-abandon and one thread change the time, not the plan.
+    // --no-stop-losing-iterations and one thread change the time, not the plan.
     let plan = dir.join("again.csv");
     let plan = plan.to_str().unwrap();
     let out = memplan(&[
@@ -84,7 +84,7 @@ fn boxing_flags_plan_and_check() {
         input,
         "--planner",
         "boxing",
-        "--squeeze",
+        "--compaction",
         "worst-fit",
     ]);
     assert_eq!(
@@ -97,14 +97,14 @@ fn boxing_flags_plan_and_check() {
         input,
         "--planner",
         "boxing",
-        "--bootstrap",
+        "--plan-to-beat",
         "none",
-        "--no-bootstrap",
+        "--no-plan-to-beat",
     ]);
     assert_eq!(
         out.status.code(),
         Some(2),
-        "--no-bootstrap is --bootstrap none"
+        "--no-plan-to-beat is --plan-to-beat none"
     );
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -111,7 +111,7 @@ fn every_ablation_flag_is_accepted() {
             "--no-static-preordering",
             "--no-tighten",
             "--preorders",
-            "total-area-length,size-length-area",
+            "busiest-section-then-area,largest-first",
         ],
         PAPER,
     );

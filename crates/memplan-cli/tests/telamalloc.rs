@@ -36,26 +36,26 @@ fn full_overlap_microbenchmark_fits_its_capacity_and_checks() {
         .sum();
     let cap = sum.to_string();
     let every_switch_off = [
-        "--tm-no-heuristics",
-        "--tm-no-lowest-position",
-        "--tm-no-phases",
-        "--tm-no-backjump",
-        "--tm-no-prepend",
-        "--tm-no-subtree-limit",
-        "--tm-no-section-inference",
-        "--tm-no-row-order",
-        "--tm-no-dominance",
-        "--tm-no-widen",
-        "--tm-no-canonical",
-        "--tm-no-complete-candidates",
-        "--tm-no-section-floors",
-        "--tm-no-restarts",
-        "--tm-no-tighten",
-        "--tm-no-decomposition",
-        "--tm-no-greedy-first",
-        "--tm-no-independent-parts",
+        "--telamalloc-no-heuristics",
+        "--telamalloc-no-lowest-position",
+        "--telamalloc-no-phases",
+        "--telamalloc-no-backjump",
+        "--telamalloc-no-prepend-candidates",
+        "--telamalloc-no-subtree-limit",
+        "--telamalloc-no-section-inference",
+        "--telamalloc-no-row-order",
+        "--telamalloc-no-dominance",
+        "--telamalloc-no-widen",
+        "--telamalloc-no-canonical",
+        "--telamalloc-no-complete-candidates",
+        "--telamalloc-no-section-floors",
+        "--telamalloc-no-restarts",
+        "--telamalloc-no-tighten",
+        "--telamalloc-no-dynamic-decomposition",
+        "--telamalloc-no-greedy-first",
+        "--telamalloc-no-independent-parts",
     ];
-    let mut runs: Vec<&[&str]> = vec![&[], &["--tm-no-lowest-position"], &every_switch_off];
+    let mut runs: Vec<&[&str]> = vec![&[], &["--telamalloc-no-lowest-position"], &every_switch_off];
     runs.extend(every_switch_off.chunks(1));
     for extra in runs {
         let mut args = vec![

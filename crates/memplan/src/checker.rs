@@ -48,33 +48,22 @@ use crate::types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Tim
 
 #[cfg(feature = "memories")]
 mod memories;
+#[cfg(feature = "shared_objects")]
+mod shared_objects;
 #[cfg(feature = "shares")]
 mod shares;
+#[cfg(feature = "tiles")]
+mod tiles;
 mod violation;
 
 #[cfg(feature = "memories")]
 pub use memories::{check_memories, MemoriesCheckSummary};
+#[cfg(feature = "shared_objects")]
+pub use shared_objects::check_shared_objects;
+#[cfg(feature = "tiles")]
+pub use tiles::check_tiles;
+use violation::Collector;
 pub use violation::{CheckFailure, CheckSummary, Placed, Violation};
-
-/// At most this many violations are collected; the rest are counted in
-/// [`CheckFailure::more`].
-pub(crate) const MAX_VIOLATIONS: usize = 1000;
-
-struct Collector {
-    violations: Vec<Violation>,
-    more: usize,
-    capacity: Option<Size>,
-}
-
-impl Collector {
-    fn push(&mut self, v: Violation) {
-        if self.violations.len() < MAX_VIOLATIONS {
-            self.violations.push(v);
-        } else {
-            self.more += 1;
-        }
-    }
-}
 
 /// Checks a plan against its problem and, when given, a capacity.
 pub fn check(
@@ -91,23 +80,15 @@ pub fn check_offsets(
     offsets: &[Offset],
     capacity: Option<Size>,
 ) -> Result<CheckSummary, CheckFailure> {
-    let mut c = Collector {
-        violations: Vec::new(),
-        more: 0,
-        capacity,
-    };
     if offsets.len() != problem.len() {
-        c.push(Violation::WrongCount {
+        return Err(Violation::WrongCount {
             expected: problem.len(),
             found: offsets.len(),
-        });
-        return Err(CheckFailure {
-            violations: c.violations,
-            more: c.more,
-        });
+        }
+        .into());
     }
     let placed: Vec<Option<Offset>> = offsets.iter().map(|&o| Some(o)).collect();
-    finish(problem, &placed, c)
+    finish(problem, &placed, capacity, Collector::default())
 }
 
 /// Checks placements given by id, as read from a plan file: each buffer must appear
@@ -117,11 +98,7 @@ pub fn check_placements(
     placements: &[(String, Offset)],
     capacity: Option<Size>,
 ) -> Result<CheckSummary, CheckFailure> {
-    let mut c = Collector {
-        violations: Vec::new(),
-        more: 0,
-        capacity,
-    };
+    let mut c = Collector::default();
     let mut index: std::collections::HashMap<&str, usize> =
         std::collections::HashMap::with_capacity(problem.len());
     for (i, b) in problem.buffers().iter().enumerate() {
@@ -148,7 +125,7 @@ pub fn check_placements(
             });
         }
     }
-    finish(problem, &placed, c)
+    finish(problem, &placed, capacity, c)
 }
 
 /// The checker's own idea of a buffer's live segments: lifetime minus gaps.
@@ -186,6 +163,7 @@ fn placed_view(b: &Buffer, lo: Offset, hi: Offset) -> Placed {
 fn finish(
     problem: &Problem,
     placed: &[Option<Offset>],
+    capacity: Option<Size>,
     mut c: Collector,
 ) -> Result<CheckSummary, CheckFailure> {
     let bufs = problem.buffers();
@@ -218,7 +196,7 @@ fn finish(
                 });
             }
         }
-        if let Some(cap) = c.capacity {
+        if let Some(cap) = capacity {
             if end > cap {
                 c.push(Violation::AboveCapacity {
                     buffer: placed_view(b, off, end),
@@ -233,24 +211,10 @@ fn finish(
     if !problem.shares().is_empty() {
         shares::sweep(problem, &range, &mut c);
         shares::required_taken(problem, placed, &mut c);
-        return c.finish(bufs.len(), height);
+        return c.finish(CheckSummary::new(bufs.len(), height));
     }
     sweep(bufs, &range, &mut c);
-    c.finish(bufs.len(), height)
-}
-
-impl Collector {
-    /// The summary, or the violations found.
-    fn finish(self, buffers: usize, height: Size) -> Result<CheckSummary, CheckFailure> {
-        if self.violations.is_empty() {
-            Ok(CheckSummary::new(buffers, height))
-        } else {
-            Err(CheckFailure {
-                violations: self.violations,
-                more: self.more,
-            })
-        }
-    }
+    c.finish(CheckSummary::new(bufs.len(), height))
 }
 
 /// Rule 5 without shares: the sweep over the placed buffers' address ranges `range`.

@@ -82,9 +82,12 @@ mod request;
 mod rng;
 mod sections;
 pub mod share;
-// One sort per element type for the setup sorts (the lean library's size).
 #[cfg(feature = "shared_objects")]
 pub mod shared_objects;
+// The shared-object and tile models, read by their planners and the checker.
+#[cfg(feature = "shared_objects")]
+mod shared_object_types;
+// One sort per element type for the setup sorts (the lean library's size).
 mod sort;
 mod storage;
 mod telamalloc;
@@ -93,6 +96,8 @@ mod telamalloc;
 #[cfg(feature = "testing")]
 pub mod testing;
 #[cfg(feature = "tiles")]
+mod tile_types;
+#[cfg(feature = "tiles")]
 pub mod tiles;
 mod types;
 mod units;
@@ -100,7 +105,7 @@ mod workers;
 
 pub use analysis::{analyze, load_profile, lower_bound, max_load, Analysis, LoadStep};
 pub use bounds::BoundOptions;
-pub use boxing::{Bootstrap, BoxingOptions, SqueezeFit};
+pub use boxing::{BoxingOptions, CompactionFit, PlanToBeat};
 pub use budget::Budget;
 pub use checker::{
     check, check_offsets, check_placements, CheckFailure, CheckSummary, Placed, Violation,

@@ -1,23 +1,39 @@
-//! A segment tree with range add and global max, over signed values: TelaMalloc's
-//! largest unplaced load over all cross-sections, and the storages' load profile when
-//! the optional shares are chosen (`storage/choose.rs`), each kept up to date in
-//! O(log n) per change.
+//! The range-add, max tree: values at positions `0..n`, with "add `delta` to every
+//! position in `[lo, hi)`" and "the max over `[lo, hi)`" (or over all), each O(log n).
+//!
+//! # The model
+//!
+//! The planners keep loads over time in it, one position per elementary interval
+//! between the event times they care about: TelaMalloc's largest unplaced load over all
+//! cross-sections, the storages' load profile while the optional shares are chosen
+//! (`storage/choose.rs`), the count of busy shared objects and the positional maxima
+//! (`shared_objects/`), and the kept load of a memory level (`memories/load.rs`).
+//!
+//! A segment tree over a power of two of leaves: each node keeps the max over its range
+//! including its own pending `add`, which applies to its whole range and is never pushed
+//! down. The leaves past `n` hold `floor`, below every value the tree reaches, so they
+//! never win a max.
 
 use std::ops::{Add, AddAssign};
 
 use crate::types::Size;
 
-/// What the tree holds: `i64` (TelaMalloc) or `i128` (loads of any size).
+/// What the tree holds: `i64` (TelaMalloc, counts), `i128` (signed loads of any size)
+/// or [`Size`] (loads that only grow).
 pub(crate) trait TreeValue: Copy + Ord + Add<Output = Self> + AddAssign {}
 
 impl TreeValue for i64 {}
 impl TreeValue for i128 {}
+impl TreeValue for Size {}
 
 pub(crate) struct MaxTree<V> {
     size: usize,
     /// `max[node]`: the max over the node's range, including the node's own `add`.
     max: Vec<V>,
     add: Vec<V>,
+    /// Below every value: what a range outside the query holds.
+    #[cfg(any(feature = "memories", feature = "shared_objects"))]
+    floor: V,
 }
 
 impl<V: TreeValue> MaxTree<V> {
@@ -34,6 +50,8 @@ impl<V: TreeValue> MaxTree<V> {
             size,
             max,
             add: vec![zero; 2 * size],
+            #[cfg(any(feature = "memories", feature = "shared_objects"))]
+            floor,
         }
     }
 
@@ -42,7 +60,13 @@ impl<V: TreeValue> MaxTree<V> {
         self.max[1]
     }
 
-    /// Adds `delta` to every position in `[lo, hi)`.
+    /// The max over the positions in `[lo, hi)`; `None` when the range is empty.
+    #[cfg(any(feature = "memories", feature = "shared_objects"))]
+    pub(crate) fn max_in(&self, lo: usize, hi: usize) -> Option<V> {
+        (lo < hi).then(|| self.query(1, 0, self.size, lo, hi))
+    }
+
+    /// Adds `delta` to every position in `[lo, hi)` (nothing when it is empty).
     pub(crate) fn range_add(&mut self, lo: usize, hi: usize, delta: V) {
         self.update(1, 0, self.size, lo, hi, delta);
     }
@@ -61,6 +85,22 @@ impl<V: TreeValue> MaxTree<V> {
         self.update(2 * node + 1, mid, r, lo, hi, delta);
         self.max[node] = self.max[2 * node].max(self.max[2 * node + 1]) + self.add[node];
     }
+
+    /// The max over `[lo, hi)` inside node `node`'s range `[l, r)`, without the pending
+    /// adds of its ancestors; `floor` when the two do not meet.
+    #[cfg(any(feature = "memories", feature = "shared_objects"))]
+    fn query(&self, node: usize, l: usize, r: usize, lo: usize, hi: usize) -> V {
+        if hi <= l || r <= lo {
+            return self.floor;
+        }
+        if lo <= l && r <= hi {
+            return self.max[node];
+        }
+        let mid = (l + r) / 2;
+        self.query(2 * node, l, mid, lo, hi)
+            .max(self.query(2 * node + 1, mid, r, lo, hi))
+            + self.add[node]
+    }
 }
 
 impl MaxTree<i64> {
@@ -72,6 +112,12 @@ impl MaxTree<i64> {
             .map(|v| v.get().min(i64::MAX as u64 / 4) as i64)
             .collect();
         MaxTree::new(&values, 0, i64::MIN / 4)
+    }
+
+    /// `n` positions at 0, for counts.
+    #[cfg(feature = "shared_objects")]
+    pub(crate) fn counts(n: usize) -> MaxTree<i64> {
+        MaxTree::new(&vec![0; n], 0, i64::MIN / 4)
     }
 }
 
@@ -95,6 +141,12 @@ mod tests {
                     *x += d;
                 }
                 assert_eq!(t.max(), *v.iter().max().unwrap());
+                #[cfg(any(feature = "memories", feature = "shared_objects"))]
+                {
+                    let lo = rng.range(0, n as u64) as usize;
+                    let hi = rng.range(lo as u64, n as u64) as usize;
+                    assert_eq!(t.max_in(lo, hi), v[lo..hi].iter().max().copied());
+                }
             }
         }
     }

@@ -5,7 +5,9 @@
 //!
 //! # Invariants of a [`Problem`]
 //!
-//! A `Problem` can only be built through [`Problem::new`], which checks:
+//! A `Problem` can only be built through [`Problem::new`] (the rules on buffers,
+//! `types/buffer.rs`) or [`Problem::with_shares`] (those, and the rules of
+//! [`crate::share`] on the declared shares, `types/share_rules.rs`). `new` checks:
 //! - every size and alignment is non-zero, every lifetime is non-empty;
 //! - ids are unique;
 //! - gaps lie inside the lifetime, are non-empty, and do not overlap (they are kept sorted);
@@ -15,116 +17,15 @@
 //!   Every planner places each buffer no higher than this, so planners can add offsets
 //!   and sizes without overflow checks.
 
-use crate::error::{ProblemError, ProblemErrorKind};
+mod buffer;
+#[cfg(feature = "shares")]
+pub(crate) mod joins;
+mod share_rules;
+
+use crate::error::ProblemError;
+use crate::share::Share;
 pub use crate::units::{BufferIdx, Lifetime, Offset, Size, Time};
-
-/// One tensor to place.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Buffer {
-    /// A unique name, kept verbatim from the input.
-    pub id: String,
-    /// When the buffer is live, `[start, end)`.
-    pub lifetime: Lifetime,
-    /// Bytes it occupies while live.
-    pub size: Size,
-    /// Its offset must be a multiple of this (1 = no constraint).
-    pub alignment: Size,
-    /// When set, the buffer must be placed exactly here.
-    pub fixed_offset: Option<Offset>,
-    /// Sub-intervals of the lifetime in which the buffer occupies nothing
-    /// (minimalloc's "gaps"). Kept sorted and disjoint by [`Problem::new`].
-    pub gaps: Vec<Lifetime>,
-}
-
-impl Buffer {
-    /// A buffer live in `[start, end)` with the given size, alignment 1, not fixed, no gaps.
-    pub fn new(id: impl Into<String>, start: u64, end: u64, size: u64) -> Self {
-        Buffer {
-            id: id.into(),
-            lifetime: Lifetime::new(start, end),
-            size: Size(size),
-            alignment: Size(1),
-            fixed_offset: None,
-            gaps: Vec::new(),
-        }
-    }
-
-    /// Builder-style: set the alignment.
-    pub fn with_alignment(mut self, alignment: u64) -> Self {
-        self.alignment = Size(alignment);
-        self
-    }
-
-    /// Builder-style: pin the buffer at `offset`.
-    pub fn with_fixed_offset(mut self, offset: u64) -> Self {
-        self.fixed_offset = Some(Offset(offset));
-        self
-    }
-
-    /// Builder-style: add a gap `[start, end)` in which the buffer occupies nothing.
-    pub fn with_gap(mut self, start: u64, end: u64) -> Self {
-        self.gaps.push(Lifetime::new(start, end));
-        self
-    }
-
-    /// The intervals in which the buffer occupies memory: its lifetime minus its gaps,
-    /// in increasing time order. Assumes the gaps are sorted (true inside a [`Problem`]).
-    pub fn live_segments(&self) -> impl Iterator<Item = Lifetime> + '_ {
-        let mut cursor = self.lifetime.start;
-        let mut gaps = self.gaps.iter();
-        let end = self.lifetime.end;
-        let mut done = false;
-        std::iter::from_fn(move || {
-            while !done {
-                match gaps.next() {
-                    Some(g) => {
-                        let seg = Lifetime {
-                            start: cursor,
-                            end: g.start,
-                        };
-                        cursor = g.end;
-                        if !seg.is_empty() {
-                            return Some(seg);
-                        }
-                    }
-                    None => {
-                        done = true;
-                        let seg = Lifetime { start: cursor, end };
-                        if !seg.is_empty() {
-                            return Some(seg);
-                        }
-                    }
-                }
-            }
-            None
-        })
-    }
-
-    /// True when the two buffers occupy memory at a common time step (gaps honoured).
-    pub fn live_together(&self, other: &Buffer) -> bool {
-        if !self.lifetime.overlaps(&other.lifetime) {
-            return false;
-        }
-        if self.gaps.is_empty() && other.gaps.is_empty() {
-            return true;
-        }
-        // Merge the two sorted segment lists.
-        let a: Vec<Lifetime> = self.live_segments().collect();
-        let b: Vec<Lifetime> = other.live_segments().collect();
-        let (mut i, mut j) = (0, 0);
-        while i < a.len() && j < b.len() {
-            if a[i].overlaps(&b[j]) {
-                return true;
-            }
-            if a[i].end <= b[j].end {
-                i += 1;
-            } else {
-                j += 1;
-            }
-        }
-        false
-    }
-}
+pub use buffer::Buffer;
 
 /// A validated set of buffers. What to do with them (minimise, or fit under a capacity)
 /// is the [`crate::Request`]'s.
@@ -133,7 +34,7 @@ pub struct Problem {
     buffers: Vec<Buffer>,
     naive_height: Size,
     /// The declared shares ([`crate::Share`]), in input order.
-    shares: Vec<crate::share::Share>,
+    shares: Vec<Share>,
     /// Each share's `(buffer, target)`, resolved.
     share_ends: Vec<(BufferIdx, BufferIdx)>,
 }
@@ -152,106 +53,32 @@ impl Problem {
     /// so writing an empty problem and reading it back gives it again. (An empty file,
     /// without even a header, is still an error.) Adapters meet empty problems
     /// naturally: a graph or memory level with nothing to plan.
-    pub fn new(buffers: Vec<Buffer>) -> Result<Problem, ProblemError> {
-        Problem::validated(buffers)
-    }
-
-    fn validated(mut buffers: Vec<Buffer>) -> Result<Problem, ProblemError> {
-        if buffers.len() > u32::MAX as usize {
-            return Err(ProblemError {
-                index: u32::MAX as usize,
-                id: String::new(),
-                kind: ProblemErrorKind::TooManyBuffers,
-            });
-        }
-        let mut fixed_top: u64 = 0;
-        let mut free_total: u64 = 0;
-        for (index, b) in buffers.iter_mut().enumerate() {
-            let err = |kind| ProblemError {
-                index,
-                id: b.id.clone(),
-                kind,
-            };
-            if b.size.0 == 0 {
-                return Err(err(ProblemErrorKind::ZeroSize));
-            }
-            if b.lifetime.is_empty() {
-                return Err(err(ProblemErrorKind::EmptyLifetime {
-                    lifetime: b.lifetime,
-                }));
-            }
-            if b.alignment.0 == 0 {
-                return Err(err(ProblemErrorKind::ZeroAlignment));
-            }
-            b.gaps.sort_unstable();
-            for (k, g) in b.gaps.iter().enumerate() {
-                if g.is_empty() {
-                    return Err(err(ProblemErrorKind::EmptyGap { gap: *g }));
-                }
-                if !b.lifetime.contains(g) {
-                    return Err(err(ProblemErrorKind::GapOutsideLifetime {
-                        gap: *g,
-                        lifetime: b.lifetime,
-                    }));
-                }
-                if k > 0 && b.gaps[k - 1].overlaps(g) {
-                    return Err(err(ProblemErrorKind::GapsOverlap {
-                        first: b.gaps[k - 1],
-                        second: *g,
-                    }));
-                }
-            }
-            match b.fixed_offset {
-                Some(off) => {
-                    if !off.is_aligned_to(b.alignment) {
-                        return Err(err(ProblemErrorKind::MisalignedFixedOffset {
-                            offset: off,
-                            alignment: b.alignment,
-                        }));
-                    }
-                    let end = off
-                        .0
-                        .checked_add(b.size.0)
-                        .ok_or_else(|| err(ProblemErrorKind::Overflow))?;
-                    fixed_top = fixed_top.max(end);
-                }
-                None => {
-                    free_total = b
-                        .size
-                        .0
-                        .checked_add(b.alignment.0 - 1)
-                        .and_then(|s| free_total.checked_add(s))
-                        .ok_or_else(|| err(ProblemErrorKind::Overflow))?;
-                }
-            }
-        }
-        let naive_height = fixed_top.checked_add(free_total).ok_or_else(|| {
-            // Blame the largest free buffer: it is the one that tips the sum over.
-            let (index, b) = buffers
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| b.fixed_offset.is_none())
-                .max_by_key(|(_, b)| b.size)
-                .expect("overflow needs a free buffer");
-            ProblemError {
-                index,
-                id: b.id.clone(),
-                kind: ProblemErrorKind::Overflow,
-            }
-        })?;
-        check_unique_ids(&buffers)?;
-        check_fixed_disjoint(&buffers)?;
+    pub fn new(mut buffers: Vec<Buffer>) -> Result<Problem, ProblemError> {
+        let naive_height = buffer::check_buffers(&mut buffers)?;
         Ok(Problem {
             buffers,
-            naive_height: Size(naive_height),
+            naive_height,
             shares: Vec::new(),
             share_ends: Vec::new(),
         })
     }
 
+    /// [`Problem::new`] with declared [`crate::Share`]s: the rules of `new`, and each
+    /// share names two distinct buffers of the problem, once; its offset keeps the
+    /// buffer aligned; an inside share fits in its target; a required share's lifetime
+    /// rule holds, and the required shares do not contradict each other (see
+    /// [`crate::share`]). An optional share whose lifetime rule does not hold is kept but
+    /// never taken. Without the feature `shares`, any share is refused.
+    pub fn with_shares(buffers: Vec<Buffer>, shares: Vec<Share>) -> Result<Problem, ProblemError> {
+        let mut problem = Problem::new(buffers)?;
+        problem.share_ends = share_rules::validate(problem.buffers(), &shares)?;
+        problem.shares = shares;
+        Ok(problem)
+    }
+
     /// The declared shares, in input order.
     #[inline]
-    pub fn shares(&self) -> &[crate::share::Share] {
+    pub fn shares(&self) -> &[Share] {
         &self.shares
     }
 
@@ -285,17 +112,6 @@ impl Problem {
                     && offsets[t].0.checked_add(self.shares[k].offset.0) == Some(offsets[b].0)
             })
             .collect()
-    }
-
-    /// These buffers with `shares`, resolved to `ends`, checked by [`Problem::with_shares`].
-    pub(crate) fn with_checked_shares(
-        mut self,
-        shares: Vec<crate::share::Share>,
-        ends: Vec<(BufferIdx, BufferIdx)>,
-    ) -> Problem {
-        self.shares = shares;
-        self.share_ends = ends;
-        self
     }
 
     /// The same buffers without their shares: every buffer with storage of its own.
@@ -368,71 +184,6 @@ impl Problem {
     }
 }
 
-fn check_unique_ids(buffers: &[Buffer]) -> Result<(), ProblemError> {
-    let mut order: Vec<u32> = (0..buffers.len() as u32).collect();
-    crate::sort::unstable(&mut order, &mut |&a, &b| {
-        buffers[a as usize]
-            .id
-            .cmp(&buffers[b as usize].id)
-            .then(a.cmp(&b))
-    });
-    for w in order.windows(2) {
-        let (a, b) = (w[0] as usize, w[1] as usize);
-        if buffers[a].id == buffers[b].id {
-            return Err(ProblemError {
-                index: b,
-                id: buffers[b].id.clone(),
-                kind: ProblemErrorKind::DuplicateId { first_index: a },
-            });
-        }
-    }
-    Ok(())
-}
-
-/// Fixed buffers cannot move, so two that collide make every plan invalid.
-/// A sweep over time keeps the live fixed buffers ordered by offset; as they are
-/// pairwise disjoint, a newcomer collides with some live one iff it collides with its
-/// neighbour below or above. O(f log f) for f fixed buffers.
-fn check_fixed_disjoint(buffers: &[Buffer]) -> Result<(), ProblemError> {
-    use std::collections::BTreeMap;
-    let mut events: Vec<(Time, bool, usize)> = Vec::new();
-    for (i, b) in buffers.iter().enumerate() {
-        if b.fixed_offset.is_some() {
-            for seg in b.live_segments() {
-                events.push((seg.start, true, i));
-                events.push((seg.end, false, i));
-            }
-        }
-    }
-    // Ends sort before starts at the same time (half-open lifetimes).
-    events.sort_unstable();
-    let mut live: BTreeMap<u64, (u64, usize)> = BTreeMap::new();
-    for (_, is_start, i) in events {
-        let lo = buffers[i].fixed_offset.map_or(0, |o| o.0);
-        if !is_start {
-            live.remove(&lo);
-            continue;
-        }
-        let hi = lo + buffers[i].size.0;
-        let below = live
-            .range(..=lo)
-            .next_back()
-            .filter(|(_, &(end, _))| end > lo);
-        let above = live.range(lo..hi).next();
-        if let Some((_, &(_, j))) = below.or(above) {
-            return Err(ProblemError {
-                index: i,
-                id: buffers[i].id.clone(),
-                kind: ProblemErrorKind::FixedOverlap {
-                    other: buffers[j].id.clone(),
-                },
-            });
-        }
-        live.insert(lo, (hi, i));
-    }
-    Ok(())
-}
-
 /// One offset per buffer, indexed like [`Problem::buffers`], and the resulting height.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Plan {
@@ -486,6 +237,7 @@ impl Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ProblemErrorKind;
 
     #[test]
     fn live_segments_skip_gaps() {

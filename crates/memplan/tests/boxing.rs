@@ -5,8 +5,8 @@
 
 use memplan::testing::{generate_model_like, GenOptions};
 use memplan::{
-    check, max_load, plan, Bootstrap, BoxingOptions, Budget, Buffer, Options, Outcome, Plan,
-    Planner, Problem, Request, SqueezeFit,
+    check, max_load, plan, BoxingOptions, Budget, Buffer, CompactionFit, Options, Outcome, Plan,
+    PlanToBeat, Planner, Problem, Request,
 };
 use proptest::prelude::*;
 
@@ -28,10 +28,10 @@ fn unlimited() -> Request {
     Request::minimise().with_budget(Budget::unlimited())
 }
 
-const BOOTSTRAPS: [Bootstrap; 3] = [
-    Bootstrap::None,
-    Bootstrap::SizeThenLifetime,
-    Bootstrap::Greedy,
+const PLANS_TO_BEAT: [PlanToBeat; 3] = [
+    PlanToBeat::None,
+    PlanToBeat::SizeThenLifetime,
+    PlanToBeat::Greedy,
 ];
 
 fn run(problem: &Problem, options: &Options) -> Plan {
@@ -112,9 +112,9 @@ proptest! {
     #[test]
     fn valid_with_the_dummy_job(specs in prop::collection::vec(spec(40), 1..60), seed in 0u64..1000) {
         let p = build(&specs);
-        // Without the bootstrap the plan is boxing's own.
+        // Without a plan to beat the plan is boxing's own.
         let mut o = boxing(4, seed, 1);
-        o.boxing.bootstrap = Bootstrap::None;
+        o.boxing.plan_to_beat = PlanToBeat::None;
         run(&p, &o);
     }
 
@@ -123,7 +123,7 @@ proptest! {
     fn valid_with_wide_sizes(specs in prop::collection::vec(spec(1 << 24), 1..80), seed in 0u64..1000) {
         let p = build(&specs);
         let mut o = boxing(4, seed, 2);
-        o.boxing.bootstrap = Bootstrap::None;
+        o.boxing.plan_to_beat = PlanToBeat::None;
         run(&p, &o);
     }
 
@@ -132,7 +132,7 @@ proptest! {
     fn valid_above_four_gib(specs in prop::collection::vec(spec(1 << 40), 2..50), seed in 0u64..1000) {
         let p = build(&specs);
         let mut o = boxing(3, seed, 2);
-        o.boxing.bootstrap = Bootstrap::None;
+        o.boxing.plan_to_beat = PlanToBeat::None;
         run(&p, &o);
     }
 
@@ -160,16 +160,16 @@ proptest! {
         prop_assert_eq!(plan.height(), max_load(&p));
     }
 
-    /// Abandoning iterations early and the thread count change the time, not the plan.
+    /// Stopping losing iterations early and the thread count change the time, not the plan.
     #[test]
-    fn same_plan_whatever_threads_and_abandon(specs in prop::collection::vec(spec(5000), 1..60), seed in 0u64..1000, bootstrap in 0usize..3) {
+    fn same_plan_whatever_threads_and_stopping(specs in prop::collection::vec(spec(5000), 1..60), seed in 0u64..1000, to_beat in 0usize..3) {
         let p = build(&specs);
         let mut reference = None;
         for threads in [1, 2, 3] {
-            for abandon in [true, false] {
+            for stop in [true, false] {
                 let mut o = boxing(6, seed, threads);
-                o.boxing.abandon = abandon;
-                o.boxing.bootstrap = BOOTSTRAPS[bootstrap];
+                o.boxing.stop_losing_iterations = stop;
+                o.boxing.plan_to_beat = PLANS_TO_BEAT[to_beat];
                 let got = run(&p, &o);
                 match &reference {
                     None => reference = Some(got),
@@ -184,10 +184,10 @@ proptest! {
     fn every_option_combination_is_valid(specs in prop::collection::vec(spec(1 << 16), 1..40), mask in 0u32..256) {
         let p = build(&specs);
         let mut o = boxing(3, 7, 2);
-        o.boxing.bootstrap = BOOTSTRAPS[(mask as usize & 1) + (mask as usize >> 7 & 1)];
-        o.boxing.abandon = mask & 2 != 0;
+        o.boxing.plan_to_beat = PLANS_TO_BEAT[(mask as usize & 1) + (mask as usize >> 7 & 1)];
+        o.boxing.stop_losing_iterations = mask & 2 != 0;
         o.boxing.calibrate_epsilon = mask & 4 != 0;
-        o.boxing.squeeze = [SqueezeFit::FirstFit, SqueezeFit::BestFit, SqueezeFit::Alternate][(mask as usize >> 3) % 4 % 3];
+        o.boxing.compaction = [CompactionFit::FirstFit, CompactionFit::BestFit, CompactionFit::Alternate][(mask as usize >> 3) % 4 % 3];
         o.boxing.in_portfolio = mask & 32 != 0;
         o.boxing.inherit_critical_times = mask & 64 != 0;
         o.boxing.polish_moves = if mask & 128 != 0 { 50 } else { 0 };
@@ -199,10 +199,10 @@ proptest! {
     }
 }
 
-/// Boxing never does worse than its bootstrap: size-then-lifetime first-fit, or every
+/// Boxing never does worse than its plan to beat: size-then-lifetime first-fit, or every
 /// greedy planner.
 #[test]
-fn never_worse_than_its_bootstrap() {
+fn never_worse_than_its_plan_to_beat() {
     for seed in 0..4 {
         let p = generate_model_like(&GenOptions {
             buffers: 3000,
@@ -219,9 +219,9 @@ fn never_worse_than_its_bootstrap() {
             .height()
         };
         let mut o = boxing(3, seed, 2);
-        o.boxing.bootstrap = Bootstrap::SizeThenLifetime;
+        o.boxing.plan_to_beat = PlanToBeat::SizeThenLifetime;
         assert!(run(&p, &o).height() <= greedy("size-first-fit"));
-        o.boxing.bootstrap = Bootstrap::Greedy;
+        o.boxing.plan_to_beat = PlanToBeat::Greedy;
         let boxed = run(&p, &o).height();
         for order in ["size", "area", "lifetime", "start", "contention", "breadth"] {
             for fit in ["first-fit", "best-fit"] {
@@ -249,7 +249,7 @@ fn polish_never_raises_the_height() {
     }
 }
 
-/// A target fragmentation as large as the bootstrap's stops at once with that plan, and
+/// A target fragmentation as large as the plan to beat's stops at once with that plan, and
 /// different seeds are allowed to differ but each is reproducible.
 #[test]
 fn target_and_seeds() {
@@ -259,7 +259,7 @@ fn target_and_seeds() {
     });
     let mut o = boxing(5, 1, 2);
     o.boxing.target_fragmentation = u64::MAX / 4;
-    o.boxing.bootstrap = Bootstrap::SizeThenLifetime;
+    o.boxing.plan_to_beat = PlanToBeat::SizeThenLifetime;
     let first = run(&p, &o);
     let slff = run(
         &p,

@@ -107,7 +107,7 @@ fn an_endless_limit_is_no_limit() {
 
 /// `finish_first_plan` (on by default, in every door): however spent the time limit,
 /// the first greedy plan is finished, by the portfolio, by TelaMalloc in both modes and
-/// by boxing's bootstrap, so the answer is never the naive plan.
+/// by boxing's plan to beat, so the answer is never the naive plan.
 #[test]
 fn a_spent_limit_still_finishes_the_first_greedy_plan_when_asked() {
     let knobs = FuzzKnobs {
@@ -151,7 +151,7 @@ fn a_spent_limit_still_finishes_the_first_greedy_plan_when_asked() {
                     Outcome::Infeasible => None,
                 };
                 // Every family runs the one portfolio order, start-best-fit first, in both
-                // modes (issue 29: boxing's bootstrap and TelaMalloc's minimisation began
+                // modes (issue 29: boxing's plan to beat and TelaMalloc's minimisation began
                 // with size-best-fit, which a spent limit let run past the deadline).
                 let expected = &start_best_fit;
                 match got {

@@ -8,28 +8,28 @@
 //! jobs of similar size into *boxes* of a common size, and boxes into bigger boxes, until
 //! one size class of boxes is left (Theorem 16, [`boxer`]). Boxes of one size are packed
 //! optimally by interval graph colouring, and offsets flow down through the boxes to the
-//! buffers ([`unbox`]). Those offsets are sparse, so they only give an *order*: a
-//! first-fit pass in increasing offset makes the final plan ([`squeeze`]; best-fit is an
-//! option, [`SqueezeFit`]).
+//! buffers ([`unbox`]). Those offsets are sparse, so they only give an *order*: the
+//! *compaction*, a first-fit pass in increasing offset, makes the final plan (idealloc's
+//! "squeeze", §4: [`squeeze`]; best-fit is an option, [`CompactionFit`]).
 //!
 //! ```text
 //!   buffers ──► box (Thm 16 / Cor 15 / Thm 2 / Lemma 1) ──► unbox (Fig. 6)
 //!                                                            │ sparse offsets
-//!   best plan ◄── keep the lowest ◄── first-fit squeeze ◄────┘ (abandoned once
+//!   best plan ◄── keep the lowest ◄── compaction ◄───────────┘ (stopped once
 //!                                                              above the best)
 //! ```
 //!
-//! The plan to beat (the bootstrap, or the portfolio's incumbent) and the winning
+//! The plan to beat ([`PlanToBeat`], or the portfolio's incumbent) and the winning
 //! iteration's plan are polished by peak repair ([`crate::greedy::repair`], our addition:
 //! a local search around the plan's peak; [`BoxingOptions::polish_moves`]).
 //!
 //! # Invariants and choices
 //!
-//! - Plans are valid by construction of the squeeze alone: boxing only orders buffers.
+//! - Plans are valid by construction of the compaction alone: boxing only orders buffers.
 //! - A gapped buffer is boxed as if live for its whole lifetime (safe: it only makes
-//!   boxes more conservative); the squeeze honours its gaps. Fixed buffers are not boxed;
-//!   the squeeze places them first, at their offsets, and fits the others around them.
-//!   Alignment is honoured by the squeeze.
+//!   boxes more conservative); the compaction honours its gaps. Fixed buffers are not
+//!   boxed; the compaction places them first, at their offsets, and fits the others
+//!   around them. Alignment is honoured by the compaction.
 //! - Inputs whose size ratio is at most 2216.53 get a dummy job spanning all time
 //!   (§5.6, ineq. 12); ε is chosen inside the range of ineq. 11 ([`epsilon`]).
 //! - Randomness (Theorem 2's critical times) comes from [`Rng`] seeded per iteration and
@@ -38,11 +38,11 @@
 //!   every sort and heap here is deterministic and results are merged in a fixed order.
 //! - Parallelism (§5.9), on scoped threads only: iterations run side by side; inside an
 //!   iteration, Corollary 15's size classes are boxed in parallel (when there are more
-//!   threads than running iterations) and the squeeze splits into runs of whole time
+//!   threads than running iterations) and the compaction splits into runs of whole time
 //!   components on large inputs. Theorem 2's sub-problems are boxed one after the other
 //!   (a work stack), which keeps their output order fixed.
-//! - Iterations run on up to `threads` scoped threads. An iteration is abandoned once it
-//!   would end above the best height among the bootstrap plan and *lower-numbered*
+//! - Iterations run on up to `threads` scoped threads. An iteration is stopped once it
+//!   would end above the best height among the plan to beat and *lower-numbered*
 //!   iterations; the winner is the lowest height, ties to the lower iteration, among the
 //!   iterations up to the first that reached the target. That set does not depend on
 //!   timing, so neither does the plan. Only a time limit or a cancellation does.
@@ -70,20 +70,21 @@ use jobs::{colour_intervals, Arena, Job};
 /// request's budget ([`crate::Request`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BoxingOptions {
-    /// How many box-unbox-squeeze iterations to run at most. Default 100.
+    /// How many box-unbox-compact iterations to run at most. Default 100.
     pub iterations: u32,
     /// The seed of the random critical times. The same seed gives the same plan.
     pub seed: u64,
     /// Stop as soon as a plan's fragmentation (height − max load) is at most this many
     /// bytes. Default 0: stop only at a provably optimal plan.
     pub target_fragmentation: u64,
-    /// The plan the iterations must beat, returned when none does. Default
-    /// [`Bootstrap::Greedy`]. In the portfolio the portfolio's best greedy plan is used
-    /// whatever this says.
-    pub bootstrap: Bootstrap,
-    /// Abandon an iteration as soon as it exceeds the best height so far (§5.5). Does
-    /// not change the plan, only the time.
-    pub abandon: bool,
+    /// The plan the iterations must beat, returned when none does (idealloc's
+    /// "bootstrapping", Lamprakos et al. §5.5). Default [`PlanToBeat::Greedy`]. In the
+    /// portfolio the portfolio's best greedy plan is used whatever this says.
+    pub plan_to_beat: PlanToBeat,
+    /// Stop an iteration as soon as it would end above the best height so far, since it
+    /// can no longer win (idealloc abandons such iterations, Lamprakos et al. §5.5).
+    /// Does not change the plan, only the time.
+    pub stop_losing_iterations: bool,
     /// Calibrate ε to the value that yields the smallest final size ratio (§5.6); off:
     /// the low end of the legal range.
     pub calibrate_epsilon: bool,
@@ -91,14 +92,15 @@ pub struct BoxingOptions {
     /// them as critical times, as idealloc's code does (the free spaces of the proof,
     /// §3.3); off: each starts from one fresh random critical time.
     pub inherit_critical_times: bool,
-    /// How the squeeze picks an address. Default: first-fit, as the paper says.
-    pub squeeze: SqueezeFit,
+    /// How the compaction picks an address (idealloc's "squeeze", Lamprakos et al. §4).
+    /// Default: first-fit, as the paper says.
+    pub compaction: CompactionFit,
     /// Join the default portfolio ([`crate::Planner::Auto`]) when greedy leaves
     /// fragmentation.
     pub in_portfolio: bool,
     /// Peak-repair moves (our addition, not idealloc's): each lifts the buffers around
     /// the plan's peak and puts them back in a random order, and is kept only if the
-    /// height does not rise. It polishes the plan to beat (bootstrap or incumbent) before
+    /// height does not rise. It polishes the plan to beat (its own or the incumbent) before
     /// the iterations, and the winning iteration's plan after them. Each time, two seeded
     /// chains of this many moves run (side by side when there are two threads) and the
     /// lower plan wins. Default 1,000; 0 turns it off.
@@ -111,10 +113,10 @@ impl Default for BoxingOptions {
             iterations: 100,
             seed: 0,
             target_fragmentation: 0,
-            bootstrap: Bootstrap::Greedy,
-            abandon: true,
+            plan_to_beat: PlanToBeat::Greedy,
+            stop_losing_iterations: true,
             calibrate_epsilon: true,
-            squeeze: SqueezeFit::FirstFit,
+            compaction: CompactionFit::FirstFit,
             inherit_critical_times: true,
             in_portfolio: true,
             polish_moves: 1000,
@@ -122,12 +124,13 @@ impl Default for BoxingOptions {
     }
 }
 
-/// Where the boxing planner's plan to beat comes from (idealloc §5.5, "bootstrapping").
+/// Where the boxing planner's plan to beat comes from (idealloc's "bootstrapping",
+/// Lamprakos et al. §5.5).
 ///
-/// The bootstrap is polished by peak repair before the iterations start, and its height
-/// bounds them: an iteration is abandoned as soon as it would end above it.
+/// The plan to beat is polished by peak repair before the iterations start, and its
+/// height bounds them: an iteration is stopped as soon as it would end above it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Bootstrap {
+pub enum PlanToBeat {
     /// No plan to beat: the best iteration wins (the naive plan if none finishes).
     None,
     /// Size-then-lifetime first-fit, as idealloc does (§5.5).
@@ -140,34 +143,35 @@ pub enum Bootstrap {
     Greedy,
 }
 
-impl Bootstrap {
+impl PlanToBeat {
     /// `none`, `size-then-lifetime` or `greedy`.
     pub fn name(self) -> &'static str {
         match self {
-            Bootstrap::None => "none",
-            Bootstrap::SizeThenLifetime => "size-then-lifetime",
-            Bootstrap::Greedy => "greedy",
+            PlanToBeat::None => "none",
+            PlanToBeat::SizeThenLifetime => "size-then-lifetime",
+            PlanToBeat::Greedy => "greedy",
         }
     }
 }
 
-impl std::str::FromStr for Bootstrap {
+impl std::str::FromStr for PlanToBeat {
     type Err = String;
-    fn from_str(s: &str) -> Result<Bootstrap, String> {
+    fn from_str(s: &str) -> Result<PlanToBeat, String> {
         [
-            Bootstrap::None,
-            Bootstrap::SizeThenLifetime,
-            Bootstrap::Greedy,
+            PlanToBeat::None,
+            PlanToBeat::SizeThenLifetime,
+            PlanToBeat::Greedy,
         ]
         .into_iter()
         .find(|b| b.name() == s)
-        .ok_or_else(|| format!("unknown bootstrap `{s}` (none, size-then-lifetime, greedy)"))
+        .ok_or_else(|| format!("unknown plan to beat `{s}` (none, size-then-lifetime, greedy)"))
     }
 }
 
-/// How the squeeze (§4) picks each buffer's address.
+/// How the compaction (the first-fit pass that turns an iteration's order into a plan;
+/// idealloc's "squeeze", Lamprakos et al. §4) picks each buffer's address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum SqueezeFit {
+pub enum CompactionFit {
     /// The lowest address that fits, as idealloc's paper says (§4).
     FirstFit,
     /// The smallest gap that fits, as idealloc's code does (worse on iopddl-S and
@@ -177,22 +181,22 @@ pub enum SqueezeFit {
     Alternate,
 }
 
-impl SqueezeFit {
+impl CompactionFit {
     /// `first-fit`, `best-fit` or `alternate`.
     pub fn name(self) -> &'static str {
         match self {
-            SqueezeFit::FirstFit => "first-fit",
-            SqueezeFit::BestFit => "best-fit",
-            SqueezeFit::Alternate => "alternate",
+            CompactionFit::FirstFit => "first-fit",
+            CompactionFit::BestFit => "best-fit",
+            CompactionFit::Alternate => "alternate",
         }
     }
 
     fn for_iteration(self, k: usize) -> Fit {
         match self {
-            SqueezeFit::FirstFit => Fit::FirstFit,
-            SqueezeFit::BestFit => Fit::BestFit,
-            SqueezeFit::Alternate if k & 1 == 0 => Fit::FirstFit,
-            SqueezeFit::Alternate => Fit::BestFit,
+            CompactionFit::FirstFit => Fit::FirstFit,
+            CompactionFit::BestFit => Fit::BestFit,
+            CompactionFit::Alternate if k & 1 == 0 => Fit::FirstFit,
+            CompactionFit::Alternate => Fit::BestFit,
         }
     }
 }
@@ -200,10 +204,10 @@ impl SqueezeFit {
 /// What a boxing run did, beside its plan.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct RunStats {
-    /// Iterations that ran to the end of their squeeze.
+    /// Iterations that ran to the end of their compaction.
     pub completed: u32,
-    /// Iterations abandoned above the best height.
-    pub abandoned: u32,
+    /// Iterations stopped above the best height.
+    pub stopped: u32,
     /// The iteration whose plan won, if one beat the incumbent.
     pub winner: Option<u32>,
     /// The height before and after the peak repair (equal when it found nothing).
@@ -221,7 +225,7 @@ fn target(problem: &Problem, options: &BoxingOptions) -> Size {
 }
 
 /// Runs the boxing planner. `incumbent` is a plan to beat (the portfolio's best greedy
-/// plan); without one, the [`Bootstrap`] of the options makes it.
+/// plan); without one, the [`PlanToBeat`] of the options makes it.
 /// Always returns a plan: the naive one when the budget ran out before any other.
 pub(crate) fn run(
     problem: &Problem,
@@ -234,16 +238,16 @@ pub(crate) fn run(
         return (offsets, RunStats::default());
     }
     let threads = threads.max(1);
-    let incumbent = incumbent.or_else(|| match options.bootstrap {
-        Bootstrap::None => None,
-        Bootstrap::SizeThenLifetime => greedy::run(
+    let incumbent = incumbent.or_else(|| match options.plan_to_beat {
+        PlanToBeat::None => None,
+        PlanToBeat::SizeThenLifetime => greedy::run(
             problem,
             Order::Size,
             Fit::FirstFit,
             threads,
             &budget.first_plan(),
         ),
-        Bootstrap::Greedy => greedy::best_of(
+        PlanToBeat::Greedy => greedy::best_of(
             problem,
             &greedy::portfolio(),
             threads,
@@ -326,8 +330,8 @@ fn polish(
     (best, before, after)
 }
 
-/// The box-unbox-squeeze iterations against `incumbent` (the bootstrap or the
-/// portfolio's plan, already polished; `None` when the bootstrap is off). Not for the
+/// The box-unbox-compact iterations against `incumbent` (the plan to beat or the
+/// portfolio's plan, already polished; `None` when there is none). Not for the
 /// elementary cases, which [`run`] solves first.
 fn run_iterations(
     problem: &Problem,
@@ -380,7 +384,7 @@ fn run_iterations(
     let stop_at = AtomicUsize::new(usize::MAX);
     let next = AtomicUsize::new(0);
     let completed = AtomicUsize::new(0);
-    let abandoned = AtomicUsize::new(0);
+    let stopped = AtomicUsize::new(0);
     // Each iteration runs on a budget of its own, which an earlier iteration that reaches
     // the target cancels.
     let own: Vec<Budget> = (0..iterations).map(|_| budget.child()).collect();
@@ -405,10 +409,10 @@ fn run_iterations(
         };
         let iteration = Iteration {
             seed: iteration_seed(options.seed, k),
-            fit: options.squeeze.for_iteration(k),
+            fit: options.compaction.for_iteration(k),
             budget: &own[k],
             bound: options
-                .abandon
+                .stop_losing_iterations
                 .then_some(&bound as &(dyn Fn() -> Size + Sync)),
         };
         match iterate(
@@ -435,7 +439,7 @@ fn run_iterations(
                 }
             }
             Verdict::Stopped(Halt::OverBound) => {
-                abandoned.fetch_add(1, Ordering::Relaxed);
+                stopped.fetch_add(1, Ordering::Relaxed);
             }
             Verdict::Stopped(_) | Verdict::Infeasible => {}
         }
@@ -443,7 +447,7 @@ fn run_iterations(
     crate::workers::run_workers(workers, worker);
 
     stats.completed = completed.load(Ordering::Relaxed) as u32;
-    stats.abandoned = abandoned.load(Ordering::Relaxed) as u32;
+    stats.stopped = stopped.load(Ordering::Relaxed) as u32;
     let last = stop_at.load(Ordering::Relaxed);
     // The iterations that count (up to the first that reached the target): how many
     // the result depends on, whatever ran beside them.
@@ -502,15 +506,15 @@ fn prelude(problem: &Problem, free: &[BufferIdx], options: &BoxingOptions) -> (A
 /// What one iteration runs with, beside the prelude every iteration shares.
 struct Iteration<'a> {
     seed: u64,
-    /// How the squeeze picks addresses.
+    /// How the compaction picks addresses.
     fit: Fit,
     budget: &'a Budget,
-    /// The height to beat, re-read as the squeeze goes (abandoning at once above it);
-    /// `None` when abandoning is off.
+    /// The height to beat, re-read as the compaction goes (stopping at once above it);
+    /// `None` when stopping is off.
     bound: Option<&'a (dyn Fn() -> Size + Sync)>,
 }
 
-/// One box-unbox-squeeze iteration (§3, §4).
+/// One box-unbox-compact iteration (§3, §4).
 #[allow(clippy::too_many_arguments)]
 fn iterate(
     problem: &Problem,

@@ -1,7 +1,8 @@
-//! The squeeze (idealloc §4 and §5.7): buffers, taken by increasing sparse offset from
-//! unboxing, each get an aligned address that is free for their whole lifetime, around
-//! the fixed buffers (placed first, at their offsets): the lowest one (first-fit, as the
-//! paper says) or the one in the smallest gap (best-fit, as idealloc's code does).
+//! The compaction (idealloc's "squeeze", §4 and §5.7): buffers, taken by increasing
+//! sparse offset from unboxing, each get an aligned address that is free for their whole
+//! lifetime, around the fixed buffers (placed first, at their offsets): the lowest one
+//! (first-fit, as the paper says) or the one in the smallest gap (best-fit, as
+//! idealloc's code does).
 //!
 //! The placement itself is greedy's kernel ([`crate::greedy::place_sequence`]): conflicts
 //! come from an interval index of the placed buffers (the stand-in for idealloc's
@@ -10,8 +11,9 @@
 //! the same placements. Here gaps *are* honoured: a gapped buffer only conflicts with the
 //! buffers it is really live with, even though boxing treated it as live throughout.
 //!
-//! Bootstrapping (§5.5): as soon as one buffer would end above `bound`, the best height
-//! known so far, the squeeze gives up, since it could not beat that plan.
+//! Early stopping (idealloc's bootstrapping, §5.5): as soon as one buffer would end above
+//! `bound`, the best height known so far, the compaction gives up, since it could not
+//! beat that plan.
 
 use crate::analysis::split_at_components;
 use crate::budget::Budget;

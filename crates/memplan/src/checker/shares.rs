@@ -21,7 +21,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{placed_view, sorted_events, Collector};
+use super::violation::Collector;
+use super::{placed_view, sorted_events};
 use crate::share::ShareKind;
 use crate::types::{Buffer, BufferIdx, Lifetime, Offset, Problem, Time};
 use crate::Violation;

@@ -1,6 +1,6 @@
 //! The violations, the failure and the summary that all four checkers report: offset
 //! plans ([`super::check`]), plans across memories, tile plans and shared-object
-//! assignments.
+//! assignments; and the [`Collector`] they gather violations in.
 //! Each violation names the buffers (tensors, objects), times and addresses involved.
 
 use std::fmt;
@@ -489,6 +489,46 @@ impl From<Violation> for CheckFailure {
         CheckFailure {
             violations: vec![v],
             more: 0,
+        }
+    }
+}
+
+/// At most this many violations are collected; the rest are counted in
+/// [`CheckFailure::more`].
+pub(super) const MAX_VIOLATIONS: usize = 1000;
+
+/// What every checker collects: the first [`MAX_VIOLATIONS`] violations, and how many
+/// more.
+#[derive(Default)]
+pub(super) struct Collector {
+    violations: Vec<Violation>,
+    more: usize,
+}
+
+impl Collector {
+    /// Keeps `v`, or counts it once [`MAX_VIOLATIONS`] are kept.
+    pub(super) fn push(&mut self, v: Violation) {
+        if self.violations.len() < MAX_VIOLATIONS {
+            self.violations.push(v);
+        } else {
+            self.more += 1;
+        }
+    }
+
+    /// The failure: the violations collected.
+    pub(super) fn failure(self) -> CheckFailure {
+        CheckFailure {
+            violations: self.violations,
+            more: self.more,
+        }
+    }
+
+    /// `summary` when no violation was collected, else the failure.
+    pub(super) fn finish(self, summary: CheckSummary) -> Result<CheckSummary, CheckFailure> {
+        if self.violations.is_empty() {
+            Ok(summary)
+        } else {
+            Err(self.failure())
         }
     }
 }

@@ -103,7 +103,7 @@ fn alone(
             plan
         }
         Planner::Naive => Some(greedy::naive(problem)),
-        // Boxing makes its own first plan (its bootstrap) on the budget.
+        // Boxing makes its own first plan (its plan to beat) on the budget.
         Planner::Boxing => Some(boxing::run(problem, &options.boxing, threads, budget, None).0),
         Planner::Auto | Planner::GreedyPortfolio | Planner::Exact | Planner::Telamalloc => {
             unreachable!("not a single planner of the greedy pass")

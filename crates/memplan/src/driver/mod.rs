@@ -114,9 +114,9 @@ pub(crate) fn run(
     run_started(problem, request.capacity(), options, &budget, started)
 }
 
-/// [`crate::plan`] within a budget already started: how the other families (memories) ask
-/// the driver for a plan, with a budget derived from their own.
-#[cfg(feature = "memories")]
+/// [`crate::plan`] within a budget already started: how the other families (memories,
+/// tiles) ask the driver for a plan, with a budget derived from their own.
+#[cfg(any(feature = "memories", feature = "tiles"))]
 pub(crate) fn run_within(
     problem: &Problem,
     capacity: Option<Size>,

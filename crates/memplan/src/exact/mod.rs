@@ -40,36 +40,39 @@ use crate::types::{Offset, Size};
 
 /// A static preorder of the buffers (MiniMalloc §7): the order in which buffers at the
 /// same offset are tried, and the order index monotonicity refers to. Every key sorts
-/// larger first; the last tie goes to the input order.
+/// larger first; the last tie goes to the input order. A buffer's *section total* is the
+/// largest sum of unallocated sizes in one of its sections (the busiest stretch of time
+/// it crosses). Each variant's doc gives its keys in order, the name the CLI also accepts
+/// (`length-area-total`, …).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Preorder {
-    /// Longest lifetime, then largest area, then highest section total.
-    LengthAreaTotal,
-    /// Highest section total (the largest sum of unallocated sizes in one of the
-    /// buffer's sections), then area, then lifetime.
-    TotalAreaLength,
-    /// Highest section total, then lifetime, then area.
-    TotalLengthArea,
-    /// Largest size, then lifetime, then area.
-    SizeLengthArea,
+    /// Longest lifetime first, then largest area, then highest section total
+    /// (length-area-total).
+    LongestFirst,
+    /// Highest section total first, then area, then lifetime (total-area-length).
+    BusiestSectionThenArea,
+    /// Highest section total first, then lifetime, then area (total-length-area).
+    BusiestSectionThenLength,
+    /// Largest size first, then lifetime, then area (size-length-area).
+    LargestFirst,
 }
 
 impl Preorder {
     /// Every preorder.
     pub const ALL: [Preorder; 4] = [
-        Preorder::LengthAreaTotal,
-        Preorder::TotalAreaLength,
-        Preorder::TotalLengthArea,
-        Preorder::SizeLengthArea,
+        Preorder::LongestFirst,
+        Preorder::BusiestSectionThenArea,
+        Preorder::BusiestSectionThenLength,
+        Preorder::LargestFirst,
     ];
 
-    /// The name used by the CLI, e.g. `length-area-total`.
+    /// The name used by the CLI, e.g. `longest-first`.
     pub fn name(self) -> &'static str {
         match self {
-            Preorder::LengthAreaTotal => "length-area-total",
-            Preorder::TotalAreaLength => "total-area-length",
-            Preorder::TotalLengthArea => "total-length-area",
-            Preorder::SizeLengthArea => "size-length-area",
+            Preorder::LongestFirst => "longest-first",
+            Preorder::BusiestSectionThenArea => "busiest-section-then-area",
+            Preorder::BusiestSectionThenLength => "busiest-section-then-length",
+            Preorder::LargestFirst => "largest-first",
         }
     }
 }
@@ -117,9 +120,9 @@ impl Default for ExactOptions {
             decomposition: true,
             static_preordering: true,
             preorders: vec![
-                Preorder::LengthAreaTotal,
-                Preorder::TotalAreaLength,
-                Preorder::TotalLengthArea,
+                Preorder::LongestFirst,
+                Preorder::BusiestSectionThenArea,
+                Preorder::BusiestSectionThenLength,
             ],
             tighten: true,
         }

@@ -303,10 +303,10 @@ impl<'a> Search<'a> {
         let (length, area) = (self.m.length[b], self.m.area[b]);
         match self.preorder {
             None => [0, 0, 0],
-            Some(Preorder::LengthAreaTotal) => [length, area, total()],
-            Some(Preorder::TotalAreaLength) => [total(), area, length],
-            Some(Preorder::TotalLengthArea) => [total(), length, area],
-            Some(Preorder::SizeLengthArea) => [self.m.size[b].get(), length, area],
+            Some(Preorder::LongestFirst) => [length, area, total()],
+            Some(Preorder::BusiestSectionThenArea) => [total(), area, length],
+            Some(Preorder::BusiestSectionThenLength) => [total(), length, area],
+            Some(Preorder::LargestFirst) => [self.m.size[b].get(), length, area],
         }
     }
 

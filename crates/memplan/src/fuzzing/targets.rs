@@ -23,7 +23,7 @@ use crate::tiles::{
 };
 use crate::types::{Lifetime, Offset, Plan, Problem, Size};
 use crate::{
-    plan, Bootstrap, BoxingOptions, Budget, Goal, Options, Outcome, Planner, Report, Request,
+    plan, BoxingOptions, Budget, Goal, Options, Outcome, PlanToBeat, Planner, Report, Request,
 };
 
 /// The problem for a planner target: knobs drawn from the bytes, at most `max_buffers`.
@@ -268,10 +268,10 @@ pub fn plan_boxing(data: &[u8]) {
             seed: u.arbitrary().unwrap_or(0),
             calibrate_epsilon: u.arbitrary().unwrap_or(true),
             inherit_critical_times: u.arbitrary().unwrap_or(true),
-            bootstrap: [
-                Bootstrap::Greedy,
-                Bootstrap::SizeThenLifetime,
-                Bootstrap::None,
+            plan_to_beat: [
+                PlanToBeat::Greedy,
+                PlanToBeat::SizeThenLifetime,
+                PlanToBeat::None,
             ][u.int_in_range(0..=2).unwrap_or(0)],
             ..BoxingOptions::default()
         },

@@ -46,7 +46,7 @@ use crate::types::{BufferIdx, Offset, Problem, Size};
 pub(crate) type Span = (Offset, Offset);
 
 /// Every greedy planner, once, in the one portfolio order. Every family that runs
-/// several greedy planners (the driver's greedy pass, boxing's bootstrap, TelaMalloc's
+/// several greedy planners (the driver's greedy pass, boxing's plan to beat, TelaMalloc's
 /// minimisation) runs them in this order; it matters when the budget stops the later
 /// ones (the first plan is let finish past the deadline, so it must be the cheap one),
 /// and it breaks ties in height (the earlier planner's plan wins):

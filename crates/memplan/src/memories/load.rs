@@ -1,11 +1,12 @@
 //! The kept load over time, which the heuristic, the improvement, the baselines and the
 //! exact search all read: the sweep events of the kept buffers' live segments, the load
-//! between them, each buffer's time under overload, and a segment tree ([`LoadTree`])
-//! that answers "does this buffer still fit by load?".
+//! between them, each buffer's time under overload, and a range-add, max tree
+//! ([`LoadTree`], on `crate::maxtree`) that answers "does this buffer still fit by load?".
 //!
 //! The load at `t` counts the kept buffers live at `t` (gaps honoured, lifetimes
 //! half-open: a buffer ending at `t` and one starting at `t` never add up).
 
+use crate::maxtree::MaxTree;
 use crate::types::{BufferIdx, Size, Time};
 
 use super::model::LevelModel;
@@ -88,14 +89,13 @@ pub(crate) fn overload_time(model: &LevelModel<'_>, spilled: &[bool], ev: &[Even
         .collect()
 }
 
-/// The kept load over time as a segment tree over the elementary intervals between event
-/// times, supporting "add a buffer" and "would it fit" (range add, range max), both
-/// O(segments · log n).
+/// The kept load over time as a range-add, max tree (`crate::maxtree`) over the
+/// elementary intervals between event times, supporting "add a buffer" and "would it
+/// fit", both O(segments · log n).
 pub(crate) struct LoadTree<'m> {
     model: &'m LevelModel<'m>,
     times: Vec<Time>,
-    max: Vec<Size>,
-    add: Vec<Size>,
+    tree: MaxTree<Size>,
 }
 
 impl<'m> LoadTree<'m> {
@@ -113,8 +113,7 @@ impl<'m> LoadTree<'m> {
         let mut tree = LoadTree {
             model,
             times,
-            max: vec![Size::ZERO; 4 * leaves],
-            add: vec![Size::ZERO; 4 * leaves],
+            tree: MaxTree::new(&vec![Size::ZERO; leaves], Size::ZERO, Size::ZERO),
         };
         for i in model.problem.indices().filter(|&i| !spilled[i]) {
             tree.add(i);
@@ -127,59 +126,21 @@ impl<'m> LoadTree<'m> {
         (at(s), at(e))
     }
 
-    fn leaves(&self) -> usize {
-        self.times.len().max(1)
-    }
-
-    fn update(&mut self, node: usize, lo: usize, hi: usize, range: (usize, usize), v: Size) {
-        let (from, to) = range;
-        if to <= lo || hi <= from {
-            return;
-        }
-        if from <= lo && hi <= to {
-            self.max[node] += v;
-            self.add[node] += v;
-            return;
-        }
-        let mid = (lo + hi) / 2;
-        self.update(2 * node, lo, mid, range, v);
-        self.update(2 * node + 1, mid, hi, range, v);
-        self.max[node] = self.add[node] + self.max[2 * node].max(self.max[2 * node + 1]);
-    }
-
-    fn query(&self, node: usize, lo: usize, hi: usize, range: (usize, usize)) -> Size {
-        let (from, to) = range;
-        if to <= lo || hi <= from {
-            return Size::ZERO;
-        }
-        if from <= lo && hi <= to {
-            return self.max[node];
-        }
-        let mid = (lo + hi) / 2;
-        self.add[node]
-            + self
-                .query(2 * node, lo, mid, range)
-                .max(self.query(2 * node + 1, mid, hi, range))
-    }
-
     /// True when adding buffer `i` keeps the load at most the capacity.
     pub(crate) fn fits(&self, i: BufferIdx) -> bool {
         let b = self.model.problem.buffer(i);
         b.live_segments().all(|s| {
-            let r = self.span(s.start, s.end);
-            self.query(1, 0, self.leaves(), r) + b.size <= self.model.capacity
+            let (lo, hi) = self.span(s.start, s.end);
+            self.tree.max_in(lo, hi).unwrap_or(Size::ZERO) + b.size <= self.model.capacity
         })
     }
 
     /// Adds buffer `i`'s load.
     pub(crate) fn add(&mut self, i: BufferIdx) {
         let b = self.model.problem.buffer(i);
-        let size = b.size;
-        let segs: Vec<(Time, Time)> = b.live_segments().map(|s| (s.start, s.end)).collect();
-        for (s, e) in segs {
-            let r = self.span(s, e);
-            let leaves = self.leaves();
-            self.update(1, 0, leaves, r, size);
+        for s in b.live_segments() {
+            let (lo, hi) = self.span(s.start, s.end);
+            self.tree.range_add(lo, hi, b.size);
         }
     }
 }

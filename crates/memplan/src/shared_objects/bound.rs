@@ -4,8 +4,8 @@
 //! buffers of size `≥ z` are live at `t`. So the *i*-th positional maximum is the largest
 //! `z` such that, counting only buffers of size `≥ z`, some time has `i` of them live.
 //! Adding buffers in decreasing size order to a segment tree over time (range add,
-//! global max) gives every maximum in one pass, O(n log n), without sorting the profile
-//! of every time step:
+//! global max: `crate::maxtree`) gives every maximum in one pass, O(n log n), without
+//! sorting the profile of every time step:
 //!
 //! ```text
 //!   sizes added   max count    maxima found
@@ -16,6 +16,7 @@
 //!
 //! Lifetimes are whole here (gaps ignored), as everywhere in shared-object planning.
 
+use crate::maxtree::MaxTree;
 use crate::types::{BufferIdx, Problem, Size, Time};
 
 /// The positional maxima, largest first: one per buffer live at the busiest time.
@@ -29,7 +30,7 @@ pub fn positional_maxima(problem: &Problem) -> Vec<Size> {
     coords.dedup();
     // Elementary segments [coords[k], coords[k + 1]); a lifetime covers a run of them.
     let segments = coords.len().saturating_sub(1).max(1);
-    let mut tree = MaxAddTree::new(segments);
+    let mut tree = MaxTree::counts(segments);
     let mut order: Vec<BufferIdx> = problem.indices().collect();
     order.sort_unstable_by_key(|&i| std::cmp::Reverse(bufs[i].size));
     let mut maxima = Vec::new();
@@ -40,7 +41,7 @@ pub fn positional_maxima(problem: &Problem) -> Vec<Size> {
             let lt = bufs[order[k]].lifetime;
             let lo = coords.partition_point(|&c| c < lt.start);
             let hi = coords.partition_point(|&c| c < lt.end);
-            tree.add(lo, hi, 1);
+            tree.range_add(lo, hi, 1);
             k += 1;
         }
         let count = tree.max() as usize;
@@ -49,75 +50,6 @@ pub fn positional_maxima(problem: &Problem) -> Vec<Size> {
         }
     }
     maxima
-}
-
-/// A segment tree over `n` slots with "add `v` to slots `[lo, hi)`" and "max over
-/// slots `[lo, hi)`".
-pub(super) struct MaxAddTree {
-    n: usize,
-    max: Vec<i64>,
-    pending: Vec<i64>,
-}
-
-impl MaxAddTree {
-    pub(super) fn new(n: usize) -> MaxAddTree {
-        MaxAddTree {
-            n,
-            max: vec![0; 4 * n],
-            pending: vec![0; 4 * n],
-        }
-    }
-
-    fn max(&self) -> i64 {
-        self.max[1]
-    }
-
-    /// The largest value in slots `[lo, hi)` (0 when empty).
-    pub(super) fn max_in(&self, lo: usize, hi: usize) -> i64 {
-        if lo >= hi {
-            return 0;
-        }
-        self.max_node(1, 0, self.n, lo, hi)
-    }
-
-    fn max_node(&self, node: usize, nlo: usize, nhi: usize, lo: usize, hi: usize) -> i64 {
-        if hi <= nlo || nhi <= lo {
-            return i64::MIN;
-        }
-        if lo <= nlo && nhi <= hi {
-            return self.max[node];
-        }
-        let mid = (nlo + nhi) / 2;
-        self.pending[node]
-            + self.max_node(2 * node, nlo, mid, lo, hi).max(self.max_node(
-                2 * node + 1,
-                mid,
-                nhi,
-                lo,
-                hi,
-            ))
-    }
-
-    pub(super) fn add(&mut self, lo: usize, hi: usize, v: i64) {
-        if lo < hi {
-            self.add_node(1, 0, self.n, lo, hi, v);
-        }
-    }
-
-    fn add_node(&mut self, node: usize, nlo: usize, nhi: usize, lo: usize, hi: usize, v: i64) {
-        if hi <= nlo || nhi <= lo {
-            return;
-        }
-        if lo <= nlo && nhi <= hi {
-            self.max[node] += v;
-            self.pending[node] += v;
-            return;
-        }
-        let mid = (nlo + nhi) / 2;
-        self.add_node(2 * node, nlo, mid, lo, hi, v);
-        self.add_node(2 * node + 1, mid, nhi, lo, hi, v);
-        self.max[node] = self.pending[node] + self.max[2 * node].max(self.max[2 * node + 1]);
-    }
 }
 
 #[cfg(test)]

@@ -5,9 +5,9 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::bound::MaxAddTree;
 use super::objects::{Gap, ObjectIdx, Objects};
 use crate::index::TimeIndex;
+use crate::maxtree::MaxTree;
 use crate::types::{BufferIdx, Lifetime, Problem, Size, Time};
 
 const UNASSIGNED: ObjectIdx = ObjectIdx(u32::MAX);
@@ -314,7 +314,7 @@ struct BusyCount {
     /// Off: nothing is counted and the caller asks every object.
     enabled: bool,
     coords: Vec<Time>,
-    tree: MaxAddTree,
+    tree: MaxTree<i64>,
 }
 
 impl BusyCount {
@@ -323,7 +323,7 @@ impl BusyCount {
             return BusyCount {
                 enabled,
                 coords: Vec::new(),
-                tree: MaxAddTree::new(1),
+                tree: MaxTree::counts(1),
             };
         }
         let mut coords: Vec<Time> = problem
@@ -337,7 +337,7 @@ impl BusyCount {
         BusyCount {
             enabled,
             coords,
-            tree: MaxAddTree::new(n),
+            tree: MaxTree::counts(n),
         }
     }
 
@@ -353,11 +353,11 @@ impl BusyCount {
             return;
         }
         let (lo, hi) = self.slots(s, e);
-        self.tree.add(lo, hi, 1);
+        self.tree.range_add(lo, hi, 1);
     }
 
     fn max_in(&self, s: Time, e: Time) -> i64 {
         let (lo, hi) = self.slots(s, e);
-        self.tree.max_in(lo, hi)
+        self.tree.max_in(lo, hi).unwrap_or(0)
     }
 }

@@ -64,16 +64,17 @@
 //! another hole of that object keeps its gap, since its nearest neighbours are unchanged.
 
 pub(crate) mod bound;
-mod checker;
 mod greedy;
 mod objects;
 
 use std::time::{Duration, Instant};
 
+pub use crate::checker::check_shared_objects;
+pub use crate::shared_object_types::SharedAssignment;
 use bound::positional_maxima;
-pub use checker::check_shared_objects;
 
 use crate::error::PlanError;
+use crate::shared_object_types::saturating_sum;
 use crate::types::{Problem, Size};
 
 /// A shared-object strategy (TFLite §4).
@@ -154,40 +155,6 @@ impl Default for SharedOptions {
     }
 }
 
-/// An assignment of buffers to shared objects.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct SharedAssignment {
-    object_of: Vec<u32>,
-    object_sizes: Vec<Size>,
-}
-
-impl SharedAssignment {
-    /// An assignment from its parts: `object_of[i]` is the object of buffer `i`, and
-    /// `object_sizes[o]` the size of object `o`. Nothing is checked here: use
-    /// [`check_shared_objects`].
-    pub fn from_parts(object_of: Vec<u32>, object_sizes: Vec<Size>) -> SharedAssignment {
-        SharedAssignment {
-            object_of,
-            object_sizes,
-        }
-    }
-
-    /// The object of each buffer, indexed like the problem's buffers.
-    pub fn object_of(&self) -> &[u32] {
-        &self.object_of
-    }
-
-    /// The size of each object.
-    pub fn object_sizes(&self) -> &[Size] {
-        &self.object_sizes
-    }
-
-    /// The sum of the object sizes (saturating).
-    pub fn total(&self) -> Size {
-        saturating_sum(self.object_sizes.iter().copied())
-    }
-}
-
 /// One strategy's result inside [`plan_shared_objects`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SharedCandidate {
@@ -257,7 +224,7 @@ pub fn plan_shared_objects(
         candidates.push(SharedCandidate {
             strategy,
             total,
-            objects: assignment.object_sizes.len(),
+            objects: assignment.object_sizes().len(),
             elapsed: started.elapsed(),
         });
         if best.as_ref().is_none_or(|(b, _)| total < b.total()) {
@@ -299,9 +266,4 @@ fn run_strategy(
         SharedStrategy::SizeImproved => greedy::by_size_improved(problem, maxima, nearest_first),
     };
     SharedAssignment::from_parts(object_of.into_iter().map(|o| o.0).collect(), sizes)
-}
-
-/// The sum of `sizes`, at most `u64::MAX`.
-fn saturating_sum(sizes: impl Iterator<Item = Size>) -> Size {
-    sizes.fold(Size::ZERO, Size::saturating_add)
 }

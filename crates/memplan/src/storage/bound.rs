@@ -14,8 +14,8 @@
 //!   bound     8   8   8            the max load would count 16 at step 1
 //! ```
 
-use super::groups::named;
 use crate::share::{in_place_breach, ShareKind};
+use crate::types::joins::named;
 use crate::types::{Problem, Size, Time};
 
 /// The max load of `problem` with every share whose rule holds counted as taken where it

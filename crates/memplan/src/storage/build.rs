@@ -2,9 +2,9 @@
 //! [`choose`] takes.
 
 use super::choose::choose;
-use super::groups::{Groups, Shared, Storages};
 use crate::error::ProblemError;
-use crate::types::Problem;
+use crate::types::joins::{Groups, Shared};
+use crate::types::{Offset, Problem};
 
 /// The storages with the required shares taken (and, when `optional`, the optional
 /// ones [`choose`] takes), for `masks` (each buffer's allowed memories, several
@@ -14,7 +14,12 @@ pub(crate) fn build(
     masks: Option<&[u64]>,
     optional: bool,
 ) -> Result<Storages, ProblemError> {
-    let mut groups = Groups::new(Shared::of(problem), masks);
+    let shared = Shared {
+        buffers: problem.buffers(),
+        shares: problem.shares(),
+        ends: problem.all_share_ends(),
+    };
+    let mut groups = Groups::new(shared, masks);
     for k in 0..problem.shares().len() {
         if problem.shares()[k].required {
             let join = groups
@@ -24,10 +29,42 @@ pub(crate) fn build(
         }
     }
     if !optional {
-        return groups.storages();
+        return Storages::of(&groups);
     }
     let required = groups.clone();
     choose(problem, &mut groups);
     // A fixed storage that grew into another fixed buffer: the required shares alone.
-    groups.storages().or_else(|_| required.storages())
+    Storages::of(&groups).or_else(|_| Storages::of(&required))
+}
+
+/// A problem of storages and the way back to the buffers.
+#[derive(Clone, Debug)]
+pub(crate) struct Storages {
+    /// One buffer per storage, without shares.
+    pub(crate) problem: Problem,
+    /// Each buffer's storage, an index into `problem`.
+    pub(crate) storage_of: Vec<u32>,
+    /// Each buffer's offset inside its storage.
+    pub(crate) rel: Vec<u64>,
+}
+
+impl Storages {
+    /// The storages of `groups` as a problem without shares, and how to expand its plans.
+    fn of(groups: &Groups) -> Result<Storages, ProblemError> {
+        let (storages, storage_of) = groups.storage_buffers();
+        Ok(Storages {
+            problem: Problem::new(storages)?,
+            storage_of,
+            rel: groups.rels().to_vec(),
+        })
+    }
+
+    /// The buffers' offsets from the storages'.
+    pub(crate) fn expand(&self, storage_offsets: &[Offset]) -> Vec<Offset> {
+        self.storage_of
+            .iter()
+            .zip(&self.rel)
+            .map(|(&s, &r)| Offset(storage_offsets[s as usize].0 + r))
+            .collect()
+    }
 }

@@ -7,15 +7,15 @@
 //! taken when the storages' max load falls, or stays and the total area (bytes × steps)
 //! does not grow. The profile is a tree over the problem's distinct times with range
 //! additions and the maximum at its root, so each try costs O(m log T) for the m
-//! segments of the two storages (the tree is `crate::maxtree`'s, which TelaMalloc uses
-//! too).
+//! segments of the two storages (the tree is `crate::maxtree`'s, the one every planner
+//! keeps its loads in).
 //!
 //! The load only bounds the plan; the driver still plans without the optional shares and
 //! keeps that plan when it is lower (`driver/shares.rs`).
 
-use super::groups::{Groups, Join};
 use crate::maxtree::MaxTree;
 use crate::share::ShareKind;
+use crate::types::joins::{Groups, Join};
 use crate::types::{Lifetime, Problem, Time};
 
 /// The load of one storage: its size over the union of its members' live segments.

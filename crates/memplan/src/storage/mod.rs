@@ -19,11 +19,13 @@
 //! with a gap wherever no member is live; its size reaches the highest member's end; its
 //! alignment is the least common multiple of its members'; it is fixed when a member is.
 //!
-//! Invariants of [`Groups`], kept by every join: each member's `rel` is a multiple of its
-//! alignment; two members live together whose addresses overlap have a share declared
-//! between them whose rule holds at their `rel`s (so the expanded plan passes the
-//! checker whenever the storages' plan does); fixed members agree on the storage's
-//! offset; the members' memory masks (several memories) have a common memory.
+//! The joins are `Groups`, in `crate::types::joins`, where the rules of
+//! `Problem::with_shares` take the required shares too. Invariants kept by every join:
+//! each member's `rel` is a multiple of its alignment; two members live together whose
+//! addresses overlap have a share declared between them whose rule holds at their
+//! `rel`s (so the expanded plan passes the checker whenever the storages' plan does);
+//! fixed members agree on the storage's offset; the members' memory masks (several
+//! memories) have a common memory.
 
 #[cfg(feature = "shares")]
 mod bound;
@@ -31,9 +33,9 @@ mod bound;
 mod build;
 #[cfg(feature = "shares")]
 mod choose;
-#[cfg(feature = "shares")]
-mod groups;
-mod rules;
 
 #[cfg(feature = "shares")]
-pub(crate) use {bound::shared_max_load, build::build, groups::Storages};
+pub(crate) use {
+    bound::shared_max_load,
+    build::{build, Storages},
+};

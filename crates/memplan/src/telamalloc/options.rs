@@ -1,6 +1,6 @@
 //! TelaMalloc's options: one field per technique, grouped as in the paper. Every technique
-//! is on by default and has a `--tm-no-…` switch on the command line, so that an ablation
-//! is a list of flags.
+//! is on by default and has a `--telamalloc-no-…` switch on the command line, named after
+//! its field, so that an ablation is a list of flags.
 
 use std::ops::{Deref, DerefMut};
 

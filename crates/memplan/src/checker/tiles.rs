@@ -9,8 +9,9 @@
 //! check rests on eq. 1 alone. Items are swept in start order; each is compared with
 //! the live items of other tensors by merging their sorted byte runs.
 
-use super::TiledProblem;
-use crate::checker::{CheckFailure, CheckSummary, Violation, MAX_VIOLATIONS};
+use super::violation::Collector;
+use super::{CheckFailure, CheckSummary, Violation};
+use crate::tile_types::TiledProblem;
 use crate::types::{Lifetime, Offset, Size};
 
 struct Item {
@@ -67,22 +68,14 @@ pub fn check_tiles(
     offsets: &[Offset],
 ) -> Result<CheckSummary, CheckFailure> {
     let tensors = problem.tensors();
-    let mut violations = Vec::new();
-    let mut more = 0usize;
-    let mut report = |v| {
-        if violations.len() < MAX_VIOLATIONS {
-            violations.push(v);
-        } else {
-            more += 1;
-        }
-    };
     if offsets.len() != tensors.len() {
-        report(Violation::TileCount {
+        return Err(Violation::TileCount {
             expected: tensors.len(),
             found: offsets.len(),
-        });
-        return Err(CheckFailure { violations, more });
+        }
+        .into());
     }
+    let mut c = Collector::default();
     let mut items: Vec<Item> = Vec::new();
     for (ti, t) in tensors.iter().enumerate() {
         let base = offsets[ti].get();
@@ -106,7 +99,7 @@ pub fn check_tiles(
                     runs,
                 }),
                 None => {
-                    report(Violation::TileOverflow {
+                    c.push(Violation::TileOverflow {
                         tensor: t.id.clone(),
                     });
                     break;
@@ -127,7 +120,7 @@ pub fn check_tiles(
                 continue;
             }
             if let Some(bytes) = first_shared(&other.runs, &it.runs) {
-                report(Violation::TileOverlap {
+                c.push(Violation::TileOverlap {
                     first: (tensors[other.tensor].id.clone(), other.name.clone()),
                     second: (tensors[it.tensor].id.clone(), it.name.clone()),
                     time: it.lifetime.start.get(),
@@ -137,14 +130,10 @@ pub fn check_tiles(
         }
         live.push(k);
     }
-    if violations.is_empty() {
-        Ok(CheckSummary {
-            items: Some(items.len()),
-            ..CheckSummary::new(tensors.len(), Size(peak))
-        })
-    } else {
-        Err(CheckFailure { violations, more })
-    }
+    c.finish(CheckSummary {
+        items: Some(items.len()),
+        ..CheckSummary::new(tensors.len(), Size(peak))
+    })
 }
 
 fn first_shared(a: &[(u64, u64)], b: &[(u64, u64)]) -> Option<(u64, u64)> {

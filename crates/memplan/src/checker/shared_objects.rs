@@ -9,8 +9,9 @@
 //! buffer starts at or after the latest end seen before it. O(n log n). Shares no code
 //! with the strategies.
 
-use super::SharedAssignment;
-use crate::checker::{CheckFailure, CheckSummary, Violation, MAX_VIOLATIONS};
+use super::violation::Collector;
+use super::{CheckFailure, CheckSummary, Violation};
+use crate::shared_object_types::SharedAssignment;
 use crate::types::{BufferIdx, Problem, Time};
 
 /// Checks `assignment` against `problem`: one object per buffer, object ids below the
@@ -23,17 +24,9 @@ pub fn check_shared_objects(
     let bufs = problem.buffers();
     let object_of = assignment.object_of();
     let sizes = assignment.object_sizes();
-    let mut violations = Vec::new();
-    let mut more = 0usize;
-    let mut report = |v: Violation| {
-        if violations.len() < MAX_VIOLATIONS {
-            violations.push(v);
-        } else {
-            more += 1;
-        }
-    };
+    let mut c = Collector::default();
     if object_of.len() != bufs.len() {
-        report(Violation::ObjectCount {
+        c.push(Violation::ObjectCount {
             expected: bufs.len(),
             found: object_of.len(),
         });
@@ -41,13 +34,13 @@ pub fn check_shared_objects(
         let mut members: Vec<(u32, Time, BufferIdx)> = Vec::with_capacity(bufs.len());
         for (&o, (i, b)) in object_of.iter().zip(problem.indexed()) {
             match sizes.get(o as usize) {
-                None => report(Violation::UnknownObject {
+                None => c.push(Violation::UnknownObject {
                     buffer: b.id.clone(),
                     object: o,
                 }),
                 Some(&object_size) => {
                     if object_size < b.size {
-                        report(Violation::ObjectTooSmall {
+                        c.push(Violation::ObjectTooSmall {
                             object: o,
                             object_size,
                             buffer: b.id.clone(),
@@ -65,7 +58,7 @@ pub fn check_shared_objects(
             match latest {
                 Some((lo, j)) if lo == o => {
                     if bufs[j].lifetime.end > start {
-                        report(Violation::ObjectOverlap {
+                        c.push(Violation::ObjectOverlap {
                             object: o,
                             first: (bufs[j].id.clone(), bufs[j].lifetime),
                             second: (bufs[i].id.clone(), bufs[i].lifetime),
@@ -79,14 +72,10 @@ pub fn check_shared_objects(
             }
         }
     }
-    if violations.is_empty() {
-        Ok(CheckSummary {
-            objects: Some(sizes.len()),
-            ..CheckSummary::new(bufs.len(), assignment.total())
-        })
-    } else {
-        Err(CheckFailure { violations, more })
-    }
+    c.finish(CheckSummary {
+        objects: Some(sizes.len()),
+        ..CheckSummary::new(bufs.len(), assignment.total())
+    })
 }
 
 #[cfg(test)]

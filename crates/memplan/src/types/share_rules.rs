@@ -1,55 +1,46 @@
-//! The rules of [`Problem::with_shares`]: the shares a problem declares, each checked
-//! on its own against the buffers, and the required ones together (taken with
-//! [`super::groups::Groups`], the joins the planner makes).
+//! The rules of [`Problem::with_shares`](crate::Problem::with_shares) (stated in
+//! `crate::share`): the shares a problem declares, each checked on its own against the
+//! buffers, and the required ones together, taken with [`super::joins::Groups`] (the
+//! joins the planner makes too). Without the feature `shares`, any share is refused.
 
-use crate::error::ProblemError;
+use super::buffer::Buffer;
+use crate::error::{ProblemError, ProblemErrorKind};
 use crate::share::Share;
+use crate::units::BufferIdx;
 #[cfg(feature = "shares")]
-use crate::share::ShareKind;
-use crate::types::{Buffer, Problem};
-
-impl Problem {
-    /// [`Problem::new`] with declared [`crate::Share`]s: the rules of `new`, and each
-    /// share names two distinct buffers of the problem, once; its offset keeps the
-    /// buffer aligned; an inside share fits in its target; a required share's lifetime
-    /// rule holds, and the required shares do not contradict each other (see
-    /// [`crate::share`]). An optional share whose lifetime rule does not hold is kept but
-    /// never taken. Without the feature `shares`, any share is refused.
-    pub fn with_shares(buffers: Vec<Buffer>, shares: Vec<Share>) -> Result<Problem, ProblemError> {
-        let problem = Problem::new(buffers)?;
-        let ends = validate(problem.buffers(), &shares)?;
-        Ok(problem.with_checked_shares(shares, ends))
-    }
-}
+use {
+    super::buffer::check_buffers,
+    super::joins::{named, Groups, Shared},
+    crate::share::{in_place_breach, ShareKind},
+};
 
 /// Without the `shares` feature, any share is refused.
 #[cfg(not(feature = "shares"))]
-fn validate(
-    buffers: &[crate::types::Buffer],
+pub(super) fn validate(
+    buffers: &[Buffer],
     shares: &[Share],
-) -> Result<Vec<(crate::types::BufferIdx, crate::types::BufferIdx)>, crate::error::ProblemError> {
+) -> Result<Vec<(BufferIdx, BufferIdx)>, ProblemError> {
     match shares.first() {
         None => Ok(Vec::new()),
-        Some(s) => Err(crate::error::ProblemError {
+        Some(s) => Err(ProblemError {
             index: buffers.iter().position(|b| b.id == s.buffer).unwrap_or(0),
             id: s.buffer.clone(),
-            kind: crate::error::ProblemErrorKind::SharesNotBuilt,
+            kind: ProblemErrorKind::SharesNotBuilt,
         }),
     }
 }
 
-/// The rules of [`crate::Problem::with_shares`] on `shares`: each names two distinct
+/// The rules of [`Problem::with_shares`](crate::Problem::with_shares) on `shares`: each names two distinct
 /// buffers, once; its offset keeps the buffer aligned; an inside share fits; a required
 /// share holds, and the required shares together can be taken. Returns each share's
 /// `(buffer, target)`.
 #[cfg(feature = "shares")]
-fn validate(
-    buffers: &[crate::types::Buffer],
+pub(super) fn validate(
+    buffers: &[Buffer],
     shares: &[Share],
-) -> Result<Vec<(crate::types::BufferIdx, crate::types::BufferIdx)>, crate::error::ProblemError> {
-    use crate::error::{ProblemError, ProblemErrorKind as K};
-    use crate::types::BufferIdx;
+) -> Result<Vec<(BufferIdx, BufferIdx)>, ProblemError> {
     use std::collections::HashMap;
+    use ProblemErrorKind as K;
     if shares.is_empty() {
         return Ok(Vec::new());
     }
@@ -103,9 +94,7 @@ fn validate(
             }));
         }
         if s.required && s.kind == ShareKind::InPlace {
-            if let Some(reason) =
-                crate::share::in_place_breach(super::groups::named(b), super::groups::named(t))
-            {
+            if let Some(reason) = in_place_breach(named(b), named(t)) {
                 return Err(err(K::RequiredShareCannotHold {
                     target: t.id.clone(),
                     reason,
@@ -132,6 +121,61 @@ fn validate(
             },
         });
     }
-    super::groups::check_required(buffers, shares, &ends)?;
+    check_required(buffers, shares, &ends)?;
     Ok(ends)
+}
+
+#[cfg(feature = "shares")]
+/// The required shares of [`Problem::with_shares`](crate::Problem::with_shares) taken
+/// together: an error naming the
+/// first that cannot be taken with those before it.
+fn check_required(
+    buffers: &[Buffer],
+    shares: &[Share],
+    ends: &[(BufferIdx, BufferIdx)],
+) -> Result<(), ProblemError> {
+    let mut groups = Groups::new(
+        Shared {
+            buffers,
+            shares,
+            ends,
+        },
+        None,
+    );
+    for k in (0..shares.len()).filter(|&k| shares[k].required) {
+        match groups.plan_take(k) {
+            Ok(join) => groups.apply(join),
+            Err(reason) => {
+                let (b, t) = ends[k];
+                return Err(ProblemError {
+                    index: b.index(),
+                    id: buffers[b.index()].id.clone(),
+                    kind: ProblemErrorKind::RequiredShareCannotHold {
+                        target: buffers[t.index()].id.clone(),
+                        reason,
+                    },
+                });
+            }
+        }
+    }
+    // The storages of the required shares must form a problem: a fixed storage reserves
+    // its span, which may meet another fixed buffer.
+    let (mut storages, _) = groups.storage_buffers();
+    check_buffers(&mut storages).map(|_| ()).map_err(|e| {
+        let (b, t) = shares
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.required)
+            .map(|(k, _)| ends[k])
+            .next()
+            .expect("storages differ from buffers only with required shares");
+        ProblemError {
+            index: b.index(),
+            id: buffers[b.index()].id.clone(),
+            kind: ProblemErrorKind::RequiredShareCannotHold {
+                target: buffers[t.index()].id.clone(),
+                reason: format!("the storage of the required shares does not fit: {e}"),
+            },
+        }
+    })
 }

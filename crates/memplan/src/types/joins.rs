@@ -1,9 +1,22 @@
-//! The storages so far ([`Groups`]): which buffers the shares taken join, where each
-//! sits in its storage, and the rules a join must keep (see the [parent](super)).
+//! The joins that taking shares makes ([`Groups`]): which buffers share a storage, where
+//! each sits in it, and the rules a join must keep.
+//! [`Problem::with_shares`](crate::Problem::with_shares) takes the required shares with
+//! them to check that they hold together; the planner's storages (`crate::storage`)
+//! take the optional ones too.
+//!
+//! # The model
+//!
+//! Taking a [`Share`] of `b` over `t` fixes `b`'s offset to `t`'s plus the share's
+//! offset; the buffers joined this way form a *storage*, one rectangle whose members sit
+//! at fixed offsets inside it (`rel`). Invariants of [`Groups`], kept by every join: each
+//! member's `rel` is a multiple of its alignment; two members live together whose
+//! addresses overlap have a share declared between them whose rule holds at their
+//! `rel`s; fixed members agree on the storage's offset; the members' memory masks
+//! (several memories) have a common memory.
 
-use crate::error::{ProblemError, ProblemErrorKind};
+use super::buffer::Buffer;
 use crate::share::{in_place_breach, Share, ShareKind};
-use crate::types::{Buffer, BufferIdx, Lifetime, Offset, Problem, Size};
+use crate::units::{BufferIdx, Lifetime, Offset, Size};
 
 /// The buffers and their shares, read by [`Groups`].
 #[derive(Clone, Copy)]
@@ -11,16 +24,6 @@ pub(crate) struct Shared<'a> {
     pub(crate) buffers: &'a [Buffer],
     pub(crate) shares: &'a [Share],
     pub(crate) ends: &'a [(BufferIdx, BufferIdx)],
-}
-
-impl<'a> Shared<'a> {
-    pub(crate) fn of(problem: &'a Problem) -> Shared<'a> {
-        Shared {
-            buffers: problem.buffers(),
-            shares: problem.shares(),
-            ends: problem.all_share_ends(),
-        }
-    }
 }
 
 /// Joining two storages: every member of `keep` moves up by `shift_keep`, every member
@@ -36,7 +39,7 @@ pub(crate) struct Join {
 /// The storages so far: which buffers are joined, and where each sits in its storage.
 #[derive(Clone)]
 pub(crate) struct Groups<'a> {
-    pub(super) shared: Shared<'a>,
+    pub(crate) shared: Shared<'a>,
     /// `(unordered buffer pair, share index)`, sorted: the shares of a pair.
     by_pair: Vec<((u32, u32), u32)>,
     /// Each buffer's storage (the index of its representative).
@@ -270,8 +273,9 @@ impl<'a> Groups<'a> {
         self.mask[keep] &= self.mask[absorb];
     }
 
-    /// The storages as a problem without shares, and how to expand its plans.
-    pub(crate) fn storages(&self) -> Result<Storages, ProblemError> {
+    /// The storages as buffers, one per storage in the order of their first members
+    /// (each named after it), and each buffer's storage, an index into them.
+    pub(crate) fn storage_buffers(&self) -> (Vec<Buffer>, Vec<u32>) {
         let bufs = self.shared.buffers;
         let mut reps: Vec<u32> = Vec::new();
         let mut index_of = vec![u32::MAX; bufs.len()];
@@ -283,15 +287,15 @@ impl<'a> Groups<'a> {
             }
         }
         let merged: Vec<Buffer> = reps.iter().map(|&g| self.storage_buffer(g)).collect();
-        let problem = Problem::new(merged)?;
         let storage_of = (0..bufs.len())
             .map(|i| index_of[self.group[i] as usize])
             .collect();
-        Ok(Storages {
-            problem,
-            storage_of,
-            rel: self.rel.clone(),
-        })
+        (merged, storage_of)
+    }
+
+    /// Each buffer's offset in its storage.
+    pub(crate) fn rels(&self) -> &[u64] {
+        &self.rel
     }
 
     /// Storage `g` as one buffer: named after its first member.
@@ -365,81 +369,7 @@ impl<'a> Groups<'a> {
     }
 }
 
-/// A problem of storages and the way back to the buffers.
-#[derive(Clone, Debug)]
-pub(crate) struct Storages {
-    /// One buffer per storage, without shares.
-    pub(crate) problem: Problem,
-    /// Each buffer's storage, an index into `problem`.
-    pub(crate) storage_of: Vec<u32>,
-    /// Each buffer's offset inside its storage.
-    pub(crate) rel: Vec<u64>,
-}
-
-impl Storages {
-    /// The buffers' offsets from the storages'.
-    pub(crate) fn expand(&self, storage_offsets: &[Offset]) -> Vec<Offset> {
-        self.storage_of
-            .iter()
-            .zip(&self.rel)
-            .map(|(&s, &r)| Offset(storage_offsets[s as usize].0 + r))
-            .collect()
-    }
-}
-
-/// The required shares of [`Problem::with_shares`] taken together: an error naming the
-/// first that cannot be taken with those before it.
-pub(crate) fn check_required(
-    buffers: &[Buffer],
-    shares: &[Share],
-    ends: &[(BufferIdx, BufferIdx)],
-) -> Result<(), ProblemError> {
-    let mut groups = Groups::new(
-        Shared {
-            buffers,
-            shares,
-            ends,
-        },
-        None,
-    );
-    for k in (0..shares.len()).filter(|&k| shares[k].required) {
-        match groups.plan_take(k) {
-            Ok(join) => groups.apply(join),
-            Err(reason) => {
-                let (b, t) = ends[k];
-                return Err(ProblemError {
-                    index: b.index(),
-                    id: buffers[b.index()].id.clone(),
-                    kind: ProblemErrorKind::RequiredShareCannotHold {
-                        target: buffers[t.index()].id.clone(),
-                        reason,
-                    },
-                });
-            }
-        }
-    }
-    // The storages of the required shares must form a problem: a fixed storage reserves
-    // its span, which may meet another fixed buffer.
-    groups.storages().map(|_| ()).map_err(|e| {
-        let (b, t) = shares
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.required)
-            .map(|(k, _)| ends[k])
-            .next()
-            .expect("storages differ from buffers only with required shares");
-        ProblemError {
-            index: b.index(),
-            id: buffers[b.index()].id.clone(),
-            kind: ProblemErrorKind::RequiredShareCannotHold {
-                target: buffers[t.index()].id.clone(),
-                reason: format!("the storage of the required shares does not fit: {e}"),
-            },
-        }
-    })
-}
-
 /// A buffer as the share rules name it: its id and lifetime.
-pub(super) fn named(b: &Buffer) -> (&str, Lifetime) {
+pub(crate) fn named(b: &Buffer) -> (&str, Lifetime) {
     (&b.id, b.lifetime)
 }
