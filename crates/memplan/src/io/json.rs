@@ -77,6 +77,8 @@ struct BufferIn {
 /// A buffer's fields of several memories: its traffic (`cost`, spill's word), its memory
 /// (spill's preference: `fast`, `slow`, `either`), its allowed memories (a name or a list
 /// of names) and its access count.
+// Read by `io::memories` (feature `memories`); without it, carried and dropped.
+#[cfg_attr(not(feature = "memories"), allow(dead_code))]
 pub(crate) struct BufferExtra {
     pub(crate) cost: Option<u64>,
     pub(crate) memory: Option<serde_json::Value>,
@@ -86,6 +88,7 @@ pub(crate) struct BufferExtra {
 
 /// What a JSON problem holds beside its buffers: the `memories` section and each
 /// buffer's [`BufferExtra`].
+#[cfg_attr(not(feature = "memories"), allow(dead_code))]
 pub(crate) struct JsonExtra {
     pub(crate) memories: Option<serde_json::Value>,
     pub(crate) buffers: Vec<BufferExtra>,
