@@ -223,6 +223,29 @@ def test_issue_52_in_place_with_a_fast_memory_is_one_library_call(monkeypatch):
     assert torch.equal(_run(program, [x])[0], _run(unshared, [x])[0])
 
 
+def test_issue_52_the_in_place_rule_is_the_librarys(monkeypatch):
+    """Issue 52: the door asks the library's in-place rule (``share::in_place_breach``,
+    through ``_memplan._in_place_breach``) before it declares an in-place share; a rule
+    that refuses everything leaves the inside shares (concat) alone."""
+    edge, _, _ = _small("squeezenet1_1", 64)
+    assert memplan._memplan._in_place_breach(("out", 4, 9), ("x", 0, 5)) is None
+    assert "read later" in memplan._memplan._in_place_breach(("out", 4, 9), ("x", 0, 6))
+    assert "born at 5" in memplan._memplan._in_place_breach(("out", 4, 9), ("x", 5, 5))
+    _, pass_ = _lower(edge, in_place=True)
+    kinds = {sh.kind for sh in pass_.memory_planning_algo.algo_list[0].taken}
+    assert "in_place" in kinds
+    asked = []
+
+    def refuse(buffer, target):
+        asked.append((buffer, target))
+        return "refused"
+
+    monkeypatch.setattr(memplan._memplan, "_in_place_breach", refuse)
+    _, pass_ = _lower(edge, in_place=True)
+    assert asked
+    assert {sh.kind for sh in pass_.memory_planning_algo.algo_list[0].taken} <= {"inside"}
+
+
 # --- Every op on the list, shared against unshared --------------------------------
 
 
