@@ -11,6 +11,7 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 
 mod arrays;
 mod convert;
+mod inplace;
 mod memories;
 mod problem;
 mod tflite;
@@ -572,6 +573,7 @@ fn _memplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(render, m)?)?;
     m.add_function(wrap_pyfunction!(tflite::_plan_tflite, m)?)?;
     m.add_function(wrap_pyfunction!(tflite::_multi_subgraph_note, m)?)?;
+    m.add_function(wrap_pyfunction!(inplace::_in_place_breach, m)?)?;
     let py = m.py();
     m.add("MemplanError", py.get_type::<MemplanError>())?;
     m.add("InputError", InputError::type_object(py))?;

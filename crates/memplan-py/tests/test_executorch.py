@@ -256,21 +256,63 @@ def test_fast_capacity_keeps_other_arenas_and_checks_the_spill(monkeypatch):
     with pytest.raises(ValueError, match="fast_capacity"):
         memplan.executorch.Algorithm(fast_capacity=-1)
 
-    real = memplan.executorch.Algorithm._solve_spill
+    real = memplan.executorch.Algorithm._solve
 
-    def everything_at_zero(self, problem, capacity, time_limit):
-        plan = real(self, problem, capacity, time_limit)
+    def everything_at_zero(self, problem, time_limit, **request):
+        plan = real(self, problem, time_limit, **request)
+        assert request.get("memories"), "arena 1 under fast_capacity: two memories"
         fake = types.SimpleNamespace(**{k: getattr(plan, k) for k in (
-            "spilled", "cost", "lower_bound", "elapsed")})
+            "cost", "lower_bound", "elapsed", "taken_shares")})
         fake.offsets = [0] * len(plan.offsets)  # a and b, both live, both fast at 0
-        fake.spilled = [False] * len(plan.spilled)
+        fake.memory_index = [0] * len(plan.memory_index)
         return fake
 
-    monkeypatch.setattr(memplan.executorch.Algorithm, "_solve_spill", everything_at_zero)
+    monkeypatch.setattr(memplan.executorch.Algorithm, "_solve", everything_at_zero)
     with pytest.raises(memplan.CheckError, match="overlap"):
         memplan.executorch.Algorithm(time_limit=None, fast_capacity=64)(
             16, [a, b], types.SimpleNamespace(input_mem_buffer_sizes=None), None, 0
         )
+
+
+def _count_library_calls(monkeypatch):
+    """Counts the calls of the library's entry point (``memplan._memplan.plan``, which
+    the door's private modules call); the package face's ``plan`` and ``plan_spill``
+    must not be called at all."""
+    calls = []
+    real = memplan._memplan.plan
+
+    def counting(problem, *args, **kwargs):
+        calls.append(kwargs.get("memories"))
+        return real(problem, *args, **kwargs)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the ExecuTorch door calls the library's entry point only")
+
+    monkeypatch.setattr(memplan._memplan, "plan", counting)
+    for name in ("plan", "plan_spill"):
+        monkeypatch.setattr(memplan, name, refused)
+    monkeypatch.setattr(memplan._memplan, "plan_spill", refused)
+    return calls
+
+
+def test_issue_52_one_library_call_per_arena_group(monkeypatch):
+    """Issue 52: the door asks the library once per arena group (an arena, or arena 1
+    with its slow arena under fast_capacity); the library's driver makes the fallbacks
+    and comparisons."""
+    calls = _count_library_calls(monkeypatch)
+    a, b, c = _spec(0, 3, (8,)), _spec(0, 1, (8,)), _spec(1, 3, (8,))
+    other = _spec(0, 1, (4,), mem_id=2)
+    gm = types.SimpleNamespace(input_mem_buffer_sizes=[0, 16])
+    memplan.executorch.Algorithm(time_limit=None)(16, [a, b, c, other], gm, None, 0)
+    assert len(calls) == 2 and calls == [None, None]  # arenas 1 and 2
+    calls.clear()
+    algo = memplan.executorch.Algorithm(time_limit=None, fast_capacity=64)
+    result = algo(16, [a, b, c, other], gm, None, 0)
+    assert {result.spec_dict[s].mem_id for s in (a, b, c)} == {1, 3}  # one spilled
+    # Arena 1 and its slow arena 3: one call with the two memories; arena 2: one.
+    assert len(calls) == 2
+    assert [m is not None for m in calls] == [True, False]
+    assert [len(m) for m in calls if m is not None] == [2]
 
 
 @pytest.mark.parametrize(
@@ -421,13 +463,13 @@ def test_issue_37_the_default_is_a_work_limit_and_is_said_once(monkeypatch):
     clock; issue 37 makes the default memplan's work limit, with no clock, and the docs
     say so."""
     seen = []
-    real = memplan.plan
+    real = memplan._memplan.plan  # the library's entry point, which the door calls
 
     def spy(problem, **kwargs):
         seen.append(kwargs)
         return real(problem, **kwargs)
 
-    monkeypatch.setattr(memplan, "plan", spy)
+    monkeypatch.setattr(memplan._memplan, "plan", spy)
     _plan_specs([_spec(0, 2, (8,)), _spec(1, 3, (8,))])
     assert seen and seen[0]["time_limit"] is None and seen[0]["work_limit"] is None
     assert seen[0]["planner"] == "auto"
@@ -590,3 +632,24 @@ def test_issue_27_weight_copies_are_the_edge_programs_permute_copies():
             if n.op == "call_function" and "permute_copy" in str(n.target)
         )
         assert predicted == copies and copies, (predicted, copies)
+
+
+def test_issue_52_the_private_modules_never_import_the_package_face():
+    """Issue 52: the door's private modules import each other and the library's
+    extension (``from . import _memplan``), never ``memplan`` itself (httpx's layering:
+    no import runs in a loop through the face)."""
+    import ast
+
+    package = Path(memplan.__file__).resolve().parent
+    private = sorted(package.glob("_executorch_*.py"))
+    assert len(private) >= 5
+    for path in private:
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            else:
+                continue
+            face = [n for n in names if n == "memplan" or n.startswith("memplan.")]
+            assert not face, f"{path.name}:{node.lineno} imports {face[0]}"

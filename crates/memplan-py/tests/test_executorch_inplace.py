@@ -14,6 +14,7 @@ kernels take seconds (scripts/inplace_table.py runs them at full size).
 
 import copy
 import functools
+import types
 import sys
 from pathlib import Path
 
@@ -181,16 +182,68 @@ def test_issue_45_a_plan_that_overlaps_without_a_share_is_caught(monkeypatch):
     """Every shared plan goes through memplan's checker: a plan that overlaps two
     tensors but declares none of the shares it took is refused."""
     edge, _, _ = _small("squeezenet1_1", 64)
-    real = memplan.executorch.Algorithm._solve_shared
+    real = memplan.executorch.Algorithm._solve
+    forgot = []
 
-    def forgetful(self, roots, shares, limit, removed=()):
-        plan, taken, saved = real(self, roots, shares, limit, removed)
-        assert taken
-        return plan, [], saved
+    def forgetful(self, problem, limit, **request):
+        plan = real(self, problem, limit, **request)
+        fake = types.SimpleNamespace(**{k: getattr(plan, k) for k in (
+            "offsets", "height", "max_load", "lower_bound", "optimal", "planner", "elapsed")})
+        fake.taken_shares = []  # the plan overlaps tensors but names no share
+        forgot.extend(plan.taken_shares)
+        return fake
 
-    monkeypatch.setattr(memplan.executorch.Algorithm, "_solve_shared", forgetful)
+    monkeypatch.setattr(memplan.executorch.Algorithm, "_solve", forgetful)
     with pytest.raises(memplan.CheckError):
         _lower(edge, in_place=True)
+    assert forgot  # the plan had taken shares
+
+
+def test_issue_52_in_place_with_a_fast_memory_is_one_library_call(monkeypatch):
+    """Issue 52: with in_place and fast_capacity, the door asks the library once (the
+    two memories and the shares in one request; the library compares the plans with
+    and without the shares), and the program runs bitwise equal to the unshared one."""
+    edge, x, expected = _small("squeezenet1_1", 64)
+    unshared, _ = _lower(edge)
+    fast = sum(_sizes(unshared)) // 2
+    calls = []
+    real = memplan._memplan.plan
+
+    def counting(problem, *args, **kwargs):
+        calls.append(kwargs.get("memories"))
+        return real(problem, *args, **kwargs)
+
+    monkeypatch.setattr(memplan._memplan, "plan", counting)
+    program, pass_ = _lower(edge, in_place=True, fast_capacity=fast, verify=True)
+    (report,) = pass_.reports
+    fast_arena, slow_arena = report.arenas
+    assert slow_arena.slow and fast_arena.size <= fast and fast_arena.buffers and slow_arena.buffers
+    assert report.shares > 0
+    assert len(calls) == 1 and len(calls[0]) == 2
+    assert torch.equal(_run(program, [x])[0], _run(unshared, [x])[0])
+
+
+def test_issue_52_the_in_place_rule_is_the_librarys(monkeypatch):
+    """Issue 52: the door asks the library's in-place rule (``share::in_place_breach``,
+    through ``_memplan._in_place_breach``) before it declares an in-place share; a rule
+    that refuses everything leaves the inside shares (concat) alone."""
+    edge, _, _ = _small("squeezenet1_1", 64)
+    assert memplan._memplan._in_place_breach(("out", 4, 9), ("x", 0, 5)) is None
+    assert "read later" in memplan._memplan._in_place_breach(("out", 4, 9), ("x", 0, 6))
+    assert "born at 5" in memplan._memplan._in_place_breach(("out", 4, 9), ("x", 5, 5))
+    _, pass_ = _lower(edge, in_place=True)
+    kinds = {sh.kind for sh in pass_.memory_planning_algo.algo_list[0].taken}
+    assert "in_place" in kinds
+    asked = []
+
+    def refuse(buffer, target):
+        asked.append((buffer, target))
+        return "refused"
+
+    monkeypatch.setattr(memplan._memplan, "_in_place_breach", refuse)
+    _, pass_ = _lower(edge, in_place=True)
+    assert asked
+    assert {sh.kind for sh in pass_.memory_planning_algo.algo_list[0].taken} <= {"inside"}
 
 
 # --- Every op on the list, shared against unshared --------------------------------

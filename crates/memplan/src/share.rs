@@ -158,9 +158,11 @@ impl fmt::Display for Share {
 
 /// Why an in-place share's lifetime rule does not hold for `buffer` over `target`, if
 /// it does not: `target` born after `buffer`, or still live after the step at which
-/// `buffer` is born. Each is given as its id and lifetime.
+/// `buffer` is born. Each is given as its id and lifetime. The one home of the rule:
+/// the planners, the problem's validation and the bindings (a framework door asks it
+/// before it declares a share) all call this.
 #[cfg(feature = "shares")]
-pub(crate) fn in_place_breach(
+pub fn in_place_breach(
     (buffer, b): (&str, Lifetime),
     (target, t): (&str, Lifetime),
 ) -> Option<String> {

@@ -19,7 +19,6 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 # _executorch_specs first: without ExecuTorch, its import says what to install.
 from ._executorch_specs import (
     _Buffer,
-    _ArenaShare,
     _refuse_sharing_without_memplans_pass,
     _describe,
     _check_arguments,
@@ -35,8 +34,9 @@ from ._executorch_specs import (
 
 from executorch.exir.memory_planning import MemoryAlgoResult, SpecAllocResult, greedy
 
-import memplan
-from memplan import _executorch_inplace as _inplace
+from . import _memplan
+from . import _executorch_inplace as _inplace
+from ._executorch_inplace import Share
 
 
 @dataclass(frozen=True)
@@ -78,10 +78,9 @@ class ArenaReport:
     #: one write plus one read per user in the graph), else ``None``.
     traffic: Optional[int] = None
     #: With ``in_place=True``: how many tensors share another's storage in the plan
-    #: (the shares memplan took), and the bytes that saves: the arena's size planned by
-    #: the same planner without shares, less its size with them (0 when no share helps).
-    #: With ``fast_capacity``, the saving of both levels is on the slow arena's report
-    #: (negative when the shares let more bytes stay in the fast arena).
+    #: (the shares memplan took), and the bytes that saves at least: the arena's max
+    #: load without shares (no plan without them is lower) less its height with them
+    #: (0 when that is not positive). With ``fast_capacity``, each level's own.
     shares: int = 0
     saved: int = 0
     #: The tensors live when the most bytes are (a tensor inside another's storage
@@ -172,14 +171,15 @@ class Algorithm:
 
     ``fast_capacity`` (bytes): arena 1, its reserved space and ``extra_padding`` included,
     must fit in it; the tensors that do not fit are moved to a new, slow arena, chosen by
-    ``memplan.plan_spill`` at the least spilled bytes (see the module's docs). Any
+    ``memplan.plan`` with two memories (the fast one of that capacity, an unbounded slow
+    one) at the least spilled bytes (see the module's docs). Any
     capacity that holds the reserved space and the padding works, 0 included (everything
     then spills); below that, ``memplan.InfeasibleError``. ``memplan.NoPlanFoundError``
     when no plan was found in time.
 
     ``in_place=True``: tensors may share storage along the shares
     ``memplan._executorch_inplace`` finds (see the module's docs); ``taken`` lists the
-    ones each plan took. memplan's pass (``memory_planning_pass(in_place=True)``) links
+    ones each plan took (``_executorch_inplace.Share``). memplan's pass (``memory_planning_pass(in_place=True)``) links
     them as ExecuTorch's ``storage_base`` after ExecuTorch applies the plan; inside
     ExecuTorch's own pass the plan is the same and runs, but ExecuTorch's ``Verifier``
     would refuse the overlaps it cannot see.
@@ -209,15 +209,13 @@ class Algorithm:
         # of each submodule graph, by id.
         self._method = ""
         self._submodules: Dict[int, str] = {}
-        # With in_place: the shares taken since the pass last reset it, as (buffer spec,
-        # target spec, offset in the target); memplan's pass links each as the buffer's
-        # `storage_base` once ExecuTorch has applied the plan.
-        self.taken: List[Tuple[Any, Any, int]] = []
+        # With in_place: the shares taken since the pass last reset it; memplan's pass
+        # links each as the buffer's `storage_base` once ExecuTorch has applied the plan.
+        self.taken: List[Share] = []
         # Set by memplan's pass with share_mutable_buffers: shares into a mutable buffer
-        # are then placed with the buffers (after every method), as (spec, buffer spec,
-        # offset), not planned here.
+        # are then placed with the buffers (after every method), not planned here.
         self._defer_mutable = False
-        self.deferred: List[Tuple[Any, Any, int]] = []
+        self.deferred: List[Share] = []
         # ExecuTorch names algorithms by `__name__` (the suite's result table).
         self.__name__ = "memplan"
 
@@ -229,28 +227,20 @@ class Algorithm:
             f"in_place={self.in_place})"
         )
 
-    def _solve(self, problem: memplan.Problem, time_limit: Optional[float]) -> memplan.Plan:
-        """One arena through memplan (the tests replace this to corrupt a plan)."""
-        return memplan.plan(
+    def _solve(self, problem: _memplan.Problem, time_limit: Optional[float], **request: Any) -> Any:
+        """The one library call of an arena group: ``memplan.plan`` with the arena's
+        problem (its shares declared, ``in_place``) and, with ``fast_capacity``, the two
+        memories; the library's driver makes every fallback and comparison (the tests
+        replace this to corrupt a plan, or to count the calls)."""
+        if "memories" not in request:
+            request["planner"] = self.planner
+        return _memplan.plan(
             problem,
-            planner=self.planner,
             time_limit=time_limit,
             work_limit=self.work_limit,
             seed=self.seed,
             threads=self.threads,
-        )
-
-    def _solve_spill(
-        self, problem: memplan.Problem, capacity: int, time_limit: Optional[float]
-    ) -> memplan.SpillPlan:
-        """Arena 1 under ``fast_capacity`` (the tests replace this to corrupt a plan)."""
-        return memplan.plan_spill(
-            problem,
-            capacity,
-            time_limit=time_limit,
-            work_limit=self.work_limit,
-            threads=self.threads,
-            seed=self.seed or 0,
+            **request,
         )
 
     def __call__(
@@ -353,7 +343,7 @@ class Algorithm:
     def _shares(
         self, arenas: Dict[Any, Tuple[List[_Buffer], List[Any]]], graph_module: Any,
         graph_signature: Any,
-    ) -> Dict[Any, List[_ArenaShare]]:
+    ) -> Dict[Any, List[Share]]:
         """With ``in_place``: each arena's shares (``_executorch_inplace.find_shares``)
         between two of its storage roots, each root that takes an input's storage in
         place starting at its op. With ``_defer_mutable`` (memplan's pass sharing the
@@ -365,7 +355,7 @@ class Algorithm:
         for mem_id, (roots, _) in arenas.items():
             for r in roots:
                 where[id(r.spec)] = (mem_id, r)
-        out: Dict[Any, List[_ArenaShare]] = {}
+        out: Dict[Any, List[Share]] = {}
         deferred: Dict[int, _Buffer] = {}
         for share in _inplace.find_shares(graph_module, graph_signature):
             found = where.get(id(share.buffer))
@@ -375,7 +365,7 @@ class Algorithm:
             target = where.get(id(share.target))
             if target is None:
                 if self._defer_mutable and share.rule in ("cache_update", "write_back"):
-                    self.deferred.append((share.buffer, share.target, share.offset))
+                    self.deferred.append(share)
                     deferred[id(buf)] = buf
                 continue
             if target[0] != mem_id or target[1] is buf:
@@ -383,66 +373,37 @@ class Algorithm:
             tgt = target[1]
             if share.kind == "in_place":
                 start = share.start if share.start is not None else buf.start
-                # memplan's in-place rule, on the buffer's start at its op.
-                if not (buf.start <= start < buf.end and tgt.start <= start and tgt.end <= start + 1):
+                if not buf.start <= start < buf.end:
+                    continue  # the op is not in the spec's life
+                # memplan's in-place rule (the library's), on the buffer's start at its op.
+                if _memplan._in_place_breach(
+                    ("buffer", start, buf.end), ("target", tgt.start, tgt.end)
+                ) is not None:
                     continue
                 if buf.size > tgt.size:
-                    continue
+                    continue  # ExecuTorch's storage_base: inside its base's bytes
                 buf.start = start
             elif share.offset + buf.size > tgt.size or share.offset % buf.alignment:
                 continue  # past the target's end, or a misaligned slice (concat)
-            out.setdefault(mem_id, []).append(_ArenaShare(buf, tgt, share.kind, share.offset))
+            out.setdefault(mem_id, []).append(share)
         self._removed: Dict[Any, List[_Buffer]] = {}
         if deferred:
+            gone = {id(b.spec) for b in deferred.values()}
             for mem_id, (roots, _) in arenas.items():
                 self._removed[mem_id] = [r for r in roots if id(r) in deferred]
                 roots[:] = [r for r in roots if id(r) not in deferred]
             out = {
-                m: [sh for sh in shs if id(sh.buffer) not in deferred and id(sh.target) not in deferred]
+                m: [sh for sh in shs if id(sh.buffer) not in gone and id(sh.target) not in gone]
                 for m, shs in out.items()
             }
         return out
 
-    def _solve_shared(
-        self, roots: List[_Buffer], shares: List[_ArenaShare], time_limit: Optional[float],
-        removed: Sequence[_Buffer] = (),
-    ) -> Tuple[memplan.Plan, List[_ArenaShare], int]:
-        """The arena planned with its shares and without them, by the same planner: the
-        lower plan (the one without shares on a tie), the shares it took and the bytes
-        they save. ``removed`` roots (placed inside a shared mutable buffer) count in the
-        plan without shares only."""
-        items = [(str(k), b.start, b.end, b.size, b.alignment) for k, b in enumerate(roots)]
-        limit = None if time_limit is None else time_limit / 2 if shares or removed else time_limit
-        if removed:
-            everything = items + [
-                (f"r{k}", b.start, b.end, b.size, b.alignment) for k, b in enumerate(removed)
-            ]
-            without = self._solve(memplan.Problem(everything), limit)
-        plan = self._solve(memplan.Problem(items), limit)
-        if removed:
-            # The removed roots live in the shared arena whatever the plan: the saving
-            # is against the plan that kept them here.
-            if not shares:
-                return plan, [], without.height - plan.height
-        if not shares:
-            return plan, [], 0
-        baseline = without.height if removed else plan.height
-        index = {id(r): k for k, r in enumerate(roots)}
-        declared = [
-            (str(index[id(sh.buffer)]), str(index[id(sh.target)]), sh.kind, sh.offset)
-            for sh in shares
-        ]
-        shared = self._solve(memplan.Problem(items, shares=declared), limit)
-        if shared.height >= plan.height:
-            return plan, [], baseline - plan.height
-        return shared, [shares[k] for k in shared.taken_shares], baseline - shared.height
-
     def _plan_arena(
         self, mem_id: int, roots: List[_Buffer], base: int, extra_padding: int, started: float,
-        shares: Sequence[_ArenaShare] = (),
+        shares: Sequence[Share] = (),
     ) -> Tuple[List[int], Dict[str, Any]]:
-        """Plans one arena (with its shares, ``in_place``) and checks the plan; offsets
-        are absolute (above `base`)."""
+        """Plans one arena (with its shares, ``in_place``) in one library call and checks
+        the plan; offsets are absolute (above `base`)."""
         figures: Dict[str, Any] = dict(mem_id=mem_id, buffers=len(roots), reserved=base)
         if not roots:
             figures.update(max_load=0, height=0, lower_bound=0, optimal=True, planner="none", elapsed=0.0)
@@ -454,12 +415,16 @@ class Algorithm:
         limit = self.time_limit
         if limit is not None:
             limit = max(0.0, limit - (time.monotonic() - started))
-        removed = getattr(self, "_removed", {}).get(mem_id, [])
-        plan, taken, saved = self._solve_shared(roots, list(shares), limit, removed)
+        problem, declared = _problem(roots, shares)
+        plan = self._solve(problem, limit)
+        taken = [declared[k] for k in plan.taken_shares] if declared else []
         offsets = [bottom + o for o in plan.offsets]
         _check(roots, offsets, base, taken)
-        self.taken.extend((sh.buffer.spec, sh.target.spec, sh.offset) for sh in taken)
+        self.taken.extend(taken)
         when, peak = _peak_tensors(roots, taken, getattr(self, "_names", {}))
+        # The removed roots (placed inside a shared mutable buffer) would be here
+        # without the shares.
+        removed = getattr(self, "_removed", {}).get(mem_id, [])
         figures.update(
             max_load=plan.max_load,
             height=plan.height,
@@ -469,7 +434,7 @@ class Algorithm:
             elapsed=plan.elapsed,
             size=bottom + plan.height + extra_padding,
             shares=len(taken),
-            saved=saved,
+            saved=_saved(list(roots) + list(removed), plan.height) if declared or removed else 0,
             peak=peak,
             peak_time=when,
         )
@@ -482,14 +447,14 @@ class Algorithm:
         extra_padding: int,
         started: float,
         slow_id: int,
-        shares: Sequence[_ArenaShare] = (),
+        shares: Sequence[Share] = (),
     ) -> Tuple[Tuple[List[int], Dict[str, Any]], Tuple[List[int], Dict[str, Any]]]:
-        """Splits arena 1 under ``fast_capacity`` with ``memplan.plan_spill``: the kept
-        roots stay in arena 1, the spilled ones move to a new arena ``slow_id`` (added to
-        ``arenas``). With ``shares`` (``in_place``), memplan's planner for two memories
-        with the shares is the other candidate: the one that spills fewer bytes (then
-        the lower slow arena) is kept. Both levels go through memplan's checker. Returns
-        each arena's offsets (absolute) and report figures."""
+        """Splits arena 1 under ``fast_capacity`` in one library call (``memplan.plan``
+        with two memories: the fast one of the capacity left, an unbounded slow one;
+        every buffer accessed once, so the fewest bytes spill; the shares declared,
+        ``in_place``): the kept roots stay in arena 1, the spilled ones move to a new
+        arena ``slow_id`` (added to ``arenas``). Both levels go through memplan's
+        checker. Returns each arena's offsets (absolute) and report figures."""
         roots, empty = arenas[1]
         base = reserved[1] if len(reserved) > 1 else 0
         step = math.lcm(1, *(b.alignment for b in roots))
@@ -497,7 +462,7 @@ class Algorithm:
         capacity = self.fast_capacity - bottom - extra_padding
         if capacity < 0:  # 0 is fine: every tensor spills
             rounded = f" (rounded up to {bottom}, the tensors' alignment)" if bottom != base else ""
-            raise memplan.InfeasibleError(
+            raise _memplan.InfeasibleError(
                 f"fast_capacity {self.fast_capacity} cannot hold arena 1's reserved "
                 f"{base} bytes{rounded} and extra_padding {extra_padding}"
             )
@@ -506,41 +471,18 @@ class Algorithm:
             arenas[slow_id] = ([], [])
             fast = self._plan_arena(1, roots, base, extra_padding, started)
             return fast, self._plan_arena(slow_id, [], slow_base, extra_padding, started)
-        problem = memplan.Problem(
-            [(str(k), b.start, b.end, b.size, b.alignment) for k, b in enumerate(roots)]
-        )
         limit = self.time_limit
         if limit is not None:
             limit = max(0.0, limit - (time.monotonic() - started))
-        if shares and limit is not None:
-            limit /= 3
-        plan = self._solve_spill(problem, capacity, limit)
-        cost, lower_bound, elapsed = plan.cost, plan.lower_bound, plan.elapsed
-        spilled, offsets_of = list(plan.spilled), list(plan.offsets)
-        taken: List[_ArenaShare] = []
-        saved = (0, 0)
-        if shares:
-            # Candidates: plan_spill's split and the two-memory planner's with shares,
-            # each level then re-planned with its shares where that is lower. Kept: the
-            # fewest bytes spilled, then the lowest slow arena, then the lowest fast one.
-            heights = _level_heights(roots, spilled, offsets_of)
-            candidates = [(spilled, offsets_of, [])]
-            alternative = self._spill_shared(roots, list(shares), capacity, limit)
-            if alternative is not None:
-                candidates.append(alternative[:3])
-                elapsed += alternative[3]
-            best = None
-            for flags, offs, took in candidates:
-                flags, offs, took = self._relevel(roots, flags, offs, took, list(shares), limit)
-                moved = sum(r.size for r, f in zip(roots, flags) if f)
-                fast_h, slow_h = _level_heights(roots, flags, offs)
-                key = (moved, slow_h, fast_h)
-                if fast_h <= capacity and (best is None or key < best[0]):
-                    best = (key, flags, offs, took)
-            if best is not None:
-                (moved, slow_h, fast_h), spilled, offsets_of, taken = best
-                cost = moved
-                saved = (0, heights[0] + heights[1] - fast_h - slow_h)
+        problem, declared = _problem(roots, shares)
+        plan = self._solve(
+            problem, limit,
+            memories=[_memplan.Memory("fast", capacity=capacity), _memplan.Memory("slow")],
+            accesses=[1] * len(roots),
+        )
+        spilled = [m != 0 for m in plan.memory_index]
+        offsets_of = list(plan.offsets)
+        taken = [declared[k] for k in plan.taken_shares] if declared else []
         kept = [k for k, s in enumerate(spilled) if not s]
         gone = [k for k, s in enumerate(spilled) if s]
         fast_roots = [roots[k] for k in kept]
@@ -549,7 +491,7 @@ class Algorithm:
         slow_bottom = -(-slow_base // slow_step) * slow_step
         fast_offsets = [bottom + offsets_of[k] for k in kept]
         slow_offsets = [slow_bottom + offsets_of[k] for k in gone]
-        fast_ids = {id(r) for r in fast_roots}
+        fast_ids = {id(r.spec) for r in fast_roots}
         level_shares = (
             [sh for sh in taken if id(sh.buffer) in fast_ids],
             [sh for sh in taken if id(sh.buffer) not in fast_ids],
@@ -558,7 +500,7 @@ class Algorithm:
             _check(fast_roots, fast_offsets, base, level_shares[0])
         if slow_roots:
             _check(slow_roots, slow_offsets, slow_base, level_shares[1])
-        self.taken.extend((sh.buffer.spec, sh.target.spec, sh.offset) for sh in taken)
+        self.taken.extend(taken)
         arenas[1] = (fast_roots, empty)
         arenas[slow_id] = (slow_roots, [])
         figures = []
@@ -571,70 +513,17 @@ class Algorithm:
             figures.append((offs, dict(
                 mem_id=mem_id, buffers=len(rs), reserved=res,
                 max_load=load, height=height, lower_bound=load, optimal=height == load,
-                planner="spill" if not taken else "spill, in place", elapsed=elapsed,
+                planner="spill" if not taken else "spill, in place", elapsed=plan.elapsed,
                 size=lo + height + extra_padding,
-                spill_cost=cost, spill_lower_bound=lower_bound, slow=mem_id != 1,
-                shares=len(level), saved=saved[0] if mem_id == 1 else saved[1],
+                spill_cost=plan.cost, spill_lower_bound=plan.lower_bound, slow=mem_id != 1,
+                shares=len(level), saved=_saved(rs, height) if declared else 0,
                 peak=peak, peak_time=when,
             )))
         if figures[0][1]["size"] > self.fast_capacity:
-            raise memplan.CheckError(
+            raise _memplan.CheckError(
                 f"arena 1 needs {figures[0][1]['size']} bytes, over fast_capacity {self.fast_capacity}"
             )
         return figures[0], figures[1]
-
-    def _relevel(
-        self, roots: List[_Buffer], spilled: List[bool], offsets: List[int],
-        taken: List[_ArenaShare], shares: List[_ArenaShare], time_limit: Optional[float],
-    ) -> Tuple[List[bool], List[int], List[_ArenaShare]]:
-        """A two-level split with each level re-planned with the shares between two of
-        its roots, where that is lower than the level's plan as given."""
-        offsets = list(offsets)
-        kept_taken: List[_ArenaShare] = []
-        for level in (False, True):
-            members = [k for k, f in enumerate(spilled) if f == level]
-            if not members:
-                continue
-            mine = [roots[k] for k in members]
-            ids = {id(r) for r in mine}
-            inner = [sh for sh in shares if id(sh.buffer) in ids and id(sh.target) in ids]
-            given = [sh for sh in taken if id(sh.buffer) in ids]
-            height = max(offsets[k] + roots[k].size for k in members)
-            if inner:
-                plan, took, _ = self._solve_shared(mine, inner, time_limit)
-                if plan.height < height:
-                    for k, o in zip(members, plan.offsets):
-                        offsets[k] = o
-                    given = took
-            kept_taken.extend(given)
-        return spilled, offsets, kept_taken
-
-    def _spill_shared(
-        self, roots: List[_Buffer], shares: List[_ArenaShare], capacity: int,
-        time_limit: Optional[float],
-    ) -> Optional[Tuple[List[bool], List[int], List[_ArenaShare], float]]:
-        """Arena 1 under ``fast_capacity`` with its shares: memplan's planner for two
-        memories (the fast one of ``capacity`` bytes, an unbounded slow one; every
-        buffer accessed once, so the most bytes stay fast). ``(spilled, offsets in
-        each level, the shares taken, seconds)``, or ``None`` when it finds no plan."""
-        items = [(str(k), b.start, b.end, b.size, b.alignment) for k, b in enumerate(roots)]
-        index = {id(r): k for k, r in enumerate(roots)}
-        declared = [
-            (str(index[id(sh.buffer)]), str(index[id(sh.target)]), sh.kind, sh.offset)
-            for sh in shares
-        ]
-        try:
-            plan = memplan.plan(
-                memplan.Problem(items, shares=declared),
-                time_limit=time_limit, work_limit=self.work_limit, seed=self.seed,
-                threads=self.threads,
-                memories=[memplan.Memory("fast", capacity=capacity), memplan.Memory("slow")],
-                accesses=[1] * len(items),
-            )
-        except memplan.MemplanError:
-            return None
-        spilled = [m != 0 for m in plan.memory_index]
-        return spilled, list(plan.offsets), [shares[k] for k in plan.taken_shares], plan.elapsed
 
     @staticmethod
     def _write(
@@ -672,73 +561,82 @@ def _bufsizes(sizes: Dict[int, int], reserved: Sequence[int]) -> List[int]:
     return [0] + [sizes.get(m, reserved[m] if m < len(reserved) else 0) for m in range(1, count + 1)]
 
 
+def _problem(
+    roots: Sequence[_Buffer], shares: Sequence[Share] = (), extra: Sequence[Dict[str, Any]] = (),
+    required: bool = False,
+) -> Tuple[_memplan.Problem, List[Share]]:
+    """The library's problem of an arena's roots (ids are their positions) and ``extra``
+    buffers, with the ``shares`` between two of the roots (``required``: always taken);
+    returns it and those shares, in the order declared (``Plan.taken_shares`` indexes
+    them). The one place a share becomes the library's."""
+    index = {id(r.spec): k for k, r in enumerate(roots)}
+    buffers = [
+        {"id": str(k), "start": r.start, "end": r.end, "size": r.size, "alignment": r.alignment}
+        for k, r in enumerate(roots)
+    ] + list(extra)
+    declared = [sh for sh in shares if id(sh.buffer) in index and id(sh.target) in index]
+    if not declared:
+        return _memplan.Problem(buffers), []
+    return _memplan.Problem(buffers, shares=[
+        (str(index[id(sh.buffer)]), str(index[id(sh.target)]), sh.kind, sh.offset, required)
+        for sh in declared
+    ]), declared
+
+
+def _saved(roots: Sequence[_Buffer], height: int) -> int:
+    """The bytes the shares save at least: the arena's max load without them (no plan
+    without shares is lower) less the plan's height with them, 0 when negative."""
+    return max(0, _problem(roots)[0].max_load() - height) if roots else 0
+
+
 def _check(
-    roots: List[_Buffer], offsets: List[int], base: int, shares: Sequence[_ArenaShare] = ()
+    roots: List[_Buffer], offsets: List[int], base: int, shares: Sequence[Share] = ()
 ) -> None:
     """memplan's independent checker on the arena's final offsets, the reserved space
     standing as a fixed buffer over all time, two buffers overlapping only along one of
     ``shares`` (the shares the plan took); then every alias inside its root."""
-    buffers = [
-        {"id": str(k), "start": b.start, "end": b.end, "size": b.size, "alignment": b.alignment}
-        for k, b in enumerate(roots)
-    ]
     final = list(offsets)
+    extra = []
     if base > 0:
         end = max(b.end for b in roots)
-        buffers.append({"id": "reserved", "start": 0, "end": end, "size": base, "fixed_offset": 0})
+        extra.append({"id": "reserved", "start": 0, "end": end, "size": base, "fixed_offset": 0})
         final.append(0)
-    index = {id(r): k for k, r in enumerate(roots)}
-    declared = [
-        (str(index[id(sh.buffer)]), str(index[id(sh.target)]), sh.kind, sh.offset)
-        for sh in shares
-    ]
-    memplan.check(memplan.Problem(buffers, shares=declared) if declared else memplan.Problem(buffers), final)
+    _memplan.check(_problem(roots, shares, extra)[0], final)
     for b, off in zip(roots, offsets):
         for alias, inner in b.aliases:
             start, end = _lifetime(alias)
             if inner + alias.allocated_memory > b.size or start < b.start or end > b.end:
-                raise memplan.CheckError(
+                raise _memplan.CheckError(
                     f"alias {_describe(alias)} at offset {off + inner} is not inside its "
                     f"base {_describe(b.spec)} at offset {off}"
                 )
 
 
-def _level_heights(roots: List[_Buffer], spilled: List[bool], offsets: List[int]) -> Tuple[int, int]:
-    """(fast, slow) heights of a two-level split."""
-    fast = max((o + r.size for r, f, o in zip(roots, spilled, offsets) if not f), default=0)
-    slow = max((o + r.size for r, f, o in zip(roots, spilled, offsets) if f), default=0)
-    return fast, slow
-
-
-def _load(roots: List[_Buffer], taken: Sequence[_ArenaShare]) -> int:
+def _load(roots: List[_Buffer], taken: Sequence[Share]) -> int:
     """The most bytes live at one time, a buffer inside another's storage counted once."""
     if not roots:
         return 0
-    index = {id(r): k for k, r in enumerate(roots)}
-    problem = memplan.Problem(
-        [(str(k), r.start, r.end, r.size) for k, r in enumerate(roots)],
-        **({"shares": [(str(index[id(sh.buffer)]), str(index[id(sh.target)]), sh.kind,
-                        sh.offset, True) for sh in taken]} if taken else {}),
-    )
-    return problem.max_load()
+    return _problem(roots, taken, required=True)[0].max_load()
 
 
 def _peak_tensors(
-    roots: List[_Buffer], taken: Sequence[_ArenaShare], names: Dict[int, Tuple[str, str]]
+    roots: List[_Buffer], taken: Sequence[Share], names: Dict[int, Tuple[str, str]]
 ) -> Tuple[Optional[int], Tuple[PeakTensor, ...]]:
     """The first node index at which the most bytes are live (a buffer inside another's
     storage counted once, while both live) and the tensors live then, largest first."""
     if not roots:
         return None, ()
+    root_of = {id(r.spec): r for r in roots}
     delta: Dict[int, int] = {}
     for r in roots:
         delta[r.start] = delta.get(r.start, 0) + r.size
         delta[r.end] = delta.get(r.end, 0) - r.size
-    for sh in taken:
-        lo = max(sh.buffer.start, sh.target.start)
-        hi = min(sh.buffer.end, sh.target.end)
+    pairs = [(root_of[id(sh.buffer)], root_of[id(sh.target)], sh) for sh in taken]
+    for buf, tgt, sh in pairs:
+        lo = max(buf.start, tgt.start)
+        hi = min(buf.end, tgt.end)
         if lo < hi:
-            overlap = min(sh.buffer.size, sh.target.size - sh.offset)
+            overlap = min(buf.size, tgt.size - sh.offset)
             delta[lo] = delta.get(lo, 0) - overlap
             delta[hi] = delta.get(hi, 0) + overlap
     load = best = 0
@@ -747,8 +645,7 @@ def _peak_tensors(
         load += delta[t]
         if load > best:
             best, when = load, t
-    inside = {id(sh.buffer) for sh in taken
-              if sh.target.start <= when < sh.target.end}
+    inside = {id(buf) for buf, tgt, _ in pairs if tgt.start <= when < tgt.end}
     live = sorted(
         (r for r in roots if r.start <= when < r.end and id(r) not in inside),
         key=lambda r: (-r.size, r.start),

@@ -60,26 +60,25 @@ from executorch.exir.memory_planning import MemoryAlgoResult, get_node_tensor_sp
 from executorch.exir.schema import DeviceType
 from executorch.exir.tensor import ALIGNMENT
 
-import memplan
-
+from . import _memplan
 from . import _executorch_inplace as _inplace
 from . import _executorch_algorithm as _et
 from . import _executorch_specs as _specs
 from . import _executorch_pass as _pass
 
 
-class BankPlacementError(_ExecuTorchBankPlacementError, memplan.MemplanError):
+class BankPlacementError(_ExecuTorchBankPlacementError, _memplan.MemplanError):
     """The graph's buffers do not fit the ``TargetMemoryMap``: ExecuTorch's
     ``BankPlacementError`` (so code that catches it keeps working) and a
     ``memplan.MemplanError``. Raised as one of its two subclasses."""
 
 
-class BankInfeasibleError(BankPlacementError, memplan.InfeasibleError):
+class BankInfeasibleError(BankPlacementError, _memplan.InfeasibleError):
     """No plan exists: at the time the message names, the live buffers need more than
     the banks offer, or a bank's pins alone exceed it."""
 
 
-class BankNoPlanFoundError(BankPlacementError, memplan.NoPlanFoundError):
+class BankNoPlanFoundError(BankPlacementError, _memplan.NoPlanFoundError):
     """No plan was found within the time limit, though none is proven impossible."""
 
 
@@ -91,15 +90,15 @@ def check_target(target: Any, alignment: Any) -> None:
     """Raises ``memplan.InputError`` for a map that is not a ``TargetMemoryMap`` or whose
     bank alignments are not multiples of the graph's ``alignment``."""
     if not isinstance(target, TargetMemoryMap):
-        raise memplan.InputError(
+        raise _memplan.InputError(
             "target must be ExecuTorch's TargetMemoryMap([Bank(name, size, mem_id, "
             f"alignment), ...]) (executorch.exir.banked_memory_planning), got {type(target).__name__}"
         )
     if isinstance(alignment, bool) or not isinstance(alignment, int) or alignment < 1:
-        raise memplan.InputError(f"alignment must be an int >= 1, got {alignment!r}")
+        raise _memplan.InputError(f"alignment must be an int >= 1, got {alignment!r}")
     for bank in target.banks:
         if bank.alignment is not None and bank.alignment % alignment:
-            raise memplan.InputError(
+            raise _memplan.InputError(
                 f"TargetMemoryMap: bank {bank.name!r} (mem_id={bank.mem_id}) declares "
                 f"alignment {bank.alignment}, which is not a multiple of the graph's "
                 f"alignment {alignment}; a bank may only tighten the alignment (give it a "
@@ -183,7 +182,7 @@ class BankedAlgorithm(_et.Algorithm):
     ) -> None:
         check_target(target, 1)
         if not isinstance(traffic, bool):
-            raise memplan.InputError(f"traffic must be True or False, got {traffic!r}")
+            raise _memplan.InputError(f"traffic must be True or False, got {traffic!r}")
         super().__init__(time_limit=time_limit, threads=threads, seed=seed, work_limit=work_limit,
                          in_place=in_place)
         self.target = target
@@ -217,7 +216,7 @@ class BankedAlgorithm(_et.Algorithm):
         ordered = _specs._ordered(specs)
         devices = {getattr(s, "device", DeviceType.CPU) for s in ordered} - {DeviceType.CPU}
         if devices:
-            raise memplan.InputError(
+            raise _memplan.InputError(
                 "banked memory planning takes CPU specs only (one map, one address "
                 f"space); this graph has specs on {', '.join(sorted(d.name for d in devices))}"
             )
@@ -239,8 +238,7 @@ class BankedAlgorithm(_et.Algorithm):
         next_obj = 0
         for k, bank in enumerate(self.target.banks):
             roots, offsets, figures = placed[bank.mem_id]
-            self.taken.extend((sh.buffer.spec, sh.target.spec, sh.offset)
-                              for sh in figures.pop("_taken", []))
+            self.taken.extend(figures.pop("_taken", []))
             empty = pins[bank.mem_id][1] + (free_empty if k == 0 else [])
             for r in roots:
                 r.spec.realign(bank.alignment or alignment)
@@ -252,7 +250,7 @@ class BankedAlgorithm(_et.Algorithm):
             base = reserved[bank.mem_id] if bank.mem_id < len(reserved) else 0
             next_obj = self._write(result, bank.mem_id, roots, offsets, empty, base, next_obj)
             if report.size > bank.size:
-                raise memplan.CheckError(
+                raise _memplan.CheckError(
                     f"bank {bank.name!r} (mem_id={bank.mem_id}) needs {report.size} bytes, "
                     f"over its size {bank.size}"
                 )
@@ -326,13 +324,11 @@ class BankedAlgorithm(_et.Algorithm):
             )
         roots = list(free) + [r for b in banks for r in pins[b.mem_id]]
         allowed = [None] * len(free) + [[b.name] for b in banks for _ in pins[b.mem_id]]
-        index_of = {id(r): k for k, r in enumerate(roots)}
-        # in_place: the shares between two roots, as (buffer index, target index, kind,
-        # offset) into `roots`.
+        specs = {id(r.spec) for r in roots}
+        # in_place: the shares between two roots.
         self._pairs = [
-            (index_of[id(sh.buffer)], index_of[id(sh.target)], sh.kind, sh.offset)
-            for sh in getattr(self, "_bank_shares", [])
-            if id(sh.buffer) in index_of and id(sh.target) in index_of
+            sh for sh in getattr(self, "_bank_shares", [])
+            if id(sh.buffer) in specs and id(sh.target) in specs
         ]
         candidates = []
         failure: Optional[_NotFound] = None
@@ -410,28 +406,23 @@ class BankedAlgorithm(_et.Algorithm):
         _, caps = self._budgets(
             [[it for it, allow in zip(items, allowed) if allow is None or allow[0] == b.name]
              for b in banks], reserved, alignment, extra_padding)
-        memories = [memplan.Memory(b.name, capacity=c, alignment=a)
+        memories = [_memplan.Memory(b.name, capacity=c, alignment=a)
                     for b, c, a in zip(banks, caps, aligns)]
         limit = self.time_limit
         if limit is not None:
             limit = max(0.0, limit - (time.monotonic() - started)) / 2
-        pairs = getattr(self, "_pairs", [])
-        problem = memplan.Problem(
-            [(str(i), r.start, r.end, r.size, r.alignment) for i, r in enumerate(items)],
-            **({"shares": [(str(b), str(t), kind, off) for b, t, kind, off in pairs]}
-               if pairs else {}),
-        )
+        problem, pairs = _et._problem(items, getattr(self, "_pairs", []))
         accesses = [_accesses(r, counts) if by_traffic else 1 for r in roots]
         try:
-            plan = memplan.plan(
+            plan = _memplan.plan(
                 problem, time_limit=limit, work_limit=self.work_limit, seed=self.seed,
                 threads=self.threads, memories=memories, allowed=allowed, accesses=accesses,
             )
-        except memplan.InfeasibleError as e:
+        except _memplan.InfeasibleError as e:
             raise BankInfeasibleError(
                 f"no plan exists: {e}; target memory map: {self.target.describe()}"
             ) from e
-        except memplan.MemplanError as e:
+        except _memplan.MemplanError as e:
             raise _NotFound(str(e)) from e
         took = [pairs[k] for k in plan.taken_shares] if pairs else []
         return list(plan.memory_index), list(plan.offsets), took
@@ -449,7 +440,6 @@ class BankedAlgorithm(_et.Algorithm):
         banks = self.target.banks
         kept_by_bank = [[self._in_bank(r, b, alignment) for r, w in zip(roots, where) if w == k]
                         for k, b in enumerate(banks)]
-        members = [[i for i, w in enumerate(where) if w == k] for k in range(len(banks))]
         pairs = getattr(self, "_pairs", [])
         bottoms, caps = self._budgets(kept_by_bank, reserved, alignment, extra_padding)
         out: Dict[int, Tuple[List[Any], List[int], Dict[str, Any]]] = {}
@@ -467,11 +457,9 @@ class BankedAlgorithm(_et.Algorithm):
                 out[bank.mem_id] = ([], [], figures)
                 continue
             given = None if offsets is None else [o for o, w in zip(offsets, where) if w == k]
-            local = {i: j for j, i in enumerate(members[k])}
-            mine_pairs = [_specs._ArenaShare(kept[local[b]], kept[local[t]], kind, off)
-                          for b, t, kind, off in pairs if b in local and t in local]
-            given_pairs = [_specs._ArenaShare(kept[local[b]], kept[local[t]], kind, off)
-                           for b, t, kind, off in took if b in local and t in local]
+            here = {id(r.spec) for r in kept}
+            mine_pairs = [sh for sh in pairs if id(sh.buffer) in here and id(sh.target) in here]
+            given_pairs = [sh for sh in took if id(sh.buffer) in here and id(sh.target) in here]
             if mine_pairs:
                 lowered = self._lower_shared(kept, given, caps[k], started, mine_pairs,
                                              given_pairs)
@@ -480,12 +468,12 @@ class BankedAlgorithm(_et.Algorithm):
                 lowered = None if plain is None else (plain, [], 0)
             if lowered is None:
                 raise _NotFound(f"bank {bank.name!r} cannot hold the buffers given to it")
-            mine, taken, saved = lowered
+            mine, taken, _ = lowered
             absolute = [bottoms[k] + o for o in mine]
             _et._check(kept, absolute, base, taken)
             height = max(o + r.size for r, o in zip(kept, absolute)) - bottoms[k]
             if height > caps[k]:
-                raise memplan.CheckError(
+                raise _memplan.CheckError(
                     f"bank {bank.name!r}: a plan of height {height} over its {caps[k]} bytes")
             load = _et._load(kept, taken)
             when, peak = _et._peak_tensors(kept, taken, getattr(self, "_names", {}))
@@ -493,7 +481,8 @@ class BankedAlgorithm(_et.Algorithm):
                 max_load=load, height=height, lower_bound=load, optimal=height == load,
                 size=bottoms[k] + height + extra_padding,
                 traffic=sum(r.size * _accesses(r, counts) for r in kept),
-                shares=len(taken), saved=saved, peak=peak, peak_time=when,
+                shares=len(taken), saved=_et._saved(kept, height) if mine_pairs else 0,
+                peak=peak, peak_time=when,
             )
             figures["_taken"] = taken
             out[bank.mem_id] = (kept, absolute, figures)
@@ -504,24 +493,22 @@ class BankedAlgorithm(_et.Algorithm):
         """The roots of a bank planned at the least height; ``offsets`` (a plan under the
         budget ``cap``) when that is not lower; ``None`` when neither fits ``cap`` (then
         planned under ``cap`` as a last resort)."""
-        problem = memplan.Problem(
-            [(str(i), r.start, r.end, r.size, r.alignment) for i, r in enumerate(roots)]
-        )
+        problem = _et._problem(roots)[0]
         limit = self.time_limit
         if limit is not None:
             limit = max(0.0, limit - (time.monotonic() - started)) / (2 * len(self.target.banks))
         height = cap + 1 if offsets is None else max(o + r.size for r, o in zip(roots, offsets))
         try:
-            plan = memplan.plan(problem, time_limit=limit, work_limit=self.work_limit,
+            plan = _memplan.plan(problem, time_limit=limit, work_limit=self.work_limit,
                                 seed=self.seed, threads=self.threads)
             if plan.height < min(height, cap + 1):
                 return list(plan.offsets)
             if offsets is not None:
                 return offsets
-            plan = memplan.plan(problem, capacity=cap, time_limit=limit,
+            plan = _memplan.plan(problem, capacity=cap, time_limit=limit,
                                 work_limit=self.work_limit, seed=self.seed, threads=self.threads)
             return list(plan.offsets)
-        except memplan.MemplanError:
+        except _memplan.MemplanError:
             return offsets
 
     def _lower_shared(self, roots: List[Any], offsets: Optional[List[int]], cap: int,
@@ -533,12 +520,8 @@ class BankedAlgorithm(_et.Algorithm):
         neither fits ``cap`` (then planned under ``cap`` as a last resort). Returns the
         offsets, the shares they take and the bytes those save against the bank planned
         without shares."""
-        items = [(str(i), r.start, r.end, r.size, r.alignment) for i, r in enumerate(roots)]
-        problem = memplan.Problem(items)
-        index = {id(r): i for i, r in enumerate(roots)}
-        declared = [(str(index[id(sh.buffer)]), str(index[id(sh.target)]), sh.kind, sh.offset)
-                    for sh in shares]
-        shared = memplan.Problem(items, shares=declared) if declared else problem
+        problem = _et._problem(roots)[0]
+        shared, declared = _et._problem(roots, shares)
         limit = self.time_limit
         if limit is not None:
             limit = max(0.0, limit - (time.monotonic() - started)) / (2 * len(self.target.banks))
@@ -547,26 +530,26 @@ class BankedAlgorithm(_et.Algorithm):
         height = cap + 1 if offsets is None else max(o + r.size for r, o in zip(roots, offsets))
         fallback = None if offsets is None else (list(offsets), list(given), 0)
         try:
-            plan = memplan.plan(problem, time_limit=limit, work_limit=self.work_limit,
+            plan = _memplan.plan(problem, time_limit=limit, work_limit=self.work_limit,
                                 seed=self.seed, threads=self.threads)
             taken: List[Any] = []
             saved = 0
             if declared:
-                with_shares = memplan.plan(shared, time_limit=limit, work_limit=self.work_limit,
+                with_shares = _memplan.plan(shared, time_limit=limit, work_limit=self.work_limit,
                                            seed=self.seed, threads=self.threads)
                 if with_shares.height < plan.height:
                     saved = plan.height - with_shares.height
-                    taken = [shares[k] for k in with_shares.taken_shares]
+                    taken = [declared[k] for k in with_shares.taken_shares]
                     plan = with_shares
             if plan.height < min(height, cap + 1):
                 return list(plan.offsets), taken, saved
             if fallback is not None:
                 return fallback
-            plan = memplan.plan(shared, capacity=cap, time_limit=limit,
+            plan = _memplan.plan(shared, capacity=cap, time_limit=limit,
                                 work_limit=self.work_limit, seed=self.seed, threads=self.threads)
-            taken = [shares[k] for k in plan.taken_shares] if declared else []
+            taken = [declared[k] for k in plan.taken_shares] if declared else []
             return list(plan.offsets), taken, 0
-        except memplan.MemplanError:
+        except _memplan.MemplanError:
             return fallback
 
 
@@ -600,11 +583,11 @@ def banked_memory_planning_pass(
     ``BankPlacementError`` (ExecuTorch's, subclassed) when ``to_executorch`` plans it.
     """
     if not isinstance(allow_overlapping_allocations, bool):
-        raise memplan.InputError(
+        raise _memplan.InputError(
             f"allow_overlapping_allocations must be True or False, got {allow_overlapping_allocations!r}"
         )
     if not isinstance(verify, bool):
-        raise memplan.InputError(f"verify must be True or False, got {verify!r}")
+        raise _memplan.InputError(f"verify must be True or False, got {verify!r}")
     check_target(target, alignment)
     _pass._check_pass_options(pass_options, "banked_memory_planning_pass",
                             "time_limit, work_limit, threads, seed, verify, traffic, "

@@ -46,8 +46,7 @@ from executorch.exir.passes.memory_planning_pass import (
     _insert_mutable_buffer_specs,
 )
 
-import memplan
-
+from . import _memplan
 from . import _executorch_algorithm as _et
 from . import _executorch_specs as _specs
 
@@ -74,9 +73,9 @@ class _MemplanPass(MemoryPlanningPass):
         # With share_mutable_buffers: (method's graph module, index of its GraphReport,
         # its signature).
         self._method_graphs: List[Tuple[Any, int, Any]] = []
-        # With share_mutable_buffers and in_place: (method's graph module, the specs to
-        # place inside their mutable buffer as (spec, buffer spec, offset)).
-        self._deferred: List[Tuple[Any, List[Tuple[Any, Any, int]]]] = []
+        # With share_mutable_buffers and in_place: (method's graph module, the shares
+        # that place a spec inside its mutable buffer).
+        self._deferred: List[Tuple[Any, List[Any]]] = []
 
     @property
     def reports(self) -> List[_et.GraphReport]:
@@ -156,7 +155,7 @@ class _MemplanPass(MemoryPlanningPass):
             specs = list(found) + list(self.state.maybe_mutable_buffers.get(fqn, ()))
             sizes = sorted({spec.realign(self.alignment) for spec in specs})
             if len(sizes) != 1:
-                raise memplan.InputError(
+                raise _memplan.InputError(
                     f"share_mutable_buffers: the mutable buffer {fqn!r} has different sizes "
                     f"in different methods ({', '.join(map(str, sizes))} bytes); a shared "
                     "buffer must be the same tensor in every method"
@@ -167,8 +166,8 @@ class _MemplanPass(MemoryPlanningPass):
             buffers.append((fqn, offset, sizes[0]))
             offset += sizes[0]
         if buffers:  # always live, so they must not overlap at all
-            memplan.check(
-                memplan.Problem([(n, 0, 1, size, self.alignment) for n, _, size in buffers]),
+            _memplan.check(
+                _memplan.Problem([(n, 0, 1, size, self.alignment) for n, _, size in buffers]),
                 [o for _, o, _ in buffers],
             )
         placed = self._place_deferred(shared_id, buffers)
@@ -227,10 +226,11 @@ class _MemplanPass(MemoryPlanningPass):
             items = [(fqn, 0, end, size, self.alignment) for fqn, _, size in buffers]
             offsets = [o for _, o, _ in buffers]
             shares = []
-            for k, (spec, cache, inner) in enumerate(deferred):
+            for k, share in enumerate(deferred):
+                spec, cache, inner = share.buffer, share.target, share.offset
                 fqn = fqn_of.get(id(cache))
                 if fqn is None or cache.mem_id != shared_id or cache.mem_offset is None:
-                    raise memplan.CheckError(
+                    raise _memplan.CheckError(
                         f"in_place: {_specs._describe(spec)} was to go inside a shared mutable "
                         f"buffer, but {_specs._describe(cache)} was not placed in the shared arena"
                     )
@@ -243,7 +243,7 @@ class _MemplanPass(MemoryPlanningPass):
                 items.append((f"in {fqn} #{k}", first, last + 1, spec.allocated_memory, self.alignment))
                 offsets.append(spec.mem_offset)
                 shares.append((f"in {fqn} #{k}", fqn, "inside", inner, True))
-            memplan.check(memplan.Problem(items, shares=shares), offsets)
+            _memplan.check(_memplan.Problem(items, shares=shares), offsets)
             counts[id(gm)] = len(deferred)
         return counts
 
@@ -276,11 +276,12 @@ class _VerifiedMemoryPlanningPass(_MemplanPass):
         ).verify_storage_reuse(self.allow_lifetime_and_storage_overlap)
 
 
-def _link(taken: List[Tuple[Any, Any, int]]) -> None:
+def _link(taken: List[Any]) -> None:
     """Links each share the plan took (``in_place``) as ExecuTorch's ``storage_base`` of
     the spec that took the storage, once ExecuTorch has applied memplan's plan (a share
     whose specs another algorithm of the suite placed apart is left unlinked)."""
-    for spec, base, inner in taken:
+    for share in taken:
+        spec, base, inner = share.buffer, share.target, share.offset
         if (
             spec.mem_id == base.mem_id
             and spec.mem_offset is not None
@@ -301,15 +302,15 @@ def _check_pass_options(pass_options: Dict[str, Any], door: str, ours: str) -> N
     }
     unknown = sorted(set(pass_options) - known)
     if unknown:
-        raise memplan.InputError(
+        raise _memplan.InputError(
             f"unknown option {unknown[0]!r} of {door}: expected one of "
             f"{sorted(known)}, or {ours}"
         )
     share = pass_options.get("share_mutable_buffers", False)
     if not isinstance(share, bool):
-        raise memplan.InputError(f"share_mutable_buffers must be True or False, got {share!r}")
+        raise _memplan.InputError(f"share_mutable_buffers must be True or False, got {share!r}")
     if share and pass_options.get("alloc_mutable_buffers", True) is not True:
-        raise memplan.InputError(
+        raise _memplan.InputError(
             "share_mutable_buffers=True needs alloc_mutable_buffers=True: the shared "
             "buffers are the mutable buffers memplan places (in an arena of their own)"
         )
@@ -350,7 +351,7 @@ def memory_planning_pass(
     ``Algorithm``.
     """
     if not isinstance(verify, bool):
-        raise memplan.InputError(f"verify must be True or False, got {verify!r}")
+        raise _memplan.InputError(f"verify must be True or False, got {verify!r}")
     _check_pass_options(
         pass_options,
         "memory_planning_pass",

@@ -1,6 +1,6 @@
 """The inputs of ``memplan.executorch``'s algorithm: ExecuTorch's tensor specs read
 and checked (lifetimes, arenas, alias chains), the arguments of ``Algorithm`` checked,
-and the storage roots (``_Buffer``) and their shares (``_ArenaShare``) built from them.
+and the storage roots (``_Buffer``) built from them.
 
 The lowest layer of the ExecuTorch door beside ``_executorch_inplace``: it imports no
 other module of it.
@@ -22,7 +22,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
         f"(executorch==1.5.1, torch==2.14.1): {e}"
     ) from e
 
-import memplan
+from . import _memplan
 
 
 @dataclass
@@ -37,18 +37,6 @@ class _Buffer:
     aliases: List[Tuple[Any, int]]  # (alias spec, offset inside the root)
 
 
-@dataclass
-class _ArenaShare:
-    """A share between two storage roots of one arena (``in_place=True``): ``buffer``
-    may take ``target``'s storage (``kind`` ``"in_place"`` or ``"inside"``, at
-    ``offset`` bytes into it)."""
-
-    buffer: _Buffer
-    target: _Buffer
-    kind: str
-    offset: int
-
-
 def _refuse_sharing_without_memplans_pass(option: str) -> None:
     """Raises ``memplan.InputError`` when the ExecuTorch pass calling the algorithm
     shares mutable buffers but is not memplan's: ExecuTorch's own pass would then fail
@@ -60,7 +48,7 @@ def _refuse_sharing_without_memplans_pass(option: str) -> None:
             caller = f.f_locals.get("self")
             if isinstance(caller, MemoryPlanningPass):
                 if caller.share_mutable_buffers and not getattr(caller, "_memplans_pass", False):
-                    raise memplan.InputError(
+                    raise _memplan.InputError(
                         f"share_mutable_buffers=True with memplan's {option}= needs memplan's "
                         "pass: use memplan.executorch.memory_planning_pass(..., "
                         "share_mutable_buffers=True) (or banked_memory_planning_pass), not "
@@ -91,7 +79,7 @@ def _check_arguments(
 ) -> None:
     """Raises ``memplan.InputError`` naming the first bad argument of ``Algorithm``."""
     if _is_graph_module(time_limit):
-        raise memplan.InputError(
+        raise _memplan.InputError(
             "memplan.executorch.memory_planning_pass was given uncalled: write "
             "memory_planning_pass=memplan.executorch.memory_planning_pass() (its result is "
             "the pass ExecuTorch runs)"
@@ -106,7 +94,7 @@ def _check_arguments(
         or math.isnan(time_limit)
         or time_limit < 0
     ):
-        raise memplan.InputError(
+        raise _memplan.InputError(
             f"time_limit must be seconds >= 0 (float('inf'): no clock; None: the default work limit), "
             f"got {time_limit!r}"
         )
@@ -114,21 +102,21 @@ def _check_arguments(
         (isinstance(work_limit, int) and not isinstance(work_limit, bool) and work_limit >= 0)
         or work_limit == math.inf
     ):
-        raise memplan.InputError(
+        raise _memplan.InputError(
             f"work_limit must be an int >= 0 (work units per arena) or math.inf, got {work_limit!r}"
         )
-    if not isinstance(planner, str) or planner not in memplan.planners():
-        raise memplan.InputError(
-            f"unknown planner {planner!r}: expected one of {memplan.planners()}"
+    if not isinstance(planner, str) or planner not in _memplan.planners():
+        raise _memplan.InputError(
+            f"unknown planner {planner!r}: expected one of {_memplan.planners()}"
         )
     if not is_int(threads) or threads < 0:
-        raise memplan.InputError(f"threads must be an int >= 0 (0: every core), got {threads!r}")
+        raise _memplan.InputError(f"threads must be an int >= 0 (0: every core), got {threads!r}")
     if seed is not None and (not is_int(seed) or not 0 <= seed < 2**64):
-        raise memplan.InputError(f"seed must be None or an int in [0, 2**64), got {seed!r}")
+        raise _memplan.InputError(f"seed must be None or an int in [0, 2**64), got {seed!r}")
     if fast_capacity is not None and (not is_int(fast_capacity) or fast_capacity < 0):
-        raise memplan.InputError(f"fast_capacity must be None or an int >= 0 (bytes), got {fast_capacity!r}")
+        raise _memplan.InputError(f"fast_capacity must be None or an int >= 0 (bytes), got {fast_capacity!r}")
     if not isinstance(in_place, bool):
-        raise memplan.InputError(f"in_place must be True or False, got {in_place!r}")
+        raise _memplan.InputError(f"in_place must be True or False, got {in_place!r}")
 
 
 def _check_call(alignment: Any, specs: Any, graph_module: Any, extra_padding: Any) -> None:
@@ -136,25 +124,25 @@ def _check_call(alignment: Any, specs: Any, graph_module: Any, extra_padding: An
     ``graph_module`` have defaults in ``__call__`` only so that ExecuTorch calling an
     Algorithm as a pass, with a graph module alone, reaches the first message.)"""
     if _is_graph_module(alignment):
-        raise memplan.InputError(
+        raise _memplan.InputError(
             "memplan.executorch.Algorithm() is a memory-planning algorithm, not a pass: "
             "give memory_planning_pass=memplan.executorch.memory_planning_pass(...), or "
             "put the Algorithm in MemoryPlanningAlgorithmSuite(algo_list=[...]) inside a "
             "MemoryPlanningPass"
         )
     if isinstance(alignment, bool) or not isinstance(alignment, int) or alignment < 1:
-        raise memplan.InputError(f"alignment must be an int >= 1, got {alignment!r}")
+        raise _memplan.InputError(f"alignment must be an int >= 1, got {alignment!r}")
     if isinstance(extra_padding, bool) or not isinstance(extra_padding, int) or extra_padding < 0:
-        raise memplan.InputError(f"extra_padding must be an int >= 0, got {extra_padding!r}")
+        raise _memplan.InputError(f"extra_padding must be an int >= 0, got {extra_padding!r}")
     if specs is None or graph_module is None:
-        raise memplan.InputError(
+        raise _memplan.InputError(
             "Algorithm is called as algo(alignment, specs, graph_module, graph_signature, "
             "extra_padding)"
         )
 
 
-def _input_error(spec: Any, what: str) -> memplan.InputError:
-    return memplan.InputError(f"{_describe(spec)}: {what}")
+def _input_error(spec: Any, what: str) -> _memplan.InputError:
+    return _memplan.InputError(f"{_describe(spec)}: {what}")
 
 
 def _lifetime(spec: Any) -> Tuple[int, int]:

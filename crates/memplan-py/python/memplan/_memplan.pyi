@@ -251,3 +251,10 @@ def _plan_tflite(
 def _multi_subgraph_note() -> str:
     """What ``plan_model`` warns about a model of several subgraphs."""
     ...
+
+def _in_place_breach(
+    buffer: Tuple[str, int, int], target: Tuple[str, int, int]
+) -> Optional[str]:
+    """The library's in-place rule on ``(id, start, end)`` lifetimes (half-open): why
+    ``buffer`` may not take ``target``'s storage in place, or ``None`` when it may."""
+    ...

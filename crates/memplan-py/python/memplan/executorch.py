@@ -54,8 +54,10 @@ The model, and how each of ExecuTorch's rules maps onto memplan's:
 
 - **Small fast memory.** With ``Algorithm(fast_capacity=C)``, arena 1 (the default
   ``mem_id``) must fit in ``C`` bytes, its reserved space and ``extra_padding``
-  included. ``memplan.plan_spill`` chooses the tensors to *spill* at the least total
-  size, and the spilled ones get an arena of their own, the slow one: ``mem_id`` one
+  included. One call of ``memplan.plan`` with two memories (the fast one of the capacity
+  left above the reserved space and the padding, an unbounded slow one; every tensor
+  accessed once) chooses the tensors to *spill* at the least total size, and the
+  spilled ones get an arena of their own, the slow one: ``mem_id`` one
   above the largest the specs use (2 when the program has only arena 1). A
   control-flow submodule (``torch.cond``) gets the same slow arena as its parent, and
   its bytes there are reserved at the bottom of the parent's, as in arena 1, so no arena
@@ -74,13 +76,15 @@ The model, and how each of ExecuTorch's rules maps onto memplan's:
   input that dies at its op, or live inside a KV cache it updates
   (``memplan/_executorch_inplace.py`` finds these *shares*: pointwise ops, batch norm,
   ``index_put``/``index_copy`` of a mutable buffer and the write-back outputs). Each
-  arena is planned with and without them by the same planner and the lower plan kept;
-  the shares the plan took are linked as ``storage_base`` once ExecuTorch has applied
+  arena is one call of ``memplan.plan`` with the shares declared (the shares it may
+  take: an in-place one only where memplan's in-place rule,
+  ``_memplan._in_place_breach``, holds); memplan's driver also plans without them and
+  keeps the lower plan. The shares the plan took are linked as ``storage_base`` once ExecuTorch has applied
   it (memplan's pass does this), so its ``Verifier`` accepts them. For an in-place
   share the output starts at its op, not at its ``alloc`` node (nothing writes it
   before). Off by default: a user's own kernels may not read each element before they
-  write it. The reports count the shares and the bytes saved
-  (``ArenaReport.shares``/``saved``), and every ``ArenaReport.peak`` names the tensors
+  write it. The reports count the shares and the bytes they save at least (the arena's
+  max load without them less its height: ``ArenaReport.shares``/``saved``), and every ``ArenaReport.peak`` names the tensors
   live at the arena's peak.
 - **Several banks.** ``banked_memory_planning_pass(target)`` takes ExecuTorch's
   ``TargetMemoryMap`` and plans across its banks, keeping the most traffic in the
