@@ -1,26 +1,4 @@
-//! Problem files with several memories: a problem file read once ([`ProblemFile`]) holds
-//! the buffers and everything a file may say of memories, and becomes a
-//! [`MemoriesProblem`] with the memories it is planned across ([`MemoriesOf`]).
-//!
-//! ```text
-//!   id,lower,upper,size,memories,accesses        {"memories": [{"name": "tcm", "capacity": 8}, …],
-//!   a,0,3,4,,2                                     "buffers": [{"id": "a", …, "accesses": 2},
-//!   b,0,2,4,ocram|dram,                                        {"id": "b", …, "memories": ["ocram", "dram"]}]}
-//! ```
-//!
-//! Per buffer (a CSV column or a JSON field; empty or absent: the default):
-//! - `memories`: the memories it may use, names separated by `|` (JSON: a name or a list
-//!   of names); default all, one name pins it;
-//! - `accesses`: its access count (traffic `size × accesses`, default 1);
-//! - `cost`: its traffic given directly (spill's word: the cost of moving it to slow
-//!   memory), not with `accesses`;
-//! - `memory`: with spill, where it must live (`fast`, `slow`, `either`); otherwise a
-//!   plan's output, and an error in a problem.
-//!
-//! The memories come from the caller (a command line's `--memories`), from a JSON file's
-//! `memories` section (`name`, `capacity` or null, `alignment`, `cost` per byte), or from
-//! spill's capacity (`fast` under it, then an unbounded `slow`). Every error names the
-//! line and column (CSV) or the field (JSON, `buffers[2].memories`).
+//! Problem files with several memories: [`ProblemFile`], and plan files across memories.
 
 use crate::error::{ReadError, ReadErrorKind};
 use crate::memories::MemoriesProblem;
@@ -55,8 +33,29 @@ enum At {
 /// Each buffer's value of one field, as text (empty: not given), with where it is.
 type Cells = Vec<(At, String)>;
 
-/// A problem file, read once: the buffers with their shares, the file's capacity, and
-/// what it says of memories (see the [module docs](self)).
+/// Problem files with several memories: a problem file read once ([`ProblemFile`]) holds
+/// the buffers and everything a file may say of memories, and becomes a
+/// [`MemoriesProblem`] with the memories it is planned across ([`MemoriesOf`]).
+///
+/// ```text
+///   id,lower,upper,size,memories,accesses        {"memories": [{"name": "tcm", "capacity": 8}, …],
+///   a,0,3,4,,2                                     "buffers": [{"id": "a", …, "accesses": 2},
+///   b,0,2,4,ocram|dram,                                        {"id": "b", …, "memories": ["ocram", "dram"]}]}
+/// ```
+///
+/// Per buffer (a CSV column or a JSON field; empty or absent: the default):
+/// - `memories`: the memories it may use, names separated by `|` (JSON: a name or a list
+///   of names); default all, one name pins it;
+/// - `accesses`: its access count (traffic `size × accesses`, default 1);
+/// - `cost`: its traffic given directly (spill's word: the cost of moving it to slow
+///   memory), not with `accesses`;
+/// - `memory`: with spill, where it must live (`fast`, `slow`, `either`); otherwise a
+///   plan's output, and an error in a problem.
+///
+/// The memories come from the caller (a command line's `--memories`), from a JSON file's
+/// `memories` section (`name`, `capacity` or null, `alignment`, `cost` per byte), or from
+/// spill's capacity (`fast` under it, then an unbounded `slow`). Every error names the
+/// line and column (CSV) or the field (JSON, `buffers[2].memories`).
 #[derive(Debug)]
 pub struct ProblemFile {
     problem: Problem,
@@ -215,7 +214,7 @@ impl ProblemFile {
     }
 
     /// The problem across the memories `of`, with each buffer's data from the file (see
-    /// the [module docs](self)), checked ([`MemoriesProblem::new`]); errors name the line
+    /// see [`ProblemFile`]), checked ([`MemoriesProblem::new`]); errors name the line
     /// and column (CSV) or the field (JSON).
     pub fn into_memories(self, of: MemoriesOf) -> Result<MemoriesProblem, ReadError> {
         let memories = match of {

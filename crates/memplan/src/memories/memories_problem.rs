@@ -1,23 +1,4 @@
-//! A problem across memories as one value: the buffers (with their shares), the
-//! memories, and each buffer's allowed memories and traffic. One memory is its case with
-//! a single memory; spill ([`MemoriesProblem::spill`], feature `spill`) is its case of two,
-//! `fast` under a capacity then an unbounded `slow`.
-//!
-//! ```text
-//!   MemoriesProblem
-//!   ├── problem     the buffers and their shares          (crate::Problem)
-//!   ├── memories    tcm:8, ocram:4, dram (unbounded)      (fastest first)
-//!   └── per buffer  allowed set (default: all)            (MemorySet)
-//!                   accesses (traffic = size × accesses)  or traffic given directly
-//! ```
-//!
-//! The value is checked when it is made ([`MemoriesProblem::new`]): the memories (unique,
-//! non-empty names; costs on all or none), the per-buffer data's lengths, no empty set, a
-//! fixed offset in one memory and aligned to it, the traffic within 64 bits. What only a
-//! plan can answer (does a pinned buffer fit its memory?) is the planner's: it is
-//! [`Outcome::Infeasible`] there, naming the buffer. `memplan::io` reads one from a file,
-//! and every door plans it with [`MemoriesProblem::plan`] and checks a plan with
-//! [`MemoriesProblem::check`].
+//! [`MemoriesProblem`]: a problem across memories as one value.
 
 use crate::checker::{check_memories, CheckFailure, MemoriesCheckSummary};
 #[cfg(feature = "spill")]
@@ -32,7 +13,26 @@ use crate::types::{Offset, Problem, Size};
 
 use super::{plan_memories, Infeasibility, MemoriesOptions, MemoriesReport};
 
-/// A problem across memories (see the [module docs](self)).
+/// A problem across memories as one value: the buffers (with their shares), the
+/// memories, and each buffer's allowed memories and traffic. One memory is its case with
+/// a single memory; spill ([`MemoriesProblem::spill`], feature `spill`) is its case of two,
+/// `fast` under a capacity then an unbounded `slow`.
+///
+/// ```text
+///   MemoriesProblem
+///   ├── problem     the buffers and their shares          (crate::Problem)
+///   ├── memories    tcm:8, ocram:4, dram (unbounded)      (fastest first)
+///   └── per buffer  allowed set (default: all)            (MemorySet)
+///                   accesses (traffic = size × accesses)  or traffic given directly
+/// ```
+///
+/// The value is checked when it is made ([`MemoriesProblem::new`]): the memories (unique,
+/// non-empty names; costs on all or none), the per-buffer data's lengths, no empty set, a
+/// fixed offset in one memory and aligned to it, the traffic within 64 bits. What only a
+/// plan can answer (does a pinned buffer fit its memory?) is the planner's: it is
+/// [`Outcome::Infeasible`] there, naming the buffer. `memplan::io` reads one from a file,
+/// and every door plans it with [`MemoriesProblem::plan`] and checks a plan with
+/// [`MemoriesProblem::check`].
 #[derive(Clone, Debug)]
 pub struct MemoriesProblem {
     problem: Problem,
@@ -44,7 +44,7 @@ pub struct MemoriesProblem {
 
 impl MemoriesProblem {
     /// The problem across `memories` (fastest first) with the per-buffer data of
-    /// `input`, checked (see the [module docs](self)).
+    /// `input`, checked (see [`MemoriesProblem`]).
     pub fn new(
         problem: Problem,
         memories: Vec<Memory>,
