@@ -57,14 +57,6 @@ impl<P, B> Outcome<P, B> {
         }
     }
 
-    /// The plan, if it meets the goal, to change in place.
-    pub(crate) fn plan_mut(&mut self) -> Option<&mut P> {
-        match self {
-            Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => Some(p),
-            Outcome::Infeasible | Outcome::Unknown { .. } => None,
-        }
-    }
-
     /// The plan, or else the best plan found over the capacity.
     pub fn best(&self) -> Option<&P> {
         match self {

@@ -7,23 +7,16 @@
 //! optional shares taken are those that lower or keep the load (`storage/choose.rs`);
 //! when that plan is not proven optimal, the storages of the required shares alone are
 //! planned too (with the same request) and the cheaper plan kept, ties to the first.
-//! Then each memory's buffers are planned again with the shares between them, kept
-//! where that lowers the memory's height ([`replan_each_memory`]).
 
-use std::time::{Duration, Instant};
-
-use super::problem::level_problem;
 use super::{sweep, MemoriesOptions, MemoriesReport};
 use crate::memory_types::{
     allowed_of, traffic_of, validate_memories, MemoriesError, MemoriesInput, Memory, MemoryPlan,
     MemorySet,
 };
-use crate::options::Options;
 use crate::outcome::Outcome;
 use crate::request::Request;
-use crate::share::Share;
 use crate::storage::{self, Storages};
-use crate::types::{BufferIdx, Problem, Time};
+use crate::types::{Problem, Time};
 
 fn plan_storages(
     problem: &Problem,
@@ -107,9 +100,6 @@ pub(super) fn run(
         },
         Outcome::Infeasible => Outcome::Infeasible,
     };
-    if let Some(p) = report.outcome.plan_mut() {
-        report.work += replan_each_memory(problem, memories, p, request, options)?;
-    }
     // The storages carry their first member's id: name every member the argument counts.
     if let Some(why) = report.infeasibility.as_mut() {
         why.buffers = members_named(problem, &storages, &why.buffers, why.time);
@@ -121,66 +111,6 @@ pub(super) fn run(
         }
     }
     Ok(report)
-}
-
-/// Each memory's buffers, with the shares between two of them, planned again by
-/// memplan's planner (which takes a share only where it lowers or keeps the height, and
-/// compares with the plan without them): a storage reserves its largest member over its
-/// whole span, so its plan can be higher than its members' with their shares. The new
-/// offsets are kept where the memory's height falls (under its capacity); which buffer
-/// lives where, and so the cost, is unchanged. Returns the work spent.
-fn replan_each_memory(
-    problem: &Problem,
-    memories: &[Memory],
-    plan: &mut MemoryPlan,
-    request: &Request,
-    options: &MemoriesOptions,
-) -> Result<u64, MemoriesError> {
-    let mut work = 0;
-    for (m, memory) in memories.iter().enumerate() {
-        let members: Vec<BufferIdx> = (0..problem.len())
-            .filter(|&i| plan.memory[i].index() == m)
-            .map(|i| BufferIdx(i as u32))
-            .collect();
-        let mut local = vec![u32::MAX; problem.len()];
-        for (k, b) in members.iter().enumerate() {
-            local[b.index()] = k as u32;
-        }
-        let shares: Vec<Share> = (0..problem.shares().len())
-            .filter(|&k| {
-                let (b, t) = problem.share_ends(k);
-                local[b.index()] != u32::MAX && local[t.index()] != u32::MAX
-            })
-            .map(|k| problem.shares()[k].clone())
-            .collect();
-        if shares.is_empty() {
-            continue;
-        }
-        let alone = level_problem(problem, &members, memory)?;
-        let Ok(sub) = Problem::with_shares(alone.buffers().to_vec(), shares) else {
-            continue;
-        };
-        let budget = (request.budget)
-            .start(Instant::now(), Duration::ZERO)
-            .with_finish_first_plan(true);
-        let plan_options = Options {
-            threads: options.threads,
-            verify: false,
-            ..Options::default()
-        };
-        let report = crate::driver::run_within(&sub, memory.capacity, &plan_options, &budget)?;
-        work += report.work;
-        let Some(better) = report.outcome.plan() else {
-            continue;
-        };
-        if better.height() < plan.heights[m] {
-            for (k, b) in members.iter().enumerate() {
-                plan.offsets[b.index()] = better.offsets()[k];
-            }
-            plan.heights[m] = better.height();
-        }
-    }
-    Ok(work)
 }
 
 fn expand(storages: &Storages, p: MemoryPlan) -> MemoryPlan {
