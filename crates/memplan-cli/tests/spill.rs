@@ -345,6 +345,10 @@ fn spill_and_two_memories_write_the_same_bytes() {
         let spill = run(&["--capacity", "8", "--spill"]);
         let two = run(&["--memories", "fast:8,slow"]);
         assert_eq!(spill, two, "{format}");
-        assert_eq!(spill.1["cost"], 5, "b (cost 3) and d (2) spilled: {}", spill.1);
+        assert_eq!(
+            spill.1["cost"], 5,
+            "b (cost 3) and d (2) spilled: {}",
+            spill.1
+        );
     }
 }
