@@ -435,7 +435,6 @@ fn bad_inputs_are_typed_errors() {
 fn edge_capacities_and_empty_problems() {
     let p = three();
     let opts = SpillOptions::default();
-    let none: (Option<&[u64]>, Option<&[Memory]>) = (None, None);
     // The fixed buffer ends at 8: under 7 nothing helps.
     let r = plan_spill(&p, None, None, &fit(Size(7)), &opts).unwrap();
     assert_eq!(r.outcome, Outcome::Infeasible);
