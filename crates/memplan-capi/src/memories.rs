@@ -3,7 +3,7 @@
 //! [`memplan_plan_memories`] takes the memories and per-buffer arrays,
 //! [`memplan_plan_spill`] is its two-memory short form (memory 0 `fast` under a
 //! capacity, memory 1 `slow`), [`memplan_plan_file`] reads a problem file with its
-//! memories data (`memplan::io::ProblemFile`), and all three return one
+//! memories data (`memplan::memories::ProblemFile`), and all three return one
 //! [`memplan_memories_result`]; [`memplan_check_memories`] is the independent checker.
 //! The lean build (no `spill` feature) keeps the functions, which fail with
 //! `MEMPLAN_ERR_ARGUMENT`, saying why.
@@ -335,7 +335,7 @@ pub unsafe extern "C" fn memplan_plan_spill(
 /// Reads the problem file at `path` (memplan's CSV or JSON, told apart by the name's
 /// `.json` or `.csv`, else by the content) with its data of several memories (the
 /// `memories`, `accesses`, `cost` and `memory` columns or fields, docs/memories.md)
-/// through `memplan::io::ProblemFile`, and plans it as [`memplan_plan_memories`]. The
+/// through `memplan::memories::ProblemFile`, and plans it as [`memplan_plan_memories`]. The
 /// memories: `memory_count` `memories` when given; else, with `spill_capacity` other
 /// than `MEMPLAN_NONE`, spill under it (`fast` of that capacity, then `slow`; the
 /// file's `cost` and `memory` columns are spill's); else the JSON file's `memories`
@@ -369,7 +369,7 @@ pub unsafe extern "C" fn memplan_plan_file(
         };
         #[cfg(feature = "spill")]
         let done = {
-            use memplan::io::MemoriesOf;
+            use memplan::memories::MemoriesOf;
             let given = !memories.is_null() || memory_count > 0;
             let of = match (given, spill_capacity) {
                 (true, MEMPLAN_NONE) => {
@@ -412,19 +412,19 @@ pub unsafe extern "C" fn memplan_plan_file(
 fn problem_file(
     path: &str,
     bytes: &[u8],
-) -> Result<Result<memplan::io::ProblemFile, memplan::ReadError>, (memplan_status, String)> {
+) -> Result<Result<memplan::memories::ProblemFile, memplan::ReadError>, (memplan_status, String)> {
     let lower = path.to_ascii_lowercase();
     let json = lower.ends_with(".json")
         || (!lower.ends_with(".csv") && bytes.trim_ascii_start().starts_with(b"{"));
     let options = memplan::io::ReadOptions::default();
     if json {
         #[cfg(feature = "json")]
-        return Ok(memplan::io::ProblemFile::read_json(bytes, &options));
+        return Ok(memplan::memories::ProblemFile::read_json(bytes, &options));
         #[cfg(not(feature = "json"))]
         return Err(without(path, "JSON"));
     }
     #[cfg(feature = "csv")]
-    return Ok(memplan::io::ProblemFile::read_csv(bytes, &options));
+    return Ok(memplan::memories::ProblemFile::read_csv(bytes, &options));
     #[cfg(not(feature = "csv"))]
     return Err(without(path, "CSV"));
 }

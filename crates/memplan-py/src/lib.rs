@@ -13,6 +13,7 @@ mod arrays;
 mod convert;
 mod inplace;
 mod memories;
+mod memory;
 mod problem;
 mod tflite;
 
@@ -563,7 +564,7 @@ fn planners() -> Vec<String> {
 fn _memplan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Problem>()?;
     m.add_class::<Plan>()?;
-    m.add_class::<memories::Memory>()?;
+    m.add_class::<memory::Memory>()?;
     m.add_class::<memories::MemoryPlan>()?;
     m.add_function(wrap_pyfunction!(memories::plan_spill, m)?)?;
     m.add_function(wrap_pyfunction!(plan, m)?)?;

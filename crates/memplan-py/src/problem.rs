@@ -7,8 +7,8 @@ use pyo3::types::{PyDict, PyList};
 
 use std::sync::Arc;
 
-use memplan::io::{MemoriesOf, ProblemFile};
 use memplan::memories::MemoriesProblem;
+use memplan::memories::{MemoriesOf, ProblemFile};
 use memplan::{Buffer, Offset, Size};
 
 use crate::arrays;
@@ -268,7 +268,7 @@ impl Problem {
                 "give memories or spill (spill=C is memories fast:C, slow), not both",
             ));
         }
-        let given = given.map(crate::memories::core_memories).transpose()?;
+        let given = given.map(crate::memory::core_memories).transpose()?;
         let bytes = read_file(path)?;
         let lower = path.to_ascii_lowercase();
         let json = lower.ends_with(".json")
@@ -299,13 +299,13 @@ impl Problem {
 
     /// The memories the problem was read with (``from_file``), or None.
     #[getter]
-    fn memories(&self) -> Option<Vec<crate::memories::Memory>> {
+    fn memories(&self) -> Option<Vec<crate::memory::Memory>> {
         let across = self.memories.as_ref()?;
         Some(
             across
                 .memories()
                 .iter()
-                .map(crate::memories::Memory::of)
+                .map(crate::memory::Memory::of)
                 .collect(),
         )
     }

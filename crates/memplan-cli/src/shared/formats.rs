@@ -5,8 +5,9 @@ use std::borrow::Cow;
 
 use memplan::io::{
     looks_like_json, read_placements_csv, read_placements_json, write_plan_csv, write_plan_json,
-    write_problem_csv, PlanInfo, ProblemFile,
+    write_problem_csv, PlanInfo,
 };
+use memplan::memories::ProblemFile;
 use memplan::{Offset, Plan, Problem, ReadError, ReadErrorKind, Size};
 
 use super::files::{read_bytes, read_failure};

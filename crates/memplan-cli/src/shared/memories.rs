@@ -2,11 +2,11 @@
 //! alike: which memories a command works across (`--memories`, spill's `--capacity C
 //! --spill`, which is `--memories fast:C,slow`, or a JSON problem's own `memories`
 //! section), the problem across them as the library reads it
-//! (`memplan::io::ProblemFile::into_memories`), a plan file across them, and their
+//! (`memplan::memories::ProblemFile::into_memories`), a plan file across them, and their
 //! figures for people.
 
-use memplan::io::{MemoriesOf, ProblemFile};
 use memplan::memories::{validate_memories, MemoriesProblem, Memory, MemoryPlan};
+use memplan::memories::{MemoriesOf, ProblemFile};
 use memplan::{ReadErrorKind, Size};
 
 use super::files::{display_path, read_failure};
@@ -134,8 +134,8 @@ pub fn read_memory_plan(
     problem: &MemoriesProblem,
 ) -> Result<MemoryPlan, Failure> {
     match input_format(path, bytes, None) {
-        Format::Csv => memplan::io::read_memory_plan_csv(bytes, problem),
-        Format::Json => memplan::io::read_memory_plan_json(bytes, problem),
+        Format::Csv => memplan::memories::read_memory_plan_csv(bytes, problem),
+        Format::Json => memplan::memories::read_memory_plan_json(bytes, problem),
     }
     .map_err(|e| match &e.kind {
         // Rows that do not match the problem: the plan is wrong, not malformed.

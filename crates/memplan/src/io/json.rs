@@ -43,7 +43,7 @@ struct ProblemIn {
     #[serde(default)]
     capacity: Option<u64>,
     buffers: Vec<BufferIn>,
-    /// The memories of a problem across memories (`memplan::io::ProblemFile`).
+    /// The memories of a problem across memories (`memplan::memories::ProblemFile`).
     #[serde(default)]
     memories: Option<serde_json::Value>,
 }
@@ -77,7 +77,7 @@ struct BufferIn {
 /// A buffer's fields of several memories: its traffic (`cost`, spill's word), its memory
 /// (spill's preference: `fast`, `slow`, `either`), its allowed memories (a name or a list
 /// of names) and its access count.
-// Read by `io::memories` (feature `memories`); without it, carried and dropped.
+// Read by `memories::file` (feature `memories`); without it, carried and dropped.
 #[cfg_attr(not(feature = "memories"), allow(dead_code))]
 pub(crate) struct BufferExtra {
     pub(crate) cost: Option<u64>,

@@ -7,8 +7,6 @@
 pub(crate) mod csv;
 #[cfg(feature = "json")]
 pub(crate) mod json;
-#[cfg(all(feature = "memories", any(feature = "csv", feature = "json")))]
-mod memories;
 
 /// How to read the end of a lifetime.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -40,9 +38,3 @@ pub use json::{
     looks_like_json, read_placements_json, read_problem_json, write_plan_json, write_problem_json,
     PlanInfo,
 };
-#[cfg(all(feature = "memories", feature = "csv"))]
-pub use memories::read_memory_plan_csv;
-#[cfg(all(feature = "memories", feature = "json"))]
-pub use memories::read_memory_plan_json;
-#[cfg(all(feature = "memories", any(feature = "csv", feature = "json")))]
-pub use memories::{MemoriesOf, ProblemFile};

@@ -108,13 +108,13 @@ impl MemoriesProblem {
         costs: Option<Vec<u64>>,
         pins: Option<Vec<SpillMemory>>,
     ) -> Result<MemoriesProblem, MemoriesError> {
-        let allowed = super::spill::spill_allowed(&problem, pins.as_deref())?;
+        let allowed = spill_allowed(&problem, pins.as_deref())?;
         let input = MemoriesInput {
             allowed: Some(&allowed),
             accesses: None,
             traffic: costs.as_deref(),
         };
-        MemoriesProblem::new(problem, super::spill::spill_memories(capacity), &input)
+        MemoriesProblem::new(problem, spill_memories(capacity), &input)
     }
 
     /// The buffers and their shares.
@@ -245,4 +245,47 @@ pub(super) fn plan_reporting_pins(
         }),
         other => other,
     }
+}
+
+/// Spill's two memories: `fast` under `capacity`, then an unbounded `slow`.
+#[cfg(feature = "spill")]
+pub(super) fn spill_memories(capacity: Size) -> Vec<Memory> {
+    vec![
+        Memory::new("fast").with_capacity(capacity.get()),
+        Memory::new("slow"),
+    ]
+}
+
+/// Each buffer's allowed set among `fast` (memory 0) and `slow` (memory 1), from its
+/// preference (`pins`, default either): a fixed buffer is fast, and asking it to be slow
+/// is an error.
+#[cfg(feature = "spill")]
+pub(super) fn spill_allowed(
+    problem: &Problem,
+    pins: Option<&[SpillMemory]>,
+) -> Result<Vec<MemorySet>, MemoriesError> {
+    let n = problem.len();
+    if let Some(p) = pins.filter(|p| p.len() != n) {
+        let (what, expected, found) = ("memory preferences", n, p.len());
+        return Err(MemoriesError::Count {
+            what,
+            expected,
+            found,
+        });
+    }
+    let (fast, slow) = (MemoryIdx(0), MemoryIdx(1));
+    let mut allowed = Vec::with_capacity(n);
+    for (i, b) in problem.indexed() {
+        let wanted = pins.map_or(SpillMemory::Either, |p| p[i.index()]);
+        allowed.push(match (b.fixed_offset.is_some(), wanted) {
+            (true, SpillMemory::Slow) => {
+                let (index, id) = (i.index(), b.id.clone());
+                return Err(MemoriesError::FixedInSlow { index, id });
+            }
+            (true, _) | (false, SpillMemory::Fast) => MemorySet::single(fast),
+            (false, SpillMemory::Slow) => MemorySet::single(slow),
+            (false, SpillMemory::Either) => MemorySet::of([fast, slow]),
+        });
+    }
+    Ok(allowed)
 }

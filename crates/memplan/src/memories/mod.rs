@@ -105,6 +105,9 @@ mod bound;
 mod ceiling;
 mod cover;
 mod exact;
+// Problem files with their memories (the CSV and JSON readers' extra fields).
+#[cfg(any(feature = "csv", feature = "json"))]
+mod file;
 mod fill;
 #[cfg(feature = "fuzzing")]
 pub(crate) mod fuzz;
@@ -134,6 +137,12 @@ pub use crate::memory_types::{
     memory_named, validate_memories, MemoriesError, MemoriesInput, Memory, MemoryIdx, MemoryPlan,
     MemorySet, MAX_MEMORIES,
 };
+#[cfg(feature = "csv")]
+pub use file::read_memory_plan_csv;
+#[cfg(feature = "json")]
+pub use file::read_memory_plan_json;
+#[cfg(any(feature = "csv", feature = "json"))]
+pub use file::{MemoriesOf, ProblemFile};
 #[cfg(feature = "fuzzing")]
 pub use fuzz::{fuzz_memories, fuzz_spill};
 pub use memories_problem::MemoriesProblem;

@@ -4,55 +4,14 @@
 //! over a borrowed [`Problem`].
 
 use crate::memory_types::SpillMemory;
-use crate::memory_types::{MemoriesError, MemoriesInput, Memory, MemoryIdx, MemorySet};
+use crate::memory_types::{MemoriesError, MemoriesInput};
 use crate::request::Request;
-use crate::types::{Problem, Size};
+use crate::types::Problem;
 
-use super::memories_problem::plan_reporting_pins;
+use super::memories_problem::{plan_reporting_pins, spill_allowed, spill_memories};
 #[cfg(doc)]
 use super::MemoriesProblem;
 use super::{MemoriesOptions, MemoriesReport};
-
-/// Spill's two memories: `fast` under `capacity`, then an unbounded `slow`.
-pub(super) fn spill_memories(capacity: Size) -> Vec<Memory> {
-    vec![
-        Memory::new("fast").with_capacity(capacity.get()),
-        Memory::new("slow"),
-    ]
-}
-
-/// Each buffer's allowed set among `fast` (memory 0) and `slow` (memory 1), from its
-/// preference (`pins`, default either): a fixed buffer is fast, and asking it to be slow
-/// is an error.
-pub(super) fn spill_allowed(
-    problem: &Problem,
-    pins: Option<&[SpillMemory]>,
-) -> Result<Vec<MemorySet>, MemoriesError> {
-    let n = problem.len();
-    if let Some(p) = pins.filter(|p| p.len() != n) {
-        let (what, expected, found) = ("memory preferences", n, p.len());
-        return Err(MemoriesError::Count {
-            what,
-            expected,
-            found,
-        });
-    }
-    let (fast, slow) = (MemoryIdx(0), MemoryIdx(1));
-    let mut allowed = Vec::with_capacity(n);
-    for (i, b) in problem.indexed() {
-        let wanted = pins.map_or(SpillMemory::Either, |p| p[i.index()]);
-        allowed.push(match (b.fixed_offset.is_some(), wanted) {
-            (true, SpillMemory::Slow) => {
-                let (index, id) = (i.index(), b.id.clone());
-                return Err(MemoriesError::FixedInSlow { index, id });
-            }
-            (true, _) | (false, SpillMemory::Fast) => MemorySet::single(fast),
-            (false, SpillMemory::Slow) => MemorySet::single(slow),
-            (false, SpillMemory::Either) => MemorySet::of([fast, slow]),
-        });
-    }
-    Ok(allowed)
-}
 
 /// Chooses the buffers to spill so that the rest fit under the request's capacity (the
 /// fast memory's: its goal must be [`crate::Goal::Fit`]) at the least total cost, within

@@ -6,7 +6,7 @@
 
 use std::mem::ManuallyDrop;
 
-use memplan::io::MemoriesOf;
+use memplan::memories::MemoriesOf;
 use memplan::memories::{MemoriesError, MemoriesProblem, MemoriesReport, Memory, MemoryPlan};
 use memplan::Outcome;
 use serde_json::json;
@@ -23,7 +23,7 @@ use crate::shared::progress::{interrupt_token, Progress};
 /// `plan` across memories: plans, writes the plan, prints the summary.
 pub fn plan(
     args: PlanArgs,
-    (bytes, in_format, file): (Vec<u8>, Format, memplan::io::ProblemFile),
+    (bytes, in_format, file): (Vec<u8>, Format, memplan::memories::ProblemFile),
     of: MemoriesOf,
 ) -> Result<(), Failure> {
     let cancel = interrupt_token();

@@ -1,7 +1,7 @@
 //! Problem files with several memories: [`ProblemFile`], and plan files across memories.
 
+use super::MemoriesProblem;
 use crate::error::{ReadError, ReadErrorKind};
-use crate::memories::MemoriesProblem;
 #[cfg(feature = "spill")]
 use crate::memories::SpillMemory;
 use crate::memory_types::{
@@ -9,7 +9,7 @@ use crate::memory_types::{
 };
 use crate::types::{Offset, Problem, Size};
 
-use super::ReadOptions;
+use crate::io::ReadOptions;
 
 /// The per-buffer fields of several memories, in the order [`Column`] lists them.
 const FIELDS: [&str; 4] = ["memories", "accesses", "cost", "memory"];
@@ -99,11 +99,11 @@ fn rule(e: impl std::error::Error + Send + Sync + 'static) -> ReadErrorKind {
 }
 
 impl ProblemFile {
-    /// Reads a CSV problem ([`super::read_problem_csv`]) with its columns of several
+    /// Reads a CSV problem ([`crate::io::read_problem_csv`]) with its columns of several
     /// memories, in one pass.
     #[cfg(feature = "csv")]
     pub fn read_csv(input: &[u8], options: &ReadOptions) -> Result<ProblemFile, ReadError> {
-        let (problem, extra) = super::csv::read_problem_csv_with(input, options, &FIELDS)?;
+        let (problem, extra) = crate::io::csv::read_problem_csv_with(input, options, &FIELDS)?;
         let mut fields: [Option<Cells>; 4] = Default::default();
         for (slot, column) in fields.iter_mut().zip(extra) {
             *slot = column.map(|c| c.into_iter().map(|(l, v)| (At::Line(l), v)).collect());
@@ -117,18 +117,18 @@ impl ProblemFile {
         })
     }
 
-    /// Reads a JSON problem ([`super::read_problem_json`]) with its `memories` section
+    /// Reads a JSON problem ([`crate::io::read_problem_json`]) with its `memories` section
     /// and its buffers' fields of several memories, in one pass.
     #[cfg(feature = "json")]
     pub fn read_json(input: &[u8], options: &ReadOptions) -> Result<ProblemFile, ReadError> {
-        let (problem, capacity, extra) = super::json::read_problem_json_with(input, options)?;
+        let (problem, capacity, extra) = crate::io::json::read_problem_json_with(input, options)?;
         let memories = match extra.memories {
             None | Some(serde_json::Value::Null) => None,
             Some(v) => Some(json_memories(&v)?),
         };
         let n = extra.buffers.len();
         let mut fields: [Option<Cells>; 4] = Default::default();
-        let given = |f: fn(&super::json::BufferExtra) -> bool| extra.buffers.iter().any(f);
+        let given = |f: fn(&crate::io::json::BufferExtra) -> bool| extra.buffers.iter().any(f);
         let present = [
             given(|b| b.memories.as_ref().is_some_and(|v| !v.is_null())),
             given(|b| b.accesses.is_some()),
@@ -504,7 +504,7 @@ pub fn read_memory_plan_csv(
     input: &[u8],
     problem: &MemoriesProblem,
 ) -> Result<MemoryPlan, ReadError> {
-    let (placements, mut extra) = super::csv::read_placements_csv_with(input, &["memory"])?;
+    let (placements, mut extra) = crate::io::csv::read_placements_csv_with(input, &["memory"])?;
     let names = extra.pop().flatten().ok_or(ReadError {
         line: 1,
         column: None,
@@ -524,7 +524,7 @@ pub fn read_memory_plan_json(
     input: &[u8],
     problem: &MemoriesProblem,
 ) -> Result<MemoryPlan, ReadError> {
-    let rows = super::json::read_placements_json_with(input, "memory")?;
+    let rows = crate::io::json::read_placements_json_with(input, "memory")?;
     let rows = rows
         .into_iter()
         .enumerate()
