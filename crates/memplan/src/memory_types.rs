@@ -200,7 +200,7 @@ pub enum MemoriesError {
     /// A per-buffer slice whose length is not the number of buffers.
     #[error("{found} {what} given for {expected} buffer(s)")]
     Count {
-        /// `allowed sets`, `access counts` or `traffic figures`.
+        /// `allowed sets`, `access counts`, `traffic figures` or (spill's) `costs`.
         what: &'static str,
         /// The number of buffers.
         expected: usize,

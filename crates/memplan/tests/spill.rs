@@ -393,7 +393,7 @@ fn bad_inputs_are_typed_errors() {
     assert_eq!(
         run(Some(&[1, 2]), None).unwrap_err(),
         MemoriesError::Count {
-            what: "traffic figures",
+            what: "costs",
             expected: 3,
             found: 2
         }

@@ -108,7 +108,7 @@ impl MemoriesProblem {
         costs: Option<Vec<u64>>,
         pins: Option<Vec<SpillMemory>>,
     ) -> Result<MemoriesProblem, MemoriesError> {
-        let allowed = spill_allowed(&problem, pins.as_deref())?;
+        let allowed = spill_allowed(&problem, costs.as_deref(), pins.as_deref())?;
         let input = MemoriesInput {
             allowed: Some(&allowed),
             accesses: None,
@@ -258,21 +258,25 @@ pub(super) fn spill_memories(capacity: Size) -> Vec<Memory> {
 
 /// Each buffer's allowed set among `fast` (memory 0) and `slow` (memory 1), from its
 /// preference (`pins`, default either): a fixed buffer is fast, and asking it to be slow
-/// is an error.
+/// is an error. Checks the lengths of `costs` (spill's traffic figures, named as the
+/// caller gave them) and `pins`.
 #[cfg(feature = "spill")]
 pub(super) fn spill_allowed(
     problem: &Problem,
+    costs: Option<&[u64]>,
     pins: Option<&[SpillMemory]>,
 ) -> Result<Vec<MemorySet>, MemoriesError> {
     let n = problem.len();
-    if let Some(p) = pins.filter(|p| p.len() != n) {
-        let (what, expected, found) = ("memory preferences", n, p.len());
-        return Err(MemoriesError::Count {
+    let count = |what, found: Option<usize>| match found {
+        Some(found) if found != n => Err(MemoriesError::Count {
             what,
-            expected,
+            expected: n,
             found,
-        });
-    }
+        }),
+        _ => Ok(()),
+    };
+    count("costs", costs.map(<[u64]>::len))?;
+    count("memory preferences", pins.map(<[SpillMemory]>::len))?;
     let (fast, slow) = (MemoryIdx(0), MemoryIdx(1));
     let mut allowed = Vec::with_capacity(n);
     for (i, b) in problem.indexed() {

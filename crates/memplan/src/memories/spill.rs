@@ -41,7 +41,7 @@ pub fn plan_spill(
     options: &MemoriesOptions,
 ) -> Result<MemoriesReport, MemoriesError> {
     let capacity = request.capacity().ok_or(MemoriesError::NoCapacity)?;
-    let allowed = spill_allowed(problem, pins)?;
+    let allowed = spill_allowed(problem, costs, pins)?;
     let input = MemoriesInput {
         allowed: Some(&allowed),
         accesses: None,
