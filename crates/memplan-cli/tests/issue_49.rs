@@ -81,3 +81,195 @@ fn issue_49_10_check_with_the_files_swapped_gives_the_order() {
         "{err}"
     );
 }
+
+/// The bold heading lines of each panel of an SVG (one per nested `<svg`).
+fn headings(svg: &str) -> Vec<String> {
+    svg.split("<svg ")
+        .skip(1)
+        .map(|panel| {
+            panel
+                .split("font-weight=\"bold\">")
+                .skip(1)
+                .map(|t| t.split('<').next().unwrap().to_string())
+                .collect::<Vec<_>>()
+                .join(" · ")
+        })
+        .filter(|h| !h.is_empty())
+        .collect()
+}
+
+fn render(args: &[&str]) -> String {
+    let svg = temp(&format!("r{}.svg", args.len()), b"");
+    let mut all = vec!["render"];
+    all.extend_from_slice(args);
+    all.extend(["-o", svg.to_str().unwrap()]);
+    let out = memplan(&all, None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    std::fs::read_to_string(&svg).unwrap()
+}
+
+/// Item 1: an invalid plan's picture never says "optimal", counts what the checker found
+/// in its heading and hatches each violation's times and addresses; a plan over the
+/// capacity says so.
+#[test]
+fn issue_49_1_an_invalid_plan_is_marked_and_never_optimal() {
+    // a and b moved by hand to collide at times [2, 4), addresses [5, 10): the height
+    // (15) is not the max load (20), and with c at the bottom the plan is 20 high,
+    // equal to the max load.
+    let problem = temp(
+        "bad.csv",
+        b"id,lower,upper,size\na,0,4,10\nb,2,6,10\nc,5,8,10\n",
+    );
+    let plan = temp("bad.plan.csv", b"id,offset\na,0\nb,5\nc,10\n");
+    let (p, q) = (problem.to_str().unwrap(), plan.to_str().unwrap());
+    let svg = render(&[p, q]);
+    let heading = &headings(&svg)[0];
+    assert!(heading.contains("INVALID PLAN: 1 overlap"), "{heading}");
+    assert!(heading.contains("height 20 B · max load 20 B"), "{heading}");
+    assert!(!heading.contains("optimal"), "{heading}");
+    let faults = svg
+        .split("class=\"faults\"")
+        .nth(1)
+        .expect("the faults are drawn");
+    assert!(
+        faults.contains("overlap at times [2, 4), addresses [5, 10)"),
+        "{faults}"
+    );
+    // Over a capacity: said, and the part above it hatched.
+    let svg = render(&[p, q, "--capacity", "18"]);
+    let heading = &headings(&svg)[0];
+    assert!(heading.contains("1 buffer over the capacity"), "{heading}");
+    assert!(svg.contains("ends above the capacity 18"));
+    // A valid plan at the max load: optimal, nothing hatched.
+    let good = temp("good.plan.csv", b"id,offset\na,0\nb,10\nc,0\n");
+    let svg = render(&[p, good.to_str().unwrap()]);
+    assert!(headings(&svg)[0].contains("optimal") && !svg.contains("class=\"faults\""));
+}
+
+/// A label's box, `(left, top, right, bottom)`, and its text.
+type LabelBox = (f64, f64, f64, f64, String);
+
+/// The boxes of the level lines' labels (`max load …`, `capacity …`) per panel: right
+/// end x, baseline y and text, each as wide as [`memplan_render`]'s generous estimate.
+fn label_boxes(svg: &str) -> Vec<Vec<LabelBox>> {
+    let num = |s: &str, attr: &str| -> f64 {
+        let v = s.split(&format!("{attr}=\"")).nth(1).unwrap();
+        v.split('"').next().unwrap().parse().unwrap()
+    };
+    svg.split("<svg ")
+        .skip(1)
+        .map(|panel| {
+            panel
+                .split("<text class=\"level\" ")
+                .skip(1)
+                .map(|t| {
+                    let (x, y) = (num(t, "x"), num(t, "y"));
+                    let text = t.split('>').nth(1).unwrap().split('<').next().unwrap();
+                    let w = text.chars().count() as f64 * 0.6 * 12.0;
+                    (x - w, y - 12.0, x, y + 2.0, text.to_string())
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Item 2: the capacity's and the max load's labels never overlap, when the two lines
+/// are close (7 px) or the same.
+#[test]
+fn issue_49_2_level_labels_do_not_overlap() {
+    let close = temp("close.csv", b"id,lower,upper,size\na,0,2,990000\n");
+    let plan = temp("close.plan.csv", b"id,offset\na,0\n");
+    let three = "tests/memories/three.csv";
+    let three_plan = temp("three.plan.csv", b"");
+    let spec = "tcm:10,ocram:8:4,dram";
+    let out = memplan(
+        &[
+            "plan",
+            three,
+            "--memories",
+            spec,
+            "-q",
+            "-o",
+            three_plan.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let pictures = [
+        render(&[
+            close.to_str().unwrap(),
+            plan.to_str().unwrap(),
+            "--capacity",
+            "1000000",
+        ]),
+        render(&[
+            close.to_str().unwrap(),
+            plan.to_str().unwrap(),
+            "--capacity",
+            "990000",
+        ]),
+        render(&[three, three_plan.to_str().unwrap(), "--memories", spec]),
+    ];
+    let mut pairs = 0;
+    for svg in &pictures {
+        for panel in label_boxes(svg) {
+            for (i, a) in panel.iter().enumerate() {
+                for b in &panel[i + 1..] {
+                    pairs += 1;
+                    let apart = a.2 <= b.0 || b.2 <= a.0 || a.3 <= b.1 || b.3 <= a.1;
+                    assert!(apart, "labels overlap: {a:?} and {b:?}");
+                }
+            }
+        }
+    }
+    assert!(pairs >= 3, "{pairs} pairs of labels checked");
+}
+
+/// Item 4: with a fixed buffer above the max load, `plan` and `check` say what the
+/// fragmentation is measured against.
+#[test]
+fn issue_49_4_fragmentation_names_the_fixed_buffers_bound() {
+    let problem = temp(
+        "fixed.csv",
+        b"id,lower,upper,size,offset\na,0,3,4,100\nb,0,3,4,\n",
+    );
+    let p = problem.to_str().unwrap();
+    let plan = problem.with_extension("plan.csv");
+    let out = memplan(&["plan", p, "-o", plan.to_str().unwrap()], None);
+    let said = "fragmentation 0 (0.00%) over the lower bound 104 that the fixed buffers set";
+    assert!(stderr(&out).contains(said), "{}", stderr(&out));
+    let out = memplan(&["check", p, plan.to_str().unwrap()], None);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("max load 8") && text.contains(said), "{text}");
+    // Without fixed buffers, the line is as before.
+    let plain = temp("plain.csv", b"id,lower,upper,size\na,0,3,4\n");
+    let out = memplan(
+        &[
+            "plan",
+            plain.to_str().unwrap(),
+            "-o",
+            plan.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(!stderr(&out).contains("lower bound"), "{}", stderr(&out));
+}
+
+/// Item 5: merged small buffers say why they are merged, in words that fit their count.
+#[test]
+fn issue_49_5_merged_buffers_say_why() {
+    let mut csv = b"id,lower,upper,size\nbig,0,100,100000\n".to_vec();
+    for i in 0..4 {
+        csv.extend(format!("s{i},{i},{},1\n", i + 1).bytes());
+    }
+    let problem = temp("small.csv", &csv);
+    let p = problem.to_str().unwrap();
+    let out = memplan(&["plan", p, "-q"], None);
+    let plan = temp("small.plan.csv", &out.stdout);
+    let svg = render(&[p, plan.to_str().unwrap()]);
+    assert!(
+        svg.contains("4 buffers, merged into 1 shape: each smaller than 2 square pixels"),
+        "{}",
+        svg.split("<path").nth(1).unwrap_or("no merged path")
+    );
+}

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyMapping, PyString};
 
 use memplan::memories::{
-    check_memories, memory_named, MemoriesInput, MemoriesOptions, MemoriesProblem,
+    check_memories, MemoriesError, MemoriesInput, MemoriesOptions, MemoriesProblem,
     Memory as CoreMemory, MemoryIdx, MemorySet, SpillMemory,
 };
 use memplan::{Outcome, Size};
@@ -340,9 +340,11 @@ fn allowed_set(v: &Bound<'_, PyAny>, memories: &[CoreMemory], id: &str) -> PyRes
     }
     let mut set = MemorySet::EMPTY;
     for name in names {
-        let m = memory_named(memories, &name)
-            .map_err(|e| InputError::new_err(format!("allowed['{id}']: {e}")))?;
-        set = MemorySet(set.0 | MemorySet::single(m).0);
+        let Some(m) = memories.iter().position(|m| m.name == name) else {
+            let unknown = MemoriesError::UnknownMemory(name);
+            return Err(InputError::new_err(format!("allowed['{id}']: {unknown}")));
+        };
+        set = MemorySet(set.0 | MemorySet::single(MemoryIdx(m as u32)).0);
     }
     Ok(set)
 }

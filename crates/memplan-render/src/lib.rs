@@ -46,12 +46,29 @@ mod scale;
 use fmt::{percent, thousands};
 use marks::{buffers, colour, load_panel};
 use scale::{
-    address_axis, escape, human_bytes, level, text_width, time_axis, Scale, BOTTOM, GAP,
-    HEADING_FONT, HEADING_LINE, LEFT, LOAD_H, RIGHT, TOP,
+    address_axis, bytes_in, escape, level, level_label, text_width, time_axis, unit_of, Scale,
+    BOTTOM, GAP, HEADING_FONT, HEADING_LINE, LEFT, LOAD_H, RIGHT, TOP,
 };
 
 /// At most this many buffers get their own rectangle and tooltip.
 pub const MAX_DETAILED: usize = 5000;
+
+/// Two level lines closer than this many pixels would draw their labels on each other.
+const LABEL_CLEARANCE: f64 = 16.0;
+
+/// What the checker found wrong with a plan, drawn over it: a hatched red region (the
+/// times and addresses involved) with the violation as its tooltip.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// What kind, for the heading's count: `overlap`, `over the capacity`, ….
+    pub kind: &'static str,
+    /// The times, `[start, end)`.
+    pub times: (u64, u64),
+    /// The addresses, `[low, high)`.
+    pub addresses: (u64, u64),
+    /// The violation, as the checker words it.
+    pub title: String,
+}
 
 /// What to draw besides the plan.
 pub struct Picture<'a> {
@@ -75,6 +92,9 @@ pub struct Picture<'a> {
     pub span: Option<(u64, u64)>,
     /// The capacity the plan was asked to fit under, drawn as a line; `None`: none.
     pub capacity: Option<u64>,
+    /// What the checker found wrong (with [`Picture::valid`] false), drawn over the plan
+    /// and counted in the heading.
+    pub faults: Vec<Fault>,
 }
 
 impl<'a> Picture<'a> {
@@ -90,6 +110,7 @@ impl<'a> Picture<'a> {
             notes: None,
             span: None,
             capacity: None,
+            faults: Vec::new(),
         }
     }
 }
@@ -127,7 +148,8 @@ pub fn draw(problem: &Problem, offsets: &[u64], pic: &Picture) -> String {
     let capacity = pic.capacity;
     let top = height.max(max_load).max(capacity.unwrap_or(0)).max(1);
     let top_axis = top + top / 25;
-    let heading = heading_lines(pic, bufs.len(), height, max_load, (t0, t1));
+    let figures = (height, max_load, unit_of(top_axis));
+    let heading = heading_lines(pic, bufs.len(), figures, (t0, t1));
     let top_y = TOP + HEADING_LINE * (heading.len() - 1) as f64;
     let plot_h = (h - top_y - BOTTOM - LOAD_H - GAP).max(20.0);
     let sc = Scale {
@@ -137,6 +159,7 @@ pub fn draw(problem: &Problem, offsets: &[u64], pic: &Picture) -> String {
         sy: plot_h / top_axis as f64,
         plot_w,
         plot_h,
+        unit: unit_of(top_axis),
     };
 
     let mut svg = String::new();
@@ -165,10 +188,17 @@ pub fn draw(problem: &Problem, offsets: &[u64], pic: &Picture) -> String {
     address_axis(&mut svg, &sc, top_axis);
     let merged = buffers(&mut svg, &sc, (t0, t1), bufs, offsets, pic);
     let shared = shares(&mut svg, &sc, problem, offsets);
-    level(&mut svg, &sc, max_load, "#222", "6 4", "max load");
+    level(&mut svg, &sc, max_load, ("#222", "6 4"), "max load", 0.0);
     if let Some(c) = capacity {
-        level(&mut svg, &sc, c, "#d62728", "8 5", "capacity");
+        // Lines closer than a label's height: the capacity's label left of the load's.
+        let close = (sc.y(c) - sc.y(max_load)).abs() < LABEL_CLEARANCE;
+        let shift = match close {
+            true => text_width(&level_label(&sc, max_load, "max load"), 12.0) + 8.0,
+            false => 0.0,
+        };
+        level(&mut svg, &sc, c, ("#d62728", "8 5"), "capacity", shift);
     }
+    faults(&mut svg, &sc, &pic.faults);
     load_panel(&mut svg, &sc, &profile, (t0, t1), capacity);
     time_axis(&mut svg, &sc, t0, t1);
     legend(
@@ -250,29 +280,32 @@ pub fn draw_stacked(panels: &[(&Problem, &[u64], &Picture)]) -> String {
 fn heading_lines(
     pic: &Picture,
     n: usize,
-    height: u64,
-    max_load: u64,
+    (height, max_load, unit): (u64, u64, usize),
     t: (u64, u64),
 ) -> Vec<(String, String)> {
     let frag = height.saturating_sub(max_load);
+    let exact = match bytes_in(height, unit).ends_with(" B") {
+        true => String::new(),
+        false => format!(" ({} B)", thousands(height)),
+    };
     let mut parts = vec![
         format!("{}: {}", pic.name, fmt::count(n as u64, "buffer")),
-        format!("height {} ({} B)", human_bytes(height), thousands(height)),
-        format!("max load {}", human_bytes(max_load)),
+        format!("height {}{exact}", bytes_in(height, unit)),
+        format!("max load {}", bytes_in(max_load, unit)),
         format!(
             "fragmentation {} ({})",
-            human_bytes(frag),
+            bytes_in(frag, unit),
             percent(frag, max_load)
         ),
     ];
-    if height == max_load {
+    if height == max_load && pic.valid {
         parts.push("optimal".to_string());
     }
     if pic.window.is_some() {
         parts.push(format!("time [{}, {})", thousands(t.0), thousands(t.1)));
     }
     if !pic.valid {
-        parts.push("INVALID PLAN (see memplan check)".to_string());
+        parts.push(invalid_part(&pic.faults));
     }
     let room = (pic.width as f64 - LEFT - RIGHT).max(HEADING_FONT * 10.0);
     let fits = |s: &str| text_width(s, HEADING_FONT) <= room;
@@ -299,6 +332,53 @@ fn heading_lines(
             (format!("{}…", short.trim_end()), full)
         })
         .collect()
+}
+
+/// `INVALID PLAN: 2 overlaps, 1 over the capacity (see memplan check)`: the faults
+/// counted by kind, in the order first seen.
+fn invalid_part(faults: &[Fault]) -> String {
+    let mut kinds: Vec<(&str, u64)> = Vec::new();
+    for f in faults {
+        match kinds.iter_mut().find(|(k, _)| *k == f.kind) {
+            Some((_, n)) => *n += 1,
+            None => kinds.push((f.kind, 1)),
+        }
+    }
+    let counted: Vec<String> = kinds
+        .iter()
+        .map(|&(kind, n)| match (kind, n) {
+            ("overlap", n) => fmt::count(n, "overlap"),
+            (kind, 1) => format!("1 buffer {kind}"),
+            (kind, n) => format!("{} buffers {kind}", thousands(n)),
+        })
+        .collect();
+    match counted.is_empty() {
+        true => "INVALID PLAN (see memplan check)".to_string(),
+        false => format!("INVALID PLAN: {} (see memplan check)", counted.join(", ")),
+    }
+}
+
+/// The faults, hatched red over the plan, each titled with its violation.
+fn faults(svg: &mut String, sc: &Scale, faults: &[Fault]) {
+    if faults.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        svg,
+        r##"<defs><pattern id="fault" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="3" height="6" fill="#d62728"/></pattern></defs><g class="faults" fill="url(#fault)" fill-opacity="0.8" stroke="#d62728" stroke-width="2">"##
+    );
+    for f in faults {
+        let (x0, x1) = (sc.x(f.times.0), sc.x(f.times.1));
+        let (y0, y1) = (sc.y(f.addresses.1), sc.y(f.addresses.0));
+        let _ = writeln!(
+            svg,
+            r#"<rect x="{x0:.2}" y="{y0:.2}" width="{:.2}" height="{:.2}"><title>{}</title></rect>"#,
+            (x1 - x0).max(2.0),
+            (y1 - y0).max(2.0),
+            escape(&f.title)
+        );
+    }
+    svg.push_str("</g>\n");
 }
 
 fn legend(svg: &mut String, h: f64, merged: bool, highlight: bool, capacity: bool, shares: bool) {

@@ -145,9 +145,13 @@ pub(crate) fn buffers(
         let (path, pieces) = grid.to_path();
         let _ = writeln!(
             svg,
-            r##"<path d="{path}" fill="#7f8c9b"{fade}><title>{} smaller buffers, merged ({} shapes): each is too small to draw alone</title></path>"##,
-            thousands(merged.len() as u64),
-            thousands(pieces as u64)
+            r##"<path d="{path}" fill="#7f8c9b"{fade}><title>{}, merged into {}: {why}</title></path>"##,
+            crate::fmt::count(merged.len() as u64, "buffer"),
+            crate::fmt::count(pieces as u64, "shape"),
+            why = match detailed_count == MAX_DETAILED {
+                true => "past the 5,000 largest, or smaller than 2 square pixels each",
+                false => "each smaller than 2 square pixels, too small to draw alone",
+            }
         );
     }
     // Large buffers: one rectangle each. Then the highlighted ones, on top.

@@ -28,6 +28,8 @@ pub(crate) struct Scale {
     pub(crate) sy: f64,
     pub(crate) plot_w: f64,
     pub(crate) plot_h: f64,
+    /// The address axis's unit ([`unit_of`]), which the heading and the lines' labels use.
+    pub(crate) unit: usize,
 }
 
 impl Scale {
@@ -75,6 +77,40 @@ pub(crate) fn human_bytes(v: u64) -> String {
     }
 }
 
+const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+
+/// The unit (a power of 1,024, as an index into `B`, `KiB`, …) the address axis uses up
+/// to `top`: the largest that `top` reaches.
+pub(crate) fn unit_of(top: u64) -> usize {
+    let mut k = 0;
+    while k + 1 < UNITS.len() && top >> (10 * (k + 1)) >= 1 {
+        k += 1;
+    }
+    k
+}
+
+/// `v` in the unit `k` of [`unit_of`], with three significant digits at most: the
+/// heading's figures in the axis's unit (`0.99 MiB`, not `1015 KiB`, beside an axis in
+/// MiB). A figure under a tenth of the unit, too small to read in it, keeps its own
+/// ([`human_bytes`]).
+pub(crate) fn bytes_in(v: u64, k: usize) -> String {
+    if k == 0 || v < (1u64 << (10 * k)) / 10 {
+        return human_bytes(v);
+    }
+    let x = v as f64 / (1u64 << (10 * k)) as f64;
+    let digits = match x {
+        x if x == 0.0 || x >= 100.0 => 0,
+        x if x >= 10.0 => 1,
+        _ => 2,
+    };
+    let text = format!("{x:.digits$}");
+    let text = match text.contains('.') {
+        true => text.trim_end_matches('0').trim_end_matches('.').to_string(),
+        false => text,
+    };
+    format!("{text} {}", UNITS[k])
+}
+
 /// A "nice" tick step (1, 2 or 5 times a power of ten, at least 1) giving about
 /// `target` ticks.
 pub(crate) fn nice_step(range: f64, target: f64) -> f64 {
@@ -85,11 +121,7 @@ pub(crate) fn nice_step(range: f64, target: f64) -> f64 {
 /// agree), at a nice step of 1, 2 or 5 times a power of ten in that unit, fractional when
 /// needed: `0 MiB`, `2.5 MiB`, `5 MiB`.
 pub(crate) fn address_ticks(top: u64) -> Vec<(u64, String)> {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut k = 0;
-    while k + 1 < UNITS.len() && top >> (10 * (k + 1)) >= 1 {
-        k += 1;
-    }
+    let k = unit_of(top);
     let unit = (1u64 << (10 * k)) as f64;
     let step = fine_step(top as f64 / unit, 6.0);
     let decimals = if step >= 1.0 {
@@ -129,17 +161,30 @@ pub(crate) fn text_width(text: &str, font_size: f64) -> f64 {
     text.chars().count() as f64 * 0.6 * font_size
 }
 
-/// A horizontal line across the plan panel at address `a`, labelled at its right end.
-pub(crate) fn level(svg: &mut String, sc: &Scale, a: u64, colour: &str, dash: &str, name: &str) {
+/// The label of [`level`]'s line: `NAME SIZE`, in the axis's unit.
+pub(crate) fn level_label(sc: &Scale, a: u64, name: &str) -> String {
+    format!("{name} {}", bytes_in(a, sc.unit))
+}
+
+/// A horizontal line across the plan panel at address `a`, labelled at its right end, or
+/// `shift` pixels left of it (to clear another line's label).
+pub(crate) fn level(
+    svg: &mut String,
+    sc: &Scale,
+    a: u64,
+    (colour, dash): (&str, &str),
+    name: &str,
+    shift: f64,
+) {
     let y = sc.y(a);
     let _ = writeln!(
         svg,
-        r##"<line x1="{LEFT}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="{colour}" stroke-width="1.5" stroke-dasharray="{dash}"><title>{name} {} B</title></line><text x="{x:.1}" y="{ty:.1}" fill="#ffffff" text-anchor="end" stroke="#ffffff" stroke-width="3">{name} {label}</text><text x="{x:.1}" y="{ty:.1}" fill="{colour}" text-anchor="end">{name} {label}</text>"##,
+        r##"<line x1="{LEFT}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="{colour}" stroke-width="1.5" stroke-dasharray="{dash}"><title>{name} {} B</title></line><text class="level" x="{x:.1}" y="{ty:.1}" fill="#ffffff" text-anchor="end" stroke="#ffffff" stroke-width="3">{label}</text><text x="{x:.1}" y="{ty:.1}" fill="{colour}" text-anchor="end">{label}</text>"##,
         LEFT + sc.plot_w,
         thousands(a),
-        x = LEFT + sc.plot_w - 4.0,
+        x = LEFT + sc.plot_w - 4.0 - shift,
         ty = y - 4.0,
-        label = human_bytes(a)
+        label = level_label(sc, a, name)
     );
 }
 

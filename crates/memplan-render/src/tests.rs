@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::marks::hsl_to_rgb;
-use crate::scale::address_ticks;
+use crate::scale::{address_ticks, human_bytes};
 use memplan::Buffer;
 
 #[test]
@@ -70,7 +70,7 @@ fn issue_27_long_headings_wrap_inside_the_picture() {
     let all: Vec<&str> = lines.iter().map(|l| l.1.as_str()).collect();
     assert_eq!(
         all.join(" · "),
-        "fast memory (capacity 1,000,000 B): 2 buffers · height 12 B (12 B) · max load \
+        "fast memory (capacity 1,000,000 B): 2 buffers · height 12 B · max load \
          12 B · fragmentation 0 B (0.00%) · optimal · time [1,000, 2,000)"
     );
     let plot_top = TOP + HEADING_LINE * (lines.len() - 1) as f64;
@@ -138,4 +138,27 @@ fn labels() {
     assert_eq!(address_ticks(3 << 20)[1].1, "0.5 MiB");
     assert_eq!(human_bytes(3 << 20), "3 MiB");
     assert_eq!(address_ticks(9_633_792).last().unwrap().1, "8 MiB"); // step 2 MiB
+}
+
+/// Issue 49 item 3: the heading's figures are in the axis's unit, a figure too small to
+/// read in it in its own, and the exact bytes are not repeated for a figure in bytes.
+#[test]
+fn issue_49_3_heading_figures_use_the_axis_unit() {
+    assert_eq!(crate::scale::bytes_in(1_039_360, 2), "0.99 MiB");
+    assert_eq!(crate::scale::bytes_in(3 << 20, 2), "3 MiB");
+    assert_eq!(crate::scale::bytes_in(12, 1), "12 B");
+    assert_eq!(crate::scale::bytes_in(12, 0), "12 B");
+    let p = Problem::new(vec![Buffer::new("a", 0, 2, 1_039_360)]).unwrap();
+    let svg = draw(&p, &[0], &Picture::new(1200, 700, "p", true));
+    let heading = heading_texts(&svg)[0].1.clone();
+    assert!(
+        heading.contains("height 0.99 MiB (1,039,360 B)"),
+        "{heading}"
+    );
+    assert!(heading.contains("max load 0.99 MiB"), "{heading}");
+    assert!(
+        svg.contains(">1 MiB<") || svg.contains(" MiB</text>"),
+        "axis in MiB"
+    );
+    assert!(!heading.contains("KiB"), "{heading}");
 }

@@ -317,7 +317,7 @@ pub fn validate_memories(memories: &[Memory]) -> Result<(), MemoriesError> {
 }
 
 /// The index of the memory called `name`.
-pub fn memory_named(memories: &[Memory], name: &str) -> Result<MemoryIdx, MemoriesError> {
+pub(crate) fn memory_named(memories: &[Memory], name: &str) -> Result<MemoryIdx, MemoriesError> {
     memories
         .iter()
         .position(|m| m.name == name)

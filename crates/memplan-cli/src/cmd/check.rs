@@ -9,40 +9,36 @@ use crate::exit::Failure;
 use crate::flags::commands::CheckArgs;
 use crate::shared::files::{display_path, read_bytes};
 use crate::shared::formats;
-use crate::shared::memories::{
-    into_memories, memories_of, memory_figures, plan_has_memory, read_memory_plan,
-};
-use crate::shared::numbers::{count, percent, thousands};
+use crate::shared::memories::{against, memory_figures, read_memory_plan, Against};
+use crate::shared::numbers::{count, fragmentation, thousands};
 
 pub fn check(args: CheckArgs) -> Result<(), Failure> {
     let (_, _, file) = formats::load_file(&args.problem, &args.input_args)?;
     let bytes = read_bytes(&args.plan)?;
     let plan_file = display_path(&args.plan);
-    // A plan with a memory column and no other memories: spill's, under --capacity.
-    let spill = match plan_has_memory(&args.plan, &bytes) {
-        true if args.memories.is_none() && !file.has_memories() => {
-            Some(args.capacity.ok_or_else(|| {
-                Failure::usage(format!(
-                    "{plan_file}: a plan with a memory column needs --capacity (the fast memory's size) or --memories"
-                ))
-            })?)
+    let plan = (args.plan.as_str(), bytes.as_slice());
+    let file = match against(
+        &args.problem,
+        file,
+        plan,
+        args.memories.as_deref(),
+        args.capacity,
+    )? {
+        Against::One(file) => file,
+        Against::Memories(problem) => {
+            let plan = read_memory_plan(&args.plan, &bytes, &problem)?;
+            let summary = problem
+                .check(&plan)
+                .map_err(|f| Failure::invalid(plan_file, "plan", &f.violations, f.more))?;
+            println!(
+                "ok: {}; {}; cost {}",
+                count(summary.buffers as u64, "buffer"),
+                memory_figures(&problem, &plan).join("; "),
+                thousands(summary.cost)
+            );
+            return Ok(());
         }
-        _ => None,
     };
-    if let Some(of) = memories_of(args.memories.as_deref(), spill, &file)? {
-        let problem = into_memories(&args.problem, file, of)?;
-        let plan = read_memory_plan(&args.plan, &bytes, &problem)?;
-        let summary = problem
-            .check(&plan)
-            .map_err(|f| Failure::invalid(plan_file, "plan", &f.violations, f.more))?;
-        println!(
-            "ok: {}; {}; cost {}",
-            count(summary.buffers as u64, "buffer"),
-            memory_figures(&problem, &plan).join("; "),
-            thousands(summary.cost)
-        );
-        return Ok(());
-    }
     let (problem, own) = file.into_problem();
     let capacity = args.capacity.map(memplan::Size).or(own);
     let placements = formats::read_placements(&args.plan, &bytes).map_err(|mut f| {
@@ -61,12 +57,11 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
             );
             let h = summary.height.get();
             println!(
-                "ok: {}; height {}; max load {}; fragmentation {} ({})",
+                "ok: {}; height {}; max load {}; {}",
                 count(summary.buffers as u64, "buffer"),
                 thousands(h),
                 thousands(max_load),
-                thousands(h - bound),
-                percent(h - bound, bound)
+                fragmentation(h, max_load, bound)
             );
             Ok(())
         }

@@ -2,8 +2,8 @@
 //! `memplan_render` (the picture is described there).
 
 use memplan::memories::MemoriesProblem;
-use memplan::{check_placements, Offset, Problem, Size};
-use memplan_render::{draw, Picture};
+use memplan::{check_placements, Offset, Problem, Size, Violation};
+use memplan_render::{draw, Fault, Picture};
 
 use crate::exit::{self, Failure};
 use crate::flags::commands::RenderArgs;
@@ -12,7 +12,7 @@ use crate::flags::input::Format;
 use crate::shared::files::{display_path, tflite_failure};
 use crate::shared::files::{read_bytes, write_to};
 use crate::shared::formats;
-use crate::shared::memories::{into_memories, memories_of, plan_has_memory, read_memory_plan};
+use crate::shared::memories::{against, read_memory_plan, Against};
 use crate::shared::numbers::thousands;
 
 pub fn render(args: RenderArgs) -> Result<(), Failure> {
@@ -37,24 +37,22 @@ pub fn render(args: RenderArgs) -> Result<(), Failure> {
     };
     let (format, file) = formats::read_file(&args.problem, &bytes, &args.input_args)?;
     let plan_bytes = read_bytes(&plan_path)?;
-    // A plan with a memory column and no other memories: spill's, under --capacity.
-    let spill = match plan_has_memory(&plan_path, &plan_bytes) {
-        true if args.memories.is_none() && !file.has_memories() => {
-            Some(args.capacity.ok_or_else(|| {
-                Failure::usage(format!(
-                    "{plan_path}: a plan with a memory column needs --capacity (the fast memory's size) or --memories"
-                ))
-            })?)
+    let plan = (plan_path.as_str(), plan_bytes.as_slice());
+    let file = match against(
+        &args.problem,
+        file,
+        plan,
+        args.memories.as_deref(),
+        args.capacity,
+    )? {
+        Against::One(file) => file,
+        Against::Memories(problem) => {
+            let window = checked_view(&args, problem.problem())?;
+            let input = (format, bytes.as_slice());
+            let svg = memory_panels(&args, &plan_path, input, &problem, &plan_bytes, window)?;
+            return write_to(&args.output, |w| w.write_all(svg.as_bytes()));
         }
-        _ => None,
     };
-    if let Some(of) = memories_of(args.memories.as_deref(), spill, &file)? {
-        let problem = into_memories(&args.problem, file, of)?;
-        let window = checked_view(&args, problem.problem())?;
-        let input = (format, bytes.as_slice());
-        let svg = memory_panels(&args, &plan_path, input, &problem, &plan_bytes, window)?;
-        return write_to(&args.output, |w| w.write_all(svg.as_bytes()));
-    }
     let (problem, own) = file.into_problem();
     let capacity = args.capacity.map(Size).or(own);
     let window = checked_view(&args, &problem)?;
@@ -71,6 +69,9 @@ pub fn render(args: RenderArgs) -> Result<(), Failure> {
     })?;
     let name = file_name(&args.problem);
     let mut picture = Picture::new(args.width, args.height, name, checked.is_ok());
+    if let Err(failure) = &checked {
+        picture.faults = faults(&failure.violations).map(|(_, f)| f).collect();
+    }
     picture.window = window;
     picture.highlight = args.buffers.clone();
     picture.capacity = capacity.map(Size::get);
@@ -79,6 +80,40 @@ pub fn render(args: RenderArgs) -> Result<(), Failure> {
     }
     let svg = draw(&problem, &offsets, &picture);
     write_to(&args.output, |w| w.write_all(svg.as_bytes()))
+}
+
+/// The checker's violations that have a place in the picture, as faults to draw, each
+/// with the id of the (first) buffer it names.
+fn faults(violations: &[Violation]) -> impl Iterator<Item = (&str, Fault)> + '_ {
+    violations.iter().filter_map(|v| {
+        let (kind, id, times, addresses) = match v {
+            Violation::Overlap {
+                first,
+                times,
+                addresses,
+                ..
+            } => ("overlap", &first.id, *times, *addresses),
+            Violation::AboveCapacity { buffer, capacity } => {
+                let above = (
+                    capacity.get().max(buffer.addresses.0.get()),
+                    buffer.addresses.1,
+                );
+                let above = (Offset(above.0), above.1);
+                ("over the capacity", &buffer.id, buffer.lifetime, above)
+            }
+            Violation::ShareBroken { buffer, times, .. } => {
+                ("in a broken share", &buffer.id, *times, buffer.addresses)
+            }
+            _ => return None,
+        };
+        let fault = Fault {
+            kind,
+            times: (times.start.get(), times.end.get()),
+            addresses: (addresses.0.get(), addresses.1.get()),
+            title: v.to_string(),
+        };
+        Some((id.as_str(), fault))
+    })
 }
 
 fn file_name(path: &str) -> &str {
@@ -130,7 +165,21 @@ fn memory_panels(
             format!("{plan_path}: cannot draw: an offset + size overflows 64 bits"),
         ));
     }
-    let valid = problem.check(&plan).is_ok();
+    let checked = problem.check(&plan);
+    let valid = checked.is_ok();
+    let index: std::collections::HashMap<&str, usize> = bufs
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.id.as_str(), i))
+        .collect();
+    // Each fault goes on the panel of the (first) buffer it names.
+    let mut faults_in = vec![Vec::new(); problem.memories().len()];
+    if let Err(failure) = &checked {
+        for (id, fault) in faults(&failure.violations) {
+            let m = index.get(id).map(|&i| plan.memory[i].index());
+            faults_in[m.unwrap_or(0)].push(fault);
+        }
+    }
     let panels = problem
         .memories()
         .iter()
@@ -147,6 +196,7 @@ fn memory_panels(
                     None => format!("memory {} (unbounded)", memory.name),
                 },
                 capacity: memory.capacity.map(Size::get),
+                faults: std::mem::take(&mut faults_in[m]),
             }
         })
         .collect();
@@ -168,6 +218,7 @@ struct Panel {
     offsets: Vec<u64>,
     title: String,
     capacity: Option<u64>,
+    faults: Vec<Fault>,
 }
 
 /// The panels that hold a buffer, stacked on the problem's time axis (the first at the
@@ -201,6 +252,7 @@ fn stacked(
         picture.span = Some(span);
         picture.highlight = args.buffers.clone();
         picture.capacity = panel.capacity;
+        picture.faults = panel.faults.clone();
         picture.notes = notes
             .as_ref()
             .map(|n| panel.members.iter().map(|&b| n[b].clone()).collect());

@@ -110,9 +110,42 @@ pub fn warn_ignored(path: &str, file: &ProblemFile, quiet: bool) {
     );
 }
 
+/// What a plan file is checked or drawn against: the problem across memories, or the
+/// file's one-memory problem.
+pub enum Against {
+    Memories(MemoriesProblem),
+    One(ProblemFile),
+}
+
+/// The problem a plan file goes with, for `check` and `render`: across the memories of
+/// `--memories` (`flag`) or the file's section; across spill's `fast` (under
+/// `--capacity`) and `slow` when the plan has a `memory` column and nothing else names
+/// the memories; else one memory.
+pub fn against(
+    path: &str,
+    file: ProblemFile,
+    (plan_path, plan_bytes): (&str, &[u8]),
+    flag: Option<&str>,
+    capacity: Option<u64>,
+) -> Result<Against, Failure> {
+    let spill = match flag.is_none() && !file.has_memories() && plan_has_memory(plan_path, plan_bytes) {
+        true => Some(capacity.ok_or_else(|| {
+            Failure::usage(format!(
+                "{}: a plan with a memory column needs --capacity (the fast memory's size) or --memories",
+                display_path(plan_path)
+            ))
+        })?),
+        false => None,
+    };
+    Ok(match memories_of(flag, spill, &file)? {
+        Some(of) => Against::Memories(into_memories(path, file, of)?),
+        None => Against::One(file),
+    })
+}
+
 /// True when a plan file has a `memory` column (CSV) or field (JSON): a plan across
 /// memories.
-pub fn plan_has_memory(path: &str, bytes: &[u8]) -> bool {
+fn plan_has_memory(path: &str, bytes: &[u8]) -> bool {
     match input_format(path, bytes, None) {
         Format::Csv => memplan::io::read_rows_csv(bytes)
             .is_ok_and(|(names, _)| names.iter().any(|n| n.eq_ignore_ascii_case("memory"))),

@@ -13,6 +13,26 @@ pub fn json_millis(elapsed: std::time::Duration) -> f64 {
     (elapsed.as_secs_f64() * 1e6).round() / 1e3
 }
 
+/// `fragmentation F (P%)`: a plan of height `h` over the problem's lower `bound`, which is
+/// the max load unless fixed buffers reach higher; then it says so (`over the lower bound
+/// 104 that the fixed buffers set`), since the README defines fragmentation against the
+/// max load.
+pub fn fragmentation(h: u64, max_load: u64, bound: u64) -> String {
+    let f = h.saturating_sub(bound);
+    let against = match bound > max_load {
+        true => format!(
+            " over the lower bound {} that the fixed buffers set",
+            thousands(bound)
+        ),
+        false => String::new(),
+    };
+    format!(
+        "fragmentation {} ({}){against}",
+        thousands(f),
+        percent(f, bound)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

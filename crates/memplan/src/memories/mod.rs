@@ -134,8 +134,8 @@ use crate::memory_types::allowed_of;
 #[cfg(feature = "spill")]
 pub use crate::memory_types::SpillMemory;
 pub use crate::memory_types::{
-    memory_named, validate_memories, MemoriesError, MemoriesInput, Memory, MemoryIdx, MemoryPlan,
-    MemorySet, MAX_MEMORIES,
+    validate_memories, MemoriesError, MemoriesInput, Memory, MemoryIdx, MemoryPlan, MemorySet,
+    MAX_MEMORIES,
 };
 #[cfg(feature = "csv")]
 pub use file::read_memory_plan_csv;

@@ -18,7 +18,7 @@ use crate::flags::input::Format;
 use crate::shared::files::{display_path, write_to};
 use crate::shared::formats;
 use crate::shared::memories::{memories_of, warn_ignored};
-use crate::shared::numbers::{count, json_millis, millis, percent, thousands};
+use crate::shared::numbers::{count, fragmentation, json_millis, millis, percent, thousands};
 use crate::shared::progress::{interrupt_token, Progress};
 
 /// `plan`: reads the problem file once, then plans it in one memory, or across the
@@ -238,11 +238,10 @@ impl Planned<'_> {
             String::new()
         };
         let mut line = format!(
-            "memplan: {}; height {}{bounds}; fragmentation {} ({}); planner {}; {}",
+            "memplan: {}; height {}{bounds}; {}; planner {}; {}",
             self.head(),
             thousands(h),
-            thousands(h - proven),
-            percent(h - proven, proven),
+            fragmentation(h, self.max_load(), proven),
             report.planner,
             millis(report.elapsed)
         );
