@@ -273,3 +273,98 @@ fn issue_49_5_merged_buffers_say_why() {
         svg.split("<path").nth(1).unwrap_or("no merged path")
     );
 }
+
+/// Item 12: `tflite --capacity` under the max load, with `--summary-json`: the outcome as
+/// JSON, then `plan`'s words with separators.
+#[test]
+fn issue_49_12_tflite_no_fit_says_it_in_json_and_with_separators() {
+    let model = "tests/tflite/models/densenet_int8.tflite";
+    let out_model = temp("x.tflite", b"");
+    let args = [
+        "tflite",
+        model,
+        "-o",
+        out_model.to_str().unwrap(),
+        "--capacity",
+        "1000",
+    ];
+    let mut with_json = args.to_vec();
+    with_json.push("--summary-json");
+    let out = memplan(&with_json, None);
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    let err = stderr(&out);
+    let mut lines = err.lines();
+    let summary: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    assert_eq!(summary["outcome"], "infeasible");
+    assert_eq!(summary["capacity"], 1000);
+    let max_load = summary["max_load"].as_u64().unwrap();
+    assert!(max_load > 1000);
+    let line = lines.next().unwrap();
+    let grouped = |n: u64| {
+        let s = n.to_string();
+        let mut out = String::new();
+        for (k, c) in s.chars().enumerate() {
+            if k > 0 && (s.len() - k) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    };
+    let said = format!("fits under 1,000: proved (max load {}", grouped(max_load));
+    assert!(line.contains(&said), "{line}");
+    // Without --summary-json: the line alone.
+    let out = memplan(&args, None);
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+}
+
+/// Item 13: `bench` on a folder without problem files says so and fails; a bad file gets
+/// its row saying why, the others are still planned, and the exit code is INPUT's.
+#[test]
+fn issue_49_13_bench_reports_empty_folders_and_bad_files() {
+    let dir = std::env::temp_dir().join(format!("memplan-issue49-bench-{}", std::process::id()));
+    let empty = dir.join("empty");
+    let bad = dir.join("bad");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::create_dir_all(&bad).unwrap();
+    let out = memplan(&["bench", empty.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).contains("no problem files found"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::write(bad.join("a.csv"), "id,lower,upper,size\na,0,2,4\n").unwrap();
+    std::fs::write(bad.join("b.csv"), "id,lower,upper\nb,0,2\n").unwrap();
+    std::fs::write(bad.join("c.csv"), "id,lower,upper,size\nc,0,2,4\n").unwrap();
+    let out = memplan(&["bench", bad.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let table = String::from_utf8_lossy(&out.stdout);
+    let row = |name: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(&format!("| {name} |")))
+    };
+    assert!(
+        row("a.csv").is_some_and(|r| r.ends_with("| ok |")),
+        "{table}"
+    );
+    assert!(
+        row("c.csv").is_some_and(|r| r.ends_with("| ok |")),
+        "{table}"
+    );
+    let b = row("b.csv").expect("the bad file's row");
+    assert!(
+        b.contains("not read") && b.contains("missing column 'size'"),
+        "{b}"
+    );
+    // Every row has the header's number of cells.
+    let cells = |l: &str| l.matches('|').count() - l.matches("\\|").count();
+    assert!(
+        table
+            .lines()
+            .all(|l| cells(l) == cells(table.lines().next().unwrap())),
+        "{table}"
+    );
+    assert!(stderr(&out).contains("1 file(s) could not be read"));
+}

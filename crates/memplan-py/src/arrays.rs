@@ -5,7 +5,8 @@
 //! needed; anything else must be a sequence of ints. Negative values and non-integer
 //! element types are rejected with the column's name and the index of the bad value.
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use crate::InputError;
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -41,7 +42,7 @@ fn decode(bytes: &[u8], itemsize: usize, signed: bool, name: &str) -> PyResult<V
             }
         };
         if value < 0 {
-            return Err(PyValueError::new_err(format!(
+            return Err(InputError::new_err(format!(
                 "{name}[{k}]: must be a non-negative int, got {value}"
             )));
         }
@@ -57,7 +58,7 @@ pub fn column(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<u64>> {
         let format: String = view.getattr("format")?.extract()?;
         let ndim: usize = view.getattr("ndim")?.extract()?;
         if ndim > 1 {
-            return Err(PyValueError::new_err(format!(
+            return Err(InputError::new_err(format!(
                 "{name}: expected one dimension, got {ndim}"
             )));
         }
@@ -82,7 +83,7 @@ pub fn column(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Vec<u64>> {
     for (k, item) in seq.enumerate() {
         let item = item?;
         out.push(item.extract::<u64>().map_err(|_| {
-            PyValueError::new_err(format!(
+            InputError::new_err(format!(
                 "{name}[{k}]: must be a non-negative int below 2**64, got {}",
                 item.repr().map_or("?".into(), |r| r.to_string())
             ))

@@ -64,7 +64,7 @@ pub(crate) fn half_open_end(
 ) -> PyResult<u64> {
     match lifetimes {
         Some(LifetimeConvention::Inclusive) => end.checked_add(1).ok_or_else(|| {
-            PyValueError::new_err(format!(
+            InputError::new_err(format!(
                 "buffer #{k}: an inclusive end of 2**64-1 has no successor"
             ))
         }),
@@ -141,7 +141,7 @@ pub(crate) fn buffer_from(obj: &Bound<'_, PyAny>, k: usize) -> PyResult<(Buffer,
         for key in d.keys() {
             let key: String = key.extract()?;
             if !KNOWN.contains(&key.as_str()) {
-                return Err(PyValueError::new_err(format!(
+                return Err(InputError::new_err(format!(
                     "buffer #{k}: unknown field '{key}' (expected {})",
                     KNOWN.join(", ")
                 )));
@@ -149,11 +149,11 @@ pub(crate) fn buffer_from(obj: &Bound<'_, PyAny>, k: usize) -> PyResult<(Buffer,
         }
         let need = |key: &str| -> PyResult<u64> {
             get_u64(d, key, k)?
-                .ok_or_else(|| PyValueError::new_err(format!("buffer #{k}: missing '{key}'")))
+                .ok_or_else(|| InputError::new_err(format!("buffer #{k}: missing '{key}'")))
         };
         let (id, int_id) = id_from(
             &field(d, "id")?
-                .ok_or_else(|| PyValueError::new_err(format!("buffer #{k}: missing 'id'")))?,
+                .ok_or_else(|| InputError::new_err(format!("buffer #{k}: missing 'id'")))?,
             k,
         )?;
         let mut b = Buffer::new(id, need("start")?, need("end")?, need("size")?);
@@ -237,7 +237,7 @@ pub(crate) fn share_from(obj: &Bound<'_, PyAny>, k: usize) -> PyResult<memplan::
         for key in d.keys() {
             let key: String = key.extract()?;
             if !KNOWN.contains(&key.as_str()) {
-                return Err(PyValueError::new_err(format!(
+                return Err(InputError::new_err(format!(
                     "share #{k}: unknown field '{key}' (expected {})",
                     KNOWN.join(", ")
                 )));
@@ -264,7 +264,7 @@ pub(crate) fn share_from(obj: &Bound<'_, PyAny>, k: usize) -> PyResult<memplan::
     let id = |j: usize, name: &str| -> PyResult<String> {
         let v = parts[j]
             .as_ref()
-            .ok_or_else(|| PyValueError::new_err(format!("share #{k}: missing '{name}'")))?;
+            .ok_or_else(|| InputError::new_err(format!("share #{k}: missing '{name}'")))?;
         Ok(id_from(v, k)
             .map_err(|_| PyTypeError::new_err(format!("{} must be a str or an int", what(name))))?
             .0)

@@ -390,3 +390,19 @@ def test_issue_27_a_value_of_the_wrong_type_is_still_a_type_error():
         memplan.Problem([("x", 0, 3, "4")])
     with pytest.raises(TypeError, match="'size'"):
         memplan.Problem([{"id": "x", "start": 0, "end": 3, "size": 4.0}])
+
+
+def test_issue_49_11_bad_buffers_raise_input_error_and_missing_files_file_not_found(tmp_path):
+    # A buffer without its end: the package's InputError (still a ValueError), naming it.
+    with pytest.raises(memplan.InputError, match="buffer #0: missing 'end'"):
+        memplan.Problem([{"id": "a", "start": 0, "size": 4}])
+    with pytest.raises(memplan.InputError, match="unknown field 'ned'"):
+        memplan.Problem([{"id": "a", "start": 0, "ned": 2, "size": 4}])
+    with pytest.raises(ValueError):
+        memplan.Problem([{"id": "a", "start": 0, "size": 4}])
+    # A file that is not there: FileNotFoundError, as open() raises, naming it.
+    missing = str(tmp_path / "nosuch.csv")
+    for read in (memplan.Problem.from_csv, memplan.Problem.from_json, memplan.Problem.from_file):
+        with pytest.raises(FileNotFoundError) as e:
+            read(missing)
+        assert e.value.filename == missing

@@ -84,6 +84,15 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
     let mut files = Vec::new();
     csv_files(&args.dir, &mut files)
         .map_err(|e| Failure::new(exit::IO, format!("{}: {e}", args.dir.display())))?;
+    if files.is_empty() {
+        return Err(Failure::new(
+            exit::INPUT,
+            format!(
+                "{}: no problem files found (bench plans every .csv file below it)",
+                args.dir.display()
+            ),
+        ));
+    }
     let best = best_known(&args.dir)?;
     if args.proven {
         println!("| instance | max load | height | proven bound | gap | s | outcome |");
@@ -92,7 +101,7 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
         println!("| instance | buffers | max load | height | proven ≥ | gap | gap % | best known | vs best | vs capacity in name | ms | planner | check |");
         println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|");
     }
-    let mut failures = 0;
+    let (mut failures, mut unread) = (0, 0);
     for path in files {
         let name = path
             .strip_prefix(&args.dir)
@@ -100,7 +109,21 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
             .display()
             .to_string();
         let text = path.to_string_lossy().to_string();
-        let bytes = read_bytes(&text)?;
+        // A file that cannot be read or is malformed gets its row and the rest go on.
+        let read = read_bytes(&text).and_then(|bytes| {
+            read_problem_csv(&bytes, &args.input_args.read_options())
+                .map_err(|e| read_failure(&text, e))
+        });
+        let problem = match read {
+            Ok(problem) => problem,
+            Err(f) => {
+                unread += 1;
+                let columns = if args.proven { 6 } else { 12 };
+                let why = f.message.replace('|', "\\|");
+                println!("| {name} | not read: {why} |{}", " |".repeat(columns - 1));
+                continue;
+            }
+        };
         let capacity = if args.capacity_from_name {
             capacity_in_name(&path)
         } else {
@@ -110,8 +133,6 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
         let request = args.planning.request(capacity.map(Size), None);
         let mut options = args.planning.options();
         options.verify = false; // the table's own check column runs the checker
-        let problem = read_problem_csv(&bytes, &args.input_args.read_options())
-            .map_err(|e| read_failure(&text, e))?;
         let started = Instant::now();
         let report = memplan::plan(&problem, &request, &options)
             .map_err(|e| Failure::new(exit::CHECK, e.to_string()))?;
@@ -203,6 +224,12 @@ pub fn bench(args: BenchArgs) -> Result<(), Failure> {
         return Err(Failure::new(
             exit::CHECK,
             format!("{failures} plan(s) failed the checker"),
+        ));
+    }
+    if unread > 0 {
+        return Err(Failure::new(
+            exit::INPUT,
+            format!("{unread} file(s) could not be read (their rows say why)"),
         ));
     }
     Ok(())

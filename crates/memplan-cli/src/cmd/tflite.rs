@@ -26,8 +26,28 @@ pub fn tflite(args: TfliteArgs) -> Result<(), Failure> {
         in_place: args.in_place,
     };
     stop_on_ctrl_c();
-    let planned =
-        memplan_tflite::plan_model(&bytes, &options).map_err(|e| tflite_failure(&args.model, e))?;
+    let planned = memplan_tflite::plan_model(&bytes, &options).map_err(|e| {
+        if let (
+            true,
+            memplan_tflite::TfliteError::NoFit {
+                capacity,
+                max_load,
+                proven,
+            },
+        ) = (args.summary_json, &e)
+        {
+            // JSON was asked for: the outcome as JSON too, then the line for people.
+            let outcome = if *proven { "infeasible" } else { "unknown" };
+            let summary = json!({
+                "model": display_path(&args.model),
+                "outcome": outcome,
+                "capacity": capacity,
+                "max_load": max_load,
+            });
+            eprintln!("{summary}");
+        }
+        tflite_failure(&args.model, e)
+    })?;
     if let Some(out) = &args.output {
         write_to(out, |w| w.write_all(&planned.bytes))?;
     }

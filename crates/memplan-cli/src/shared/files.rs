@@ -6,6 +6,7 @@ use std::io::{Read, Write};
 use memplan::{ReadError, ReadErrorKind};
 
 use crate::exit::{self, Failure};
+use crate::shared::numbers::thousands;
 
 /// Reads a whole file, or stdin for `-`.
 pub fn read_bytes(path: &str) -> Result<Vec<u8>, Failure> {
@@ -83,6 +84,24 @@ pub fn tflite_failure(path: &str, e: memplan_tflite::TfliteError) -> Failure {
         TfliteError::Check(_) | TfliteError::Internal(_) | TfliteError::Plan(_) => exit::CHECK,
         _ => exit::INPUT,
     };
+    if let TfliteError::NoFit {
+        capacity,
+        max_load,
+        proven,
+    } = &e
+    {
+        // In `plan`'s words and number style.
+        let (c, m) = (thousands(*capacity), thousands(*max_load));
+        let why = match proven {
+            true => format!(
+                "fits under {c}: proved (max load {m}, {} above it)",
+                thousands(max_load - capacity)
+            ),
+            false => format!("found under {c} (max load {m})"),
+        };
+        let text = format!("{}: no plan of the head {why}", display_path(path));
+        return Failure::new(code, text);
+    }
     let hint = if matches!(e, TfliteError::HasPlan { .. }) {
         "; --force replaces it"
     } else {
