@@ -304,7 +304,7 @@ fn issue_49_12_tflite_no_fit_says_it_in_json_and_with_separators() {
         let s = n.to_string();
         let mut out = String::new();
         for (k, c) in s.chars().enumerate() {
-            if k > 0 && (s.len() - k) % 3 == 0 {
+            if k > 0 && (s.len() - k).is_multiple_of(3) {
                 out.push(',');
             }
             out.push(c);
