@@ -368,3 +368,119 @@ fn issue_49_13_bench_reports_empty_folders_and_bad_files() {
     );
     assert!(stderr(&out).contains("1 file(s) could not be read"));
 }
+
+/// Item 15: the help says what the default budget is (work, not a clock) and points the
+/// shares' switches at the shares' document.
+#[test]
+fn issue_49_15_help_names_the_work_budget_and_the_shares_document() {
+    let out = memplan(&["plan", "--help-all"], None);
+    let help = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(help.contains("--shares-no-optional"), "{help}");
+    assert!(!help.contains("within the time limit"), "{help}");
+    assert!(!help.contains("within --time-limit"), "{help}");
+    assert!(help.contains("within the budget: --work-limit"), "{help}");
+    let optional = help.split("--shares-no-optional").nth(1).unwrap();
+    let text = &optional[..optional.find(" --").unwrap_or(optional.len())];
+    assert!(
+        text.contains("docs/shares.md") && !text.contains("docs/formats.md"),
+        "{text}"
+    );
+}
+
+/// The README, from the repository's root.
+fn readme() -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    std::fs::read_to_string(root.join("README.md")).unwrap()
+}
+
+/// Item 16: the README's first command does what the README says: with `-o`, the plan
+/// (with an `offset` column) goes to the file, only the summary to the terminal.
+#[test]
+fn issue_49_16_the_first_example_writes_the_plan_and_prints_a_summary() {
+    let text = readme().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        text.contains("write the plan (the problem's columns and an `offset` column) to `example.plan.csv`, print a summary line"),
+        "the README's first example is worded otherwise"
+    );
+    let plan = temp("example.plan.csv", b"");
+    let problem = "benchmarks/minimalloc-challenging/example.12.csv";
+    let out = memplan(&["plan", problem, "-o", plan.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(out.stdout.is_empty(), "with -o nothing goes to stdout");
+    assert!(
+        stderr(&out).starts_with("memplan: 5 buffers; max load 12"),
+        "{}",
+        stderr(&out)
+    );
+    let written = std::fs::read_to_string(&plan).unwrap();
+    assert!(
+        written
+            .lines()
+            .next()
+            .unwrap()
+            .split(',')
+            .any(|c| c == "offset"),
+        "{written}"
+    );
+}
+
+/// Item 17: a CSV with an `end` column (read as inclusive) gets a line of its own saying
+/// so, and the README's first example states the rule.
+#[test]
+fn issue_49_17_an_inclusive_end_column_is_said_loudly() {
+    let text = readme().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        text.contains("A CSV `end` column is read as *inclusive*"),
+        "README"
+    );
+    let problem = temp("end.csv", b"ID,Start,End,Size\na,0,2,4\nb,2,4,4\n");
+    let p = problem.to_str().unwrap();
+    let out = memplan(
+        &[
+            "plan",
+            p,
+            "-o",
+            problem.with_extension("plan.csv").to_str().unwrap(),
+        ],
+        None,
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains("max load 8"),
+        "inclusive: a and b overlap at 2: {err}"
+    );
+    let note = err
+        .lines()
+        .find(|l| l.starts_with("memplan: note:"))
+        .expect(&err);
+    assert!(
+        note.contains("'End' is inclusive") && note.contains("--lifetimes half-open"),
+        "{note}"
+    );
+    // Half-open columns, or the reading forced: no note.
+    for args in [
+        vec!["plan", p, "--lifetimes", "inclusive"],
+        vec!["plan", "benchmarks/minimalloc-challenging/example.12.csv"],
+    ] {
+        let out = memplan(&args, None);
+        assert!(!stderr(&out).contains("note:"), "{}", stderr(&out));
+    }
+}
+
+/// Item 19: the README shows the `Cargo.toml` line for the Rust door, and it names the
+/// library crate where it is.
+#[test]
+fn issue_49_19_the_readme_gives_the_cargo_toml_line() {
+    let text = readme();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("memplan = { path = "))
+        .expect("a Cargo.toml dependency line");
+    assert!(line.contains("crates/memplan\" }"), "{line}");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let manifest = std::fs::read_to_string(root.join("crates/memplan/Cargo.toml")).unwrap();
+    assert!(manifest.contains("name = \"memplan\""));
+}

@@ -80,6 +80,21 @@ def _cli(*args):
     )
 
 
+def test_issue_49_14_the_command_line_budget_is_work_as_in_every_door(tmp_path):
+    done = _cli("--help")
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())
+    assert "--work-limit" in text and f"{memplan.DEFAULT_WORK_LIMIT:,}" in text, text
+    assert "(default 1)" not in text and "default: no clock" in text, text
+    # The same plan whatever the load: the work limit, not a clock, ends the search.
+    model = tmp_path / "small.pt2"
+    torch.export.save(_exported(), str(model))
+    runs = [_cli(model, "--work-limit", 1000) for _ in range(2)]
+    assert all(r.returncode == 0 for r in runs), runs[0].stderr
+    strip = lambda out: out.split("time ")[0]  # noqa: E731 (the figures before the timings)
+    assert strip(runs[0].stdout) == strip(runs[1].stdout)
+
+
 def test_the_command_line_plans_and_renders_a_saved_program(tmp_path):
     model = tmp_path / "small.pt2"
     torch.export.save(_exported(), str(model))

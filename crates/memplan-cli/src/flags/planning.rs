@@ -10,9 +10,9 @@ use super::tuning::{BoundArgs, BoxingArgs, ExactArgs, TelamallocArgs};
 /// The planner and budget flags that `plan`, `bench` and `tflite` share.
 #[derive(clap::Args, Debug)]
 pub struct PlannerArgs {
-    /// The planner: `auto` (greedy, then exact search and boxing within the time limit),
-    /// `greedy` (every greedy planner, nothing else, within the time limit; with
-    /// `--time-limit inf` the result depends on the input alone),
+    /// The planner: `auto` (greedy, then exact search and boxing within the budget:
+    /// --work-limit, and --time-limit when given), `greedy` (every greedy planner,
+    /// nothing else),
     /// `naive`, `telamalloc`, `boxing`, `exact`, or ORDER-FIT with ORDER one of size,
     /// area, contention, breadth, lifetime, start and FIT one of best-fit, first-fit.
     // Parsed by `Planner`'s `FromStr` (whose names are `Planner::all()`'s); the text above
@@ -57,7 +57,7 @@ pub struct PlannerArgs {
     pub boxing: BoxingArgs,
     #[command(flatten)]
     pub bounds: BoundArgs,
-    /// Take no optional share: only the required ones (ablation; see docs/formats.md)
+    /// Take no optional share: only the required ones (ablation; see docs/shares.md)
     #[arg(long, hide = true)]
     pub shares_no_optional: bool,
     /// Do not plan without the optional shares as well, when the plan with them is not

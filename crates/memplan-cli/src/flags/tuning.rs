@@ -23,7 +23,8 @@ const TELAMALLOC: &str = "TelaMalloc: ablations and tuning";
 #[derive(clap::Args, Debug, Clone)]
 pub struct ExactArgs {
     /// Run the exact search after greedy: with --capacity, a plan under it or a proof that
-    /// none exists; without, the minimum height (anytime, within --time-limit).
+    /// none exists; without, the minimum height (anytime, within --work-limit and any
+    /// --time-limit).
     #[arg(long)]
     pub exact: bool,
     /// Ablation: search every order, not only canonical ones (offset- and index-monotonic).

@@ -92,10 +92,14 @@ fn one_memory(
                 eprintln!("{}", done.summary(Some(h)).to_json());
             } else if !args.quiet {
                 let mut line = done.summary_line(h);
-                if in_format == Format::Csv && args.input_args.lifetimes.is_none() {
+                let inferred = in_format == Format::Csv && args.input_args.lifetimes.is_none();
+                if inferred {
                     line += &inferred_lifetimes(&bytes);
                 }
                 eprintln!("{line}");
+                if let Some(note) = inferred.then(|| inclusive_note(&bytes)).flatten() {
+                    eprintln!("{note}");
+                }
             }
             Ok(())
         }
@@ -134,6 +138,20 @@ fn inferred_lifetimes(csv: &[u8]) -> String {
             "; lifetimes half-open (column '{column}': not live at {column}; --lifetimes inclusive to change)"
         ),
         None => String::new(),
+    }
+}
+
+/// A line of its own when a CSV's lifetimes were read as inclusive from an `end` column
+/// (a common header, where JSON's `end` is half-open): the same numbers give another max
+/// load under the other reading, so it is said where it cannot be missed.
+fn inclusive_note(csv: &[u8]) -> Option<String> {
+    match memplan::io::inferred_lifetimes_csv(csv)? {
+        (memplan::io::LifetimeConvention::Inclusive, column) => Some(format!(
+            "memplan: note: the CSV column '{column}' is inclusive: a buffer is still live at its \
+             {column} (in JSON, `end` is half-open); if {column} is one past the last use, \
+             pass --lifetimes half-open (docs/formats.md)"
+        )),
+        _ => None,
     }
 }
 

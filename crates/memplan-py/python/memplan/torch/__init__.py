@@ -342,8 +342,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("model", help="an exported program (.pt2) from torch.export.save")
     parser.add_argument("--render", metavar="SVG", help="write the plan's picture here")
     parser.add_argument("--csv", metavar="CSV", help="write the problem here (memplan's CSV)")
-    parser.add_argument("--time-limit", type=float, default=1.0, metavar="S",
-                        help="planning budget in seconds (default 1)")
+    parser.add_argument("--work-limit", type=int, default=None, metavar="W",
+                        help=f"planning budget in work units (default: memplan's, "
+                        f"{memplan.DEFAULT_WORK_LIMIT:,}; the plan depends on the input alone)")
+    parser.add_argument("--time-limit", type=float, default=None, metavar="S",
+                        help="also stop after S seconds (default: no clock; a plan the clock "
+                        "stopped may differ between runs)")
     parser.add_argument("--planner", default="auto", help="a memplan planner (default auto)")
     parser.add_argument("--alignment", type=int, default=16,
                         help="round sizes and offsets to this many bytes (default 16)")
@@ -369,7 +373,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         started = time.monotonic()
         problem, _ = problem_from_program(program, alignment=args.alignment)
-        plan = memplan.plan(problem, planner=args.planner, time_limit=args.time_limit)
+        plan = memplan.plan(problem, planner=args.planner, time_limit=args.time_limit,
+                            work_limit=args.work_limit)
         memplan.check(problem, plan)
     except (memplan.MemplanError, ValueError) as e:
         print(f"error: {args.model}: {e}", file=sys.stderr)
