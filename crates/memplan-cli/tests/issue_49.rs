@@ -484,3 +484,22 @@ fn issue_49_19_the_readme_gives_the_cargo_toml_line() {
     let manifest = std::fs::read_to_string(root.join("crates/memplan/Cargo.toml")).unwrap();
     assert!(manifest.contains("name = \"memplan\""));
 }
+
+/// Item 6: a JSON problem's rule errors name the line and the JSON field
+/// (`buffers[1].end`), not a CSV column.
+#[test]
+fn issue_49_6_json_errors_name_the_line_and_the_field() {
+    let cases = [
+        ("{\"buffers\": [\n {\"id\": \"a\", \"start\": 0, \"end\": 3, \"size\": 4},\n {\"id\": \"a\", \"start\": 0, \"end\": 3, \"size\": 4}\n]}\n", "line 3, buffers[1].id: buffer 'a' (#1): duplicate id"),
+        ("{\"capacity\": 9, \"buffers\": [{\"id\": \"a\", \"start\": 0, \"end\": 3, \"size\": 4,\n \"shares\": [{\"target\": \"q\"}]},\n\n {\"id\": \"b\", \"start\": 3, \"end\": 3, \"size\": 4}]}", "line 4, buffers[1].end: buffer 'b' (#1): lifetime [3, 3) is empty"),
+        ("{\"buffers\": [{\"id\": \"a\", \"start\": 0, \"end\": 3, \"size\": 4, \"alignment\": 8, \"fixed_offset\": 4}]}", "line 1, buffers[0].fixed_offset:"),
+    ];
+    for (k, (json, said)) in cases.iter().enumerate() {
+        let problem = temp(&format!("e{k}.json"), json.as_bytes());
+        let out = memplan(&["plan", problem.to_str().unwrap()], None);
+        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains(said), "{err}");
+        assert!(!err.contains("column '"), "{err}");
+    }
+}

@@ -508,8 +508,12 @@ pub(crate) fn read_problem_json_with(
         })
         .collect::<Result<Vec<_>, ReadError>>()?;
     let problem = Problem::with_shares(buffers, shares).map_err(|e| ReadError {
-        line: 0,
-        column: Some(e.kind.field().to_string()),
+        line: buffer_line(input, e.index).unwrap_or(0),
+        column: Some(format!(
+            "buffers[{}].{}",
+            e.index,
+            json_field(e.kind.field())
+        )),
         kind: ReadErrorKind::Problem(e),
     })?;
     let extra = JsonExtra {
@@ -517,6 +521,60 @@ pub(crate) fn read_problem_json_with(
         buffers: extra,
     };
     Ok((problem, parsed.capacity.map(Size), extra))
+}
+
+/// The JSON name of a rule's field ([`crate::ProblemErrorKind::field`] names the CSV
+/// columns).
+fn json_field(csv: &str) -> &str {
+    match csv {
+        "upper" => "end",
+        "offset" => "fixed_offset",
+        other => other,
+    }
+}
+
+/// The line (1-based) on which element `index` of the top-level `buffers` array starts:
+/// a scan of the bytes for error messages only (serde keeps no positions).
+fn buffer_line(input: &[u8], index: usize) -> Option<u64> {
+    let (mut depth, mut line, mut in_string, mut escaped) = (0usize, 1u64, false, false);
+    let (mut key_start, mut last_key): (usize, &[u8]) = (0, b"");
+    let (mut in_buffers, mut seen) = (false, 0usize);
+    for (k, &c) in input.iter().enumerate() {
+        if c == b'\n' {
+            line += 1;
+        }
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => {
+                    in_string = false;
+                    last_key = &input[key_start..k];
+                }
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            b'"' => (in_string, key_start) = (true, k + 1),
+            b'[' if depth == 1 && last_key == b"buffers" => (in_buffers, depth) = (true, 2),
+            b'{' | b'[' => {
+                if in_buffers && depth == 2 {
+                    if seen == index {
+                        return Some(line);
+                    }
+                    seen += 1;
+                }
+                depth += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                in_buffers &= depth >= 2;
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 fn buffers_out<'a>(problem: &'a Problem, plan: Option<&Plan>) -> Vec<BufferOut<'a>> {
