@@ -33,7 +33,9 @@
 //! size, not by the number of buffers.
 //!
 //! The drawing does not check the plan; the caller says whether the checker accepted it
-//! ([`Picture::valid`]) and an invalid plan is drawn with a warning in the heading.
+//! ([`Picture::valid`]) and what it found ([`Picture::faults`]): an invalid plan is drawn
+//! with `INVALID PLAN` and the faults counted in the heading (never `optimal`), each fault
+//! hatched red over the times and addresses involved.
 
 use std::fmt::Write as _;
 
