@@ -503,3 +503,27 @@ fn issue_49_6_json_errors_name_the_line_and_the_field() {
         assert!(!err.contains("column '"), "{err}");
     }
 }
+
+/// Item 8: a CSV separated by semicolons, and a header with a typo, get a hint naming the
+/// separator or the unknown column and the name it is close to.
+#[test]
+fn issue_49_8_header_errors_suggest_the_separator_or_the_name() {
+    let cases: [(&[u8], &str); 4] = [
+        (b"id;lower;upper;size\na;0;2;4\n", "seems separated by ';'; memplan reads commas"),
+        (b"id\tlower\tupper\tsize\na\t0\t2\t4\n", "seems separated by tabs"),
+        (b"id,lower,uper,size\na,0,2,4\n", "missing column 'upper' in the header: the header has an unknown column 'uper': did you mean 'upper'?"),
+        (b"ID,Start,End,Sise\na,0,2,4\n", "unknown column 'Sise': did you mean 'size'?"),
+    ];
+    for (csv, said) in cases {
+        let out = memplan(&["plan", "-"], Some(csv));
+        assert_eq!(out.status.code(), Some(3));
+        assert!(stderr(&out).contains(said), "{}", stderr(&out));
+    }
+    // Nothing close: the plain message, no guess.
+    let out = memplan(&["plan", "-"], Some(b"id,lower,upper,cost\na,0,2,4\n"));
+    let err = stderr(&out);
+    assert!(
+        err.contains("missing column 'size' in the header") && !err.contains("did you mean"),
+        "{err}"
+    );
+}

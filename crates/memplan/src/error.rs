@@ -207,6 +207,15 @@ pub enum ReadErrorKind {
     /// A required column is missing.
     #[error("missing column '{}' in the header", Escaped(.0))]
     MissingColumn(&'static str),
+    /// A required column is missing, and the header suggests why: another separator
+    /// than commas, or an unknown column close to the missing name (a typo).
+    #[error("missing column '{}' in the header: {hint}", Escaped(.missing))]
+    MissingColumnHint {
+        /// The column.
+        missing: &'static str,
+        /// What the header suggests, for people.
+        hint: String,
+    },
     /// A column name appears twice (compared case-insensitively).
     #[error("duplicate column '{}' in the header", Escaped(.0))]
     DuplicateColumn(String),

@@ -148,7 +148,14 @@ fn columns(headers: &::csv::ByteRecord, need_lifetimes: bool) -> Result<Columns,
     };
     for &(slot, name) in required {
         if slots[slot].is_none() {
-            return Err(err(1, None, ReadErrorKind::MissingColumn(name)));
+            let kind = match header_hint(&names, name) {
+                Some(hint) => ReadErrorKind::MissingColumnHint {
+                    missing: name,
+                    hint,
+                },
+                None => ReadErrorKind::MissingColumn(name),
+            };
+            return Err(err(1, None, kind));
         }
     }
     Ok(Columns {
@@ -163,6 +170,55 @@ fn columns(headers: &::csv::ByteRecord, need_lifetimes: bool) -> Result<Columns,
         shares: slots[7],
         end_is_inclusive,
     })
+}
+
+/// Why a header may lack the column `missing`: one column holding another separator
+/// (`id;lower;upper;size`), or an unknown column one or two edits from the name (`uper`).
+fn header_hint(names: &[String], missing: &str) -> Option<String> {
+    if let [only] = names {
+        if let Some(sep) = [';', '\t', '|'].into_iter().find(|&c| only.contains(c)) {
+            let shown = match sep {
+                '\t' => "tabs".to_string(),
+                c => format!("'{c}'"),
+            };
+            return Some(format!(
+                "the header is one column, '{}': the file seems separated by {shown}; memplan reads commas",
+                only.escape_debug()
+            ));
+        }
+    }
+    // Every column some reader takes (the problem's, then several memories').
+    const KNOWN: &str = "id buffer buffer_id lower begin start upper end size alignment \
+                         offset gaps shares memories memory accesses cost";
+    let known: Vec<&str> = KNOWN.split_whitespace().collect();
+    names
+        .iter()
+        .filter(|n| !known.contains(&n.to_ascii_lowercase().as_str()))
+        .find(|n| edits(&n.to_ascii_lowercase(), missing) <= 2)
+        .map(|n| {
+            format!(
+                "the header has an unknown column '{}': did you mean '{missing}'?",
+                n.escape_debug()
+            )
+        })
+}
+
+/// The edit distance between two short names (insertions, deletions, substitutions).
+fn edits(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 fn parse_u64(field: &[u8], line: u64, column: &str) -> Result<u64, ReadError> {
