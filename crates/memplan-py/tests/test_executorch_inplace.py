@@ -1,4 +1,4 @@
-"""In-place planning in ExecuTorch (issue 45): ``memory_planning_pass(in_place=True)``.
+"""In-place planning in ExecuTorch (issue 45; through views and attention, issue 50):
 
 A tensor may take the storage of an input that dies at its op (pointwise ops, batch
 norm), a KV cache's update lives inside the cache, and a concat's inputs inside its
@@ -78,6 +78,32 @@ def _shared_ops(program, method="forward"):
                 found[name] = found.get(name, 0) + 1
                 break
     return found
+
+
+def _fold(edge):
+    """``edge`` with its constants folded (ExecuTorch's constant propagation), so that
+    no weight is transposed at run time and the activations hold the peak."""
+    return EdgeProgramManager(
+        constant_prop_pass(copy.deepcopy(edge).exported_program()),
+        compile_config=edge.compile_config,
+    )
+
+
+def _found(edge):
+    """The shares ``find_shares`` lists on the graph memplan's pass plans."""
+    found = []
+
+    class Spy(memplan.executorch.Algorithm):
+        def __call__(self, alignment, specs, graph_module, graph_signature=None, extra_padding=0):
+            found.extend(inplace.find_shares(graph_module, graph_signature))
+            return super().__call__(alignment, specs, graph_module, graph_signature, extra_padding)
+
+    from memplan._executorch_pass import _MemplanPass
+
+    program = copy.deepcopy(edge).to_executorch(
+        ExecutorchBackendConfig(memory_planning_pass=_MemplanPass(Spy(in_place=True)))
+    )
+    return program, found
 
 
 # --- The issue's six models: at most the "in place" figures ------------------------
@@ -168,11 +194,7 @@ def test_issue_45_the_report_names_a_run_time_weight_transpose_at_the_peak():
     assert top.op == "aten::permute_copy" and top.bytes == 2048 * 1000 * 4, arena.peak[:3]
     assert arena.peak_time is not None and top.lifetime[0] <= arena.peak_time <= top.lifetime[1]
     assert sum(t.bytes for t in arena.peak) <= arena.height
-    folded = EdgeProgramManager(
-        constant_prop_pass(copy.deepcopy(edge).exported_program()),
-        compile_config=edge.compile_config,
-    )
-    smaller, again = _lower(folded, in_place=True)
+    smaller, again = _lower(_fold(edge), in_place=True)
     assert all(t.op != "aten::permute_copy" for t in again.reports[0].arenas[0].peak)
     # 8,204,192 -> 589,824 B: the activations' own peak is far below the copy.
     assert sum(_sizes(smaller)) < sum(_sizes(program)) // 10
@@ -370,18 +392,7 @@ def test_issue_45_inputs_read_later_broadcast_graph_inputs_and_outputs_are_not_s
     x, s = torch.randn(1, 4, 8, 8), torch.randn(1, 4, 1, 1)
     with torch.no_grad():
         edge = to_edge(torch.export.export(model, (x, s)))
-    found = []
-
-    class Spy(memplan.executorch.Algorithm):
-        def __call__(self, alignment, specs, graph_module, graph_signature=None, extra_padding=0):
-            found.extend(inplace.find_shares(graph_module, graph_signature))
-            return super().__call__(alignment, specs, graph_module, graph_signature, extra_padding)
-
-    from memplan._executorch_pass import _MemplanPass
-
-    program = copy.deepcopy(edge).to_executorch(
-        ExecutorchBackendConfig(memory_planning_pass=_MemplanPass(Spy(in_place=True)))
-    )
+    program, found = _found(edge)
     by_op = {}
     for share in found:
         by_op.setdefault(share.op, []).append(share)
@@ -399,32 +410,6 @@ def test_issue_45_inputs_read_later_broadcast_graph_inputs_and_outputs_are_not_s
 
 
 # --- Transformers: through views, and attention's ops (issue 50) -------------------
-
-
-def _fold(edge):
-    """``edge`` with its constants folded (ExecuTorch's constant propagation), so that
-    no weight is transposed at run time and the activations hold the peak."""
-    return EdgeProgramManager(
-        constant_prop_pass(copy.deepcopy(edge).exported_program()),
-        compile_config=edge.compile_config,
-    )
-
-
-def _found(edge):
-    """The shares ``find_shares`` lists on the graph memplan's pass plans."""
-    found = []
-
-    class Spy(memplan.executorch.Algorithm):
-        def __call__(self, alignment, specs, graph_module, graph_signature=None, extra_padding=0):
-            found.extend(inplace.find_shares(graph_module, graph_signature))
-            return super().__call__(alignment, specs, graph_module, graph_signature, extra_padding)
-
-    from memplan._executorch_pass import _MemplanPass
-
-    program = copy.deepcopy(edge).to_executorch(
-        ExecutorchBackendConfig(memory_planning_pass=_MemplanPass(Spy(in_place=True)))
-    )
-    return program, found
 
 
 class _Mlp(torch.nn.Module):
