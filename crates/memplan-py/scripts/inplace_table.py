@@ -3,7 +3,7 @@ with ``in_place=True``, against ExecuTorch's greedy on the same tensors and on t
 shared problem, on real models with random weights and full-size inputs; then the
 KV-cache decoder of ``kv_decoder.py`` in the configuration of BENCHMARKS §14.
 
-    python crates/memplan-py/scripts/inplace_table.py [--out FILE] [MODEL ...]
+    python crates/memplan-py/scripts/inplace_table.py [--out FILE] [--fold] [MODEL ...]
 
 Needs `pip install "./crates/memplan-py[executorch]"`. For each model:
 
@@ -13,6 +13,11 @@ Needs `pip install "./crates/memplan-py[executorch]"`. For each model:
   graph, and on the graph with every share of ``memplan._executorch_inplace`` merged
   (``storage_base`` set before planning, one share per tensor, the first found; the
   greedy then places each tensor at its base's offset over the base's stretched life).
+
+``--fold`` folds each model's constants first (ExecuTorch's ``constant_prop_pass``),
+so that no weight is transposed at run time: without it, the transformers' peaks
+(``TRANSFORMERS``) are a ``Linear``'s weight transposed at run time. The transformers
+are left out unless named or ``--transformers`` is given.
 
 Every program runs on ExecuTorch's runtime with the same input; "bitwise" says whether
 the in-place program's outputs equal today's (``torch.equal``), "error" is the in-place
@@ -38,9 +43,10 @@ from pathlib import Path
 
 import torch
 import torchvision
-from executorch.exir import ExecutorchBackendConfig, to_edge
+from executorch.exir import EdgeProgramManager, ExecutorchBackendConfig, to_edge
 from executorch.exir.memory_planning import update_all_tensors_lifetime
 from executorch.exir.passes import MemoryPlanningPass
+from executorch.exir.passes.constant_prop_pass import constant_prop_pass
 from executorch.runtime import Runtime
 
 import memplan
@@ -48,6 +54,7 @@ import memplan.executorch
 from memplan import _executorch_inplace as inplace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import executorch_table  # noqa: E402
 import kv_decoder  # noqa: E402
 
 tv = torchvision.models
@@ -67,6 +74,12 @@ MODELS = {
     "shufflenet_v2_x1_0": (lambda: tv.shufflenet_v2_x1_0(), 224),
     "mnasnet0_5": (lambda: tv.mnasnet0_5(), 224),
     "regnet_y_400mf": (lambda: tv.regnet_y_400mf(), 224),
+}
+
+#: Transformers (issue 50), from the ExecuTorch table's models: (model, input).
+TRANSFORMERS = {
+    name: executorch_table.MODELS[name]
+    for name in ("convnext_tiny", "vit_b_16", "swin_t", "transformer_encoder", "tiny_gpt")
 }
 
 #: BENCHMARKS §14's decoder: 4 layers, d_model 256, caches of 128 positions.
@@ -115,14 +128,33 @@ def _run(program, x, method="forward"):
     return Runtime.get().load_program(program.buffer).load_method(method).execute([x])[0]
 
 
-def measure(name):
+def _fold(edge):
+    return EdgeProgramManager(
+        constant_prop_pass(edge.exported_program()), compile_config=edge.compile_config
+    )
+
+
+def _example(name):
+    """(model, input, the input's description) of a model of ``MODELS`` or
+    ``TRANSFORMERS``, seeded."""
     torch.manual_seed(0)
-    make, side = MODELS[name]
-    model = make().eval()
-    x = torch.randn(1, 3, side, side)
+    if name in MODELS:
+        make, side = MODELS[name]
+        return make().eval(), torch.randn(1, 3, side, side), f"{side}x{side}"
+    make, shape = TRANSFORMERS[name]
+    model = executorch_table.no_zero_weights(make().eval())
+    x = executorch_table._input(shape)
+    text = "x".join(str(d) for d in x.shape[2:]) if x.dim() == 4 else "x".join(map(str, x.shape))
+    return model, x, text
+
+
+def measure(name, fold=False):
+    model, x, text = _example(name)
     with torch.no_grad():
         expected = model(x)
         edge = to_edge(torch.export.export(model, (x,)))
+    if fold:
+        edge = _fold(edge)
     today = _lower(edge, memplan.executorch.memory_planning_pass(verify=True))
     started = time.perf_counter()
     pass_ = memplan.executorch.memory_planning_pass(in_place=True, verify=True)
@@ -135,7 +167,7 @@ def measure(name):
     (report,) = pass_.reports
     top = report.arenas[0].peak[0] if report.arenas[0].peak else None
     return {
-        "side": side,
+        "input": text,
         "today": sum(_sizes(today)[0]),
         "in_place": sum(_sizes(ours)[0]),
         "greedy": sum(_sizes(greedy)[0]),
@@ -221,10 +253,19 @@ def _pct(new, old):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("models", nargs="*", default=list(MODELS))
+    parser.add_argument("models", nargs="*", default=[])
+    parser.add_argument("--fold", action="store_true",
+                        help="fold each model's constants first (constant_prop_pass)")
+    parser.add_argument("--transformers", action="store_true",
+                        help="the transformers too, when no model is named")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "executorch_inplace.md"))
     parser.add_argument("--no-decoder", action="store_true")
     args = parser.parse_args()
+    if not args.models:
+        args.models = list(MODELS) + (list(TRANSFORMERS) if args.transformers else [])
+    unknown = [m for m in args.models if m not in MODELS and m not in TRANSFORMERS]
+    if unknown:
+        parser.error(f"unknown models {unknown}: expected some of {list(MODELS) + list(TRANSFORMERS)}")
     lines = [
         "| model | input | today (B) | in place (B) | change | shares | greedy (B) "
         "| greedy, in place (B) | bitwise | error | peak (in place) | plan time |",
@@ -240,13 +281,14 @@ def main():
     failures = []
     for name in args.models:
         try:
-            r = measure(name)
+            r = measure(name, fold=args.fold)
         except Exception as e:  # report and go on: the table lists what failed and why
             failures.append((name, f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"))
             traceback.print_exc(file=sys.stderr)
             continue
         emit(
-            f"| {name} | {r['side']}x{r['side']} | {r['today']:,} | {r['in_place']:,} | "
+            f"| {name}{', folded' if args.fold else ''} | {r['input']} | {r['today']:,} | "
+            f"{r['in_place']:,} | "
             f"{_pct(r['in_place'], r['today'])} | {r['shares']} | {r['greedy']:,} | "
             f"{r['merged']:,} | {'yes' if r['bitwise'] else 'NO'} | {r['error']:.1e} | "
             f"{r['peak']} | {r['seconds']:.1f} s |"

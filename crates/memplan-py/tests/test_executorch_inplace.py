@@ -1,4 +1,4 @@
-"""In-place planning in ExecuTorch (issue 45): ``memory_planning_pass(in_place=True)``.
+"""In-place planning in ExecuTorch (issue 45; through views and attention, issue 50):
 
 A tensor may take the storage of an input that dies at its op (pointwise ops, batch
 norm), a KV cache's update lives inside the cache, and a concat's inputs inside its
@@ -14,6 +14,8 @@ kernels take seconds (scripts/inplace_table.py runs them at full size).
 
 import copy
 import functools
+import re
+import textwrap
 import types
 import sys
 from pathlib import Path
@@ -35,6 +37,7 @@ import memplan.executorch  # noqa: E402
 from memplan import _executorch_inplace as inplace  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+import executorch_table  # noqa: E402
 import kv_decoder  # noqa: E402
 
 KB = 1024
@@ -77,6 +80,32 @@ def _shared_ops(program, method="forward"):
                 found[name] = found.get(name, 0) + 1
                 break
     return found
+
+
+def _fold(edge):
+    """``edge`` with its constants folded (ExecuTorch's constant propagation), so that
+    no weight is transposed at run time and the activations hold the peak."""
+    return EdgeProgramManager(
+        constant_prop_pass(copy.deepcopy(edge).exported_program()),
+        compile_config=edge.compile_config,
+    )
+
+
+def _found(edge):
+    """The shares ``find_shares`` lists on the graph memplan's pass plans."""
+    found = []
+
+    class Spy(memplan.executorch.Algorithm):
+        def __call__(self, alignment, specs, graph_module, graph_signature=None, extra_padding=0):
+            found.extend(inplace.find_shares(graph_module, graph_signature))
+            return super().__call__(alignment, specs, graph_module, graph_signature, extra_padding)
+
+    from memplan._executorch_pass import _MemplanPass
+
+    program = copy.deepcopy(edge).to_executorch(
+        ExecutorchBackendConfig(memory_planning_pass=_MemplanPass(Spy(in_place=True)))
+    )
+    return program, found
 
 
 # --- The issue's six models: at most the "in place" figures ------------------------
@@ -167,11 +196,7 @@ def test_issue_45_the_report_names_a_run_time_weight_transpose_at_the_peak():
     assert top.op == "aten::permute_copy" and top.bytes == 2048 * 1000 * 4, arena.peak[:3]
     assert arena.peak_time is not None and top.lifetime[0] <= arena.peak_time <= top.lifetime[1]
     assert sum(t.bytes for t in arena.peak) <= arena.height
-    folded = EdgeProgramManager(
-        constant_prop_pass(copy.deepcopy(edge).exported_program()),
-        compile_config=edge.compile_config,
-    )
-    smaller, again = _lower(folded, in_place=True)
+    smaller, again = _lower(_fold(edge), in_place=True)
     assert all(t.op != "aten::permute_copy" for t in again.reports[0].arenas[0].peak)
     # 8,204,192 -> 589,824 B: the activations' own peak is far below the copy.
     assert sum(_sizes(smaller)) < sum(_sizes(program)) // 10
@@ -277,6 +302,10 @@ class _Zoo(torch.nn.Module):
         y = torch.sqrt(y)
         y = torch.rsqrt(y)
         y = torch.log(y)
+        keep = torch.logical_not(y > 0)                # logical_not (over gt's bool)
+        y = torch.where(keep, y, self.c)               # where (self)
+        y = torch.where(y < -0.5, self.c, y)           # where (other)
+        y = torch.softmax(y, dim=1)                    # _softmax, across the channels
         return y.mean(dim=(2, 3))
 
 
@@ -365,18 +394,7 @@ def test_issue_45_inputs_read_later_broadcast_graph_inputs_and_outputs_are_not_s
     x, s = torch.randn(1, 4, 8, 8), torch.randn(1, 4, 1, 1)
     with torch.no_grad():
         edge = to_edge(torch.export.export(model, (x, s)))
-    found = []
-
-    class Spy(memplan.executorch.Algorithm):
-        def __call__(self, alignment, specs, graph_module, graph_signature=None, extra_padding=0):
-            found.extend(inplace.find_shares(graph_module, graph_signature))
-            return super().__call__(alignment, specs, graph_module, graph_signature, extra_padding)
-
-    from memplan._executorch_pass import _MemplanPass
-
-    program = copy.deepcopy(edge).to_executorch(
-        ExecutorchBackendConfig(memory_planning_pass=_MemplanPass(Spy(in_place=True)))
-    )
+    program, found = _found(edge)
     by_op = {}
     for share in found:
         by_op.setdefault(share.op, []).append(share)
@@ -391,6 +409,198 @@ def test_issue_45_inputs_read_later_broadcast_graph_inputs_and_outputs_are_not_s
         expected = model(x, s)
     got = _run(program, [x, s])
     assert torch.allclose(got[0], expected[0], atol=1e-6)
+
+
+# --- Transformers: through views, and attention's ops (issue 50) -------------------
+
+
+class _Mlp(torch.nn.Module):
+    """A transformer's MLP: Linear(64, 1024), gelu, Linear(1024, 64)."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = torch.nn.Linear(64, 1024)
+        self.down = torch.nn.Linear(1024, 64)
+
+    def forward(self, x):
+        return self.down(torch.nn.functional.gelu(self.up(x)))
+
+
+def test_issue_50_a_linear_on_a_3d_input_shares_through_its_view():
+    """On a 3-D input a Linear lowers to ``addmm -> view``: the gelu reads the view, whose
+    spec has the view's shape over the addmm's bytes. Looking through it, the 3-D MLP
+    plans as the 2-D one: 32 tokens x 1024 floats (131,072 B) for the addmm and gelu
+    together, plus the 8,192 B output, against both expansions side by side."""
+    torch.manual_seed(0)
+    model = _Mlp().eval()
+    sizes = {}
+    for shape in ((32, 64), (4, 8, 64)):
+        x = torch.randn(*shape)
+        with torch.no_grad():
+            expected = model(x)
+            edge = _fold(to_edge(torch.export.export(model, (x,))))
+        unshared, _ = _lower(edge, verify=True)
+        shared, pass_ = _lower(edge, in_place=True, verify=True)
+        ops = _shared_ops(shared)
+        # (An alloc node and a view hold the specs of the ops they serve.)
+        assert set(ops) - {"alloc", "view"} == {"aten::gelu"} and ops["aten::gelu"] == 1, ops
+        sizes[shape] = (sum(_sizes(unshared)), sum(_sizes(shared)))
+        assert pass_.reports[0].shares == 1
+        a, b = _run(unshared, [x])[0], _run(shared, [x])[0]
+        assert torch.equal(a, b), shape
+        assert torch.allclose(b, expected, atol=1e-5)
+    expansion, out = 32 * 1024 * 4, 32 * 64 * 4
+    assert sizes[(32, 64)] == sizes[(4, 8, 64)] == (2 * expansion, expansion + out), sizes
+
+
+def test_issue_50_the_docs_constant_folding_runs_as_written():
+    """docs/executorch.md's folding block, run as written on the 3-D MLP: its import is
+    the function (``executorch.exir.passes.constant_prop_pass`` is a module), and the
+    folded program reaches the figure of the test above, against the weights' run-time
+    transposes without it."""
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "executorch.md").read_text()
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", docs, re.S) if "constant_prop_pass" in b]
+    assert len(blocks) == 1, blocks
+    torch.manual_seed(0)
+    x = torch.randn(4, 8, 64)
+    with torch.no_grad():
+        edge = to_edge(torch.export.export(_Mlp().eval(), (x,)))
+    scope = {"edge": copy.deepcopy(edge)}  # the pass folds the program it is given
+    exec(compile(textwrap.dedent(blocks[0]), "docs/executorch.md (folding)", "exec"), scope)
+    folded, _ = _lower(scope["edge"], in_place=True)
+    unfolded, _ = _lower(edge, in_place=True)
+    assert sum(_sizes(folded)) == 32 * 1024 * 4 + 32 * 64 * 4 < sum(_sizes(unfolded))
+
+
+class _ViewRules(torch.nn.Module):
+    """Views whose storage must not be written over: a view of a graph input, of a
+    constant, of a graph output, and of a tensor read later through another view."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(16, 32)
+        self.w = torch.nn.Parameter(torch.randn(4, 8))
+
+    def forward(self, x):  # x: (2, 8, 16)
+        a = torch.sigmoid(x.view(16, 16))             # over a graph input: no
+        h = self.fc(a.view(2, 8, 16))                 # addmm (16, 32) -> view (2, 8, 32)
+        g = torch.tanh(h)                             # h is read again below: no
+        y = g * h                                     # over g, or over h's addmm: both die
+        c = torch.relu(self.w.view(32)) + 1.0         # relu over a constant: no; add over relu
+        out = self.fc(y.view(16, 32)[:, :16])
+        z = torch.abs(out.view(2, 8, 32))             # over the graph's output: no
+        return out, y.sum() + c.sum() + z.sum()
+
+
+def test_issue_50_views_of_inputs_constants_outputs_and_tensors_read_later_stay_unshared():
+    torch.manual_seed(0)
+    model = _ViewRules().eval()
+    x = torch.randn(2, 8, 16)
+    with torch.no_grad():
+        expected = model(x)
+        edge = to_edge(torch.export.export(model, (x,)))
+    program, found = _found(edge)
+    by_op = {}
+    for share in found:
+        by_op.setdefault(share.op, []).append(share)
+    assert "aten::sigmoid" not in by_op and "aten::tanh" not in by_op, by_op
+    assert "aten::relu" not in by_op and "aten::abs" not in by_op, by_op
+    muls = by_op["aten::mul"]
+    # g * h: over g (2, 8, 32), and over h's storage, the addmm's (16, 32).
+    assert sorted(tuple(s.target.shape) for s in muls) == [(2, 8, 32), (16, 32)], muls
+    # relu(w) + 1: the add over the relu's output (shape (32,)), not the relu over w.
+    assert [s for s in by_op["aten::add"] if tuple(s.target.shape) == (32,)], by_op["aten::add"]
+    got = _run(program, [x])
+    assert all(torch.allclose(g, e, atol=1e-5) for g, e in zip(got, expected))
+
+
+def _tiny_vit():
+    """vit_b_16's structure at a small size: 2 encoder blocks, 4 heads of 16, 145 tokens
+    (the scores, 4 x 145 x 145 floats, outweigh the MLP's 145 x 256, as in vit_b_16)."""
+    from torchvision.models.vision_transformer import VisionTransformer
+
+    torch.manual_seed(0)
+    model = VisionTransformer(
+        image_size=96, patch_size=8, num_layers=2, num_heads=4, hidden_dim=64, mlp_dim=256,
+        num_classes=10,
+    )
+    return executorch_table.no_zero_weights(model.eval()), torch.randn(1, 3, 96, 96)
+
+
+def _convnext_blocks():
+    """Two of convnext_tiny's blocks (torchvision's ``CNBlock``) on a 3-D channels-last
+    MLP: depthwise convolution, layer norm, Linear x4, gelu, Linear, layer scale,
+    residual add."""
+    from torchvision.models.convnext import CNBlock
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(CNBlock(32, 1e-6, 0.0), CNBlock(32, 1e-6, 0.0))
+    with torch.no_grad():
+        for block in model:
+            block.layer_scale.uniform_(0.5, 1.5)  # 1e-6 would hide the MLP in the output
+    return model.eval(), torch.randn(1, 32, 14, 14)
+
+
+@pytest.mark.parametrize("make", [_tiny_vit, _convnext_blocks], ids=["vit", "convnext"])
+def test_issue_50_transformer_blocks_share_their_activations_and_attention(make):
+    """A ViT's attention holds its peak in the scores (softmax, full_like, where: three
+    score-sized tensors); its where writes over one of them. ConvNeXt's peak is the
+    MLP's expansion and its gelu. Both share through the Linear's views, plan smaller
+    than without, and run bitwise equal."""
+    model, x = make()
+    with torch.no_grad():
+        expected = model(x)
+        edge = _fold(to_edge(torch.export.export(model, (x,))))
+    unshared, plain = _lower(edge, verify=True)
+    _, found = _found(edge)
+    listed = {}
+    for share in found:
+        listed[share.op] = listed.get(share.op, 0) + 1
+    # The finder, through the views: each block's gelu over its addmm, each residual
+    # add over its branch (not over the graph's output or input).
+    assert listed.get("aten::gelu") == 2, listed
+    shared, pass_ = _lower(edge, in_place=True, verify=True)
+    ops = _shared_ops(shared)
+    if make is _tiny_vit:
+        # Each block's where, over its softmax's output or full_like's (both die there);
+        # the plan takes them: the scores hold the peak.
+        assert listed.get("aten::where") == 4, listed
+        assert ops.get("aten::where") == 2, ops
+    else:
+        # The MLP's expansion holds the peak: the plan takes the gelus.
+        assert ops.get("aten::gelu") == 2, ops
+    (report,) = pass_.reports
+    assert report.total + report.saved == plain.reports[0].total
+    assert sum(_sizes(shared)) < sum(_sizes(unshared)), (_sizes(shared), _sizes(unshared))
+    a, b = _run(unshared, [x])[0], _run(shared, [x])[0]
+    assert torch.equal(a, b)
+    assert ((b - expected).abs().max() / expected.abs().max()).item() < 1e-5
+
+
+def test_issue_50_where_shares_only_a_full_size_operand_of_its_dtype():
+    """``where(cond, self, other)``: ``out`` over ``self`` or ``other`` when it has
+    ``out``'s shape (not broadcast) and dtype and dies there; never over the condition."""
+
+    class Where(torch.nn.Module):
+        def forward(self, x, small):
+            a, b = torch.exp(x), torch.tanh(x)
+            y = torch.where(x > 0, a, small)       # over a; small is broadcast
+            z = torch.where(x < 1, small, y * b)   # over y * b (other); small is broadcast
+            m = torch.where(x > 0.5, x, x)         # x is a graph input: no
+            return (z + m).sum()
+
+    x, small = torch.randn(1, 4, 8, 8), torch.randn(1, 4, 1, 1)
+    with torch.no_grad():
+        edge = to_edge(torch.export.export(Where().eval(), (x, small)))
+    program, found = _found(edge)
+    wheres = [s for s in found if s.op == "aten::where"]
+    assert len(wheres) == 2, wheres
+    assert all(tuple(s.target.shape) == (1, 4, 8, 8) for s in wheres)
+    with torch.no_grad():
+        expected = Where()(x, small)
+    unshared, _ = _lower(edge)
+    assert torch.equal(_run(program, [x, small])[0], _run(unshared, [x, small])[0])
+    assert torch.allclose(_run(program, [x, small])[0], expected, atol=1e-5)
 
 
 # --- The KV-cache decoder ------------------------------------------------------------

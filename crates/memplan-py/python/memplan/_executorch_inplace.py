@@ -7,7 +7,11 @@ which takes a share only where it lowers (or keeps) the plan:
 
 - **Pointwise ops** (``POINTWISE``): ``out`` may take the storage of a tensor input of
   the same shape (symbolic shape too, so no broadcast), dtype and dim order, whose last
-  reader is this op ("in place": ``out`` starts where the input ends).
+  reader is this op ("in place": ``out`` starts where the input ends). An input that is
+  a view (``memory.view``; a chain of them) is its base's storage: the op is compared
+  with the view's own spec (shape, dtype, dim order) and the base's bytes, and ``out``
+  takes the base's storage (a ``Linear`` on a 3-D input is ``addmm -> view``). Softmax
+  is listed with them: it reads each slice along ``dim`` whole before it writes it.
 - **Batch norm** (``_native_batch_norm_legit_no_training``): its first output over its
   input, as above.
 - **Cache updates** (``index_put``, ``index_copy``): the result of an update of a mutable
@@ -71,6 +75,11 @@ POINTWISE: Dict[str, Tuple[str, ...]] = {
     "aten::sub": ("self", "other"),
     "aten::mul": ("self", "other"),
     "aten::div": ("self", "other"),
+    "aten::logical_not": ("self",),
+    "aten::where": ("self", "other"),
+    # Not elementwise, but each slice along `dim` is read whole (its max, then its sum)
+    # before any element of it is written, each from the input element at its index.
+    "aten::_softmax": ("self",),
 }
 
 #: Batch norm: the first output over the input.
@@ -331,13 +340,23 @@ def _same_elements(g: _Graph, node: torch.fx.Node, out: Any, x: Any, args: List[
         return False
     out_shape = _shape(node)
     for arg in args:
-        specs = [s for s in get_node_tensor_specs(arg) if s is not None]
+        specs = _own_specs(arg)
         if len(specs) != 1 or _layout(specs[0]) != _layout(out):
             return False
         arg_shape = _shape(arg)
         if out_shape is not None and arg_shape is not None and arg_shape != out_shape:
             return False
     return True
+
+
+def _own_specs(node: torch.fx.Node) -> List[Any]:
+    """The specs of a node's own value. For a view (``memory.view``) that is the view's
+    ``_ViewSpec``: its own shape and dim order over its base's bytes (ExecuTorch's
+    ``get_node_tensor_specs`` gives the base's spec instead); none when it has none."""
+    if node.op == "call_function" and node.target is memory.view:
+        spec = node.meta.get("spec")
+        return [spec] if isinstance(spec, TensorSpec) else []
+    return [s for s in get_node_tensor_specs(node) if s is not None]
 
 
 def _layout_bytes(spec: Any) -> Optional[int]:
