@@ -89,7 +89,12 @@ pub(super) fn run(
         let mut r2 = expanded(problem, &s2, r2);
         let required = Problem::with_shares(
             problem.buffers().to_vec(),
-            problem.shares().iter().filter(|s| s.required).cloned().collect(),
+            problem
+                .shares()
+                .iter()
+                .filter(|s| s.required)
+                .cloned()
+                .collect(),
         )
         .map_err(|e| MemoriesError::InvalidPlan(format!("the required shares: {e}")))?;
         super::least_heights(&required, memories, input, &mut r2, request, options)?;
