@@ -330,7 +330,7 @@ fn every_combination_of_switches_gives_valid_plans_that_agree_with_the_bounds() 
         let mut costs = Vec::new();
         let mut bounds = Vec::new();
         let mut proofs = Vec::new();
-        for mask in 0..4096u32 {
+        for mask in 0..2048u32 {
             let options = MemoriesOptions {
                 lagrangian: mask & 1 != 0,
                 improve: mask & 2 != 0,
@@ -343,7 +343,6 @@ fn every_combination_of_switches_gives_valid_plans_that_agree_with_the_bounds() 
                 pooled_proof: mask & 256 != 0,
                 joint: mask & 512 != 0,
                 fill_slowest_first: mask & 1024 != 0,
-                least_heights: mask & 2048 != 0,
                 ..MemoriesOptions::default()
             };
             let Ok(report) = inst.run(&options) else {
@@ -684,6 +683,9 @@ fn the_unshared_heights_are_the_heights_of_the_plan_without_the_optional_shares(
     for case in 0..30 {
         let inst = random_instance(&mut src, 16, 3);
         let bufs = inst.problem.buffers().to_vec();
+        if bufs.len() < 2 {
+            continue;
+        }
         let shares = (0..bufs.len() / 2)
             .map(|k| Share::in_place(bufs[2 * k + 1].id.clone(), bufs[2 * k].id.clone()))
             .collect();
