@@ -300,8 +300,8 @@ def test_issue_50_each_banks_saving_is_counted_where_the_bytes_fall(map_name):
     (plain, _), (shared, report) = programs[False], programs[True]
     before = plain.executorch_program.execution_plan[0].non_const_buffer_sizes
     after = shared.executorch_program.execution_plan[0].non_const_buffer_sizes
-    # Shares taken; the first bank is full with and without them, so its saving is 0
-    # (it was counted there once: its max load without the shares less its height).
+    # Shares taken. A bank whose size they do not change saves nothing (it was once
+    # counted there: its max load without the shares less its height).
     assert report.shares > 0
     for arena in report.arenas:
         assert arena.saved == max(0, before[arena.mem_id] - after[arena.mem_id]), (arena, before, after)
