@@ -129,22 +129,23 @@ class Recorder:
 
 
 class Solved:
-    """Records the problems memplan's pass hands to ``memplan.plan`` (its first call per
-    graph: the plan by traffic), as ``(problem, keyword arguments)``."""
+    """Records the problems memplan's pass hands to the library (``memplan._memplan.plan``
+    with ``memories``: its one call per graph), as ``(problem, keyword arguments)``."""
 
     def __init__(self):
         self.calls = []
-        self.plan = memplan.plan
+        self.plan = memplan._memplan.plan
 
     def __enter__(self):
         def spy(problem, **kwargs):
-            self.calls.append((problem, kwargs))
+            if kwargs.get("memories") is not None:
+                self.calls.append((problem, kwargs))
             return self.plan(problem, **kwargs)
-        memplan.plan = spy
+        memplan._memplan.plan = spy
         return self
 
     def __exit__(self, *exc):
-        memplan.plan = self.plan
+        memplan._memplan.plan = self.plan
 
 
 def lower(edge, target, ours, time_limit):
@@ -160,8 +161,6 @@ def lower(edge, target, ours, time_limit):
         program = copy.deepcopy(edge).to_executorch(
             ExecutorchBackendConfig(memory_planning_pass=pass_))
     recorder.solved = solved.calls[:1]
-    # memplan's pass: which candidate each graph kept (its own plan, or ExecuTorch's banks).
-    recorder.kept = [r.arenas[0].planner for r in pass_.reports] if ours else []
     return program, recorder
 
 
@@ -315,7 +314,6 @@ def measure(name, targets, time_limit, search, dump_dir=None):
                 "bytes": [rec.bytes.get(m, 0) for m in target.mem_ids()],
                 "arenas": [sizes[m] if m < len(sizes) else 0 for m in target.mem_ids()],
                 "seconds": rec.seconds,
-                "greedys_banks": any("ExecuTorch" in k for k in rec.kept),
                 "error": run_error(program, inputs, expected),
             }
             if ours and rec.solved:
@@ -365,7 +363,7 @@ def main():
           "| ExecuTorch bytes / arenas (MB) | memplan bytes / arenas (MB) "
           "| time ET / memplan (ms) | error |")
     print("|---|---|---|---|---:|---:|---|---|---|---:|")
-    ratios, worse, failures, middles, greedys, most = [], [], [], [], [], []
+    ratios, worse, failures, middles, most = [], [], [], [], []
     for name in args.models:
         try:
             rows, middle = measure(name, targets, args.time_limit, not args.no_search, args.dump)
@@ -385,16 +383,13 @@ def main():
             ratios.append(ratio)
             if mp["traffic"][0] < et["traffic"][0]:
                 worse.append(f"{name} {row['map']}")
-            if mp["greedys_banks"]:
-                greedys.append(f"{name} {row['map']}")
             best = mp.get("most")
             if best is not None and et["traffic"][0]:
                 most.append((best[0] / et["traffic"][0], mp["traffic"][0] / best[0] if best[0] else 1.0))
             shown = "n/a" if best is None else f"{'' if best[1] else '≤ '}{mb(best[0])}"
             print(
                 f"| {name} | {row['map']} | {' / '.join(map(mb, et['traffic']))} "
-                f"| {' / '.join(map(mb, mp['traffic']))} | {ratio:.3f}x"
-                f"{'¹' if mp['greedys_banks'] else ''} | {shown} "
+                f"| {' / '.join(map(mb, mp['traffic']))} | {ratio:.3f}x | {shown} "
                 f"| {' / '.join(map(mb, et['bytes']))}; {' / '.join(map(mb, et['arenas']))} "
                 f"| {' / '.join(map(mb, mp['bytes']))}; {' / '.join(map(mb, mp['arenas']))} "
                 f"| {et['seconds'] * 1000:.0f} / {mp['seconds'] * 1000:.0f} "
@@ -414,8 +409,6 @@ def main():
               f"most: geometric mean {geometric_mean([b for _, b in most]):.4f}, "
               f"min {min(b for _, b in most):.4f}")
     print(f"memplan serves less first-bank traffic than ExecuTorch on: {worse or 'none'}")
-    print(f"¹ memplan's pass kept ExecuTorch's banks (re-planned) on {len(greedys)} of "
-          f"{len(ratios)} model-map pairs: {greedys or 'none'}")
     if middles:
         print("\n| model | tcm | sdram | smallest ocram, ExecuTorch | smallest ocram, memplan |")
         print("|---|---:|---:|---:|---:|")

@@ -46,6 +46,7 @@ pub struct MemoryPlan {
     ids: Vec<String>,
     int_ids: bool,
     height_list: Vec<u64>,
+    unshared_height_list: Vec<u64>,
     traffic_list: Vec<u64>,
     bound_list: Vec<u64>,
     /// The plan's cost.
@@ -96,6 +97,17 @@ impl MemoryPlan {
     #[getter]
     fn heights<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         self.per_memory(py, &self.height_list)
+    }
+
+    /// ``{memory: height}`` of the plan without the optional shares (the required ones
+    /// alone), planned beside this one: what each memory needs without them. ``None``
+    /// when the problem has no optional share.
+    #[getter]
+    fn unshared_heights<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        if self.unshared_height_list.is_empty() {
+            return Ok(None);
+        }
+        self.per_memory(py, &self.unshared_height_list).map(Some)
     }
 
     /// ``{memory: traffic}``.
@@ -446,6 +458,7 @@ pub(crate) fn plan_across(
         ids: target.buffers().iter().map(|b| b.id.clone()).collect(),
         int_ids,
         height_list: plan.heights.iter().map(|h| h.get()).collect(),
+        unshared_height_list: report.unshared_heights.iter().map(|h| h.get()).collect(),
         traffic_list: plan.traffic.clone(),
         bound_list: report.traffic_bounds.clone(),
         cost: plan.cost,

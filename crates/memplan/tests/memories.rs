@@ -11,7 +11,8 @@ use memplan::memories::{
     Memory, MemoryIdx, MemorySet,
 };
 use memplan::{
-    max_load, plan, Budget, Buffer, Options, Outcome, Planner, Problem, Request, Violation,
+    max_load, plan, Budget, Buffer, Options, Outcome, Planner, Problem, Request, Share, Size,
+    Violation,
 };
 
 /// A random instance: buffers, memories, allowed sets and accesses.
@@ -632,4 +633,77 @@ fn the_last_memory_without_costs_has_no_gap() {
             assert!(report.traffic_bounds[0] >= plan.traffic[0]);
         }
     }
+}
+
+#[test]
+fn the_least_heights_lower_the_bounded_memories_and_move_no_buffer() {
+    // The last memory roomy (twice the max load), as an ExecuTorch bank is: its level
+    // only places under the capacity, and the re-plan at the least height lowers it.
+    let mut src = ByteSource::new(52);
+    let mut lowered = 0;
+    for case in 0..40 {
+        let mut inst = random_instance(&mut src, 24, 3);
+        let load = max_load(&inst.problem).get();
+        inst.memories[2].capacity = Some(Size(2 * load.max(1)));
+        let off = MemoriesOptions {
+            least_heights: false,
+            ..MemoriesOptions::default()
+        };
+        let (Ok(a), Ok(b)) = (inst.run(&off), inst.run(&MemoriesOptions::default())) else {
+            continue;
+        };
+        assert_valid(&inst, &b);
+        assert_eq!(a.lower_bound, b.lower_bound, "case {case}");
+        assert_eq!(a.traffic_bounds, b.traffic_bounds, "case {case}");
+        match (a.plan(), b.plan()) {
+            (Some(p), Some(q)) => {
+                assert_eq!(p.memory, q.memory, "case {case}: a buffer moved");
+                assert_eq!((p.cost, &p.traffic), (q.cost, &q.traffic), "case {case}");
+                for m in 0..3 {
+                    assert!(q.heights[m] <= p.heights[m], "case {case}: memory {m} grew");
+                }
+                lowered += usize::from(q.heights != p.heights);
+            }
+            (None, None) => {}
+            _ => panic!("case {case}: a plan with the least heights and not without, or back"),
+        }
+    }
+    assert!(
+        lowered >= 5,
+        "the least heights lowered only {lowered} plans"
+    );
+}
+
+#[test]
+fn the_unshared_heights_are_the_heights_of_the_plan_without_the_optional_shares() {
+    // What a door reports as the bytes the shares save per memory: the same call's plan
+    // without them is the plan of the problem without them.
+    let mut src = ByteSource::new(45);
+    let mut compared = 0;
+    for case in 0..30 {
+        let inst = random_instance(&mut src, 16, 3);
+        let bufs = inst.problem.buffers().to_vec();
+        if bufs.len() < 2 {
+            continue;
+        }
+        let shares = (0..bufs.len() / 2)
+            .map(|k| Share::in_place(bufs[2 * k + 1].id.clone(), bufs[2 * k].id.clone()))
+            .collect();
+        let Ok(shared) = Problem::with_shares(bufs, shares) else {
+            continue;
+        };
+        let request = Request::minimise().with_budget(Budget::unlimited());
+        let options = MemoriesOptions::default();
+        let with = plan_memories(&shared, &inst.memories, &inst.input(), &request, &options);
+        let (Ok(with), Ok(without)) = (with, inst.run(&options)) else {
+            continue;
+        };
+        if let (Some(p), Some(q)) = (with.plan(), without.plan()) {
+            assert_eq!(with.unshared_heights, q.heights, "case {case}");
+            assert!(p.cost <= q.cost, "case {case}: the shares cost more");
+            compared += 1;
+        }
+        assert!(without.unshared_heights.is_empty());
+    }
+    assert!(compared >= 15, "only {compared} compared");
 }

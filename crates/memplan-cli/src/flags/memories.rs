@@ -116,6 +116,14 @@ pub struct MemoriesTuning {
         help_heading = "Several memories: ablations and tuning"
     )]
     pub memories_no_slowest_first: bool,
+    /// Ablation: no re-plan of each bounded memory at its least height after the plan.
+    #[arg(
+        long = "memories-no-least-heights",
+        alias = "spill-no-least-heights",
+        hide = true,
+        help_heading = "Several memories: ablations and tuning"
+    )]
+    pub memories_no_least_heights: bool,
     /// Seed of the improvement phase's random choices.
     #[arg(
         long = "memories-seed",
@@ -149,6 +157,7 @@ impl MemoriesTuning {
             pooled_proof: !self.memories_no_pooled_proof,
             joint: !self.memories_no_joint,
             fill_slowest_first: !self.memories_no_slowest_first,
+            least_heights: !self.memories_no_least_heights,
             verify,
             ..MemoriesOptions::default()
         }

@@ -18,23 +18,28 @@ ExecuTorch's ``TargetMemoryMap`` lists banks fastest first, each a runtime arena
 - **Objective.** Each buffer is accessed ``1 + users`` times (one write, one read per
   node of the graph that uses it); its traffic is its size times that. The plan keeps as
   much traffic as it can in the first bank, then in the second, and so on
-  (lexicographic): ``memplan.plan`` with ``memories`` (one per bank, its budget the
-  bank's size less its reserved bytes and ``extra_padding``), ``allowed`` (a pin: its
-  bank only) and ``accesses``. A buffer's size is rounded up to the alignment of every
-  bank it may use (a bank's own alignment makes ExecuTorch round it so), and back to its
-  bank's rounding once placed. Then each bank is re-planned at its least height, kept
-  when lower.
-- **Two candidates.** The plan above, and the banks ExecuTorch's own ``BankedGreedy``
-  chooses on the same tensors (each bank then planned by memplan at its least height):
-  the one with more traffic in the first bank, then the second, ..., is kept (the report
-  names it in ``ArenaReport.planner``). So memplan's pass succeeds wherever ExecuTorch's
-  does and never serves less traffic from the first bank.
-- **Failure.** When memplan's planner finds no plan with traffic, it runs again keeping
-  the most *bytes* in each bank, which leaves the least to the banks after it. A graph is
-  refused (``BankPlacementError``) only when no plan exists (proven: at some time the
-  live buffers need more than all the banks together, or a bank's pins alone exceed it;
-  ``BankInfeasibleError``) or none was found (``BankNoPlanFoundError``); the message
-  names the time, the largest buffers and the banks.
+  (lexicographic). One library call per graph: ``memplan.plan`` with ``memories`` (one
+  per bank, its budget the bank's size less its reserved bytes and ``extra_padding``),
+  ``allowed`` (a pin: its bank only), ``accesses`` and, ``in_place``, the shares between
+  two buffers; the library's driver does every fallback and comparison, and re-plans
+  each bank at its least height (with its shares), kept when lower. A buffer's size is
+  rounded up to the alignment of every bank it may use (a bank's own alignment makes
+  ExecuTorch round it so), and back to its bank's rounding once placed.
+- **Where ExecuTorch's pass succeeds.** When the library's levels find no plan, its
+  fallback fills the banks largest buffer first, into the first bank with room (the shape
+  of ExecuTorch's ``BankedGreedy``), fastest first and slowest first, and its joint
+  search tries every assignment of small graphs; a test runs both passes on many small
+  random graphs and maps and requires memplan's to plan every one ExecuTorch's plans.
+- **Failure.** A graph is refused (``BankPlacementError``) only when no plan exists
+  (proven: at some time the live buffers need more than all the banks together, or a
+  bank's pins alone exceed it; ``BankInfeasibleError``) or none was found
+  (``BankNoPlanFoundError``); the message names the time, the largest buffers and the
+  banks.
+- **Reports.** Per bank, ``shares`` counts the shares taken between two of its tensors,
+  and ``saved`` the bytes they save there: the bank's height in the library's plan
+  without the shares (planned beside the plan with them) less its height with them (0
+  when not positive), so a share that lets more traffic into a full first bank counts
+  where the bytes fall, in the banks after it.
 
 Every bank's plan goes through memplan's independent checker (the reserved bytes as a
 fixed buffer, every alias inside its root) and then each declared bank's arena is
@@ -157,10 +162,6 @@ def _buffers(live: Sequence[Any], shown: int = 3) -> str:
     return ", ".join(_name(r) for r in live[:shown]) + more
 
 
-class _NotFound(Exception):
-    """memplan's planner found no plan across the banks (not a proof)."""
-
-
 class BankedAlgorithm(_et.Algorithm):
     """memplan's planner across a ``TargetMemoryMap``, with ExecuTorch's algorithm
     signature (see the module doc). ``traffic=False`` keeps the most bytes, not the most
@@ -190,8 +191,6 @@ class BankedAlgorithm(_et.Algorithm):
         # aliases inside their roots itself and never overlaps other allocations.
         self.allow_overlapping_allocations = True
         self.traffic = traffic
-        # Set by each call: the bank of each spec in ExecuTorch's BankedGreedy's plan.
-        self._greedy_banks: Optional[Dict[int, int]] = None
         self.__name__ = "memplan_banked"
 
     def __repr__(self) -> str:
@@ -228,10 +227,10 @@ class BankedAlgorithm(_et.Algorithm):
         counts = access_counts(graph_module)
         free, free_empty = arenas.pop(None, ([], []))
         pins = {b.mem_id: arenas.pop(b.mem_id, ([], [])) for b in self.target.banks}
-        self._bank_shares = [sh for key in [None] + [b.mem_id for b in self.target.banks]
-                             for sh in shares.get(key, [])]
+        banked = [sh for key in [None] + [b.mem_id for b in self.target.banks]
+                  for sh in shares.get(key, [])]
         placed = self._place(free, {m: p[0] for m, p in pins.items()}, reserved,
-                             alignment, extra_padding, counts, started)
+                             alignment, extra_padding, counts, started, banked)
         result = MemoryAlgoResult({}, [])
         self.reports = []
         sizes: Dict[int, int] = {}
@@ -279,21 +278,19 @@ class BankedAlgorithm(_et.Algorithm):
     def _default(self, alignment: int, specs: List[Any], graph_module: Any,
                  graph_signature: Any, extra_padding: int) -> Tuple[int, ...]:
         """ExecuTorch's ``BankedGreedy`` sizes on the same specs (for the report), or
-        ``()`` when it raises; its banks (by spec) are one of the candidates ``_place``
-        weighs. Run first: it realigns specs, which ``_arenas`` undoes."""
-        self._greedy_banks = None
+        ``()`` when it raises. Run first: it realigns specs, which ``_arenas`` undoes."""
         try:
             greedy = BankedGreedy(self.target)(
                 alignment, list(specs), graph_module, graph_signature, extra_padding
             )
         except _ExecuTorchBankPlacementError:
             return ()
-        self._greedy_banks = {id(spec): a.mem_id for spec, a in greedy.spec_dict.items()}
         return tuple(greedy.bufsizes)
 
     def _place(self, free: List[Any], pins: Dict[int, List[Any]], reserved: List[int],
                alignment: int, extra_padding: int, counts: Dict[int, int],
-               started: float) -> Dict[int, Tuple[List[Any], List[int], Dict[str, Any]]]:
+               started: float, shares: Sequence[Any] = (),
+               ) -> Dict[int, Tuple[List[Any], List[int], Dict[str, Any]]]:
         """Each bank's roots, absolute offsets and report figures (see the module doc)."""
         banks = self.target.banks
         caps = []
@@ -324,45 +321,10 @@ class BankedAlgorithm(_et.Algorithm):
             )
         roots = list(free) + [r for b in banks for r in pins[b.mem_id]]
         allowed = [None] * len(free) + [[b.name] for b in banks for _ in pins[b.mem_id]]
-        specs = {id(r.spec) for r in roots}
-        # in_place: the shares between two roots.
-        self._pairs = [
-            sh for sh in getattr(self, "_bank_shares", [])
-            if id(sh.buffer) in specs and id(sh.target) in specs
-        ]
-        candidates = []
-        failure: Optional[_NotFound] = None
-        for by_traffic in ((True, False) if self.traffic else (False,)):
-            try:
-                where, offsets, took = self._solve_banks(roots, allowed, reserved, alignment,
-                                                         extra_padding, counts, started,
-                                                         by_traffic)
-                candidates.append(("banked", where, offsets, took))
-                break
-            except _NotFound as e:
-                failure = e
-        if self._greedy_banks is not None:
-            index = {b.mem_id: k for k, b in enumerate(banks)}
-            where = [index.get(self._greedy_banks.get(id(r.spec)), -1) for r in roots]
-            if min(where, default=0) >= 0:
-                candidates.append(("banked, ExecuTorch's banks", where, None, []))
-        best = None
-        for planner, where, offsets, took in candidates:
-            try:
-                placed = self._finish(roots, where, offsets, reserved, alignment,
-                                      extra_padding, counts, started, planner, took)
-            except _NotFound as e:
-                failure = failure or e
-                continue
-            traffic = [placed[b.mem_id][2]["traffic"] for b in banks]
-            if best is None or traffic > best[0]:  # lexicographic: the first bank first
-                best = (traffic, placed)
-        if best is None:
-            raise BankNoPlanFoundError(
-                f"no plan found: {failure}; give a bank more room, declare another one, or "
-                f"a larger work_limit; target memory map: {self.target.describe()}"
-            )
-        return best[1]
+        plan, declared = self._solve_banks(roots, allowed, reserved, alignment,
+                                           extra_padding, counts, started, shares)
+        return self._finish(roots, plan, declared, reserved, alignment, extra_padding, counts,
+                            started)
 
     @staticmethod
     def _in_bank(root: Any, bank: Any, alignment: int) -> Any:
@@ -386,12 +348,12 @@ class BankedAlgorithm(_et.Algorithm):
 
     def _solve_banks(self, roots: List[Any], allowed: List[Any], reserved: List[int],
                      alignment: int, extra_padding: int, counts: Dict[int, int],
-                     started: float, by_traffic: bool) -> Tuple[List[int], List[int]]:
-        """memplan's planner across the banks (``memplan.plan`` with ``memories``): each
-        bank a memory under its budget, each pinned root allowed its bank only, each
-        root's accesses (``by_traffic``; else 1: bytes). A root's size is rounded up to
-        the alignment of every bank it may use. Returns each root's bank index and
-        offset (above the bank's bottom)."""
+                     started: float, shares: Sequence[Any]) -> Tuple[Any, List[Any]]:
+        """The graph's one library call (``memplan.plan`` with ``memories``): each bank a
+        memory under its budget, each pinned root allowed its bank only, each root's
+        accesses (``traffic``; else 1: bytes), the shares between two roots. A root's
+        size is rounded up to the alignment of every bank it may use. Returns the plan
+        (``None`` without roots) and the shares declared (``taken_shares`` indexes them)."""
         banks = self.target.banks
         aligns = [b.alignment or alignment for b in banks]
         every = math.lcm(*aligns)
@@ -402,7 +364,7 @@ class BankedAlgorithm(_et.Algorithm):
             items.append(dataclasses.replace(
                 r, size=_round_up(r.size, align), alignment=math.lcm(r.alignment, align)))
         if not items:
-            return [], [], []
+            return None, []
         _, caps = self._budgets(
             [[it for it, allow in zip(items, allowed) if allow is None or allow[0] == b.name]
              for b in banks], reserved, alignment, extra_padding)
@@ -410,147 +372,70 @@ class BankedAlgorithm(_et.Algorithm):
                     for b, c, a in zip(banks, caps, aligns)]
         limit = self.time_limit
         if limit is not None:
-            limit = max(0.0, limit - (time.monotonic() - started)) / 2
-        problem, pairs = _et._problem(items, getattr(self, "_pairs", []))
-        accesses = [_accesses(r, counts) if by_traffic else 1 for r in roots]
+            limit = max(0.0, limit - (time.monotonic() - started))
+        problem, declared = _et._problem(items, shares)
+        accesses = [_accesses(r, counts) if self.traffic else 1 for r in roots]
         try:
-            plan = _memplan.plan(
-                problem, time_limit=limit, work_limit=self.work_limit, seed=self.seed,
-                threads=self.threads, memories=memories, allowed=allowed, accesses=accesses,
-            )
+            plan = self._solve(problem, limit, memories=memories, allowed=allowed,
+                               accesses=accesses)
         except _memplan.InfeasibleError as e:
             raise BankInfeasibleError(
                 f"no plan exists: {e}; target memory map: {self.target.describe()}"
             ) from e
-        except _memplan.MemplanError as e:
-            raise _NotFound(str(e)) from e
-        took = [pairs[k] for k in plan.taken_shares] if pairs else []
-        return list(plan.memory_index), list(plan.offsets), took
+        except _memplan.NoPlanFoundError as e:
+            raise BankNoPlanFoundError(
+                f"no plan found: {e}; give a bank more room, declare another one, or "
+                f"a larger work_limit; target memory map: {self.target.describe()}"
+            ) from e
+        return plan, declared
 
-    def _finish(self, roots: List[Any], where: List[int], offsets: Optional[List[int]],
-                reserved: List[int], alignment: int, extra_padding: int,
-                counts: Dict[int, int], started: float, planner: str,
-                took: Sequence[Tuple[int, int, str, int]] = ()
+    def _finish(self, roots: List[Any], plan: Any, declared: List[Any], reserved: List[int],
+                alignment: int, extra_padding: int, counts: Dict[int, int], started: float,
                 ) -> Dict[int, Tuple[List[Any], List[int], Dict[str, Any]]]:
         """Each bank's roots (at their size in that bank), absolute offsets and report
-        figures, for an assignment of roots to banks: each bank re-planned at its least
-        height (``offsets``, when given, are the fallback: a plan under the budget, with
-        the shares ``took``), then checked by memplan's checker. With ``in_place``, each
-        bank is planned with the shares between two of its roots."""
+        figures from the library's plan, each bank checked by memplan's checker."""
         banks = self.target.banks
+        where = list(plan.memory_index) if plan is not None else []
         kept_by_bank = [[self._in_bank(r, b, alignment) for r, w in zip(roots, where) if w == k]
                         for k, b in enumerate(banks)]
-        pairs = getattr(self, "_pairs", [])
         bottoms, caps = self._budgets(kept_by_bank, reserved, alignment, extra_padding)
+        taken = [declared[k] for k in plan.taken_shares] if plan is not None and declared else []
+        unshared = plan.unshared_heights if plan is not None else None
         out: Dict[int, Tuple[List[Any], List[int], Dict[str, Any]]] = {}
         for k, bank in enumerate(banks):
             base = reserved[bank.mem_id] if bank.mem_id < len(reserved) else 0
             kept = kept_by_bank[k]
             figures: Dict[str, Any] = dict(
                 mem_id=bank.mem_id, reserved=base, bank=bank.name, buffers=len(kept),
-                planner=planner if kept else "none",
-                elapsed=time.monotonic() - started,
+                planner="banked" if kept else "none", elapsed=time.monotonic() - started,
             )
             if not kept:
                 figures.update(max_load=0, height=0, lower_bound=0, optimal=True, size=base,
                                traffic=0)
                 out[bank.mem_id] = ([], [], figures)
                 continue
-            given = None if offsets is None else [o for o, w in zip(offsets, where) if w == k]
+            absolute = [bottoms[k] + o for o, w in zip(plan.offsets, where) if w == k]
             here = {id(r.spec) for r in kept}
-            mine_pairs = [sh for sh in pairs if id(sh.buffer) in here and id(sh.target) in here]
-            given_pairs = [sh for sh in took if id(sh.buffer) in here and id(sh.target) in here]
-            if mine_pairs:
-                lowered = self._lower_shared(kept, given, caps[k], started, mine_pairs,
-                                             given_pairs)
-            else:
-                plain = self._lower(kept, given, caps[k], started)
-                lowered = None if plain is None else (plain, [], 0)
-            if lowered is None:
-                raise _NotFound(f"bank {bank.name!r} cannot hold the buffers given to it")
-            mine, taken, _ = lowered
-            absolute = [bottoms[k] + o for o in mine]
-            _et._check(kept, absolute, base, taken)
+            mine = [sh for sh in taken if id(sh.buffer) in here]
+            _et._check(kept, absolute, base, mine)
             height = max(o + r.size for r, o in zip(kept, absolute)) - bottoms[k]
             if height > caps[k]:
                 raise _memplan.CheckError(
                     f"bank {bank.name!r}: a plan of height {height} over its {caps[k]} bytes")
-            load = _et._load(kept, taken)
-            when, peak = _et._peak_tensors(kept, taken, getattr(self, "_names", {}))
+            load = _et._load(kept, mine)
+            when, peak = _et._peak_tensors(kept, mine, getattr(self, "_names", {}))
+            saved = 0
+            if unshared is not None:
+                saved = max(0, unshared[bank.name] - plan.heights[bank.name])
             figures.update(
                 max_load=load, height=height, lower_bound=load, optimal=height == load,
                 size=bottoms[k] + height + extra_padding,
                 traffic=sum(r.size * _accesses(r, counts) for r in kept),
-                shares=len(taken), saved=_et._saved(kept, height) if mine_pairs else 0,
-                peak=peak, peak_time=when,
+                shares=len(mine), saved=saved, peak=peak, peak_time=when,
             )
-            figures["_taken"] = taken
+            figures["_taken"] = mine
             out[bank.mem_id] = (kept, absolute, figures)
         return out
-
-    def _lower(self, roots: List[Any], offsets: Optional[List[int]], cap: int,
-               started: float) -> Optional[List[int]]:
-        """The roots of a bank planned at the least height; ``offsets`` (a plan under the
-        budget ``cap``) when that is not lower; ``None`` when neither fits ``cap`` (then
-        planned under ``cap`` as a last resort)."""
-        problem = _et._problem(roots)[0]
-        limit = self.time_limit
-        if limit is not None:
-            limit = max(0.0, limit - (time.monotonic() - started)) / (2 * len(self.target.banks))
-        height = cap + 1 if offsets is None else max(o + r.size for r, o in zip(roots, offsets))
-        try:
-            plan = _memplan.plan(problem, time_limit=limit, work_limit=self.work_limit,
-                                seed=self.seed, threads=self.threads)
-            if plan.height < min(height, cap + 1):
-                return list(plan.offsets)
-            if offsets is not None:
-                return offsets
-            plan = _memplan.plan(problem, capacity=cap, time_limit=limit,
-                                work_limit=self.work_limit, seed=self.seed, threads=self.threads)
-            return list(plan.offsets)
-        except _memplan.MemplanError:
-            return offsets
-
-    def _lower_shared(self, roots: List[Any], offsets: Optional[List[int]], cap: int,
-                      started: float, shares: Sequence[Any], given: Sequence[Any],
-                      ) -> Optional[Tuple[List[int], List[Any], int]]:
-        """``_lower`` with the bank's shares (``in_place``): the roots planned at the
-        least height with ``shares`` where they lower it; ``offsets`` (a plan under the
-        budget ``cap``, with the shares ``given``) when that is not lower; ``None`` when
-        neither fits ``cap`` (then planned under ``cap`` as a last resort). Returns the
-        offsets, the shares they take and the bytes those save against the bank planned
-        without shares."""
-        problem = _et._problem(roots)[0]
-        shared, declared = _et._problem(roots, shares)
-        limit = self.time_limit
-        if limit is not None:
-            limit = max(0.0, limit - (time.monotonic() - started)) / (2 * len(self.target.banks))
-            if declared:
-                limit /= 2
-        height = cap + 1 if offsets is None else max(o + r.size for r, o in zip(roots, offsets))
-        fallback = None if offsets is None else (list(offsets), list(given), 0)
-        try:
-            plan = _memplan.plan(problem, time_limit=limit, work_limit=self.work_limit,
-                                seed=self.seed, threads=self.threads)
-            taken: List[Any] = []
-            saved = 0
-            if declared:
-                with_shares = _memplan.plan(shared, time_limit=limit, work_limit=self.work_limit,
-                                           seed=self.seed, threads=self.threads)
-                if with_shares.height < plan.height:
-                    saved = plan.height - with_shares.height
-                    taken = [declared[k] for k in with_shares.taken_shares]
-                    plan = with_shares
-            if plan.height < min(height, cap + 1):
-                return list(plan.offsets), taken, saved
-            if fallback is not None:
-                return fallback
-            plan = _memplan.plan(shared, capacity=cap, time_limit=limit,
-                                work_limit=self.work_limit, seed=self.seed, threads=self.threads)
-            taken = [declared[k] for k in plan.taken_shares] if declared else []
-            return list(plan.offsets), taken, 0
-        except _memplan.MemplanError:
-            return fallback
 
 
 def banked_memory_planning_pass(

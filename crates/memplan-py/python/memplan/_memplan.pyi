@@ -134,6 +134,8 @@ class MemoryPlan:
     @property
     def heights(self) -> Dict[str, int]: ...
     @property
+    def unshared_heights(self) -> Optional[Dict[str, int]]: ...  # without the optional shares
+    @property
     def traffic(self) -> Dict[str, int]: ...  # Σ size × accesses of its buffers
     @property
     def capacities(self) -> Dict[str, Optional[int]]: ...

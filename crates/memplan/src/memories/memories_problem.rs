@@ -239,6 +239,7 @@ pub(super) fn plan_reporting_pins(
             levels: Vec::new(),
             fallback: false,
             traffic_bounds: Vec::new(),
+            unshared_heights: Vec::new(),
             elapsed: started.elapsed(),
             work: 0,
             stopped_by: None,

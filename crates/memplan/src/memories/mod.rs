@@ -95,6 +95,12 @@
 //! serve the plan's traffic), from that memory's level over every buffer that may use
 //! it, the first level's bound, or the joint search's proof; its gap is the ceiling less
 //! the traffic ([`MemoriesReport::memory_gaps`]).
+//!
+//! After the plan, the **least heights** (`lower.rs`, [`MemoriesOptions::least_heights`]):
+//! each bounded memory's buffers re-planned by memplan's planner at their least height,
+//! with the shares between two of them, kept where lower. A level only places under the
+//! capacity; a memory that is a runtime arena costs its height. Offsets only: the
+//! memories, the cost and the bounds stay.
 
 //! The library prints nothing and starts no global thread pool. Without a time limit the
 //! result depends only on the input and the options (the seed included), whatever the
@@ -116,6 +122,7 @@ mod improve;
 mod joint;
 mod level;
 mod load;
+mod lower;
 mod memories_problem;
 mod model;
 mod place;
@@ -216,6 +223,11 @@ pub struct MemoriesOptions {
     /// The fallback also tries the bounded memories slowest first (see `sweep.rs`,
     /// `fallback_plan`), which fills the fast memories last.
     pub fill_slowest_first: bool,
+    /// After the plan, each bounded memory's buffers re-planned by memplan's planner at
+    /// their least height (with the shares between two of them), kept where lower
+    /// (`lower.rs`): a level only places its buffers under the capacity. Offsets only:
+    /// the memories, the cost and the bounds stay.
+    pub least_heights: bool,
     /// Run a naive strategy in place of the level search, for comparison (see
     /// [`Baseline`]); the techniques above are then unused. `None` by default.
     pub baseline: Option<Baseline>,
@@ -246,6 +258,7 @@ impl Default for MemoriesOptions {
             joint_max_buffers: 12,
             joint_node_limit: 20_000,
             fill_slowest_first: true,
+            least_heights: true,
             baseline: None,
             verify: true,
         }
@@ -406,6 +419,10 @@ pub struct MemoriesReport {
     pub work: u64,
     /// Which limit stopped the call, if one did ([`crate::Report::stopped_by`]).
     pub stopped_by: Option<crate::budget::Stop>,
+    /// With optional shares, per memory, the height of the plan without them (the
+    /// required shares alone), planned beside the plan with them (`shares.rs`): what
+    /// the memory would need without the optional shares. Empty otherwise.
+    pub unshared_heights: Vec<Size>,
 }
 
 impl MemoriesReport {
@@ -503,5 +520,41 @@ pub fn plan_memories(
     if !problem.shares().is_empty() {
         return shares::run(problem, memories, input, request, options);
     }
-    sweep::run(problem, memories, input, request, options)
+    let mut report = sweep::run(problem, memories, input, request, options)?;
+    least_heights(problem, memories, input, &mut report, request, options)?;
+    Ok(report)
+}
+
+/// The least-heights stage on the report's plan ([`MemoriesOptions::least_heights`],
+/// `lower.rs`), checked again when it moved anything.
+fn least_heights(
+    problem: &Problem,
+    memories: &[Memory],
+    input: &MemoriesInput<'_>,
+    report: &mut MemoriesReport,
+    request: &Request,
+    options: &MemoriesOptions,
+) -> Result<(), MemoriesError> {
+    if !options.least_heights || options.baseline.is_some() {
+        return Ok(());
+    }
+    let started = std::time::Instant::now();
+    let plan = match &mut report.outcome {
+        Outcome::Optimal(p) | Outcome::Feasible { plan: p, .. } => p,
+        Outcome::Unknown {
+            best_so_far: Some(p),
+            ..
+        } => p,
+        _ => return Ok(()),
+    };
+    let before = plan.heights.clone();
+    report.work = report
+        .work
+        .saturating_add(lower::run(problem, memories, plan, request, options)?);
+    if options.verify && plan.heights != before {
+        check_memories(problem, memories, input, plan)
+            .map_err(|f| MemoriesError::InvalidPlan(f.to_string()))?;
+    }
+    report.elapsed += started.elapsed();
+    Ok(())
 }

@@ -7,7 +7,10 @@
 //! optional shares taken are those that lower or keep the load (`storage/choose.rs`);
 //! the storages of the required shares alone are planned too (with the same request:
 //! the storages' proof of optimality does not hold for the buffers) and the cheaper
-//! plan kept, ties to the first.
+//! plan kept, ties to the first. Each candidate gets the least heights (`lower.rs`):
+//! the first with every share, the second with the required ones alone, whose heights the
+//! report keeps ([`super::MemoriesReport::unshared_heights`]: what each memory needs
+//! without the optional shares); a second that wins is lowered again with every share.
 
 use super::{sweep, MemoriesOptions, MemoriesReport};
 use crate::memory_types::{
@@ -73,7 +76,9 @@ pub(super) fn run(
         )
     };
     let optional = problem.shares().iter().any(|s| !s.required);
-    let (mut storages, mut report) = go(optional)?;
+    let (storages, report) = go(optional)?;
+    let mut report = expanded(problem, &storages, report);
+    super::least_heights(problem, memories, input, &mut report, request, options)?;
     // The storages' proof does not hold for the buffers (a storage holds its largest
     // member over its whole span), so even an `Optimal` plan of the storages with the
     // optional shares may cost more than the required shares' plan: the KV decoder of
@@ -81,6 +86,19 @@ pub(super) fn run(
     // 9,399,360 B with its shares and 9,309,248 B without (issue 52).
     if optional {
         let (s2, r2) = go(false)?;
+        let mut r2 = expanded(problem, &s2, r2);
+        let required = Problem::with_shares(
+            problem.buffers().to_vec(),
+            problem
+                .shares()
+                .iter()
+                .filter(|s| s.required)
+                .cloned()
+                .collect(),
+        )
+        .map_err(|e| MemoriesError::InvalidPlan(format!("the required shares: {e}")))?;
+        super::least_heights(&required, memories, input, &mut r2, request, options)?;
+        let heights = r2.plan().map(|p| p.heights.clone()).unwrap_or_default();
         let cost = |r: &MemoriesReport| r.plan().map(|p| p.cost);
         let better = match (cost(&r2), cost(&report)) {
             (Some(a), Some(b)) => a < b,
@@ -88,27 +106,10 @@ pub(super) fn run(
             _ => false,
         };
         if better {
-            (storages, report) = (s2, r2);
+            report = r2;
+            super::least_heights(problem, memories, input, &mut report, request, options)?;
         }
-    }
-    report.outcome = match report.outcome {
-        Outcome::Optimal(p) => Outcome::Optimal(expand(&storages, p)),
-        Outcome::Feasible { plan, lower_bound } => Outcome::Feasible {
-            plan: expand(&storages, plan),
-            lower_bound,
-        },
-        Outcome::Unknown {
-            best_so_far,
-            lower_bound,
-        } => Outcome::Unknown {
-            best_so_far: best_so_far.map(|p| expand(&storages, p)),
-            lower_bound,
-        },
-        Outcome::Infeasible => Outcome::Infeasible,
-    };
-    // The storages carry their first member's id: name every member the argument counts.
-    if let Some(why) = report.infeasibility.as_mut() {
-        why.buffers = members_named(problem, &storages, &why.buffers, why.time);
+        report.unshared_heights = heights;
     }
     if options.verify {
         if let Some(p) = report.outcome.plan() {
@@ -117,6 +118,30 @@ pub(super) fn run(
         }
     }
     Ok(report)
+}
+
+/// The storages' report as the buffers' (each storage's plan expanded to its members).
+fn expanded(problem: &Problem, storages: &Storages, mut report: MemoriesReport) -> MemoriesReport {
+    report.outcome = match report.outcome {
+        Outcome::Optimal(p) => Outcome::Optimal(expand(storages, p)),
+        Outcome::Feasible { plan, lower_bound } => Outcome::Feasible {
+            plan: expand(storages, plan),
+            lower_bound,
+        },
+        Outcome::Unknown {
+            best_so_far,
+            lower_bound,
+        } => Outcome::Unknown {
+            best_so_far: best_so_far.map(|p| expand(storages, p)),
+            lower_bound,
+        },
+        Outcome::Infeasible => Outcome::Infeasible,
+    };
+    // The storages carry their first member's id: name every member the argument counts.
+    if let Some(why) = report.infeasibility.as_mut() {
+        why.buffers = members_named(problem, storages, &why.buffers, why.time);
+    }
+    report
 }
 
 fn expand(storages: &Storages, p: MemoryPlan) -> MemoryPlan {

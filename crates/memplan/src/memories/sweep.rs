@@ -105,6 +105,7 @@ impl Call {
             levels: Vec::new(),
             fallback: false,
             traffic_bounds: Vec::new(),
+            unshared_heights: Vec::new(),
             elapsed: self.started.elapsed(),
             work: self.budget.work_spent(),
             stopped_by: self.budget.stop(),
