@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::memplan;
+use common::{memplan, thousands};
 use std::path::PathBuf;
 use std::process::Output;
 
@@ -133,18 +133,6 @@ fn issue_27_exit_6_writes_a_plan_lower_than_greedys() {
         text.contains(&format!("height {}", thousands(height))),
         "{text}"
     );
-}
-
-fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (k, c) in s.chars().enumerate() {
-        if k > 0 && (s.len() - k).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// §1: every numeric option of `render` and `gen` has a range, and a value outside it

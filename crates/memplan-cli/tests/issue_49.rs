@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::memplan;
+use common::{memplan, thousands};
 
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -300,18 +300,7 @@ fn issue_49_12_tflite_no_fit_says_it_in_json_and_with_separators() {
     let max_load = summary["max_load"].as_u64().unwrap();
     assert!(max_load > 1000);
     let line = lines.next().unwrap();
-    let grouped = |n: u64| {
-        let s = n.to_string();
-        let mut out = String::new();
-        for (k, c) in s.chars().enumerate() {
-            if k > 0 && (s.len() - k).is_multiple_of(3) {
-                out.push(',');
-            }
-            out.push(c);
-        }
-        out
-    };
-    let said = format!("fits under 1,000: proved (max load {}", grouped(max_load));
+    let said = format!("fits under 1,000: proved (max load {}", thousands(max_load));
     assert!(line.contains(&said), "{line}");
     // Without --summary-json: the line alone.
     let out = memplan(&args, None);

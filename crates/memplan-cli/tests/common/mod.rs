@@ -33,3 +33,18 @@ pub fn memplan(args: &[&str], stdin: Option<&[u8]>) -> Output {
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
+
+/// `1234816` as `1,234,816`, the CLI's number style (written here again, not imported,
+/// so that the tests hold the CLI to it).
+#[allow(dead_code)]
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (k, c) in s.chars().enumerate() {
+        if k > 0 && (s.len() - k).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
