@@ -98,7 +98,9 @@ pub(super) fn write_plain_rows(
 /// Where the header line of plain `text` (no quote, no carriage return) ends; `None`
 /// when the text is not plain.
 fn plain_header(text: &[u8]) -> Option<usize> {
-    if text.iter().any(|&c| c == b'"' || c == b'\r') {
+    // `contains` on bytes is memchr's word-at-a-time scan: a fraction of an instruction
+    // a byte, where a loop testing each byte for both takes several.
+    if text.contains(&b'"') || text.contains(&b'\r') {
         return None;
     }
     let k = text.iter().position(|&c| c != b'\n').unwrap_or(text.len());
