@@ -87,8 +87,12 @@ pub fn check_offsets(
         }
         .into());
     }
-    let placed: Vec<Option<Offset>> = offsets.iter().map(|&o| Some(o)).collect();
-    finish(problem, &placed, capacity, Collector::default())
+    finish(
+        problem,
+        |i| Some(offsets[i]),
+        capacity,
+        Collector::default(),
+    )
 }
 
 /// Checks placements given by id, as read from a plan file: each buffer must appear
@@ -125,7 +129,7 @@ pub fn check_placements(
             });
         }
     }
-    finish(problem, &placed, capacity, c)
+    finish(problem, |i| placed[i], capacity, c)
 }
 
 /// The checker's own idea of a buffer's live segments: lifetime minus gaps.
@@ -160,9 +164,11 @@ fn placed_view(b: &Buffer, lo: Offset, hi: Offset) -> Placed {
     }
 }
 
+/// Rules 2 to 6 on the placements `placed` (by buffer index; `None` for a buffer that is
+/// not placed, already reported).
 fn finish(
     problem: &Problem,
-    placed: &[Option<Offset>],
+    placed: impl Fn(usize) -> Option<Offset>,
     capacity: Option<Size>,
     mut c: Collector,
 ) -> Result<CheckSummary, CheckFailure> {
@@ -171,7 +177,7 @@ fn finish(
     // Rules 2-4, and the address range of every buffer that can take part in the sweep.
     let mut range: Vec<Option<(Offset, Offset)>> = vec![None; bufs.len()];
     for (i, b) in bufs.iter().enumerate() {
-        let Some(off) = placed[i] else { continue };
+        let Some(off) = placed(i) else { continue };
         let Some(end) = off.checked_add(b.size) else {
             c.push(Violation::AddressOverflow {
                 id: b.id.clone(),
@@ -210,7 +216,7 @@ fn finish(
     #[cfg(feature = "shares")]
     if !problem.shares().is_empty() {
         shares::sweep(problem, &range, &mut c);
-        shares::required_taken(problem, placed, &mut c);
+        shares::required_taken(problem, &placed, &mut c);
         return c.finish(CheckSummary::new(bufs.len(), height));
     }
     sweep(bufs, &range, &mut c);
@@ -219,7 +225,7 @@ fn finish(
 
 /// Rule 5 without shares: the sweep over the placed buffers' address ranges `range`.
 fn sweep(bufs: &[Buffer], range: &[Option<(Offset, Offset)>], c: &mut Collector) {
-    // Events are (time, 0 = end / 1 = start, buffer, segment). Events are (time, 0 = end / 1 = start, buffer, segment).
+    // Events are (time, 0 = end / 1 = start, buffer, the segment's other end).
     let events = sorted_events(bufs, range);
     // Live, mutually disjoint segments keyed by (low address, buffer): (high address, segment).
     let mut live: BTreeMap<(Offset, BufferIdx), (Offset, Lifetime)> = BTreeMap::new();
@@ -269,27 +275,7 @@ fn sweep(bufs: &[Buffer], range: &[Option<(Offset, Offset)>], c: &mut Collector)
 /// disjoint), so ordering by (time, kind) with ties in buffer order is the sorted
 /// order: when the time span is short (at most 2n + 1024 steps) the events are placed
 /// by counting, in O(n + span), else sorted.
-fn sorted_events(
-    bufs: &[Buffer],
-    range: &[Option<(Offset, Offset)>],
-) -> Vec<(Time, u8, BufferIdx, Time)> {
-    let each = || {
-        bufs.iter()
-            .enumerate()
-            .filter(|&(i, _)| range[i].is_some())
-            .flat_map(|(i, b)| {
-                // No allocation for a buffer without gaps.
-                let (whole, segments) = if b.gaps.is_empty() {
-                    (Some(b.lifetime), Vec::new())
-                } else {
-                    (None, segments_of(b))
-                };
-                let i = BufferIdx::new(i);
-                whole.into_iter().chain(segments).flat_map(move |seg| {
-                    [(seg.start, 1u8, i, seg.end), (seg.end, 0u8, i, seg.start)]
-                })
-            })
-    };
+fn sorted_events(bufs: &[Buffer], range: &[Option<(Offset, Offset)>]) -> Vec<Event> {
     let first = bufs
         .iter()
         .map(|b| b.lifetime.start)
@@ -297,26 +283,49 @@ fn sorted_events(
         .unwrap_or(Time(0));
     let last = bufs.iter().map(|b| b.lifetime.end).max().unwrap_or(Time(0));
     if last - first > 2 * bufs.len() as u64 + 1024 {
-        let mut events: Vec<_> = each().collect();
+        let mut events = Vec::with_capacity(2 * bufs.len());
+        for_each_event(bufs, range, |e| events.push(e));
         events.sort_unstable();
         return events;
     }
     let key = |t: Time, kind: u8| 2 * (t - first) as usize + kind as usize;
     let mut at = vec![0u32; 2 * (last - first) as usize + 3];
-    for (t, kind, _, _) in each() {
-        at[key(t, kind) + 1] += 1;
-    }
+    for_each_event(bufs, range, |(t, kind, _, _)| at[key(t, kind) + 1] += 1);
     for k in 1..at.len() {
         at[k] += at[k - 1];
     }
     let total = at[at.len() - 1] as usize;
     let mut events = vec![(Time(0), 0u8, BufferIdx(0), Time(0)); total];
-    for e @ (t, kind, _, _) in each() {
+    for_each_event(bufs, range, |e @ (t, kind, _, _)| {
         let k = key(t, kind);
         events[at[k] as usize] = e;
         at[k] += 1;
-    }
+    });
     events
+}
+
+/// A sweep event: (time, 0 = end / 1 = start, buffer, the segment's other end).
+type Event = (Time, u8, BufferIdx, Time);
+
+/// Every event of the placed buffers, in buffer order, by a plain loop (no allocation
+/// for a buffer without gaps).
+#[inline]
+fn for_each_event(bufs: &[Buffer], range: &[Option<(Offset, Offset)>], mut f: impl FnMut(Event)) {
+    for (i, b) in bufs.iter().enumerate() {
+        if range[i].is_none() {
+            continue;
+        }
+        let i = BufferIdx::new(i);
+        if b.gaps.is_empty() {
+            f((b.lifetime.start, 1, i, b.lifetime.end));
+            f((b.lifetime.end, 0, i, b.lifetime.start));
+        } else {
+            for seg in segments_of(b) {
+                f((seg.start, 1, i, seg.end));
+                f((seg.end, 0, i, seg.start));
+            }
+        }
+    }
 }
 
 #[cfg(test)]

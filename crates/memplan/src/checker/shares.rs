@@ -97,10 +97,14 @@ fn breach(problem: &Problem, k: usize, ob: Offset, ot: Offset) -> Option<String>
 }
 
 /// Rule 6: every required share taken.
-pub(super) fn required_taken(problem: &Problem, placed: &[Option<Offset>], c: &mut Collector) {
+pub(super) fn required_taken(
+    problem: &Problem,
+    placed: &dyn Fn(usize) -> Option<Offset>,
+    c: &mut Collector,
+) {
     for (k, s) in problem.shares().iter().enumerate() {
         let (b, t) = problem.share_ends(k);
-        let (Some(ob), Some(ot)) = (placed[b.index()], placed[t.index()]) else {
+        let (Some(ob), Some(ot)) = (placed(b.index()), placed(t.index())) else {
             continue;
         };
         let expected = ot.0.checked_add(s.offset.0);

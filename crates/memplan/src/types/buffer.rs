@@ -204,7 +204,43 @@ pub(super) fn check_buffers(buffers: &mut [Buffer]) -> Result<Size, ProblemError
     Ok(Size(naive_height))
 }
 
+/// Ids are unique: the ids' 64-bit hashes sorted (eight bytes a buffer, read in order,
+/// no allocation per buffer, no string compared), and, when two hashes are equal (a
+/// repeated id, or a collision), the sort by id below, so that the error names the same
+/// pair whichever way the check runs.
 fn check_unique_ids(buffers: &[Buffer]) -> Result<(), ProblemError> {
+    if buffers.len() < 2 || hashes_distinct(buffers) {
+        return Ok(());
+    }
+    check_unique_ids_by_sort(buffers)
+}
+
+/// A fixed 64-bit hash of an id (FxHash's multiply and rotate, eight bytes at a time,
+/// then a final mix): deterministic, whatever the process.
+fn id_hash(id: &[u8]) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut h = id.len() as u64;
+    let mut chunks = id.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes(c.try_into().expect("eight bytes"));
+        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+    }
+    let mut tail = [0u8; 8];
+    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    h = (h.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K);
+    h ^ (h >> 29) ^ (h >> 47)
+}
+
+/// True when the ids' hashes are all different (so are the ids); false when two are
+/// equal, which two equal ids always make.
+fn hashes_distinct(buffers: &[Buffer]) -> bool {
+    let mut hashes: Vec<u64> = buffers.iter().map(|b| id_hash(b.id.as_bytes())).collect();
+    hashes.sort_unstable();
+    hashes.windows(2).all(|w| w[0] != w[1])
+}
+
+/// The ids sorted (ties by index): the first repeated id in that order names the error.
+fn check_unique_ids_by_sort(buffers: &[Buffer]) -> Result<(), ProblemError> {
     let mut order: Vec<u32> = (0..buffers.len() as u32).collect();
     crate::sort::unstable(&mut order, &mut |&a, &b| {
         buffers[a as usize]
@@ -267,4 +303,64 @@ fn check_fixed_disjoint(buffers: &[Buffer]) -> Result<(), ProblemError> {
         live.insert(lo, (hi, i));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(ids: &[String]) -> Vec<Buffer> {
+        ids.iter()
+            .map(|id| Buffer::new(id.clone(), 0, 1, 1))
+            .collect()
+    }
+
+    #[test]
+    fn the_hashes_find_a_repeat_exactly_when_the_sort_does() {
+        let mut rng = crate::rng::Rng::new(5);
+        for case in 0..400u64 {
+            let n = 2 + (rng.next_u64() % 60) as usize;
+            // Few distinct names (repeats likely) or many (repeats rare); long and short.
+            let spread = if case % 2 == 0 {
+                n as u64
+            } else {
+                8 * n as u64
+            };
+            let ids: Vec<String> = (0..n)
+                .map(|_| {
+                    let k = rng.next_u64() % spread;
+                    if case % 3 == 0 {
+                        format!("a_long_prefix_shared_by_all/{k}")
+                    } else {
+                        k.to_string()
+                    }
+                })
+                .collect();
+            let bufs = named(&ids);
+            let by_sort = check_unique_ids_by_sort(&bufs);
+            assert_eq!(hashes_distinct(&bufs), by_sort.is_ok(), "case {case}");
+            assert_eq!(check_unique_ids(&bufs), by_sort, "case {case}");
+        }
+    }
+
+    #[test]
+    fn ids_differing_in_any_byte_hash_apart() {
+        let base = "0123456789abcdefXYZ";
+        let ids: Vec<String> = (0..base.len())
+            .map(|k| {
+                let mut b = base.as_bytes().to_vec();
+                b[k] ^= 1;
+                String::from_utf8(b).unwrap()
+            })
+            .chain([
+                base.to_string(),
+                base[..16].to_string(),
+                base[..8].to_string(),
+            ])
+            .collect();
+        assert!(hashes_distinct(&named(&ids)));
+        let hashes: std::collections::BTreeSet<u64> =
+            ids.iter().map(|s| id_hash(s.as_bytes())).collect();
+        assert_eq!(hashes.len(), ids.len());
+    }
 }

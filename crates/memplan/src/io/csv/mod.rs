@@ -23,6 +23,8 @@
 
 use std::io::Write;
 
+mod plain;
+
 use super::{LifetimeConvention, ReadOptions};
 use crate::error::{ReadError, ReadErrorKind};
 use crate::types::{Buffer, Lifetime, Offset, Plan, Problem, Size};
@@ -354,6 +356,16 @@ pub(crate) fn read_problem_csv_with(
     options: &ReadOptions,
     extra: &[&str],
 ) -> Result<(Problem, ExtraColumns), ReadError> {
+    read_problem_rows(input, options, extra, true)
+}
+
+/// [`read_problem_csv_with`]; `plain` allows the plain rows ([`plain::Rows`]).
+fn read_problem_rows(
+    input: &[u8],
+    options: &ReadOptions,
+    extra: &[&str],
+    plain: bool,
+) -> Result<(Problem, ExtraColumns), ReadError> {
     let mut rdr = reader(input);
     let headers = rdr.byte_headers().map_err(csv_error)?.clone();
     let cols = columns(&headers, true)?;
@@ -364,17 +376,12 @@ pub(crate) fn read_problem_csv_with(
         None => cols.end_is_inclusive,
     };
     let name = |k: usize| cols.names[k].as_str();
-    let mut buffers = Vec::new();
+    // One buffer a line at most: no growing and copying of a million buffers.
+    let mut buffers = Vec::with_capacity(input.iter().filter(|&&c| c == b'\n').count());
     let mut shares = Vec::new();
-    let mut lines = Vec::new();
-    let mut record = ::csv::ByteRecord::new();
-    loop {
-        match rdr.read_byte_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => return Err(csv_error(e)),
-        }
-        let line = record.position().map_or(0, |p| p.line());
+    let mut rows = plain::Rows::new(strip_bom(input), rdr, plain);
+    while let Some(line) = rows.next().map_err(csv_error)? {
+        let record = &rows;
         if record.len() != cols.names.len() {
             let kind = ReadErrorKind::FieldCount {
                 expected: cols.names.len(),
@@ -382,7 +389,7 @@ pub(crate) fn read_problem_csv_with(
             };
             return Err(err(line, None, kind));
         }
-        let id_bytes = record[cols.id].trim_ascii();
+        let id_bytes = record.field(cols.id).trim_ascii();
         if id_bytes.is_empty() {
             return Err(err(line, Some(name(cols.id)), ReadErrorKind::EmptyId));
         }
@@ -402,8 +409,16 @@ pub(crate) fn read_problem_csv_with(
                 )
             })?
             .to_string();
-        let lower = parse_u64(record[cols.lower].trim_ascii(), line, name(cols.lower))?;
-        let mut upper = parse_u64(record[cols.upper].trim_ascii(), line, name(cols.upper))?;
+        let lower = parse_u64(
+            record.field(cols.lower).trim_ascii(),
+            line,
+            name(cols.lower),
+        )?;
+        let mut upper = parse_u64(
+            record.field(cols.upper).trim_ascii(),
+            line,
+            name(cols.upper),
+        )?;
         if inclusive {
             upper = upper.checked_add(1).ok_or_else(|| {
                 err(
@@ -413,34 +428,45 @@ pub(crate) fn read_problem_csv_with(
                 )
             })?;
         }
-        let size = parse_u64(record[cols.size].trim_ascii(), line, name(cols.size))?;
+        let size = parse_u64(record.field(cols.size).trim_ascii(), line, name(cols.size))?;
         let mut b = Buffer::new(id, lower, upper, size);
         if let Some(a) = options.default_alignment {
             b.alignment = a;
         }
         if let Some(k) = cols
             .alignment
-            .filter(|&k| !record[k].trim_ascii().is_empty())
+            .filter(|&k| !record.field(k).trim_ascii().is_empty())
         {
-            b.alignment = Size(parse_u64(record[k].trim_ascii(), line, name(k))?);
+            b.alignment = Size(parse_u64(record.field(k).trim_ascii(), line, name(k))?);
         }
-        if let Some(k) = cols.offset.filter(|&k| !record[k].trim_ascii().is_empty()) {
-            b.fixed_offset = Some(Offset(parse_u64(record[k].trim_ascii(), line, name(k))?));
+        if let Some(k) = cols
+            .offset
+            .filter(|&k| !record.field(k).trim_ascii().is_empty())
+        {
+            b.fixed_offset = Some(Offset(parse_u64(
+                record.field(k).trim_ascii(),
+                line,
+                name(k),
+            )?));
         }
         if let Some(k) = cols.gaps {
-            b.gaps = parse_gaps(&record[k], inclusive, line, name(k))?;
+            b.gaps = parse_gaps(record.field(k), inclusive, line, name(k))?;
         }
         if let Some(k) = cols.shares {
-            shares.extend(parse_shares(record[k].trim_ascii(), &b.id, line, name(k))?);
+            shares.extend(parse_shares(
+                record.field(k).trim_ascii(),
+                &b.id,
+                line,
+                name(k),
+            )?);
         }
         buffers.push(b);
-        lines.push(line);
-        push_extra(&extra_at, &mut extra_values, &record, line);
+        push_extra(&extra_at, &mut extra_values, record, line);
     }
     // A header alone is the empty problem (height 0), as in every door: see
     // [`crate::Problem::new`].
     let problem = Problem::with_shares(buffers, shares).map_err(|e| {
-        let line = lines.get(e.index).copied().unwrap_or(0);
+        let line = line_of_row(input, e.index);
         let column = match e.kind.field() {
             "shares" => cols.shares,
             "id" => Some(cols.id),
@@ -454,6 +480,22 @@ pub(crate) fn read_problem_csv_with(
         err(line, column.map(name), ReadErrorKind::Problem(e))
     })?;
     Ok((problem, extra_values))
+}
+
+/// The line of data row `index` (0 when there is none): read again on an error, rather
+/// than kept for every row.
+fn line_of_row(input: &[u8], index: usize) -> u64 {
+    let mut rdr = reader(input);
+    let mut record = ::csv::ByteRecord::new();
+    for _ in 0..index {
+        if !matches!(rdr.read_byte_record(&mut record), Ok(true)) {
+            return 0;
+        }
+    }
+    match rdr.read_byte_record(&mut record) {
+        Ok(true) => record.position().map_or(0, |p| p.line()),
+        _ => 0,
+    }
 }
 
 /// Where the columns named `extra` are in the header (`names`), and their empty values.
@@ -470,12 +512,12 @@ fn extra_columns(names: &[String], extra: &[&str]) -> (Vec<Option<usize>>, Extra
 fn push_extra(
     at: &[Option<usize>],
     values: &mut ExtraColumns,
-    record: &::csv::ByteRecord,
+    record: &plain::Rows<'_>,
     line: u64,
 ) {
     for (k, column) in at.iter().zip(values.iter_mut()) {
         if let (Some(k), Some(column)) = (k, column) {
-            let text = String::from_utf8_lossy(record[*k].trim_ascii()).into_owned();
+            let text = String::from_utf8_lossy(record.field(*k).trim_ascii()).into_owned();
             column.push((line, text));
         }
     }
@@ -586,18 +628,44 @@ pub fn write_columns_csv(
 
 /// Writes the input CSV back with an `offset` column holding the plan's offsets.
 /// `input` must be the text the plan's problem was read from.
-pub fn write_plan_csv(input: &[u8], plan: &Plan, out: impl Write) -> Result<(), ReadError> {
+pub fn write_plan_csv(input: &[u8], plan: &Plan, mut out: impl Write) -> Result<(), ReadError> {
     let mut rdr = reader(input);
     let headers = rdr.byte_headers().map_err(csv_error)?.clone();
     let cols = columns(&headers, true)?;
-    let mut w = ::csv::WriterBuilder::new().from_writer(out);
-    let write = |w: &mut ::csv::Writer<_>, rec: &::csv::ByteRecord| {
-        w.write_byte_record(rec).map_err(csv_error)
-    };
     let mut head = headers.clone();
     if cols.offset.is_none() {
         head.push_field(b"offset");
     }
+    let text = strip_bom(input);
+    if let Some(data) = plain::plain_data(text, headers.len(), plan.offsets().len()) {
+        // Plain text: the same bytes without a record per row.
+        let mut w = ::csv::WriterBuilder::new().from_writer(Vec::new());
+        w.write_byte_record(&head).map_err(csv_error)?;
+        let head = w
+            .into_inner()
+            .map_err(|e| err(0, None, ReadErrorKind::Io(e.into_error())))?;
+        let io = |e| err(0, None, ReadErrorKind::Io(e));
+        out.write_all(&head).map_err(io)?;
+        plain::write_plain_rows(&text[data..], cols.offset, plan.offsets(), &mut out)
+            .map_err(io)?;
+        return out.flush().map_err(io);
+    }
+    write_plan_records(input, plan, out)
+}
+
+/// [`write_plan_csv`] record by record, through the CSV reader and writer: any text.
+fn write_plan_records(input: &[u8], plan: &Plan, out: impl Write) -> Result<(), ReadError> {
+    let mut rdr = reader(input);
+    let headers = rdr.byte_headers().map_err(csv_error)?.clone();
+    let cols = columns(&headers, true)?;
+    let mut head = headers.clone();
+    if cols.offset.is_none() {
+        head.push_field(b"offset");
+    }
+    let mut w = ::csv::WriterBuilder::new().from_writer(out);
+    let write = |w: &mut ::csv::Writer<_>, rec: &::csv::ByteRecord| {
+        w.write_byte_record(rec).map_err(csv_error)
+    };
     write(&mut w, &head)?;
     let mut record = ::csv::ByteRecord::new();
     let mut out_rec = ::csv::ByteRecord::new();
@@ -736,9 +804,9 @@ pub(crate) fn read_placements_csv_with(
         .offset
         .ok_or_else(|| err(1, None, ReadErrorKind::MissingColumn("offset")))?;
     let mut out = Vec::new();
-    let mut record = ::csv::ByteRecord::new();
-    while rdr.read_byte_record(&mut record).map_err(csv_error)? {
-        let line = record.position().map_or(0, |p| p.line());
+    let mut rows = plain::Rows::new(strip_bom(input), rdr, true);
+    while let Some(line) = rows.next().map_err(csv_error)? {
+        let record = &rows;
         if record.len() != cols.names.len() {
             let kind = ReadErrorKind::FieldCount {
                 expected: cols.names.len(),
@@ -746,10 +814,14 @@ pub(crate) fn read_placements_csv_with(
             };
             return Err(err(line, None, kind));
         }
-        let id = String::from_utf8_lossy(record[cols.id].trim_ascii()).into_owned();
-        let off = parse_u64(record[off_col].trim_ascii(), line, &cols.names[off_col])?;
+        let id = String::from_utf8_lossy(record.field(cols.id).trim_ascii()).into_owned();
+        let off = parse_u64(
+            record.field(off_col).trim_ascii(),
+            line,
+            &cols.names[off_col],
+        )?;
         out.push((id, Offset(off)));
-        push_extra(&extra_at, &mut extra_values, &record, line);
+        push_extra(&extra_at, &mut extra_values, record, line);
     }
     Ok((out, extra_values))
 }

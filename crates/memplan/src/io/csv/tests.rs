@@ -197,3 +197,149 @@ fn placements() {
         .to_string()
         .contains("missing column 'offset'"));
 }
+
+/// The plain path writes exactly what the records' path writes, on texts that are plain
+/// and texts that are nearly so (a quote, a CR, a short row, blank lines, a BOM, a plan
+/// of another length).
+#[test]
+fn plain_plans_are_the_records_plans() {
+    let mut rng = crate::rng::Rng::new(23);
+    let mut pick = |n: u64| (rng.next_u64() % n) as usize;
+    let mut plain = 0;
+    for case in 0..2000 {
+        let offset_col = pick(3);
+        let mut names = vec![" id", "lower ", "upper", "size"];
+        match offset_col {
+            1 => names.insert(2, "offset"),
+            2 => names.push("Offset"),
+            _ => {}
+        }
+        if pick(2) == 0 {
+            names.push("note");
+        }
+        let fields = names.len();
+        let mut text = String::new();
+        if pick(10) == 0 {
+            text.push('\u{feff}');
+        }
+        if pick(8) == 0 {
+            text.push('\n');
+        }
+        text += &names.join(",");
+        let rows = pick(6);
+        for r in 0..rows {
+            text.push(if pick(25) == 0 { '\r' } else { '\n' });
+            if pick(10) == 0 {
+                text.push('\n');
+            }
+            let n = if pick(30) == 0 { fields - 1 } else { fields };
+            let row: Vec<String> = (0..n)
+                .map(|k| match pick(12) {
+                    0 => String::new(),
+                    1 => " 7 ".into(),
+                    2 if pick(4) == 0 => "\"q\"".into(),
+                    _ => format!("{}", r * 10 + k),
+                })
+                .collect();
+            text += &row.join(",");
+        }
+        if pick(2) == 0 {
+            text.push('\n');
+        }
+        let len = if pick(15) == 0 { rows + 1 } else { rows };
+        let problem = Problem::new(
+            (0..len)
+                .map(|i| Buffer::new(format!("p{i}"), 0, 1, 1))
+                .collect(),
+        )
+        .unwrap();
+        let offsets = (0..len).map(|_| Offset(pick(100_000) as u64)).collect();
+        let plan = Plan::new(&problem, offsets).unwrap();
+        let bytes = text.as_bytes();
+        plain += usize::from(plain::plain_data(strip_bom(bytes), fields, len).is_some());
+        let (mut fast, mut slow) = (Vec::new(), Vec::new());
+        let (a, b) = (
+            write_plan_csv(bytes, &plan, &mut fast),
+            write_plan_records(bytes, &plan, &mut slow),
+        );
+        assert_eq!(a.is_ok(), b.is_ok(), "case {case}: {text:?}");
+        if a.is_ok() {
+            assert_eq!(
+                String::from_utf8_lossy(&fast),
+                String::from_utf8_lossy(&slow),
+                "case {case}: {text:?}"
+            );
+        }
+    }
+    assert!(plain > 500, "the plain path ran {plain} times");
+}
+
+/// The plain rows read what the records read: the same problem and extra columns, or the
+/// same error (line and column), on plain and nearly plain texts.
+#[test]
+fn plain_rows_read_what_the_records_read() {
+    let mut rng = crate::rng::Rng::new(29);
+    let mut pick = |n: u64| (rng.next_u64() % n) as usize;
+    for case in 0..3000 {
+        let mut names = vec!["id", " lower", "end", "size"];
+        if pick(2) == 0 {
+            names[2] = "upper";
+        }
+        if pick(3) == 0 {
+            names.push("alignment");
+        }
+        if pick(3) == 0 {
+            names.push("gaps");
+        }
+        if pick(3) == 0 {
+            names.push("memory");
+        }
+        let fields = names.len();
+        let mut text = String::new();
+        if pick(10) == 0 {
+            text.push('\u{feff}');
+        }
+        for _ in 0..pick(3) {
+            text.push('\n');
+        }
+        text += &names.join(",");
+        for r in 0..pick(6) {
+            text.push(if pick(40) == 0 { '\r' } else { '\n' });
+            if pick(8) == 0 {
+                text.push('\n');
+            }
+            let n = if pick(40) == 0 { fields + 1 } else { fields };
+            let row: Vec<String> = (0..n)
+                .map(|k| match (k, pick(30)) {
+                    (0, 0) => format!("b{}", pick(3)),
+                    (0, 1) => " ".into(),
+                    (0, _) => format!("b{r}"),
+                    (_, 0) => String::new(),
+                    (_, 1) => "x".into(),
+                    (_, 2) => "\"3\"".into(),
+                    (_, 3) => " 2 ".into(),
+                    (1, _) => format!("{}", pick(4)),
+                    (2, _) => format!("{}", 4 + pick(4)),
+                    _ if names.get(k) == Some(&"gaps") => {
+                        ["", "5-5", "1-2 3-3"][pick(3)].to_string()
+                    }
+                    _ => format!("{}", 1 + pick(4)),
+                })
+                .collect();
+            text += &row.join(",");
+        }
+        if pick(2) == 0 {
+            text.push('\n');
+        }
+        let bytes = text.as_bytes();
+        let options = ReadOptions::default();
+        let extra = ["memory"];
+        let a = read_problem_rows(bytes, &options, &extra, true);
+        let b = read_problem_rows(bytes, &options, &extra, false);
+        match (&a, &b) {
+            (Ok(x), Ok(y)) => assert_eq!(x, y, "case {case}: {text:?}"),
+            (Err(x), Err(y)) => assert_eq!(x.to_string(), y.to_string(), "case {case}: {text:?}"),
+            _ => panic!("case {case}: {text:?}: {a:?} against {b:?}"),
+        }
+    }
+}
