@@ -316,7 +316,8 @@ pub fn validate_memories(memories: &[Memory]) -> Result<(), MemoriesError> {
     Ok(())
 }
 
-/// The index of the memory called `name`.
+/// The index of the memory called `name` (the file readers' lookup).
+#[cfg(any(feature = "csv", feature = "json"))]
 pub(crate) fn memory_named(memories: &[Memory], name: &str) -> Result<MemoryIdx, MemoriesError> {
     memories
         .iter()
