@@ -314,7 +314,10 @@ fn render_of_100k_buffers_stays_small() {
         detailed > 100 && detailed <= 5000,
         "{detailed} buffers drawn alone"
     );
-    assert!(svg.contains("buffers, merged into"), "the merged path says what it holds");
+    assert!(
+        svg.contains("buffers, merged into"),
+        "the merged path says what it holds"
+    );
 }
 
 #[test]
