@@ -396,6 +396,17 @@ impl Budget {
         }
     }
 
+    /// What is left of a call that started at `started` and has charged `spent` work
+    /// units, for a stage that follows the rest: the call's deadline (`started + limit`)
+    /// and the work limit less `spent`, on a meter of its own. A stage that starts the
+    /// request's budget again would take the whole limit a second time.
+    pub(crate) fn resume(&self, started: Instant, spent: u64) -> Budget {
+        Budget {
+            meter: Some(Meter::root(self.work.map(|w| w.saturating_sub(spent)))),
+            ..self.start(started, Duration::ZERO)
+        }
+    }
+
     /// A budget that ends at `deadline` (none: never), when `cancel` (if any) is
     /// cancelled, or when [`Budget::cancel`] is called. With `finish_first`, the first
     /// plan of the run may finish past the deadline: see [`Budget::first_plan`].

@@ -707,3 +707,47 @@ fn the_unshared_heights_are_the_heights_of_the_plan_without_the_optional_shares(
     }
     assert!(compared >= 15, "only {compared} compared");
 }
+
+/// Issue 52: the least-heights stage (`lower.rs`) runs on what is left of the call's work
+/// limit, not on a limit of its own. Across two memories, with the limit spent by the
+/// levels, the stage adds at most one greedy pass over the fast memory's buffers (the
+/// first plan always finishes, a quarter of a unit a buffer); a stage that restarted the
+/// budget spent the whole limit again.
+#[test]
+fn issue_52_a_work_limit_holds_across_the_least_heights_stage() {
+    let problem = memplan::testing::generate_model_like(&memplan::testing::GenOptions {
+        buffers: 3000,
+        seed: 11,
+    });
+    let load = max_load(&problem).get();
+    let memories = [
+        Memory::new("fast").with_capacity(load * 3 / 4),
+        Memory::new("slow"),
+    ];
+    let n = problem.len() as u64;
+    for limit in [200, 2_000, 20_000] {
+        let request = Request::minimise().with_budget(Budget::new().with_work_limit(limit));
+        let run = |least_heights| {
+            let options = MemoriesOptions {
+                least_heights,
+                ..MemoriesOptions::default()
+            };
+            plan_memories(
+                &problem,
+                &memories,
+                &MemoriesInput::default(),
+                &request,
+                &options,
+            )
+            .unwrap()
+        };
+        let (with, without) = (run(true), run(false));
+        assert!(with.plan().is_some(), "limit {limit}: no plan");
+        assert!(
+            with.work <= limit.max(without.work) + n / 2,
+            "limit {limit}: {} work units with the stage, {} without",
+            with.work,
+            without.work
+        );
+    }
+}

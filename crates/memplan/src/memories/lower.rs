@@ -17,15 +17,16 @@
 //! minimising; each buffer aligned for the memory too; fixed offsets kept; the shares
 //! between two of its buffers declared, the driver taking those that lower the height),
 //! and they replace the old ones only when strictly lower, so the height never grows and
-//! a plan under the capacity stays under it. The stage has a budget of its own, the
-//! request's (a work limit of its own, or the time limit again), shared by the memories
-//! it re-plans, in order.
+//! a plan under the capacity stays under it. The stage runs on what is left of the call's
+//! budget (its deadline, its work limit less what the levels charged), shared by the
+//! memories it re-plans, in order; with nothing left, each re-plan is the planner's first
+//! plan alone.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use crate::budget::Budget;
 use crate::memory_types::{MemoriesError, Memory, MemoryPlan};
 use crate::options::Options;
-use crate::request::Request;
 use crate::types::{BufferIdx, Problem, Size};
 
 use super::problem::level_problem;
@@ -38,10 +39,9 @@ pub(super) fn run(
     problem: &Problem,
     memories: &[Memory],
     plan: &mut MemoryPlan,
-    request: &Request,
+    stage: &Budget,
     options: &MemoriesOptions,
 ) -> Result<u64, MemoriesError> {
-    let stage = request.budget.start(Instant::now(), Duration::ZERO);
     let bounded: Vec<usize> = (0..memories.len())
         .filter(|&m| memories[m].capacity.is_some() && plan.heights[m] > Size::ZERO)
         .collect();

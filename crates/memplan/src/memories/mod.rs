@@ -516,13 +516,44 @@ pub fn plan_memories(
     request: &Request,
     options: &MemoriesOptions,
 ) -> Result<MemoriesReport, MemoriesError> {
+    let call = Stage::new(request);
     #[cfg(feature = "shares")]
     if !problem.shares().is_empty() {
-        return shares::run(problem, memories, input, request, options);
+        return shares::run(problem, memories, input, &call, options);
     }
     let mut report = sweep::run(problem, memories, input, request, options)?;
-    least_heights(problem, memories, input, &mut report, request, options)?;
+    call.charged(report.work);
+    least_heights(problem, memories, input, &mut report, &call, options)?;
     Ok(report)
+}
+
+/// The call of [`plan_memories`]: its request and start, and the work charged so far,
+/// so that a stage after the sweeps runs on what is left of the budget
+/// ([`crate::Budget::resume`]), not on a budget of its own.
+pub(crate) struct Stage<'r> {
+    request: &'r Request,
+    started: std::time::Instant,
+    spent: std::cell::Cell<u64>,
+}
+
+impl<'r> Stage<'r> {
+    fn new(request: &'r Request) -> Stage<'r> {
+        Stage {
+            request,
+            started: std::time::Instant::now(),
+            spent: std::cell::Cell::new(0),
+        }
+    }
+
+    /// Counts `work` units as charged by the call.
+    pub(crate) fn charged(&self, work: u64) {
+        self.spent.set(self.spent.get().saturating_add(work));
+    }
+
+    /// What is left of the call's budget.
+    fn rest(&self) -> crate::Budget {
+        self.request.budget.resume(self.started, self.spent.get())
+    }
 }
 
 /// The least-heights stage on the report's plan ([`MemoriesOptions::least_heights`],
@@ -532,7 +563,7 @@ fn least_heights(
     memories: &[Memory],
     input: &MemoriesInput<'_>,
     report: &mut MemoriesReport,
-    request: &Request,
+    call: &Stage<'_>,
     options: &MemoriesOptions,
 ) -> Result<(), MemoriesError> {
     if !options.least_heights || options.baseline.is_some() {
@@ -548,9 +579,9 @@ fn least_heights(
         _ => return Ok(()),
     };
     let before = plan.heights.clone();
-    report.work = report
-        .work
-        .saturating_add(lower::run(problem, memories, plan, request, options)?);
+    let lowered = lower::run(problem, memories, plan, &call.rest(), options)?;
+    call.charged(lowered);
+    report.work = report.work.saturating_add(lowered);
     if options.verify && plan.heights != before {
         check_memories(problem, memories, input, plan)
             .map_err(|f| MemoriesError::InvalidPlan(f.to_string()))?;

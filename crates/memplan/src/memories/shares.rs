@@ -12,7 +12,7 @@
 //! report keeps ([`super::MemoriesReport::unshared_heights`]: what each memory needs
 //! without the optional shares); a second that wins is lowered again with every share.
 
-use super::{sweep, MemoriesOptions, MemoriesReport};
+use super::{sweep, MemoriesOptions, MemoriesReport, Stage};
 use crate::memory_types::{
     allowed_of, traffic_of, validate_memories, MemoriesError, MemoriesInput, Memory, MemoryPlan,
     MemorySet,
@@ -61,9 +61,10 @@ pub(super) fn run(
     problem: &Problem,
     memories: &[Memory],
     input: &MemoriesInput<'_>,
-    request: &Request,
+    call: &Stage<'_>,
     options: &MemoriesOptions,
 ) -> Result<MemoriesReport, MemoriesError> {
+    let request = call.request;
     validate_memories(memories)?;
     let masks: Vec<u64> = allowed_of(problem, memories, input)?
         .into_iter()
@@ -77,8 +78,9 @@ pub(super) fn run(
     };
     let optional = problem.shares().iter().any(|s| !s.required);
     let (storages, report) = go(optional)?;
+    call.charged(report.work);
     let mut report = expanded(problem, &storages, report);
-    super::least_heights(problem, memories, input, &mut report, request, options)?;
+    super::least_heights(problem, memories, input, &mut report, call, options)?;
     // The storages' proof does not hold for the buffers (a storage holds its largest
     // member over its whole span), so even an `Optimal` plan of the storages with the
     // optional shares may cost more than the required shares' plan: the KV decoder of
@@ -86,6 +88,7 @@ pub(super) fn run(
     // 9,399,360 B with its shares and 9,309,248 B without (issue 52).
     if optional {
         let (s2, r2) = go(false)?;
+        call.charged(r2.work);
         let mut r2 = expanded(problem, &s2, r2);
         let required = Problem::with_shares(
             problem.buffers().to_vec(),
@@ -97,7 +100,7 @@ pub(super) fn run(
                 .collect(),
         )
         .map_err(|e| MemoriesError::InvalidPlan(format!("the required shares: {e}")))?;
-        super::least_heights(&required, memories, input, &mut r2, request, options)?;
+        super::least_heights(&required, memories, input, &mut r2, call, options)?;
         let heights = r2.plan().map(|p| p.heights.clone()).unwrap_or_default();
         let cost = |r: &MemoriesReport| r.plan().map(|p| p.cost);
         let better = match (cost(&r2), cost(&report)) {
@@ -107,7 +110,7 @@ pub(super) fn run(
         };
         if better {
             report = r2;
-            super::least_heights(problem, memories, input, &mut report, request, options)?;
+            super::least_heights(problem, memories, input, &mut report, call, options)?;
         }
         report.unshared_heights = heights;
     }
