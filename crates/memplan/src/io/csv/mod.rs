@@ -629,15 +629,10 @@ pub fn write_columns_csv(
 /// Writes the input CSV back with an `offset` column holding the plan's offsets.
 /// `input` must be the text the plan's problem was read from.
 pub fn write_plan_csv(input: &[u8], plan: &Plan, mut out: impl Write) -> Result<(), ReadError> {
-    let mut rdr = reader(input);
-    let headers = rdr.byte_headers().map_err(csv_error)?.clone();
-    let cols = columns(&headers, true)?;
-    let mut head = headers.clone();
-    if cols.offset.is_none() {
-        head.push_field(b"offset");
-    }
+    let (rdr, offset, head) = plan_head(input)?;
     let text = strip_bom(input);
-    if let Some(data) = plain::plain_data(text, headers.len(), plan.offsets().len()) {
+    let fields = head.len() - usize::from(offset.is_none());
+    if let Some(data) = plain::plain_data(text, fields, plan.offsets().len()) {
         // Plain text: the same bytes without a record per row.
         let mut w = ::csv::WriterBuilder::new().from_writer(Vec::new());
         w.write_byte_record(&head).map_err(csv_error)?;
@@ -646,27 +641,41 @@ pub fn write_plan_csv(input: &[u8], plan: &Plan, mut out: impl Write) -> Result<
             .map_err(|e| err(0, None, ReadErrorKind::Io(e.into_error())))?;
         let io = |e| err(0, None, ReadErrorKind::Io(e));
         out.write_all(&head).map_err(io)?;
-        plain::write_plain_rows(&text[data..], cols.offset, plan.offsets(), &mut out)
-            .map_err(io)?;
+        plain::write_plain_rows(&text[data..], offset, plan.offsets(), &mut out).map_err(io)?;
         return out.flush().map_err(io);
     }
-    write_plan_records(input, plan, out)
+    write_plan_records(rdr, offset, &head, plan, out)
+}
+
+/// A plan file's start: the input's reader past its header, the input's `offset`
+/// column (if any), and the output's header (the input's, with `offset` added).
+fn plan_head(
+    input: &[u8],
+) -> Result<(::csv::Reader<&[u8]>, Option<usize>, ::csv::ByteRecord), ReadError> {
+    let mut rdr = reader(input);
+    let headers = rdr.byte_headers().map_err(csv_error)?.clone();
+    let offset = columns(&headers, true)?.offset;
+    let mut head = headers;
+    if offset.is_none() {
+        head.push_field(b"offset");
+    }
+    Ok((rdr, offset, head))
 }
 
 /// [`write_plan_csv`] record by record, through the CSV reader and writer: any text.
-fn write_plan_records(input: &[u8], plan: &Plan, out: impl Write) -> Result<(), ReadError> {
-    let mut rdr = reader(input);
-    let headers = rdr.byte_headers().map_err(csv_error)?.clone();
-    let cols = columns(&headers, true)?;
-    let mut head = headers.clone();
-    if cols.offset.is_none() {
-        head.push_field(b"offset");
-    }
+/// `rdr`, `offset` and `head` are [`plan_head`]'s.
+fn write_plan_records(
+    mut rdr: ::csv::Reader<&[u8]>,
+    offset: Option<usize>,
+    head: &::csv::ByteRecord,
+    plan: &Plan,
+    out: impl Write,
+) -> Result<(), ReadError> {
     let mut w = ::csv::WriterBuilder::new().from_writer(out);
     let write = |w: &mut ::csv::Writer<_>, rec: &::csv::ByteRecord| {
         w.write_byte_record(rec).map_err(csv_error)
     };
-    write(&mut w, &head)?;
+    write(&mut w, head)?;
     let mut record = ::csv::ByteRecord::new();
     let mut out_rec = ::csv::ByteRecord::new();
     let mut i = 0usize;
@@ -682,9 +691,9 @@ fn write_plan_records(input: &[u8], plan: &Plan, out: impl Write) -> Result<(), 
         out_rec.clear();
         let text = fmt_u64(&mut num, off.0);
         for (k, f) in record.iter().enumerate() {
-            out_rec.push_field(if Some(k) == cols.offset { text } else { f });
+            out_rec.push_field(if Some(k) == offset { text } else { f });
         }
-        if cols.offset.is_none() {
+        if offset.is_none() {
             out_rec.push_field(text);
         }
         write(&mut w, &out_rec)?;

@@ -260,7 +260,7 @@ fn plain_plans_are_the_records_plans() {
         let (mut fast, mut slow) = (Vec::new(), Vec::new());
         let (a, b) = (
             write_plan_csv(bytes, &plan, &mut fast),
-            write_plan_records(bytes, &plan, &mut slow),
+            plan_head(bytes).and_then(|(r, o, h)| write_plan_records(r, o, &h, &plan, &mut slow)),
         );
         assert_eq!(a.is_ok(), b.is_ok(), "case {case}: {text:?}");
         if a.is_ok() {
