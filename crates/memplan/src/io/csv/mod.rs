@@ -649,9 +649,10 @@ pub fn write_plan_csv(input: &[u8], plan: &Plan, mut out: impl Write) -> Result<
 
 /// A plan file's start: the input's reader past its header, the input's `offset`
 /// column (if any), and the output's header (the input's, with `offset` added).
-fn plan_head(
-    input: &[u8],
-) -> Result<(::csv::Reader<&[u8]>, Option<usize>, ::csv::ByteRecord), ReadError> {
+type PlanHead<'a> = (::csv::Reader<&'a [u8]>, Option<usize>, ::csv::ByteRecord);
+
+/// [`PlanHead`] of `input`.
+fn plan_head(input: &[u8]) -> Result<PlanHead<'_>, ReadError> {
     let mut rdr = reader(input);
     let headers = rdr.byte_headers().map_err(csv_error)?.clone();
     let offset = columns(&headers, true)?.offset;
