@@ -52,6 +52,15 @@ pub(super) fn run(
             .collect();
         let sub = with_shares_among(problem, &members, &memories[m])?;
         let budget = stage.share(Instant::now(), 1.0 / (bounded.len() - k) as f64);
+        // Every search of the memories ends: under a budget with neither a work nor a
+        // time limit, the placements' node limit bounds the re-plan's searches too (else
+        // the exact search would run to its proof on every memory).
+        let budget = if budget.work_left().is_none() && budget.deadline().is_none() {
+            let nodes = budget.nodes_at_most(options.placement_node_limit);
+            budget.with_node_limit(nodes)
+        } else {
+            budget
+        };
         let plan_options = Options {
             threads: options.threads,
             verify: false,

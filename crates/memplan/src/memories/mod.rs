@@ -187,7 +187,9 @@ pub struct MemoriesOptions {
     /// Nodes of memplan's exact search per placement of a kept set; beyond it a kept set
     /// is "unknown" (treated as not fitting, and its bound kept open). At most the
     /// request budget's node limit, and under a time limit at most 1,000 per second of
-    /// the level's time (a short limit is better spent on many cheap placements).
+    /// the level's time (a short limit is better spent on many cheap placements). Under
+    /// a budget with no work or time limit, also the node limit of the least heights'
+    /// searches ([`MemoriesOptions::least_heights`]).
     pub placement_node_limit: u64,
     /// Before the levels, take from each buffer's allowed set the bounded memories it
     /// is larger than (see the module docs): stronger bounds, smaller levels.
