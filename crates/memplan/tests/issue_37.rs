@@ -82,30 +82,26 @@ fn run(
     (offsets, name, report.work, report.stopped_by)
 }
 
-/// At the default budget, under a competing load, one, two and four threads give the
-/// same plan, the same outcome and the same work, and never say the clock stopped them.
+/// At the default budget, under a competing load, one thread and four (more than the
+/// machine's cores: the workers interleave) give the same plan, the same outcome and the
+/// same work, and never say the clock stopped them. iopddl-S compares two threads with
+/// one (below).
 fn same_everywhere(name: &str, request: Request) {
     let problem = instance(name);
     let _busy = Busy::start(2);
-    let first = run(&problem, &request, 1);
-    assert_ne!(
-        first.3,
-        Some(Stop::Clock),
-        "{name}: the default has no clock"
+    let one = run(&problem, &request, 1);
+    assert_ne!(one.3, Some(Stop::Clock), "{name}: the default has no clock");
+    let four = run(&problem, &request, 4);
+    assert!(
+        four == one,
+        "{name} at 4 threads: {:?} {} {:?} against {:?} {} {:?} at one thread",
+        four.1,
+        four.2,
+        four.3,
+        one.1,
+        one.2,
+        one.3
     );
-    for threads in [2, 4, 1] {
-        let again = run(&problem, &request, threads);
-        assert!(
-            again == first,
-            "{name} at {threads} threads: {:?} {} {:?} against {:?} {} {:?} at one thread",
-            again.1,
-            again.2,
-            again.3,
-            first.1,
-            first.2,
-            first.3
-        );
-    }
 }
 
 #[test]
