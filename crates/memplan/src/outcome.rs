@@ -2,7 +2,7 @@
 //! proven bound, a proof that none fits, or neither with the best so far.
 //!
 //! One vocabulary serves [`crate::plan`] (`Outcome<Plan>`, bounds on the height),
-//! `memories::plan_memories` and its two-memory form `memories::plan_spill`
+//! `memories::MemoriesProblem::plan` and its two-memory form `memories::plan_spill`
 //! (`Outcome<MemoryPlan, u64>`, bounds on the cost), [`crate::tiles::plan_tiles`] (`Outcome<TilePlan>`, bounds on the peak) and
 //! [`crate::shared_objects::plan_shared_objects`] (`Outcome<SharedAssignment>`, bounds
 //! on the total). Invariants: a plan in `Optimal` or `Feasible` meets the request's goal

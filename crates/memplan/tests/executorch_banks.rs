@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use memplan::io::{read_problem_csv, read_rows_csv, ReadOptions};
-use memplan::memories::{plan_memories, MemoriesInput, MemoriesOptions, Memory, MemoryIdx};
+use memplan::memories::{MemoriesInput, MemoriesOptions, Memory, MemoryIdx};
 use memplan::{Problem, Request};
 
 const KB: u64 = 1024;
@@ -97,7 +97,7 @@ fn run(problem: &Problem, accesses: &[u64], tcm: u64, presolve: bool) -> (u64, u
         size_presolve: presolve,
         ..MemoriesOptions::default()
     };
-    let report = plan_memories(problem, &memories, &input, &Request::minimise(), &options)
+    let report = plan_across(problem, &memories, &input, &Request::minimise(), &options)
         .expect("valid input");
     let plan = report.plan().expect("a plan");
     let first: u64 = (0..problem.len())
@@ -140,4 +140,19 @@ fn the_size_presolve_never_lowers_the_bound_and_raises_it_somewhere() {
         raised += usize::from(with > without);
     }
     assert!(raised >= 3, "the presolve raised {raised} bounds");
+}
+
+/// `MemoriesProblem::plan` on the loose parts the tests build, with a buffer pinned to a
+/// memory too small for it as the error `MemoriesProblem::allowed` gives.
+fn plan_across(
+    problem: &memplan::Problem,
+    memories: &[memplan::memories::Memory],
+    input: &memplan::memories::MemoriesInput<'_>,
+    request: &memplan::Request,
+    options: &memplan::memories::MemoriesOptions,
+) -> Result<memplan::memories::MemoriesReport, memplan::memories::MemoriesError> {
+    use memplan::memories::MemoriesProblem;
+    let across = MemoriesProblem::new(problem.clone(), memories.to_vec(), input)?;
+    across.allowed()?;
+    across.plan(request, options)
 }

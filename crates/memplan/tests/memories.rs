@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use memplan::fuzzing::ByteSource;
 use memplan::memories::{
-    check_memories, plan_memories, MemoriesError, MemoriesInput, MemoriesOptions, MemoriesReport,
-    Memory, MemoryIdx, MemorySet,
+    check_memories, MemoriesError, MemoriesInput, MemoriesOptions, MemoriesReport, Memory,
+    MemoryIdx, MemorySet,
 };
 use memplan::{
     max_load, plan, Budget, Buffer, Options, Outcome, Planner, Problem, Request, Share, Size,
@@ -34,7 +34,7 @@ impl Instance {
 
     fn run(&self, options: &MemoriesOptions) -> Result<MemoriesReport, MemoriesError> {
         let request = Request::minimise().with_budget(Budget::unlimited());
-        plan_memories(
+        plan_across(
             &self.problem,
             &self.memories,
             &self.input(),
@@ -219,7 +219,7 @@ fn three_memories_with_allowed_sets_and_pins() {
         traffic: None,
     };
     let request = Request::minimise().with_budget(Budget::unlimited());
-    let report = plan_memories(
+    let report = plan_across(
         &problem,
         &memories,
         &input,
@@ -252,7 +252,7 @@ fn three_memories_with_allowed_sets_and_pins() {
             .with_cost(3),
         Memory::new("dram").with_cost(10),
     ];
-    let report = plan_memories(
+    let report = plan_across(
         &problem,
         &priced,
         &input,
@@ -392,7 +392,7 @@ fn bad_inputs_are_typed_errors() {
     let two = [Memory::new("tcm").with_capacity(8), Memory::new("dram")];
     let request = Request::minimise().with_budget(Budget::unlimited());
     let run = |mems: &[Memory], input: &MemoriesInput<'_>| {
-        plan_memories(&problem, mems, input, &request, &MemoriesOptions::default()).err()
+        plan_across(&problem, mems, input, &request, &MemoriesOptions::default()).err()
     };
     let none = MemoriesInput::default();
     assert!(matches!(run(&[], &none), Some(MemoriesError::NoMemories)));
@@ -471,7 +471,7 @@ fn the_checker_names_the_buffer_for_each_broken_rule() {
         ..MemoriesInput::default()
     };
     let request = Request::minimise().with_budget(Budget::unlimited());
-    let report = plan_memories(
+    let report = plan_across(
         &problem,
         &memories,
         &input,
@@ -540,7 +540,7 @@ fn two_memories_are_spill() {
             Memory::new("slow"),
         ];
         let request = Request::minimise().with_budget(Budget::unlimited());
-        let a = plan_memories(
+        let a = plan_across(
             &inst.problem,
             &two,
             &MemoriesInput::default(),
@@ -572,7 +572,7 @@ fn a_time_limit_of_zero_still_answers_validly() {
         let inst = random_instance(&mut src, 40, 3);
         let request =
             Request::minimise().with_budget(Budget::new().with_time_limit(Duration::ZERO));
-        if let Ok(r) = plan_memories(
+        if let Ok(r) = plan_across(
             &inst.problem,
             &inst.memories,
             &inst.input(),
@@ -618,7 +618,7 @@ fn the_last_memory_without_costs_has_no_gap() {
     for problem in [with.without_shares(), with] {
         for tcm in [300_000u64, 700_000, 1_400_000] {
             let memories = vec![Memory::new("tcm").with_capacity(tcm), Memory::new("dram")];
-            let report = plan_memories(
+            let report = plan_across(
                 &problem,
                 &memories,
                 &MemoriesInput::default(),
@@ -694,7 +694,7 @@ fn the_unshared_heights_are_the_heights_of_the_plan_without_the_optional_shares(
         };
         let request = Request::minimise().with_budget(Budget::unlimited());
         let options = MemoriesOptions::default();
-        let with = plan_memories(&shared, &inst.memories, &inst.input(), &request, &options);
+        let with = plan_across(&shared, &inst.memories, &inst.input(), &request, &options);
         let (Ok(with), Ok(without)) = (with, inst.run(&options)) else {
             continue;
         };
@@ -732,7 +732,7 @@ fn issue_52_a_work_limit_holds_across_the_least_heights_stage() {
                 least_heights,
                 ..MemoriesOptions::default()
             };
-            plan_memories(
+            plan_across(
                 &problem,
                 &memories,
                 &MemoriesInput::default(),
@@ -750,4 +750,19 @@ fn issue_52_a_work_limit_holds_across_the_least_heights_stage() {
             without.work
         );
     }
+}
+
+/// `MemoriesProblem::plan` on the loose parts the tests build, with a buffer pinned to a
+/// memory too small for it as the error `MemoriesProblem::allowed` gives.
+fn plan_across(
+    problem: &memplan::Problem,
+    memories: &[memplan::memories::Memory],
+    input: &memplan::memories::MemoriesInput<'_>,
+    request: &memplan::Request,
+    options: &memplan::memories::MemoriesOptions,
+) -> Result<memplan::memories::MemoriesReport, memplan::memories::MemoriesError> {
+    use memplan::memories::MemoriesProblem;
+    let across = MemoriesProblem::new(problem.clone(), memories.to_vec(), input)?;
+    across.allowed()?;
+    across.plan(request, options)
 }

@@ -22,8 +22,7 @@ use std::collections::HashMap;
 
 use memplan::fuzzing::ByteSource;
 use memplan::memories::{
-    check_memories, plan_memories, MemoriesError, MemoriesInput, MemoriesOptions, Memory,
-    MemoryIdx, MemorySet,
+    check_memories, MemoriesError, MemoriesInput, MemoriesOptions, Memory, MemoryIdx, MemorySet,
 };
 use memplan::{max_load, Buffer, Outcome, Problem, Request};
 
@@ -269,7 +268,7 @@ fn run(
     let k = bounded + usize::from(unbounded);
     for case in 0..count {
         let inst = instance(&mut src, bounded, unbounded);
-        let report = match plan_memories(
+        let report = match plan_across(
             &inst.problem,
             &inst.memories,
             &inst.input(),
@@ -501,7 +500,7 @@ fn planted_plans_are_found_on_larger_problems() {
     let (mut problems, mut found, mut joint_sized, mut without_joint) = (0, 0, 0, 0);
     for case in 0..300 {
         let inst = planted(&mut src, 2 + case % 2, sizes);
-        let report = plan_memories(
+        let report = plan_across(
             &inst.problem,
             &inst.memories,
             &inst.input(),
@@ -531,7 +530,7 @@ fn planted_plans_are_found_on_larger_problems() {
             joint: false,
             ..MemoriesOptions::default()
         };
-        let without = plan_memories(
+        let without = plan_across(
             &inst.problem,
             &inst.memories,
             &inst.input(),
@@ -543,4 +542,19 @@ fn planted_plans_are_found_on_larger_problems() {
     }
     eprintln!("planted: {found} plans of {problems} problems ({joint_sized} of at most 64 buffers); {without_joint} without the joint search");
     assert_eq!(found, problems);
+}
+
+/// `MemoriesProblem::plan` on the loose parts the tests build, with a buffer pinned to a
+/// memory too small for it as the error `MemoriesProblem::allowed` gives.
+fn plan_across(
+    problem: &memplan::Problem,
+    memories: &[memplan::memories::Memory],
+    input: &memplan::memories::MemoriesInput<'_>,
+    request: &memplan::Request,
+    options: &memplan::memories::MemoriesOptions,
+) -> Result<memplan::memories::MemoriesReport, memplan::memories::MemoriesError> {
+    use memplan::memories::MemoriesProblem;
+    let across = MemoriesProblem::new(problem.clone(), memories.to_vec(), input)?;
+    across.allowed()?;
+    across.plan(request, options)
 }

@@ -271,9 +271,7 @@ fn a_capacity_below_the_max_load_with_shares_is_infeasible() {
 
 #[test]
 fn shares_across_memories() {
-    use memplan::memories::{
-        check_memories, plan_memories, MemoriesInput, MemoriesOptions, Memory,
-    };
+    use memplan::memories::{check_memories, MemoriesInput, MemoriesOptions, Memory};
     // A TCM of 16 bytes holds the in-place chain (8 bytes) and skip (4) only with shares.
     let problem = chain();
     let memories = vec![Memory::new("tcm").with_capacity(12), Memory::new("dram")];
@@ -282,7 +280,7 @@ fn shares_across_memories() {
         accesses: Some(&accesses),
         ..MemoriesInput::default()
     };
-    let report = plan_memories(
+    let report = plan_across(
         &problem,
         &memories,
         &input,
@@ -301,7 +299,7 @@ fn shares_across_memories() {
         vec![0, 1]
     );
     // Without the shares, the chain alone needs 16 bytes: something goes to DRAM.
-    let report = plan_memories(
+    let report = plan_across(
         &problem.without_shares(),
         &memories,
         &input,
@@ -316,7 +314,7 @@ fn shares_across_memories() {
 /// only the storage's first member.
 #[test]
 fn infeasibility_across_memories_names_every_member() {
-    use memplan::memories::{plan_memories, MemoriesInput, MemoriesOptions, Memory, MemorySet};
+    use memplan::memories::{MemoriesInput, MemoriesOptions, Memory, MemorySet};
     use memplan::Time;
     // y takes x's storage (8 bytes); z (4) beside it: 12 bytes at time 1, in a TCM of 10.
     let problem = Problem::with_shares(
@@ -334,7 +332,7 @@ fn infeasibility_across_memories_names_every_member() {
         allowed: Some(&pinned),
         ..MemoriesInput::default()
     };
-    let report = plan_memories(
+    let report = plan_across(
         &problem,
         &memories,
         &input,
@@ -350,4 +348,19 @@ fn infeasibility_across_memories_names_every_member() {
     let why = report.infeasibility.expect("the argument");
     assert_eq!((why.time, why.need), (Some(Time(1)), 12));
     assert_eq!(why.buffers, ["x", "y", "z"]);
+}
+
+/// `MemoriesProblem::plan` on the loose parts the tests build, with a buffer pinned to a
+/// memory too small for it as the error `MemoriesProblem::allowed` gives.
+fn plan_across(
+    problem: &memplan::Problem,
+    memories: &[memplan::memories::Memory],
+    input: &memplan::memories::MemoriesInput<'_>,
+    request: &memplan::Request,
+    options: &memplan::memories::MemoriesOptions,
+) -> Result<memplan::memories::MemoriesReport, memplan::memories::MemoriesError> {
+    use memplan::memories::MemoriesProblem;
+    let across = MemoriesProblem::new(problem.clone(), memories.to_vec(), input)?;
+    across.allowed()?;
+    across.plan(request, options)
 }

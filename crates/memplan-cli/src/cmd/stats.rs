@@ -96,10 +96,10 @@ pub fn stats(args: StatsArgs) -> Result<(), Failure> {
 }
 
 /// With memories: per memory, what may use it (buffers, pins, traffic), and the
-/// pooled-capacity verdict (`memplan::memories::pooled_infeasibility`).
+/// pooled-capacity verdict (`MemoriesProblem::pooled_infeasibility`).
 fn memories_stats(across: &memplan::memories::MemoriesProblem) -> Result<String, Failure> {
-    use memplan::memories::{pooled_infeasibility, MemoryIdx, MemorySet};
-    let (problem, memories, input) = (across.problem(), across.memories(), across.input());
+    use memplan::memories::{MemoryIdx, MemorySet};
+    let (problem, memories) = (across.problem(), across.memories());
     let fail = |e: memplan::memories::MemoriesError| Failure::new(exit::INPUT, e.to_string());
     let allowed = across.allowed().map_err(fail)?;
     let traffic = across.traffic();
@@ -123,7 +123,7 @@ fn memories_stats(across: &memplan::memories::MemoriesProblem) -> Result<String,
             thousands(may.iter().map(|&i| traffic[i]).sum())
         );
     }
-    out += &match pooled_infeasibility(problem, memories, &input).map_err(fail)? {
+    out += &match across.pooled_infeasibility().map_err(fail)? {
         Some(why) => format!("pooled capacity    no plan exists: {why}\n"),
         None => {
             "pooled capacity    no set of memories is overfull at any time by its buffers alone\n"

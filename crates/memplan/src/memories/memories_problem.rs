@@ -148,9 +148,34 @@ impl MemoriesProblem {
     }
 
     /// Plans the problem within the request's budget (its goal is not used: the
-    /// capacities are the memories'), as [`plan_memories`]; a buffer that can only go in
-    /// a memory it is larger than makes the outcome [`Outcome::Infeasible`], its
-    /// [`Infeasibility`] naming the buffer.
+    /// capacities are the memories'; see the [module docs](super) for the model); a
+    /// buffer that can only go in a memory it is larger than makes the outcome
+    /// [`Outcome::Infeasible`], its [`Infeasibility`] naming the buffer.
+    ///
+    /// ```
+    /// use memplan::memories::{MemoriesInput, MemoriesOptions, MemoriesProblem, Memory, MemoryIdx, MemorySet};
+    /// use memplan::{Buffer, Problem, Request};
+    ///
+    /// let problem = Problem::new(vec![
+    ///     Buffer::new("a", 0, 3, 4),
+    ///     Buffer::new("b", 0, 2, 4),
+    ///     Buffer::new("c", 1, 3, 4),
+    /// ])?;
+    /// let memories = vec![
+    ///     Memory::new("tcm").with_capacity(8),
+    ///     Memory::new("ocram").with_capacity(4),
+    ///     Memory::new("dram"),
+    /// ];
+    /// let allowed = [MemorySet::all(3), MemorySet::single(MemoryIdx(2)), MemorySet::all(3)];
+    /// let input = MemoriesInput { allowed: Some(&allowed), ..MemoriesInput::default() };
+    /// let across = MemoriesProblem::new(problem, memories, &input)?;
+    /// let report = across.plan(&Request::minimise(), &MemoriesOptions::default())?;
+    /// let plan = report.plan().expect("a plan");
+    /// assert_eq!(plan.memory, [MemoryIdx(0), MemoryIdx(2), MemoryIdx(0)]); // b is pinned to dram
+    /// assert_eq!(plan.cost, 4); // 4 bytes outside tcm
+    /// across.check(plan)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn plan(
         &self,
         request: &Request,
@@ -163,6 +188,14 @@ impl MemoriesProblem {
             request,
             options,
         )
+    }
+
+    /// The pooled-capacity proof alone (`pooled.rs`): `Some` when, at some time, the
+    /// buffers that may only use a set of bounded memories (after the size presolve) are
+    /// larger than those memories together, so that no plan exists.
+    /// [`MemoriesProblem::plan`] runs it first ([`MemoriesOptions::pooled_proof`]).
+    pub fn pooled_infeasibility(&self) -> Result<Option<Infeasibility>, MemoriesError> {
+        super::pooled_infeasibility(&self.problem, &self.memories, &self.input())
     }
 
     /// Checks a plan with the independent checker ([`check_memories`]).
@@ -206,7 +239,7 @@ impl MemoriesProblem {
     }
 }
 
-/// [`plan_memories`], with a buffer that can only go in a memory too small for it
+/// `plan_memories`, with a buffer that can only go in a memory too small for it
 /// reported as [`Outcome::Infeasible`] (an [`Infeasibility`] naming it), not as an error.
 pub(super) fn plan_reporting_pins(
     problem: &Problem,

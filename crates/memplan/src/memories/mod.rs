@@ -161,7 +161,7 @@ use crate::outcome::Outcome;
 use crate::request::Request;
 use crate::types::{Problem, Size, Time};
 
-/// Options of [`plan_memories`] (and of `plan_spill`, its two-memory form). Every
+/// Options of [`MemoriesProblem::plan`] (and of `plan_spill`, its two-memory form). Every
 /// technique is a switch, on by default; turning one off never makes a
 /// result invalid, only weaker or slower.
 #[derive(Clone, Debug)]
@@ -392,7 +392,7 @@ impl std::fmt::Display for Infeasibility {
     }
 }
 
-/// What [`plan_memories`] returns.
+/// What [`MemoriesProblem::plan`] returns.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemoriesReport {
     /// The result. A plan passes [`check_memories`]; `Infeasible` comes with
@@ -470,11 +470,8 @@ impl MemoriesReport {
     }
 }
 
-/// The pooled-capacity proof alone (`pooled.rs`): `Some` when, at some time, the
-/// buffers that may only use a set of bounded memories (after the size presolve) are
-/// larger than those memories together, so that no plan exists. [`plan_memories`]
-/// runs it first ([`MemoriesOptions::pooled_proof`]).
-pub fn pooled_infeasibility(
+/// [`MemoriesProblem::pooled_infeasibility`] on the loose parts.
+pub(crate) fn pooled_infeasibility(
     problem: &Problem,
     memories: &[Memory],
     input: &MemoriesInput<'_>,
@@ -485,33 +482,9 @@ pub fn pooled_infeasibility(
 }
 
 /// Plans `problem` across `memories` (see the [module docs](self) for the model),
-/// within the request's budget (its goal is not used: the capacities are the
-/// memories').
-///
-/// ```
-/// use memplan::memories::{plan_memories, check_memories, Memory, MemoryIdx, MemoriesInput, MemoriesOptions, MemorySet};
-/// use memplan::{Buffer, Problem, Request};
-///
-/// let problem = Problem::new(vec![
-///     Buffer::new("a", 0, 3, 4),
-///     Buffer::new("b", 0, 2, 4),
-///     Buffer::new("c", 1, 3, 4),
-/// ])?;
-/// let memories = [
-///     Memory::new("tcm").with_capacity(8),
-///     Memory::new("ocram").with_capacity(4),
-///     Memory::new("dram"),
-/// ];
-/// let allowed = [MemorySet::all(3), MemorySet::single(MemoryIdx(2)), MemorySet::all(3)];
-/// let input = MemoriesInput { allowed: Some(&allowed), ..MemoriesInput::default() };
-/// let report = plan_memories(&problem, &memories, &input, &Request::minimise(), &MemoriesOptions::default())?;
-/// let plan = report.plan().expect("a plan");
-/// assert_eq!(plan.memory, [MemoryIdx(0), MemoryIdx(2), MemoryIdx(0)]); // b is pinned to dram
-/// assert_eq!(plan.cost, 4); // 4 bytes outside tcm
-/// check_memories(&problem, &memories, &input, plan)?;
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn plan_memories(
+/// within the request's budget: what [`MemoriesProblem::plan`] runs, on the loose parts
+/// of the problem (a buffer pinned to a memory too small for it is an error here).
+pub(crate) fn plan_memories(
     problem: &Problem,
     memories: &[Memory],
     input: &MemoriesInput<'_>,
