@@ -400,6 +400,7 @@ impl Budget {
     /// units, for a stage that follows the rest: the call's deadline (`started + limit`)
     /// and the work limit less `spent`, on a meter of its own. A stage that starts the
     /// request's budget again would take the whole limit a second time.
+    #[cfg(feature = "memories")]
     pub(crate) fn resume(&self, started: Instant, spent: u64) -> Budget {
         Budget {
             meter: Some(Meter::root(self.work.map(|w| w.saturating_sub(spent)))),
