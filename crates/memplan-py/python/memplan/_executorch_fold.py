@@ -123,6 +123,8 @@ def constant_copies(graph_module: Any) -> Set[int]:
     ``get_attr`` tensors; an op's ``out`` (its ``alloc``) is not an input."""
     constant: Set[Any] = set()
     out: Set[int] = set()
+    if not isinstance(getattr(graph_module, "graph", None), torch.fx.Graph):
+        return out  # an algorithm called on a stand-in for a graph: nothing to name
     for node in graph_module.graph.nodes:
         if node.op == "placeholder":
             if getattr(node.meta.get("spec"), "const", False):
