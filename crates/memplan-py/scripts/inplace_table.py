@@ -75,6 +75,7 @@ MODELS = {
     "efficientnet_b0": (lambda: tv.efficientnet_b0(), 224),
     "shufflenet_v2_x1_0": (lambda: tv.shufflenet_v2_x1_0(), 224),
     "mnasnet0_5": (lambda: tv.mnasnet0_5(), 224),
+    "mnasnet1_0": (lambda: tv.mnasnet1_0(), 224),
     "regnet_y_400mf": (lambda: tv.regnet_y_400mf(), 224),
 }
 
