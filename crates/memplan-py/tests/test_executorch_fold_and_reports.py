@@ -125,7 +125,8 @@ def test_issue_50_in_place_folds_constants_without_a_manual_step(name):
     (r,) = off.reports
     assert r.folded_bytes is None and r.constant_copies[0].op == "aten::permute_copy"
     assert "fold_constants=True" in r.hint
-    assert sum(_sizes(unfolded)) > report.total + r.constant_copies[0].bytes // 2
+    # The unfolded arena holds the copy; the folded one is smaller than the copy alone.
+    assert sum(_sizes(unfolded)) >= r.constant_copies[0].bytes > report.total
     edge, x, _ = _small(name, 64)
     by_hand, _ = _lower(_fold(edge))
     folded, _ = _lower(edge, in_place=True, verify=True)

@@ -473,7 +473,8 @@ class Algorithm:
         offsets = [bottom + o for o in plan.offsets]
         _check(roots, offsets, base, taken)
         self.taken.extend(taken)
-        when, peak = _peak_tensors(roots, taken, getattr(self, "_names", {}), getattr(self, "_constant", ()))
+        when, peak = _peak_tensors(roots, taken, getattr(self, "_names", {}),
+                                   getattr(self, "_constant", ()))
         shares_here, saved = len(taken), 0
         if declared:  # against the roots at their own starts, as in_place=False has them
             starts = getattr(self, "_first_start", {})

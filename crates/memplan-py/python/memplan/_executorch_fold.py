@@ -97,7 +97,10 @@ def fold(graph_module: Any) -> Optional[Tuple[Any, Any, int]]:
     if _shape_of(program) == shape:
         return None  # nothing folded: plan the graph to_executorch lowered
     gm = program.graph_module
-    for p in _program.edge_to_executorch_passes(config, name, edge_compile_config=manager.compile_config):
+    passes = _program.edge_to_executorch_passes(
+        config, name, edge_compile_config=manager.compile_config
+    )
+    for p in passes:
         gm = p(gm).graph_module
         if isinstance(p, SpecPropPass):
             p.update_placeholder_tensor_specs(program, gm)
