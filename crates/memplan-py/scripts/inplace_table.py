@@ -8,7 +8,9 @@ KV-cache decoder of ``kv_decoder.py`` in the configuration of BENCHMARKS §14.
 Needs `pip install "./crates/memplan-py[executorch]"`. For each model:
 
 - **today**: ``memory_planning_pass()`` (every tensor its own storage);
-- **in place**: ``memory_planning_pass(in_place=True)``;
+- **in place**: ``memory_planning_pass(in_place=True)``, which folds the constants too
+  (``fold_constants`` is on by default with it; "folded" gives the constant bytes it
+  added), and **unfolded**: ``in_place=True, fold_constants=False``;
 - **greedy**, **greedy, in place**: ExecuTorch's default pass (its greedy) on the same
   graph, and on the graph with every share of ``memplan._executorch_inplace`` merged
   (``storage_base`` set before planning, one share per tensor, the first found; the
@@ -73,6 +75,7 @@ MODELS = {
     "efficientnet_b0": (lambda: tv.efficientnet_b0(), 224),
     "shufflenet_v2_x1_0": (lambda: tv.shufflenet_v2_x1_0(), 224),
     "mnasnet0_5": (lambda: tv.mnasnet0_5(), 224),
+    "mnasnet1_0": (lambda: tv.mnasnet1_0(), 224),
     "regnet_y_400mf": (lambda: tv.regnet_y_400mf(), 224),
 }
 
@@ -160,6 +163,7 @@ def measure(name, fold=False):
     pass_ = memplan.executorch.memory_planning_pass(in_place=True, verify=True)
     ours = _lower(edge, pass_)
     seconds = time.perf_counter() - started
+    unfolded = _lower(edge, memplan.executorch.memory_planning_pass(in_place=True, fold_constants=False))
     greedy = _lower(edge, MemoryPlanningPass())
     merged = _lower(edge, MergedGreedy())
     a, b = _run(today, x), _run(ours, x)
@@ -170,6 +174,8 @@ def measure(name, fold=False):
         "input": text,
         "today": sum(_sizes(today)[0]),
         "in_place": sum(_sizes(ours)[0]),
+        "unfolded": sum(_sizes(unfolded)[0]),
+        "folded": report.folded_bytes or 0,
         "greedy": sum(_sizes(greedy)[0]),
         "merged": sum(_sizes(merged)[0]),
         "shares": report.shares,
@@ -267,9 +273,10 @@ def main():
     if unknown:
         parser.error(f"unknown models {unknown}: expected some of {list(MODELS) + list(TRANSFORMERS)}")
     lines = [
-        "| model | input | today (B) | in place (B) | change | shares | greedy (B) "
-        "| greedy, in place (B) | bitwise | error | peak (in place) | plan time |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|",
+        "| model | input | today (B) | in place (B) | change | shares | folded (B) "
+        "| unfolded (B) | greedy (B) | greedy, in place (B) | bitwise | error "
+        "| peak (in place) | plan time |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|",
     ]
 
     def emit(line):
@@ -289,7 +296,8 @@ def main():
         emit(
             f"| {name}{', folded' if args.fold else ''} | {r['input']} | {r['today']:,} | "
             f"{r['in_place']:,} | "
-            f"{_pct(r['in_place'], r['today'])} | {r['shares']} | {r['greedy']:,} | "
+            f"{_pct(r['in_place'], r['today'])} | {r['shares']} | {r['folded']:,} | "
+            f"{r['unfolded']:,} | {r['greedy']:,} | "
             f"{r['merged']:,} | {'yes' if r['bitwise'] else 'NO'} | {r['error']:.1e} | "
             f"{r['peak']} | {r['seconds']:.1f} s |"
         )

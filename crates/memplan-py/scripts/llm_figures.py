@@ -64,7 +64,7 @@ CONFIGS = {
     "memplan, fast_capacity=256K": lambda: memplan.executorch.memory_planning_pass(
         fast_capacity=256 * KB, share_mutable_buffers=True),
     "memplan banked, tcm 256K + sram 16M": lambda: memplan.executorch.banked_memory_planning_pass(
-        TargetMemoryMap([Bank("tcm", 256 * KB, 1), Bank("sram", 16 << 20, 2)]),
+        TargetMemoryMap([Bank("tcm", 256 * KB, 1), Bank("sram", 16 << 20, 3)]),
         share_mutable_buffers=True),
     "XNNPACK + ExecuTorch default": lambda: MemoryPlanningPass(share_mutable_buffers=True),
     "XNNPACK + memplan": lambda: memplan.executorch.memory_planning_pass(share_mutable_buffers=True),

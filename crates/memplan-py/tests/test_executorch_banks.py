@@ -294,7 +294,10 @@ def test_issue_50_each_banks_saving_is_counted_where_the_bytes_fall(map_name):
     edge, inputs, _ = _edge("mobilenet_v2")
     programs = {}
     for in_place in (False, True):
-        pass_ = memplan.executorch.banked_memory_planning_pass(MAPS[map_name](), in_place=in_place)
+        # Folded on both sides (in_place folds by default), so that the difference is
+        # the shares' alone.
+        pass_ = memplan.executorch.banked_memory_planning_pass(
+            MAPS[map_name](), in_place=in_place, fold_constants=True)
         program = copy.deepcopy(edge).to_executorch(ExecutorchBackendConfig(memory_planning_pass=pass_))
         programs[in_place] = (program, pass_.reports[0])
     (plain, _), (shared, report) = programs[False], programs[True]
@@ -331,7 +334,7 @@ PASSES = {
         fast_capacity=64 * KB, share_mutable_buffers=True, verify=True
     ),
     "banked, 2 banks": lambda: memplan.executorch.banked_memory_planning_pass(
-        TargetMemoryMap([Bank("tcm", 64 * KB, 1), Bank("sram", 1 << 20, 2)]),
+        TargetMemoryMap([Bank("tcm", 64 * KB, 1), Bank("sram", 1 << 20, 3)]),
         share_mutable_buffers=True, verify=True,
     ),
 }
@@ -342,19 +345,21 @@ def test_issue_39_kv_decoder_prefill_then_decode_share_the_caches_on_the_runtime
     pass_ = PASSES[kind]()
     program, eager, fresh = _decoder_programs(pass_)
     plans = {p.name: list(p.non_const_buffer_sizes) for p in program.executorch_program.execution_plan}
-    # Arena 1 (the fast one) within its 64 KB, something spilled, and the shared arena
-    # last: two layers' key and value caches of 1x4x64x16 floats.
+    # Arena 1 (the fast one) within its 64 KB, something spilled to arena 3, and the
+    # shared arena at mem_id 2, where ExecuTorch's C++ Module(share_memory_arenas=true)
+    # shares it: two layers' key and value caches of 1x4x64x16 floats.
     caches = 2 * 2 * 4 * 64 * 16 * 4
     for name, sizes in plans.items():
-        assert 0 < sizes[1] <= 64 * KB and sizes[2] > 0, (name, sizes)
-        assert sizes[-1] == caches and len(sizes) == 4, (name, sizes)
+        assert 0 < sizes[1] <= 64 * KB and sizes[3] > 0, (name, sizes)
+        assert sizes[2] == caches and len(sizes) == 4, (name, sizes)
     # The reports count every arena, the shared one included.
     reports = {r.method: r for r in pass_.reports}
     assert set(reports) == {"prefill", "decode"}
     for name, r in reports.items():
         assert list(r.sizes) == plans[name] and r.total == sum(plans[name])
         shared = [a for a in r.arenas if a.shared]
-        assert len(shared) == 1 and shared[0].size == caches and shared[0].mem_id == 3
+        assert len(shared) == 1 and shared[0].size == caches and shared[0].mem_id == 2
+    _caches_in_mem_id_2(program)
     method = Runtime.get().load_program(program.buffer)
     prefill, decode = method.load_method("prefill"), method.load_method("decode")
     # Prefill at a length other than the example's (dynamic, up to 32), then two steps.
@@ -372,6 +377,53 @@ def test_issue_39_kv_decoder_prefill_then_decode_share_the_caches_on_the_runtime
     with torch.no_grad():
         cold = fresh(*steps[1])
     assert (cold - outputs[1]).abs().max() > 1e-2
+
+
+#: With PASSES (whose test reads the same off its programs, ``_caches_in_mem_id_2``).
+SHARING = {
+    "one arena": lambda: memplan.executorch.memory_planning_pass(share_mutable_buffers=True),
+    "banked, 3 banks, in place": lambda: memplan.executorch.banked_memory_planning_pass(
+        TargetMemoryMap([Bank("tcm", 32 * KB, 1), Bank("ocram", 64 * KB, 4),
+                         Bank("sram", 1 << 20, 3)]),
+        share_mutable_buffers=True, in_place=True,
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", list(SHARING))
+def test_issue_50_shared_mutable_buffers_are_in_mem_id_2_where_the_cpp_module_shares_them(kind):
+    """ExecuTorch's C++ ``Module(share_memory_arenas=true)`` gives the methods of a
+    program the same memory for mem_id 1 and 2 only and fresh memory above
+    (extension/module/module.cpp), so every shared mutable buffer must be in mem_id 2
+    (it was one above every arena: 3 with fast_capacity, 4 with three banks). Read off
+    the program: every mutated buffer's spec, in every method, and the arena sizes."""
+    program, _, _ = _decoder_programs(SHARING[kind]())
+    _caches_in_mem_id_2(program)
+
+
+def _caches_in_mem_id_2(program):
+    """Every method's arena 2 is the decoder's caches, and every mutated buffer's spec
+    is there (two layers' key and value caches of 1x4x64x16 floats)."""
+    caches = 2 * 2 * 4 * 64 * 16 * 4
+    for plan in program.executorch_program.execution_plan:
+        assert plan.non_const_buffer_sizes[2] == caches, (plan.name, plan.non_const_buffer_sizes)
+        ep = program.exported_program(plan.name)
+        mutated = set(ep.graph_signature.buffers_to_mutate.values())
+        found = 0
+        for node in ep.graph_module.graph.nodes:
+            if node.op == "placeholder" and ep.graph_signature.inputs_to_buffers.get(node.name) in mutated:
+                spec = node.meta["spec"]
+                assert spec.mem_id == 2, (plan.name, node.name, spec.mem_id)
+                found += 1
+        assert found == 4, (plan.name, found)  # 2 layers x (key, value)
+
+
+def test_issue_50_a_bank_at_mem_id_2_is_refused_with_shared_mutable_buffers():
+    """The shared buffers need mem_id 2 (the C++ runner's rule, named in the message);
+    a map that puts a bank there is refused when the pass is built."""
+    with pytest.raises(memplan.InputError, match=r"bank 'sram' is mem_id 2.*mem_id 1 and 2"):
+        memplan.executorch.banked_memory_planning_pass(MAPS["2 banks"](), share_mutable_buffers=True)
+    memplan.executorch.banked_memory_planning_pass(MAPS["2 banks"]())  # without sharing: fine
 
 
 def test_issue_39_share_mutable_buffers_needs_alloc_mutable_buffers():

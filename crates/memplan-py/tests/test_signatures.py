@@ -52,14 +52,15 @@ SIGNATURES = {
         "force=False, threads=0, reference_scratch=True, scratch=(), version_note=True, in_place=False)",
     "memplan.executorch.memory_planning_pass":
         'memory_planning_pass(time_limit=None, planner="auto", threads=0, seed=None, '
-        "verify=False, fast_capacity=None, work_limit=None, in_place=False, **pass_options)",
+        "verify=False, fast_capacity=None, work_limit=None, in_place=False, fold_constants=None, "
+        "**pass_options)",
     "memplan.executorch.Algorithm":
         'Algorithm(time_limit=None, planner="auto", threads=0, seed=None, fast_capacity=None, '
         "work_limit=None, in_place=False)",
     "memplan.executorch.banked_memory_planning_pass":
         "banked_memory_planning_pass(target, alignment=16, allow_overlapping_allocations=True, "
         "time_limit=None, threads=0, seed=None, verify=False, traffic=True, work_limit=None, "
-        "in_place=False, **pass_options)",
+        "in_place=False, fold_constants=None, **pass_options)",
     "memplan.executorch.BankedAlgorithm":
         "BankedAlgorithm(target, time_limit=None, threads=0, seed=None, traffic=True, "
         "work_limit=None, in_place=False)",

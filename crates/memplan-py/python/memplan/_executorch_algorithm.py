@@ -2,7 +2,8 @@
 that module's docs): ``Algorithm``, the reports, and the helpers the pass
 (``_executorch_pass``) and the banked pass (``_executorch_banks``) share.
 
-Layers, lowest first: ``_executorch_inplace`` (the shares a graph allows) and
+Layers, lowest first: ``_executorch_fold`` (constants folded by the pass, and the
+run-time copies of constants), ``_executorch_inplace`` (the shares a graph allows) and
 ``_executorch_specs`` (the specs read and checked), this module,
 ``_executorch_pass`` (the ``MemoryPlanningPass``), ``_executorch_banks`` (the banked
 pass), and ``executorch``, the façade that re-exports them. No module imports one
@@ -11,6 +12,7 @@ above it.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass
@@ -35,6 +37,7 @@ from ._executorch_specs import (
 from executorch.exir.memory_planning import MemoryAlgoResult, SpecAllocResult, greedy
 
 from . import _memplan
+from . import _executorch_fold as _fold
 from . import _executorch_inplace as _inplace
 from ._executorch_inplace import Share
 
@@ -77,10 +80,16 @@ class ArenaReport:
     #: Bytes times accesses of the arena's buffers (``banked_memory_planning_pass``:
     #: one write plus one read per user in the graph), else ``None``.
     traffic: Optional[int] = None
-    #: With ``in_place=True``: how many tensors share another's storage in the plan
-    #: (the shares memplan took), and the bytes that saves at least: the arena's max
-    #: load without shares (no plan without them is lower) less its height with them
-    #: (0 when that is not positive). With ``fast_capacity``, each level's own.
+    #: With ``in_place=True``: the shares memplan took (tensors that take another's
+    #: storage) and the bytes they save, both counted on the arena where the bytes
+    #: fall: ``saved`` is the arena's size without ``in_place`` less its size with it
+    #: (0 when negative). One arena: its max load without the shares (no plan without
+    #: them is lower) less its height. ``fast_capacity`` and the banked pass: each
+    #: level's or bank's height in the library's plan without the shares (planned
+    #: beside) less its height. With ``share_mutable_buffers``, a tensor placed inside
+    #: a shared buffer counts on the arena that holds it without ``in_place`` (the
+    #: method's arenas are then planned once more without the shares, for this
+    #: report); the shared arena, whose size does not change, counts 0 and 0.
     shares: int = 0
     saved: int = 0
     #: The tensors live when the most bytes are (a tensor inside another's storage
@@ -103,6 +112,10 @@ class PeakTensor:
     op: str
     bytes: int
     lifetime: Tuple[int, int]
+    #: True when the graph computes it from constants alone at run time (a weight
+    #: transposed, ...): folding constants (``fold_constants=True``) stores it in the
+    #: program instead (``_executorch_fold``).
+    constant: bool = False
 
 
 @dataclass(frozen=True)
@@ -124,6 +137,32 @@ class GraphReport:
     sizes: Tuple[int, ...]
     #: The ``bufsizes`` of ExecuTorch's default greedy on the same tensors.
     default_sizes: Tuple[int, ...]
+    #: With ``fold_constants`` (on by default with ``in_place=True``), on a method's own
+    #: graph: the bytes folding added to the program's constants (less the constants it
+    #: replaced; 0 when nothing was folded). ``None`` when folding is off.
+    folded_bytes: Optional[int] = None
+
+    @property
+    def constant_copies(self) -> Tuple[PeakTensor, ...]:
+        """The tensors at the arenas' peaks that the graph computes from constants alone
+        at run time (``PeakTensor.constant``), largest first."""
+        found = [t for a in self.arenas for t in a.peak if t.constant]
+        return tuple(sorted(found, key=lambda t: -t.bytes))
+
+    @property
+    def hint(self) -> str:
+        """With folding off, a sentence when run-time copies of constants hold a peak
+        (what folding would remove); else ``""``."""
+        copies = self.constant_copies
+        if self.folded_bytes is not None or not copies:
+            return ""
+        ops = sorted({t.op for t in copies})
+        return (
+            f"{len(copies)} run-time cop{'y' if len(copies) == 1 else 'ies'} of constants "
+            f"({', '.join(ops)}; {sum(t.bytes for t in copies):,} B, the largest "
+            f"{copies[0].node}) at the peak: fold_constants=True (the default with "
+            "in_place=True) stores them in the program instead"
+        )
 
     @property
     def total(self) -> int:
@@ -259,6 +298,7 @@ class Algorithm:
         arenas = self._arenas(ordered, alignment)
         shares = self._shares(arenas, graph_module, graph_signature)
         self._names = _inplace.producers(graph_module)
+        self._constant = _fold.constant_copies(graph_module)
         reserved = list(getattr(graph_module, "input_mem_buffer_sizes", None) or [])
         result = MemoryAlgoResult({}, [])
         self.reports = []
@@ -269,7 +309,11 @@ class Algorithm:
             # submodule and its parent: the submodules' slow tensors are then reserved
             # at the bottom of the parent's slow arena (as their arena-1 tensors are in
             # arena 1), not left in an arena of their own.
+            # With share_mutable_buffers, mem_id 2 is the shared buffers' (the C++
+            # runner shares only mem_id 1 and 2 between methods): the slow arena is 3.
             slow_id = max([1] + list(arenas)) + 1
+            if slow_id == getattr(self, "_shared_id", None):
+                slow_id += 1
             arenas.setdefault(1, ([], []))
             fast, slow = self._spill_arena(
                 arenas, reserved, extra_padding, started, slow_id, shares.get(1, [])
@@ -357,6 +401,7 @@ class Algorithm:
                 where[id(r.spec)] = (mem_id, r)
         out: Dict[Any, List[Share]] = {}
         deferred: Dict[int, _Buffer] = {}
+        first_start = self._first_start = {id(r): r.start for _, r in where.values()}
         for share in _inplace.find_shares(graph_module, graph_signature):
             found = where.get(id(share.buffer))
             if found is None or found[1].aliases or id(found[1]) in deferred:
@@ -387,10 +432,17 @@ class Algorithm:
                 continue  # past the target's end, or a misaligned slice (concat)
             out.setdefault(mem_id, []).append(share)
         self._removed: Dict[Any, List[_Buffer]] = {}
+        self._unshared: Dict[Any, List[_Buffer]] = {}
         if deferred:
             gone = {id(b.spec) for b in deferred.values()}
             for mem_id, (roots, _) in arenas.items():
                 self._removed[mem_id] = [r for r in roots if id(r) in deferred]
+                if self._removed[mem_id]:
+                    # The arena as in_place=False plans it (every root at its own
+                    # start), for the report's saving (``_unshared_plan``).
+                    self._unshared[mem_id] = [
+                        dataclasses.replace(r, start=first_start[id(r)]) for r in roots
+                    ]
                 roots[:] = [r for r in roots if id(r) not in deferred]
             out = {
                 m: [sh for sh in shs if id(sh.buffer) not in gone and id(sh.target) not in gone]
@@ -421,10 +473,21 @@ class Algorithm:
         offsets = [bottom + o for o in plan.offsets]
         _check(roots, offsets, base, taken)
         self.taken.extend(taken)
-        when, peak = _peak_tensors(roots, taken, getattr(self, "_names", {}))
-        # The removed roots (placed inside a shared mutable buffer) would be here
-        # without the shares.
-        removed = getattr(self, "_removed", {}).get(mem_id, [])
+        when, peak = _peak_tensors(roots, taken, getattr(self, "_names", {}),
+                                   getattr(self, "_constant", ()))
+        shares_here, saved = len(taken), 0
+        if declared:  # against the roots at their own starts, as in_place=False has them
+            starts = getattr(self, "_first_start", {})
+            saved = _saved([dataclasses.replace(r, start=starts.get(id(r), r.start))
+                            for r in roots], plan.height)
+        unshared = getattr(self, "_unshared", {}).get(mem_id)
+        if unshared:
+            # Some roots went inside the shared mutable buffers: the arena without
+            # in_place holds them, so its size comes from planning it (the report's).
+            (height,), moved = self._unshared_plan(unshared, limit)
+            before = _bottom(base, unshared) + height + extra_padding
+            saved = max(0, before - (bottom + plan.height + extra_padding))
+            shares_here += moved[0]
         figures.update(
             max_load=plan.max_load,
             height=plan.height,
@@ -433,12 +496,31 @@ class Algorithm:
             planner=plan.planner,
             elapsed=plan.elapsed,
             size=bottom + plan.height + extra_padding,
-            shares=len(taken),
-            saved=_saved(list(roots) + list(removed), plan.height) if declared or removed else 0,
+            shares=shares_here,
+            saved=saved,
             peak=peak,
             peak_time=when,
         )
         return offsets, figures
+
+    def _unshared_plan(
+        self, unshared: List[_Buffer], limit: Optional[float], **request: Any
+    ) -> Tuple[List[int], List[int]]:
+        """With ``share_mutable_buffers`` and ``in_place``, the arena (or, with
+        ``memories``, its levels) as ``in_place=False`` plans it: ``unshared`` holds
+        every root at its own start, the ones placed inside a shared mutable buffer
+        included; the same request without the shares. Returns each level's height
+        and how many of those roots it holds (a root placed inside a buffer counts as a
+        share of the level whose bytes it saves)."""
+        plan = self._solve(_problem(unshared)[0], limit, **request)
+        inside = {id(b.spec) for bs in getattr(self, "_removed", {}).values() for b in bs}
+        if "memories" not in request:
+            return [plan.height], [sum(id(r.spec) in inside for r in unshared)]
+        names = [m.name for m in request["memories"]]
+        moved = [0] * len(names)
+        for r, k in zip(unshared, plan.memory_index):
+            moved[k] += id(r.spec) in inside
+        return [plan.heights[n] for n in names], moved
 
     def _spill_arena(
         self,
@@ -475,11 +557,10 @@ class Algorithm:
         if limit is not None:
             limit = max(0.0, limit - (time.monotonic() - started))
         problem, declared = _problem(roots, shares)
-        plan = self._solve(
-            problem, limit,
+        request = dict(
             memories=[_memplan.Memory("fast", capacity=capacity), _memplan.Memory("slow")],
-            accesses=[1] * len(roots),
         )
+        plan = self._solve(problem, limit, accesses=[1] * len(roots), **request)
         spilled = [m != 0 for m in plan.memory_index]
         offsets_of = list(plan.offsets)
         taken = [declared[k] for k in plan.taken_shares] if declared else []
@@ -503,20 +584,35 @@ class Algorithm:
         self.taken.extend(taken)
         arenas[1] = (fast_roots, empty)
         arenas[slow_id] = (slow_roots, [])
+        # What each level needs without the shares: the library's plan without them,
+        # planned beside (or, with roots inside the shared mutable buffers, the arena
+        # as in_place=False plans it), so each level's saving falls where its bytes do.
+        unshared = getattr(self, "_unshared", {}).get(1)
+        moved = [0, 0]
+        if unshared:
+            before, moved = self._unshared_plan(
+                unshared, limit, accesses=[1] * len(unshared), **request
+            )
+        elif plan.unshared_heights is not None:
+            before = [plan.unshared_heights[n] for n in ("fast", "slow")]
+        else:
+            before = None
         figures = []
         levels = ((1, fast_roots, fast_offsets, bottom, base),
                   (slow_id, slow_roots, slow_offsets, slow_bottom, slow_base))
-        for (mem_id, rs, offs, lo, res), level in zip(levels, level_shares):
+        for k, ((mem_id, rs, offs, lo, res), level) in enumerate(zip(levels, level_shares)):
             height = max((o + r.size for r, o in zip(rs, offs)), default=lo) - lo
             load = _load(rs, level)
-            when, peak = _peak_tensors(rs, level, getattr(self, "_names", {}))
+            when, peak = _peak_tensors(rs, level, getattr(self, "_names", {}),
+                                       getattr(self, "_constant", ()))
             figures.append((offs, dict(
                 mem_id=mem_id, buffers=len(rs), reserved=res,
                 max_load=load, height=height, lower_bound=load, optimal=height == load,
                 planner="spill" if not taken else "spill, in place", elapsed=plan.elapsed,
                 size=lo + height + extra_padding,
                 spill_cost=plan.cost, spill_lower_bound=plan.lower_bound, slow=mem_id != 1,
-                shares=len(level), saved=_saved(rs, height) if declared else 0,
+                shares=len(level) + moved[k],
+                saved=max(0, before[k] - height) if before is not None else 0,
                 peak=peak, peak_time=when,
             )))
         if figures[0][1]["size"] > self.fast_capacity:
@@ -583,6 +679,13 @@ def _problem(
     ]), declared
 
 
+def _bottom(base: int, roots: Sequence[_Buffer]) -> int:
+    """Where an arena's plan starts: its reserved bytes rounded up to a multiple of
+    every root's alignment."""
+    step = math.lcm(1, *(b.alignment for b in roots))
+    return -(-base // step) * step
+
+
 def _saved(roots: Sequence[_Buffer], height: int) -> int:
     """The bytes the shares save at least: the arena's max load without them (no plan
     without shares is lower) less the plan's height with them, 0 when negative."""
@@ -620,7 +723,8 @@ def _load(roots: List[_Buffer], taken: Sequence[Share]) -> int:
 
 
 def _peak_tensors(
-    roots: List[_Buffer], taken: Sequence[Share], names: Dict[int, Tuple[str, str]]
+    roots: List[_Buffer], taken: Sequence[Share], names: Dict[int, Tuple[str, str]],
+    constant: Any = frozenset(),
 ) -> Tuple[Optional[int], Tuple[PeakTensor, ...]]:
     """The first node index at which the most bytes are live (a buffer inside another's
     storage counted once, while both live) and the tensors live then, largest first."""
@@ -653,5 +757,6 @@ def _peak_tensors(
     out = []
     for r in live:
         node, op = names.get(id(r.spec), ("?", "?"))
-        out.append(PeakTensor(node=node, op=op, bytes=r.size, lifetime=(r.start, r.end - 1)))
+        out.append(PeakTensor(node=node, op=op, bytes=r.size, lifetime=(r.start, r.end - 1),
+                              constant=id(r.spec) in constant))
     return when, tuple(out)

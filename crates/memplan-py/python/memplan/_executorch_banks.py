@@ -66,6 +66,7 @@ from executorch.exir.schema import DeviceType
 from executorch.exir.tensor import ALIGNMENT
 
 from . import _memplan
+from . import _executorch_fold as _fold
 from . import _executorch_inplace as _inplace
 from . import _executorch_algorithm as _et
 from . import _executorch_specs as _specs
@@ -223,6 +224,7 @@ class BankedAlgorithm(_et.Algorithm):
         arenas = self._arenas(ordered, alignment, default=None)
         shares = self._shares(arenas, graph_module, graph_signature)
         self._names = _inplace.producers(graph_module)
+        self._constant = _fold.constant_copies(graph_module)
         reserved = list(getattr(graph_module, "input_mem_buffer_sizes", None) or [])
         counts = access_counts(graph_module)
         free, free_empty = arenas.pop(None, ([], []))
@@ -323,8 +325,27 @@ class BankedAlgorithm(_et.Algorithm):
         allowed = [None] * len(free) + [[b.name] for b in banks for _ in pins[b.mem_id]]
         plan, declared = self._solve_banks(roots, allowed, reserved, alignment,
                                            extra_padding, counts, started, shares)
+        unshared = getattr(self, "_unshared", {})
+        before = None
+        if plan is not None and unshared:
+            # Some roots went inside the shared mutable buffers: the banks without
+            # in_place hold them, so what each needs comes from planning them so (the
+            # same request without the shares), for the report.
+            every = list(unshared.get(None, free))
+            allow = [None] * len(every)
+            for b in banks:
+                pinned = unshared.get(b.mem_id, pins[b.mem_id])
+                every += pinned
+                allow += [[b.name]] * len(pinned)
+            again, _ = self._solve_banks(every, allow, reserved, alignment, extra_padding,
+                                         counts, started, ())
+            inside = {id(r.spec) for rs in self._removed.values() for r in rs}
+            moved = {b.name: 0 for b in banks}
+            for r, k in zip(every, again.memory_index):
+                moved[banks[k].name] += id(r.spec) in inside
+            before = (again.heights, moved)
         return self._finish(roots, plan, declared, reserved, alignment, extra_padding, counts,
-                            started)
+                            started, before)
 
     @staticmethod
     def _in_bank(root: Any, bank: Any, alignment: int) -> Any:
@@ -391,9 +412,13 @@ class BankedAlgorithm(_et.Algorithm):
 
     def _finish(self, roots: List[Any], plan: Any, declared: List[Any], reserved: List[int],
                 alignment: int, extra_padding: int, counts: Dict[int, int], started: float,
+                before: Optional[Tuple[Dict[str, int], Dict[str, int]]] = None,
                 ) -> Dict[int, Tuple[List[Any], List[int], Dict[str, Any]]]:
         """Each bank's roots (at their size in that bank), absolute offsets and report
-        figures from the library's plan, each bank checked by memplan's checker."""
+        figures from the library's plan, each bank checked by memplan's checker.
+        ``before``: each bank's height without in_place and how many of its roots went
+        inside a shared mutable buffer (``share_mutable_buffers``), else the library's
+        heights without the shares."""
         banks = self.target.banks
         where = list(plan.memory_index) if plan is not None else []
         kept_by_bank = [[self._in_bank(r, b, alignment) for r, w in zip(roots, where) if w == k]
@@ -401,6 +426,9 @@ class BankedAlgorithm(_et.Algorithm):
         bottoms, caps = self._budgets(kept_by_bank, reserved, alignment, extra_padding)
         taken = [declared[k] for k in plan.taken_shares] if plan is not None and declared else []
         unshared = plan.unshared_heights if plan is not None else None
+        moved: Dict[str, int] = {}
+        if before is not None:
+            unshared, moved = before
         out: Dict[int, Tuple[List[Any], List[int], Dict[str, Any]]] = {}
         for k, bank in enumerate(banks):
             base = reserved[bank.mem_id] if bank.mem_id < len(reserved) else 0
@@ -411,7 +439,8 @@ class BankedAlgorithm(_et.Algorithm):
             )
             if not kept:
                 figures.update(max_load=0, height=0, lower_bound=0, optimal=True, size=base,
-                               traffic=0)
+                               traffic=0, shares=moved.get(bank.name, 0),
+                               saved=unshared[bank.name] if unshared is not None else 0)
                 out[bank.mem_id] = ([], [], figures)
                 continue
             absolute = [bottoms[k] + o for o, w in zip(plan.offsets, where) if w == k]
@@ -423,7 +452,8 @@ class BankedAlgorithm(_et.Algorithm):
                 raise _memplan.CheckError(
                     f"bank {bank.name!r}: a plan of height {height} over its {caps[k]} bytes")
             load = _et._load(kept, mine)
-            when, peak = _et._peak_tensors(kept, mine, getattr(self, "_names", {}))
+            when, peak = _et._peak_tensors(kept, mine, getattr(self, "_names", {}),
+                                           getattr(self, "_constant", ()))
             saved = 0
             if unshared is not None:
                 saved = max(0, unshared[bank.name] - plan.heights[bank.name])
@@ -431,7 +461,8 @@ class BankedAlgorithm(_et.Algorithm):
                 max_load=load, height=height, lower_bound=load, optimal=height == load,
                 size=bottoms[k] + height + extra_padding,
                 traffic=sum(r.size * _accesses(r, counts) for r in kept),
-                shares=len(mine), saved=saved, peak=peak, peak_time=when,
+                shares=len(mine) + moved.get(bank.name, 0), saved=saved, peak=peak,
+                peak_time=when,
             )
             figures["_taken"] = mine
             out[bank.mem_id] = (kept, absolute, figures)
@@ -449,6 +480,7 @@ def banked_memory_planning_pass(
     traffic: bool = True,
     work_limit: Optional[Union[int, float]] = None,
     in_place: bool = False,
+    fold_constants: Optional[bool] = None,
     **pass_options: Any,
 ) -> Any:
     """A ``MemoryPlanningPass`` that plans across ``target``'s banks with memplan: a
@@ -460,10 +492,12 @@ def banked_memory_planning_pass(
     ``verify`` as in ``memory_planning_pass``; ``traffic=False`` keeps the most bytes rather than the most
     traffic in the faster banks. ``allow_overlapping_allocations`` is accepted for
     ExecuTorch's signature: memplan places aliases inside their roots itself.
-    ``share_mutable_buffers=True`` works: the shared buffers get an arena of their own,
-    one above every bank. ``in_place=True`` as in ``memory_planning_pass``: the shares
+    ``share_mutable_buffers=True`` works: the shared buffers get arena 2 (a map with a
+    bank at mem_id 2 is then refused: ExecuTorch's C++ ``Module`` shares only mem_id 1
+    and 2 between methods). ``in_place=True`` as in ``memory_planning_pass``: the shares
     go to the planner across the banks (a taken share keeps both tensors in one bank),
-    and each bank is re-planned with its own. A map whose bank alignment is not a multiple of ``alignment``
+    and each bank is re-planned with its own; ``fold_constants`` as there (on with
+    ``in_place=True``). A map whose bank alignment is not a multiple of ``alignment``
     raises ``memplan.InputError`` here; a graph that does not fit raises
     ``BankPlacementError`` (ExecuTorch's, subclassed) when ``to_executorch`` plans it.
     """
@@ -474,10 +508,18 @@ def banked_memory_planning_pass(
     if not isinstance(verify, bool):
         raise _memplan.InputError(f"verify must be True or False, got {verify!r}")
     check_target(target, alignment)
+    taken = [b for b in target.banks if b.mem_id == _pass.SHARED_ID]
+    if pass_options.get("share_mutable_buffers") is True and taken:
+        raise _memplan.InputError(
+            f"share_mutable_buffers=True puts the shared mutable buffers in mem_id "
+            f"{_pass.SHARED_ID}, but bank {taken[0].name!r} is mem_id {_pass.SHARED_ID}: "
+            f"{_pass._RUNNER_RULE}; give the banks other mem_ids (1, 3, 4, ...)"
+        )
     _pass._check_pass_options(pass_options, "banked_memory_planning_pass",
                             "time_limit, work_limit, threads, seed, verify, traffic, "
-                            "allow_overlapping_allocations, in_place")
+                            "allow_overlapping_allocations, in_place, fold_constants")
     algo = BankedAlgorithm(target, time_limit=time_limit, threads=threads, seed=seed,
                            traffic=traffic, work_limit=work_limit, in_place=in_place)
     cls = _pass._VerifiedMemoryPlanningPass if verify else _pass._MemplanPass
-    return cls(algo, alignment=alignment, **pass_options)
+    return cls(algo, fold_constants=_pass._fold_option(fold_constants, in_place),
+               alignment=alignment, **pass_options)

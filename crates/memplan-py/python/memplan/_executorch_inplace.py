@@ -86,8 +86,9 @@ POINTWISE: Dict[str, Tuple[str, ...]] = {
 BATCH_NORM: Dict[str, str] = {"aten::_native_batch_norm_legit_no_training": "input"}
 
 #: Cache updates: the result inside the updated mutable buffer (argument ``self``).
-#: ``index_put`` was run on the runtime (a KV decoder's updates); ExecuTorch 1.5.1's pip
-#: runtime registers no ``index_copy`` kernel, so that one was not.
+#: ``index_put`` was run on the runtime (a KV decoder's updates). ``to_edge`` lowers a
+#: model's ``index_copy_`` of a buffer to ``index_put`` (tested); an ``index_copy`` left in
+#: a graph would need a kernel ExecuTorch 1.5.1's pip runtime does not register.
 CACHE_UPDATES: Tuple[str, ...] = ("aten::index_put", "aten::index_copy")
 
 #: Concat: each input inside the output (argument ``tensors``, along ``dim``).

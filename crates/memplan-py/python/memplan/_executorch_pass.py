@@ -5,16 +5,18 @@ and places the mutable buffers that ``share_mutable_buffers=True`` shares betwee
 **Shared mutable buffers.** ExecuTorch's own pass leaves the mutable buffers (an LLM's
 KV caches) out of each method's plan, demands every other tensor in arena 1, and after
 every method puts them in arena 2. memplan's pass leaves them out too but demands
-nothing of the other arenas: after every method is planned (``run_multimethod``), they go
-in an arena of their own, ``mem_id`` one above every arena of every method, each buffer
-at one offset, the same in every method::
+nothing of arena 1: after every method is planned (``run_multimethod``), they go in
+arena 2 (``SHARED_ID``), each buffer at one offset, the same in every method; with
+``fast_capacity`` the slow arena is then 3, and the banked pass refuses a bank at 2::
 
-    mem_id:   1 (fast)     2 (slow, with fast_capacity)    3 (shared)
-    prefill   [ plan  ]    [ plan        ]                 [k0|v0|k1|v1]
-    decode    [plan]       [ plan   ]                      [k0|v0|k1|v1]   same offsets
+    mem_id:   1 (fast)     2 (shared)        3 (slow, with fast_capacity)
+    prefill   [ plan  ]    [k0|v0|k1|v1]     [ plan        ]
+    decode    [plan]       [k0|v0|k1|v1]     [ plan   ]          same offsets
 
-ExecuTorch's runtime gives the methods of a program one set of arenas on the host, so
-decode reads the caches prefill wrote. The arena is checked by memplan's checker, and
+mem_id 2 because ExecuTorch's C++ ``Module(share_memory_arenas=true)`` gives every
+method the same memory for mem_id 1 and 2 only, and fresh memory above
+(``extension/module/module.cpp``); its Python runtime shares every arena. So decode
+reads the caches prefill wrote on both. The arena is checked by memplan's checker, and
 added to every method's ``non_const_buffer_sizes`` and its report.
 
 **In place** (``in_place=True``). ExecuTorch applies the plan memplan's algorithm
@@ -47,8 +49,22 @@ from executorch.exir.passes.memory_planning_pass import (
 )
 
 from . import _memplan
+from . import _executorch_fold as _fold
 from . import _executorch_algorithm as _et
 from . import _executorch_specs as _specs
+
+
+#: The arena of the mutable buffers that ``share_mutable_buffers=True`` shares between
+#: methods. ExecuTorch's C++ ``Module(share_memory_arenas=true)`` gives every method
+#: the same buffers for mem_id 1 and 2 only (``extension/module/module.cpp``:
+#: "Only share for mem_id=1,2"), and fresh ones above, so shared state must be here.
+SHARED_ID = 2
+
+_RUNNER_RULE = (
+    "ExecuTorch's C++ Module(share_memory_arenas=true) shares only mem_id 1 and 2 "
+    "between methods and gives every arena above 2 fresh memory per method, so shared "
+    "state anywhere else would not be seen by the next method"
+)
 
 
 class _MemplanPass(MemoryPlanningPass):
@@ -56,19 +72,23 @@ class _MemplanPass(MemoryPlanningPass):
     algorithm which method and submodule each call plans, and keeps the reports.
 
     With ``share_mutable_buffers=True`` it places the shared mutable buffers itself
-    (``run_multimethod``): each in one arena of their own, one above every arena of
-    every method, at one offset that is the same in every method, so the other arenas
-    may be planned in any way (ExecuTorch's pass requires them all in arena 1)."""
+    (``run_multimethod``): in arena 2, each at one offset that is the same in every
+    method, so the other arenas may be planned in any way but 2 (ExecuTorch's pass
+    requires them all in arena 1)."""
 
     #: Marks memplan's passes for ``_executorch_algorithm``, which cannot import them.
     _memplans_pass = True
 
-    def __init__(self, algorithm: "_et.Algorithm", **pass_options: Any) -> None:
+    def __init__(
+        self, algorithm: "_et.Algorithm", fold_constants: bool = False, **pass_options: Any
+    ) -> None:
         super().__init__(
             memory_planning_algo=MemoryPlanningAlgorithmSuite(algo_list=[algorithm]),
             **pass_options,
         )
         self.algorithm = algorithm
+        #: Fold each method's constants before planning it (``_executorch_fold``).
+        self.fold_constants = fold_constants
         self._runs = 0
         # With share_mutable_buffers: (method's graph module, index of its GraphReport,
         # its signature).
@@ -92,8 +112,17 @@ class _MemplanPass(MemoryPlanningPass):
             if name and isinstance(m, torch.fx.GraphModule)
         }
         self._runs += 1
+        folded: Optional[int] = None
+        if self.fold_constants:
+            found = _fold.fold(graph_module)
+            folded = 0
+            if found is not None:
+                graph_module, graph_signature, folded = found
+        self._planned = (graph_module, graph_signature)  # the graph planned, folded or not
+        first_report = len(algo.graphs)
         algo.taken = []
         algo._defer_mutable = bool(self.share_mutable_buffers and getattr(algo, "in_place", False))
+        algo._shared_id = SHARED_ID if self.share_mutable_buffers else None
         first_deferred = len(getattr(algo, "deferred", []))
         try:
             if not self.share_mutable_buffers:
@@ -103,10 +132,13 @@ class _MemplanPass(MemoryPlanningPass):
             _link(algo.taken)
             if algo._defer_mutable:
                 self._deferred.append((graph_module, algo.deferred[first_deferred:]))
+            for k in range(first_report, len(algo.graphs)):
+                if not algo.graphs[k].submodule:  # the method's own graph
+                    algo.graphs[k] = dataclasses.replace(algo.graphs[k], folded_bytes=folded)
             return result
         finally:
             algo._method, algo._submodules = "", {}
-            algo._defer_mutable = False
+            algo._defer_mutable, algo._shared_id = False, None
 
     def _run_sharing(self, graph_module: Any, graph_signature: Any) -> Any:
         """ExecuTorch's ``run`` with ``share_mutable_buffers``, without its demand that
@@ -139,16 +171,26 @@ class _MemplanPass(MemoryPlanningPass):
 
     def run_multimethod(self) -> None:
         """Places the shared mutable buffers (``share_mutable_buffers=True``) after every
-        method is planned: one arena, ``mem_id`` one above the largest of every method,
-        each buffer at one offset, the same in every method (a buffer of the same name
-        must have the same size everywhere). The arena is checked by memplan's checker
-        and added to every method's ``non_const_buffer_sizes`` and report."""
+        method is planned: arena 2 (``SHARED_ID``; a method that planned anything there
+        raises ``memplan.InputError``, naming the C++ runner's rule), each buffer at one
+        offset, the same in every method (a buffer of the same name must have the same
+        size everywhere). The arena is checked by memplan's checker and added to every
+        method's ``non_const_buffer_sizes`` and report."""
         if not self.share_mutable_buffers:
             return super().run_multimethod()
         modules = self.state.graph_modules
         if not modules:
             return None
-        shared_id = max(2, *(len(gm.meta["non_const_buffer_sizes"]) for gm in modules))
+        shared_id = SHARED_ID
+        for gm, k, _ in self._method_graphs:
+            sizes = gm.meta["non_const_buffer_sizes"]
+            if len(sizes) > shared_id and sizes[shared_id]:
+                raise _memplan.InputError(
+                    f"share_mutable_buffers=True: method {self.algorithm.graphs[k].method!r} "
+                    f"plans {sizes[shared_id]} bytes in mem_id {shared_id}, where the shared "
+                    f"mutable buffers go: {_RUNNER_RULE}; leave mem_id {shared_id} to them "
+                    "(banks and pins at mem_id 1 and 3 or above)"
+                )
         buffers: List[Tuple[str, int, int]] = []  # (name, offset, size)
         offset = 0
         for fqn, found in self.state.mutable_buffers.items():
@@ -170,11 +212,11 @@ class _MemplanPass(MemoryPlanningPass):
                 _memplan.Problem([(n, 0, 1, size, self.alignment) for n, _, size in buffers]),
                 [o for _, o, _ in buffers],
             )
-        placed = self._place_deferred(shared_id, buffers)
+        self._place_deferred(shared_id, buffers)
         for gm in modules:
             sizes = gm.meta["non_const_buffer_sizes"]
-            sizes.extend([0] * (shared_id - len(sizes)))
-            sizes.append(offset)
+            sizes.extend([0] * (shared_id + 1 - len(sizes)))
+            sizes[shared_id] = offset
         arena = _et.ArenaReport(
             mem_id=shared_id, specs=len(buffers), buffers=len(buffers), reserved=0,
             max_load=offset, height=offset, lower_bound=offset, optimal=True,
@@ -183,12 +225,18 @@ class _MemplanPass(MemoryPlanningPass):
         graphs = self.algorithm.graphs
         for gm, k, gs in self._method_graphs:
             r = graphs[k]
+            # ExecuTorch's own pass puts the shared arena right after arena 1, as here.
+            default = list(r.default_sizes)  # () when ExecuTorch's banked planner failed
+            if default:
+                default.extend([0] * (shared_id + 1 - len(default)))
+                default[shared_id] += offset
             graphs[k] = dataclasses.replace(
                 r,
-                arenas=r.arenas + (dataclasses.replace(arena, shares=placed.get(id(gm), 0)),),
+                # The specs placed inside the buffers (in_place) count as shares, and
+                # the bytes they save, on the arenas that hold them without in_place.
+                arenas=tuple(sorted(r.arenas + (arena,), key=lambda a: a.mem_id)),
                 sizes=tuple(gm.meta["non_const_buffer_sizes"]),
-                # ExecuTorch's own pass puts the shared arena right after arena 1.
-                default_sizes=r.default_sizes + (offset,),
+                default_sizes=tuple(default),
             )
             if self._deferred:
                 Verifier(
@@ -196,22 +244,18 @@ class _MemplanPass(MemoryPlanningPass):
                 ).verify_graph_input_output()
         return None
 
-    def _place_deferred(
-        self, shared_id: int, buffers: List[Tuple[str, int, int]]
-    ) -> Dict[int, int]:
+    def _place_deferred(self, shared_id: int, buffers: List[Tuple[str, int, int]]) -> None:
         """Places each method's cache updates and write-back outputs (``in_place`` with
         ``share_mutable_buffers``) inside their mutable buffer in the shared arena, links
         them as its ``storage_base``, gives them one object id per buffer (above the
         method's), and checks each method's shared arena with memplan's checker (the
-        buffers live over the whole method, each placed spec inside its buffer only).
-        Returns how many specs each method (by id of its graph module) placed."""
+        buffers live over the whole method, each placed spec inside its buffer only)."""
         fqn_of = {
             id(spec): fqn
             for fqn, found in self.state.mutable_buffers.items()
             for spec in list(found) + list(self.state.maybe_mutable_buffers.get(fqn, ()))
         }
         order = {fqn: k for k, (fqn, _, _) in enumerate(buffers)}
-        counts: Dict[int, int] = {}
         for gm, deferred in self._deferred:
             if not deferred:
                 continue
@@ -244,8 +288,6 @@ class _MemplanPass(MemoryPlanningPass):
                 offsets.append(spec.mem_offset)
                 shares.append((f"in {fqn} #{k}", fqn, "inside", inner, True))
             _memplan.check(_memplan.Problem(items, shares=shares), offsets)
-            counts[id(gm)] = len(deferred)
-        return counts
 
 
 class _VerifiedMemoryPlanningPass(_MemplanPass):
@@ -255,6 +297,7 @@ class _VerifiedMemoryPlanningPass(_MemplanPass):
 
     def run(self, graph_module: Any, graph_signature: Any = None) -> Any:
         result = super().run(graph_module, graph_signature)
+        graph_module, graph_signature = self._planned  # with fold_constants, the folded one
         if self._deferred and self._deferred[-1][0] is graph_module:
             return result  # verified in run_multimethod, once its specs are placed
         self._verify(graph_module, graph_signature)
@@ -325,6 +368,7 @@ def memory_planning_pass(
     fast_capacity: Optional[int] = None,
     work_limit: Optional[Union[int, float]] = None,
     in_place: bool = False,
+    fold_constants: Optional[bool] = None,
     **pass_options: Any,
 ) -> MemoryPlanningPass:
     """A ready ``MemoryPlanningPass`` that plans with memplan, for
@@ -337,7 +381,10 @@ def memory_planning_pass(
     lets a tensor take the storage of an input that dies at its op, for the ops
     ``memplan._executorch_inplace`` lists (pointwise ops, batch norm, KV-cache updates
     into their cache), where that lowers the plan; off by default, as a user's own
-    kernels may not be alias-safe (docs/executorch.md). memplan's own
+    kernels may not be alias-safe (docs/executorch.md). ``fold_constants`` (``None``:
+    on with ``in_place=True``, off without) folds each method's constants with
+    ExecuTorch's ``constant_prop_pass`` before planning it (``_executorch_fold``), so a
+    weight transposed at run time no longer holds the peak. memplan's own
     checker always checks every plan (it costs little). ``verify=True`` also runs
     ExecuTorch's ``Verifier.verify_storage_reuse``, which makes ``to_executorch`` 2-4x
     slower (BENCHMARKS.md §7). Other keyword arguments go to ``MemoryPlanningPass`` (``alignment``,
@@ -355,7 +402,8 @@ def memory_planning_pass(
     _check_pass_options(
         pass_options,
         "memory_planning_pass",
-        "time_limit, planner, threads, seed, verify, fast_capacity, work_limit, in_place",
+        "time_limit, planner, threads, seed, verify, fast_capacity, work_limit, in_place, "
+        "fold_constants",
     )
     algo = _et.Algorithm(
         time_limit=time_limit,
@@ -367,4 +415,15 @@ def memory_planning_pass(
         in_place=in_place,
     )
     cls = _VerifiedMemoryPlanningPass if verify else _MemplanPass
-    return cls(algo, **pass_options)
+    return cls(algo, fold_constants=_fold_option(fold_constants, in_place), **pass_options)
+
+
+def _fold_option(fold_constants: Any, in_place: bool) -> bool:
+    """``fold_constants`` checked: ``None`` is ``in_place`` (on with it, off without)."""
+    if fold_constants is None:
+        return bool(in_place)
+    if not isinstance(fold_constants, bool):
+        raise _memplan.InputError(
+            f"fold_constants must be True, False or None (as in_place), got {fold_constants!r}"
+        )
+    return fold_constants

@@ -139,6 +139,30 @@ def _check_call(alignment: Any, specs: Any, graph_module: Any, extra_padding: An
             "Algorithm is called as algo(alignment, specs, graph_module, graph_signature, "
             "extra_padding)"
         )
+    _refuse_bare_algorithm()
+
+
+def _refuse_bare_algorithm() -> None:
+    """Raises ``memplan.InputError`` when ExecuTorch's ``apply_algo`` calls the algorithm
+    itself, as ``MemoryPlanningPass(memory_planning_algo=Algorithm(...))`` makes it do:
+    it expects a suite that writes the specs and returns the sizes, and would fail with
+    "'MemoryAlgoResult' object is not subscriptable" (issue 50)."""
+    frame = inspect.currentframe()
+    try:
+        # _check_call's caller is the algorithm's __call__; its caller is ExecuTorch.
+        f = frame
+        for _ in range(3):
+            f = f.f_back if f is not None else None
+        if f is not None and f.f_code.co_name == "apply_algo":
+            raise _memplan.InputError(
+                "MemoryPlanningPass(memory_planning_algo=...) takes a suite, not memplan's "
+                "Algorithm: give ExecutorchBackendConfig(memory_planning_pass="
+                "memplan.executorch.memory_planning_pass(...)) (which also links in_place's "
+                "shares for ExecuTorch's Verifier), or MemoryPlanningPass(memory_planning_algo="
+                "MemoryPlanningAlgorithmSuite(algo_list=[memplan.executorch.Algorithm(...)]))"
+            )
+    finally:
+        del frame
 
 
 def _input_error(spec: Any, what: str) -> _memplan.InputError:

@@ -58,7 +58,8 @@ The model, and how each of ExecuTorch's rules maps onto memplan's:
   left above the reserved space and the padding, an unbounded slow one; every tensor
   accessed once) chooses the tensors to *spill* at the least total size, and the
   spilled ones get an arena of their own, the slow one: ``mem_id`` one
-  above the largest the specs use (2 when the program has only arena 1). A
+  above the largest the specs use (2 when the program has only arena 1; 3 with
+  ``share_mutable_buffers=True``, whose buffers take 2). A
   control-flow submodule (``torch.cond``) gets the same slow arena as its parent, and
   its bytes there are reserved at the bottom of the parent's, as in arena 1, so no arena
   is left empty. Every capacity that holds arena 1's reserved space and
@@ -67,11 +68,11 @@ The model, and how each of ExecuTorch's rules maps onto memplan's:
 
 - **Shared mutable buffers.** With ``share_mutable_buffers=True`` (a pass option), the
   mutable buffers (KV caches) are left out of each method's plan and placed after every
-  method is planned: in an arena of their own, ``mem_id`` one above every arena of every
-  method (3 with ``fast_capacity``, 2 without), each buffer at one offset, the same in
-  every method. So the other arenas may be laid out in any way (ExecuTorch's own pass
-  needs them all in arena 1), and a method reads what another wrote. The reports count
-  that arena too (``ArenaReport.shared``).
+  method is planned: in arena 2, each buffer at one offset, the same in every method,
+  because ExecuTorch's C++ ``Module(share_memory_arenas=true)`` shares only ``mem_id`` 1
+  and 2 between methods (a bank at 2 is refused). So the other arenas may be laid out
+  in any way (ExecuTorch's own pass needs them all in arena 1), and a method reads what
+  another wrote. The reports count that arena too (``ArenaReport.shared``).
 - **In place** (``in_place=True``, off by default). A tensor may take the storage of an
   input that dies at its op, or live inside a KV cache it updates
   (``memplan/_executorch_inplace.py`` finds these *shares*: pointwise ops, batch norm,
@@ -83,9 +84,16 @@ The model, and how each of ExecuTorch's rules maps onto memplan's:
   it (memplan's pass does this), so its ``Verifier`` accepts them. For an in-place
   share the output starts at its op, not at its ``alloc`` node (nothing writes it
   before). Off by default: a user's own kernels may not read each element before they
-  write it. The reports count the shares and the bytes they save at least (the arena's
-  max load without them less its height: ``ArenaReport.shares``/``saved``), and every ``ArenaReport.peak`` names the tensors
-  live at the arena's peak.
+  write it. The reports count the shares and the bytes they save on the arena where the
+  bytes fall (``ArenaReport.shares``/``saved``: the arena's size without in place less
+  its size with it), and every ``ArenaReport.peak`` names the tensors live at the
+  arena's peak.
+- **Constants folded** (``fold_constants``, on by default with ``in_place=True``). The
+  pass folds each method's constants with ExecuTorch's ``constant_prop_pass`` before
+  planning it, so that a weight transposed at run time does not hold the peak
+  (``memplan/_executorch_fold.py``); ``GraphReport.folded_bytes`` gives the constant
+  bytes it added, and with folding off ``GraphReport.hint`` says when such a copy holds
+  a peak.
 - **Several banks.** ``banked_memory_planning_pass(target)`` takes ExecuTorch's
   ``TargetMemoryMap`` and plans across its banks, keeping the most traffic in the
   fastest (``memplan/_executorch_banks.py`` has its model).
@@ -116,7 +124,7 @@ expects a pass.
 
 from __future__ import annotations
 
-# The façade: the modules below import nothing from it (lowest first:
+# The façade: the modules below import nothing from it (lowest first: _executorch_fold,
 # _executorch_inplace, _executorch_specs, _executorch_algorithm, _executorch_pass, _executorch_banks).
 from memplan._executorch_algorithm import Algorithm, ArenaReport, GraphReport, PeakTensor
 from memplan._executorch_banks import (
