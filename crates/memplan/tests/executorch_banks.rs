@@ -9,6 +9,8 @@
 //!   own: the shape of ExecuTorch's `BankedGreedy` on the first bank;
 //! - the size presolve never lowers the proven bound, and raises it somewhere.
 
+mod common;
+use common::plan_across;
 use std::path::{Path, PathBuf};
 
 use memplan::io::{read_problem_csv, read_rows_csv, ReadOptions};
@@ -140,19 +142,4 @@ fn the_size_presolve_never_lowers_the_bound_and_raises_it_somewhere() {
         raised += usize::from(with > without);
     }
     assert!(raised >= 3, "the presolve raised {raised} bounds");
-}
-
-/// `MemoriesProblem::plan` on the loose parts the tests build, with a buffer pinned to a
-/// memory too small for it as the error `MemoriesProblem::allowed` gives.
-fn plan_across(
-    problem: &memplan::Problem,
-    memories: &[memplan::memories::Memory],
-    input: &memplan::memories::MemoriesInput<'_>,
-    request: &memplan::Request,
-    options: &memplan::memories::MemoriesOptions,
-) -> Result<memplan::memories::MemoriesReport, memplan::memories::MemoriesError> {
-    use memplan::memories::MemoriesProblem;
-    let across = MemoriesProblem::new(problem.clone(), memories.to_vec(), input)?;
-    across.allowed()?;
-    across.plan(request, options)
 }

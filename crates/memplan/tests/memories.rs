@@ -2,6 +2,8 @@
 //! allowed sets and pins, against brute force on small instances, every combination of
 //! switches, determinism, typed input errors, the checker, and the fuzz body.
 
+mod common;
+use common::plan_across;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -750,19 +752,4 @@ fn issue_52_a_work_limit_holds_across_the_least_heights_stage() {
             without.work
         );
     }
-}
-
-/// `MemoriesProblem::plan` on the loose parts the tests build, with a buffer pinned to a
-/// memory too small for it as the error `MemoriesProblem::allowed` gives.
-fn plan_across(
-    problem: &memplan::Problem,
-    memories: &[memplan::memories::Memory],
-    input: &memplan::memories::MemoriesInput<'_>,
-    request: &memplan::Request,
-    options: &memplan::memories::MemoriesOptions,
-) -> Result<memplan::memories::MemoriesReport, memplan::memories::MemoriesError> {
-    use memplan::memories::MemoriesProblem;
-    let across = MemoriesProblem::new(problem.clone(), memories.to_vec(), input)?;
-    across.allowed()?;
-    across.plan(request, options)
 }

@@ -18,6 +18,8 @@
 //!
 //! Each test prints its figures (`--nocapture`).
 
+mod common;
+use common::plan_across;
 use std::collections::HashMap;
 
 use memplan::fuzzing::ByteSource;
@@ -542,19 +544,4 @@ fn planted_plans_are_found_on_larger_problems() {
     }
     eprintln!("planted: {found} plans of {problems} problems ({joint_sized} of at most 64 buffers); {without_joint} without the joint search");
     assert_eq!(found, problems);
-}
-
-/// `MemoriesProblem::plan` on the loose parts the tests build, with a buffer pinned to a
-/// memory too small for it as the error `MemoriesProblem::allowed` gives.
-fn plan_across(
-    problem: &memplan::Problem,
-    memories: &[memplan::memories::Memory],
-    input: &memplan::memories::MemoriesInput<'_>,
-    request: &memplan::Request,
-    options: &memplan::memories::MemoriesOptions,
-) -> Result<memplan::memories::MemoriesReport, memplan::memories::MemoriesError> {
-    use memplan::memories::MemoriesProblem;
-    let across = MemoriesProblem::new(problem.clone(), memories.to_vec(), input)?;
-    across.allowed()?;
-    across.plan(request, options)
 }

@@ -1,5 +1,7 @@
 //! Shares (issue 45): the model, the checker and the planner, through the front door.
 
+mod common;
+use common::plan_across;
 use memplan::{
     check, check_offsets, plan, Buffer, Offset, Options, Outcome, Problem, ProblemErrorKind,
     Request, Share, ShareKind, Size, Violation,
@@ -348,19 +350,4 @@ fn infeasibility_across_memories_names_every_member() {
     let why = report.infeasibility.expect("the argument");
     assert_eq!((why.time, why.need), (Some(Time(1)), 12));
     assert_eq!(why.buffers, ["x", "y", "z"]);
-}
-
-/// `MemoriesProblem::plan` on the loose parts the tests build, with a buffer pinned to a
-/// memory too small for it as the error `MemoriesProblem::allowed` gives.
-fn plan_across(
-    problem: &memplan::Problem,
-    memories: &[memplan::memories::Memory],
-    input: &memplan::memories::MemoriesInput<'_>,
-    request: &memplan::Request,
-    options: &memplan::memories::MemoriesOptions,
-) -> Result<memplan::memories::MemoriesReport, memplan::memories::MemoriesError> {
-    use memplan::memories::MemoriesProblem;
-    let across = MemoriesProblem::new(problem.clone(), memories.to_vec(), input)?;
-    across.allowed()?;
-    across.plan(request, options)
 }
