@@ -42,8 +42,14 @@
 //! # State
 //!
 //! Incremental, undone on backtrack (never copied): floors (with a trail), per-section
-//! placed top / effective height (with a trail) and unallocated total, and per-boundary
-//! counts of unallocated spans crossing it. Candidate lists live in one arena stack:
+//! placed top / effective height (with a trail) and unallocated total (with a max-tree,
+//! refreshed a run of sections at a time), and per-boundary counts of unallocated spans
+//! crossing it. A placed buffer's floor reads NONE, so that the overlap and member scans
+//! need not look at the offsets. A placement marks the sections whose effective height
+//! may rise by one sweep outwards from the placed buffer's run, not section by section
+//! for every buffer it lifts ([`Search::mark_lifted`]); small models read the member
+//! index as flat lists ([`Model::flat`]). What a node costs on minimalloc's D is in
+//! BENCHMARKS.md §1. Candidate lists live in one arena stack:
 //! O(size of the part) entries per part being solved, however deep the search goes
 //! (see [`Search::search`]), not O(depth × part).
 //!
@@ -166,6 +172,13 @@ pub(crate) struct Search<'a> {
     stamp: Vec<u32>,
     generation: u32,
     affected: Vec<u32>,
+    /// The lifts of one placement, for [`Search::mark_lifted`]: per section `k`, the
+    /// lowest old floor of a lifted buffer whose run starts at `k` (`before`) or ends
+    /// at `k` (`after`), outside the run of the buffer placed; NONE elsewhere.
+    before: Vec<Offset>,
+    after: Vec<Offset>,
+    /// The sections of `before` and `after` in use: `[lowest start, highest end)`.
+    lifted: (u32, u32),
     arena: Vec<Cand>,
     /// Offsets of the free buffers of the plan found (valid after [`FOUND`]).
     pub(crate) solution: Vec<Offset>,
@@ -244,6 +257,9 @@ impl<'a> Search<'a> {
             stamp: vec![0; s],
             generation: 0,
             affected: Vec::new(),
+            before: vec![NONE; s + 1],
+            after: vec![NONE; s + 1],
+            lifted: (u32::MAX, 0),
             arena: Vec::with_capacity(4 * n + 16),
             solution: vec![NONE; n],
             nodes: 0,
@@ -534,6 +550,9 @@ impl<'a> Search<'a> {
             }
         }
         self.offset[b] = c.off;
+        // A placed buffer's floor is NONE: above every top, so that `lift` and the
+        // rescans of `propagate` skip it without looking at `offset`.
+        let own_floor = std::mem::replace(&mut self.floor[b], NONE);
         let floor_mark = self.floor_trail.len();
         let sec_mark = self.sec_trail.len();
         self.propagate(b, top);
@@ -566,6 +585,7 @@ impl<'a> Search<'a> {
             self.cuts.restore(b.0);
         }
         self.undo(b, sec_mark, floor_mark);
+        self.floor[b] = own_floor;
         self.offset[b] = NONE;
         status
     }
@@ -587,7 +607,8 @@ impl<'a> Search<'a> {
         self.affected.clear();
         // The sections of `b`: raise their placed top. `b` leaves their unallocated
         // members, which may raise their lowest floor: rescan them.
-        for &(slo, shi) in m.sections.runs(b.index()) {
+        let runs = m.sections.runs(b.index());
+        for &(slo, shi) in runs {
             self.steps += u64::from(shi - slo);
             for s in slo as usize..shi as usize {
                 // Only changes go on the trail: it holds O(changes on the path), not
@@ -597,30 +618,67 @@ impl<'a> Search<'a> {
                     self.sec_floor[s] = top;
                 }
                 self.sec_total[s] -= size;
-                self.set_tree(s);
                 if self.opt.unallocated_floor {
                     self.stamp[s] = self.generation;
                     self.affected.push(s as u32);
                 }
             }
+            self.set_tree(slo as usize, shi as usize);
         }
-        m.sections
-            .for_each_overlap(b.index(), |u| self.lift(FreeIdx(u), top));
+        // The sections of a one-run `b` are all marked above: `lift` skips them.
+        let own = match runs {
+            &[run] => run,
+            _ => (0, 0),
+        };
+        // A step per buffer live with `b`; a placed buffer's floor is NONE, above every
+        // top, and is not lifted.
+        match &m.flat {
+            Some(flat) => {
+                let live = flat.overlaps.get(b.index());
+                self.steps += live.len() as u64;
+                for &u in live {
+                    let u = FreeIdx(u);
+                    if self.floor[u] < top {
+                        self.lift(u, top, own);
+                    }
+                }
+            }
+            None => m.sections.for_each_overlap(b.index(), |u| {
+                let u = FreeIdx(u);
+                self.steps += 1;
+                if self.floor[u] < top {
+                    self.lift(u, top, own);
+                }
+            }),
+        }
+        if self.opt.unallocated_floor && own.0 < own.1 {
+            self.mark_lifted(own);
+        }
         if self.opt.unallocated_floor {
             for i in 0..self.affected.len() {
                 let s = self.affected[i] as usize;
                 let level = self.sec_floor[s];
                 let mut low = NONE;
                 let mut scanned = 0u64;
-                let (offset, floor) = (&self.offset, &self.floor);
-                m.sections.for_each_member(s, |u| {
-                    scanned += 1;
-                    let u = FreeIdx(u);
-                    if offset[u] == NONE {
-                        low = low.min(floor[u]);
+                let floor = &self.floor;
+                // A placed buffer's floor is NONE. The scan stops once the level cannot
+                // rise.
+                match &m.flat {
+                    Some(flat) => {
+                        for &u in flat.members.get(s) {
+                            scanned += 1;
+                            low = low.min(floor[FreeIdx(u)]);
+                            if low <= level {
+                                break;
+                            }
+                        }
                     }
-                    low > level // Else the level cannot rise.
-                });
+                    None => m.sections.for_each_member(s, |u| {
+                        scanned += 1;
+                        low = low.min(floor[FreeIdx(u)]);
+                        low > level
+                    }),
+                }
                 self.steps += scanned;
                 if low != NONE && low > self.sec_floor[s] {
                     self.sec_trail.push(Saved::new(s, self.sec_floor[s]));
@@ -630,33 +688,69 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// Lifts the floor of the unplaced buffer `u`, live with a buffer just placed whose
-    /// top is at `top` (nothing when `u` is placed, or its floor already clears `top`),
-    /// and marks the sections whose level may rise for [`Search::propagate`].
-    #[inline]
-    fn lift(&mut self, u: FreeIdx, top: Offset) {
+    /// Lifts the floor of the unplaced buffer `u` (below `top`), live with a buffer just
+    /// placed whose top is at `top`, and marks the sections whose level may rise for
+    /// [`Search::propagate`], except those of `marked` (sections `[lo, hi)` already
+    /// marked).
+    fn lift(&mut self, u: FreeIdx, top: Offset, marked: (u32, u32)) {
         let m = self.m;
-        self.steps += 1;
-        if self.offset[u] != NONE || self.floor[u] >= top {
-            return;
-        }
         let old = self.floor[u];
         self.floor_trail.push(Saved::new(u.index(), old));
         self.floor[u] = m.fit(u, top, self.cap).unwrap_or(NONE);
-        if self.opt.unallocated_floor {
-            for &(slo, shi) in m.sections.runs(u.index()) {
-                for s in slo..shi {
-                    // Invariant: a section's level is max(placed top, lowest
-                    // unallocated floor) exactly. When `u` was above the level it
-                    // was not the lowest, and the level stays.
-                    if old <= self.sec_floor[s as usize]
-                        && self.stamp[s as usize] != self.generation
-                    {
-                        self.stamp[s as usize] = self.generation;
-                        self.affected.push(s);
-                    }
-                }
+        if !self.opt.unallocated_floor {
+            return;
+        }
+        let runs = m.sections.runs(u.index());
+        if let (&[(slo, shi)], true) = (runs, marked.0 < marked.1) {
+            // One run each, and `u` meets the run of `b`: what sticks out of it on
+            // either side, marked at once by `mark_lifted`.
+            if slo < marked.0 {
+                self.before[slo as usize] = self.before[slo as usize].min(old);
+                self.lifted.0 = self.lifted.0.min(slo);
             }
+            if shi > marked.1 {
+                self.after[shi as usize] = self.after[shi as usize].min(old);
+                self.lifted.1 = self.lifted.1.max(shi);
+            }
+            return;
+        }
+        for &(slo, shi) in runs {
+            for s in slo..shi {
+                self.mark(s as usize, old);
+            }
+        }
+    }
+
+    /// Marks section `s` for the rescan of [`Search::propagate`] after a member's floor
+    /// rose from `old`. Invariant: a section's level is max(placed top, lowest
+    /// unallocated floor) exactly. When the member was above the level it was not the
+    /// lowest, and the level stays.
+    #[inline]
+    fn mark(&mut self, s: usize, old: Offset) {
+        if old <= self.sec_floor[s] && self.stamp[s] != self.generation {
+            self.stamp[s] = self.generation;
+            self.affected.push(s as u32);
+        }
+    }
+
+    /// Marks, as [`Search::lift`] would section by section, the sections outside
+    /// `run` (the one run of the buffer placed) of the buffers lifted with one run:
+    /// each sticks out on one side or both, so the lowest old floor over a section is
+    /// a running minimum from `run` outwards. O(sections marked), not O(sections of
+    /// every lifted buffer).
+    fn mark_lifted(&mut self, (lo, hi): (u32, u32)) {
+        let (first, last) = std::mem::replace(&mut self.lifted, (u32::MAX, 0));
+        let mut low = NONE;
+        for s in first.min(lo)..lo {
+            let s = s as usize;
+            low = low.min(std::mem::replace(&mut self.before[s], NONE));
+            self.mark(s, low);
+        }
+        let mut low = NONE;
+        for s in (hi..last.max(hi)).rev() {
+            let s = s as usize;
+            low = low.min(std::mem::replace(&mut self.after[s + 1], NONE));
+            self.mark(s, low);
         }
     }
 
@@ -672,8 +766,8 @@ impl<'a> Search<'a> {
         for &(slo, shi) in m.sections.runs(b.index()) {
             for s in slo as usize..shi as usize {
                 self.sec_total[s] += size;
-                self.set_tree(s);
             }
+            self.set_tree(slo as usize, shi as usize);
         }
         while self.floor_trail.len() > floor_mark {
             let (u, v) = self.floor_trail.pop().expect("non-empty").get();
@@ -681,13 +775,17 @@ impl<'a> Search<'a> {
         }
     }
 
+    /// Refreshes the max-tree over the totals of sections `[lo, hi)` (non-empty): the
+    /// leaves, then each level's parents of the range, O(hi - lo + log sections).
     #[inline]
-    fn set_tree(&mut self, s: usize) {
-        let mut i = self.leaves + s;
-        self.total_tree[i] = self.sec_total[s];
-        while i > 1 {
-            i /= 2;
-            self.total_tree[i] = self.total_tree[2 * i].max(self.total_tree[2 * i + 1]);
+    fn set_tree(&mut self, lo: usize, hi: usize) {
+        let (mut l, mut r) = (self.leaves + lo, self.leaves + hi - 1);
+        self.total_tree[l..=r].copy_from_slice(&self.sec_total[lo..hi]);
+        while l > 1 {
+            (l, r) = (l / 2, r / 2);
+            for i in l..=r {
+                self.total_tree[i] = self.total_tree[2 * i].max(self.total_tree[2 * i + 1]);
+            }
         }
     }
 
