@@ -665,12 +665,17 @@ impl<'a> Search<'a> {
                 // rise.
                 match &m.flat {
                     Some(flat) => {
-                        for &u in flat.members.get(s) {
-                            scanned += 1;
-                            low = low.min(floor[FreeIdx(u)]);
-                            if low <= level {
+                        // The running minimum reaches the level at the first member at
+                        // or below it; past all of them, the minimum is the new level.
+                        let members = flat.members.get(s);
+                        scanned = members.len() as u64;
+                        for (k, &u) in members.iter().enumerate() {
+                            let f = floor[FreeIdx(u)];
+                            if f <= level {
+                                (scanned, low) = (k as u64 + 1, f);
                                 break;
                             }
+                            low = low.min(f);
                         }
                     }
                     None => m.sections.for_each_member(s, |u| {
