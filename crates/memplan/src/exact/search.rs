@@ -420,15 +420,19 @@ impl<'a> Search<'a> {
         };
         let mut unplaced = 0usize;
         let mut min_height = NONE;
-        let mut first: Option<Cand> = None;
+        // The least key at or above `floor_key` so far; a buffer that can fit has a floor
+        // below NONE, so no candidate's key is `least`'s starting value.
+        let mut least = Key::new(NONE, u32::MAX);
+        let mut first = a1;
         for i in a0..a1 {
             let c = self.arena[i];
             let b = c.b;
-            if self.offset[b] != NONE {
-                continue;
-            }
             let f = self.floor[b];
             if f == NONE {
+                // A placed buffer's floor is NONE.
+                if self.offset[b] != NONE {
+                    continue;
+                }
                 // It can never fit: floors only rise.
                 self.backtracks += 1;
                 return Verdict::Infeasible;
@@ -436,16 +440,20 @@ impl<'a> Search<'a> {
             unplaced += 1;
             min_height = min_height.min(f + self.m.size[b]);
             let k = Key::new(f, c.rank);
-            if k >= floor_key && first.is_none_or(|x| k < x.key()) {
-                first = Some(Cand { off: f, ..c });
+            if k >= floor_key && k < least {
+                (least, first) = (k, i);
             }
         }
         if unplaced == 0 {
             return FOUND;
         }
-        let Some(first) = first else {
+        if first == a1 {
             self.backtracks += 1;
             return Verdict::Infeasible;
+        }
+        let first = Cand {
+            off: least.offset,
+            ..self.arena[first]
         };
         if self.opt.dominance && first.off >= min_height {
             self.backtracks += 1;
@@ -495,12 +503,10 @@ impl<'a> Search<'a> {
             self.steps += (l1 - l0) as u64;
             for i in l0..l1 {
                 let c = self.arena[i];
-                let b = c.b;
-                if self.offset[b] != NONE {
-                    continue;
-                }
-                let off = self.floor[b];
-                if Key::new(off, c.rank) > after && off < bound {
+                // A placed buffer's floor is NONE, never below `bound` (nor can a
+                // buffer that never fits be placed).
+                let off = self.floor[c.b];
+                if off != NONE && Key::new(off, c.rank) > after && off < bound {
                     self.arena.push(Cand { off, ..c });
                 }
             }
@@ -538,6 +544,7 @@ impl<'a> Search<'a> {
         let b = c.b;
         let size = m.size[b];
         let top = c.off + size;
+        let mut precheck = None;
         if self.opt.canonical && self.opt.monotonic_floor && self.opt.section_inference {
             // Cheap pre-check of the monotonic floor on the sections `b` does not span
             // (their totals do not change): fail without placing.
@@ -548,6 +555,7 @@ impl<'a> Search<'a> {
             if outside > Size::ZERO && c.off.saturating_add(outside) > self.cap {
                 return Verdict::Infeasible;
             }
+            precheck = Some(outside);
         }
         self.offset[b] = c.off;
         // A placed buffer's floor is NONE: above every top, so that `lift` and the
@@ -565,7 +573,7 @@ impl<'a> Search<'a> {
             });
         }
 
-        let status = if !self.consistent(lo, hi, c.off, b) {
+        let status = if !self.consistent(lo, hi, c.off, b, precheck) {
             Verdict::Infeasible
         } else if !cut_points.is_empty() {
             let base = if self.opt.canonical {
@@ -816,8 +824,17 @@ impl<'a> Search<'a> {
     /// Section inference after placing `b` at `last`, incrementally: only the sections
     /// whose level changed (those of `b`, and those whose effective height rose) are
     /// rechecked, the others passed at the parent; the monotonic floor `last` rises for
-    /// all of them at once, which one range-max query over the totals covers.
-    fn consistent(&self, lo: u32, hi: u32, last: Offset, b: FreeIdx) -> bool {
+    /// all of them at once, which one range-max query over the totals covers (or, for a
+    /// `b` of one run, the largest total `outside` its span, from the pre-check of
+    /// [`Search::place_and_recurse`], and the largest of its own sections).
+    fn consistent(
+        &self,
+        lo: u32,
+        hi: u32,
+        last: Offset,
+        b: FreeIdx,
+        outside: Option<Size>,
+    ) -> bool {
         if self.m.has_fixed {
             return self.consistent_scan(lo, hi, last);
         }
@@ -836,16 +853,24 @@ impl<'a> Search<'a> {
             }
             level <= self.cap
         };
-        for &(slo, shi) in self.m.sections.runs(b.index()) {
-            if !(slo as usize..shi as usize).all(ok) {
-                return false;
+        let runs = self.m.sections.runs(b.index());
+        let mut own = Size::ZERO;
+        for &(slo, shi) in runs {
+            for s in slo as usize..shi as usize {
+                if !ok(s) {
+                    return false;
+                }
+                own = own.max(self.sec_total[s]);
             }
         }
         if self.opt.unallocated_floor && !self.affected.iter().all(|&s| ok(s as usize)) {
             return false;
         }
         if monotonic && self.opt.section_inference {
-            let t = self.max_total(lo as usize, hi as usize);
+            let t = match (outside, runs.len()) {
+                (Some(outside), 1) => outside.max(own),
+                _ => self.max_total(lo as usize, hi as usize),
+            };
             if t > Size::ZERO && last.saturating_add(t) > self.cap {
                 return false;
             }
