@@ -77,6 +77,7 @@ cmd="scripts/speed-compare.sh $1${2:+ $2}"
 [ -n "$MINIMALLOC" ] && cmd="MINIMALLOC=$MINIMALLOC $cmd"
 [ -n "$INSTRUCTIONS" ] && cmd="INSTRUCTIONS=1 $cmd"
 [ "$RUNS" != 5 ] && cmd="RUNS=$RUNS $cmd"
+[ "$NEW" != target/release/memplan ] && cmd="NEW=$NEW $cmd"
 {
     echo "\`$cmd\` on $(date -u '+%Y-%m-%d %H:%M') UTC (NEW: \`$NEW\` at $(commit); OLD: \`$OLD\`)"
     echo
