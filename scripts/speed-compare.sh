@@ -1,64 +1,100 @@
 #!/usr/bin/env bash
-# Wall time against an earlier build, side by side, alternating (issue 51): the
-# 10^6-buffer path and the exact search on A-K against minimalloc.
+# Speed against an earlier build, side by side, alternating (issue 51): the 10^6-buffer
+# path and the exact search on A-K against minimalloc. A benchmark, not a timed test.
 #
-#   [RUNS=5] [MINIMALLOC=path/to/minimalloc] [NEW=target/release/memplan] \
-#       scripts/speed-compare.sh OLD_BINARY [OUT_FILE]
+#   [RUNS=5] [MINIMALLOC=path/to/minimalloc] [NEW=target/release/memplan]
+#   [INSTRUCTIONS=1] scripts/speed-compare.sh OLD_BINARY [OUT_FILE]
 #
-# - Huge: `memplan gen --buffers 1000000 --seed 7` (and `--planner start-best-fit`), each
-#   build RUNS times, alternating, plans compared byte for byte; wall, user, sys and peak
-#   RSS from /usr/bin/time, the median of each.
+# - Huge: `memplan gen --buffers 1000000 --seed 7`, default options and
+#   `--planner start-best-fit`, each build RUNS times, alternating; the plans compared
+#   byte for byte; wall, user, sys and peak RSS from /usr/bin/time, the median of each.
 # - A-K (benchmarks/minimalloc-challenging) at capacity 1,048,576, `--threads 1`,
-#   default options, each instance alternating minimalloc (when MINIMALLOC is given),
-#   OLD and NEW, RUNS times; every plan checked with `memplan check`.
-# Every row carries the load average (1 min) read before its runs. Writes a Markdown
-# table to OUT_FILE (default benchmarks/results/speed_compare.md). Times are wall
-# clock: the figures for BENCHMARKS.md come from a quiet machine only.
+#   default options, each instance alternating minimalloc (when MINIMALLOC is given, a
+#   build of google/minimalloc), OLD and NEW, RUNS times; every plan checked with
+#   `memplan check`, OLD's and NEW's compared byte for byte.
+# - INSTRUCTIONS=1 adds one run of each build under `valgrind --tool=callgrind` per row:
+#   instruction counts, which do not depend on the machine's load.
+# Every row carries the 1-minute load average before and after its runs. Writes a
+# Markdown table to OUT_FILE (default benchmarks/results/speed_compare.md), headed by
+# the command. Wall times need a quiet machine; the load column says how quiet it was.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 if [ $# -lt 1 ]; then
-    sed -n '2,16p' "$0"
+    sed -n '2,20p' "$0"
     exit 2
 fi
-OLD=$1
+OLD=$(realpath "$1")
+[ -z "${MINIMALLOC:-}" ] || MINIMALLOC=$(realpath "$MINIMALLOC")
+cd "$(dirname "$0")/.."
 OUT=${2:-benchmarks/results/speed_compare.md}
 NEW=${NEW:-target/release/memplan}
 RUNS=${RUNS:-5}
 MINIMALLOC=${MINIMALLOC:-}
+INSTRUCTIONS=${INSTRUCTIONS:-}
+CAP=1048576
+for b in "$OLD" "$NEW" ${MINIMALLOC:+"$MINIMALLOC"}; do
+    [ -x "$b" ] || { echo "not an executable: $b" >&2; exit 2; }
+done
+if [ -n "$INSTRUCTIONS" ] && ! command -v valgrind >/dev/null; then
+    echo "INSTRUCTIONS=1 needs valgrind" >&2
+    exit 2
+fi
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
 load() { cut -d' ' -f1 /proc/loadavg; }
 median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
-# One timed run: wall, user, sys (s) and peak RSS (MB) appended to the file $1.
+column_median() { awk -v k="$2" '{print $k}' "$1" | median; }
+# One timed run of the command after $1: wall, user, sys (s) and peak RSS (MB) appended
+# to the file $1. A failing command stops the script with its message.
 timed() {
     local into=$1
     shift
-    /usr/bin/time -f '%e %U %S %M' -o "$dir/t" "$@" >/dev/null 2>"$dir/err" || {
-        local rc=$?
-        # minimalloc and memplan exit non-zero only on a real failure here.
+    local t0=$EPOCHREALTIME
+    if ! /usr/bin/time -f '%U %S %M' -o "$dir/t" "$@" >/dev/null 2>"$dir/err"; then
+        echo "failed: $*" >&2
         cat "$dir/err" >&2
-        return $rc
-    }
-    awk '{printf "%s %s %s %.0f\n", $1, $2, $3, $4 / 1024}' "$dir/t" >>"$into"
+        exit 1
+    fi
+    local t1=$EPOCHREALTIME
+    # Wall from the shell's clock (microseconds; /usr/bin/time gives centiseconds).
+    awk -v a="$t0" -v b="$t1" '{printf "%.3f %s %s %.0f\n", b - a, $1, $2, $3 / 1024}' "$dir/t" >>"$into"
 }
-column_median() { awk -v k="$2" '{print $k}' "$1" | median; }
+# Millions of instructions of one run of the command (callgrind), or - without
+# INSTRUCTIONS.
+instructions() {
+    if [ -z "$INSTRUCTIONS" ]; then
+        echo -
+        return
+    fi
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" >/dev/null 2>"$dir/cg"
+    awk '/Collected :/ {printf "%.0f", $NF / 1e6}' "$dir/cg"
+}
+sum() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "-" || b == "-") print "-"; else print a + b}'; }
+commit() { git rev-parse --short HEAD 2>/dev/null || echo '?'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.1f", a / b}'; }
 
+cmd="scripts/speed-compare.sh $1${2:+ $2}"
+[ -n "$MINIMALLOC" ] && cmd="MINIMALLOC=$MINIMALLOC $cmd"
+[ -n "$INSTRUCTIONS" ] && cmd="INSTRUCTIONS=1 $cmd"
+[ "$RUNS" != 5 ] && cmd="RUNS=$RUNS $cmd"
+[ "$NEW" != target/release/memplan ] && cmd="NEW=$NEW $cmd"
 {
-    echo "# Speed against an earlier build"
+    echo "\`$cmd\` on $(date -u '+%Y-%m-%d %H:%M') UTC (NEW: \`$NEW\` at $(commit); OLD: \`$OLD\`)"
     echo
-    echo "OLD: \`$OLD\` ($("$OLD" --version 2>/dev/null || echo '?')); NEW: \`$NEW\` ($("$NEW" --version 2>/dev/null || echo '?'))."
-    echo "$RUNS runs each, alternating; medians. $(uname -n), $(nproc) cores; $(date -u +%Y-%m-%dT%H:%MZ)."
+    echo "Both comparisons of issue 51, side by side in one run: $RUNS runs of each build, alternating, medians;"
+    echo "$(nproc) cores, $(uname -m). The load column is the 1-minute load average before and after the"
+    echo "row's runs: wall times above a load of about 1 are not those of a quiet machine. Instructions"
+    echo "(millions, callgrind, one run) do not depend on the load."
     echo
-    echo "## 10^6 generated buffers (seed 7)"
+    echo "## 10^6 generated buffers (\`memplan gen --buffers 1000000 --seed 7\`)"
     echo
-    echo "| options | build | wall s | user s | sys s | peak RSS MB | load |"
-    echo "|---|---|---:|---:|---:|---:|---:|"
+    echo "| options | build | wall s | user s | sys s | peak RSS MB | instructions M | same plan | load |"
+    echo "|---|---|---:|---:|---:|---:|---:|---|---|"
 } >"$OUT"
 
 "$NEW" gen --buffers 1000000 --seed 7 -o "$dir/huge.csv" 2>/dev/null
 for opts in "" "--planner start-best-fit"; do
-    l=$(load)
+    l0=$(load)
     : >"$dir/old.times"
     : >"$dir/new.times"
     for _ in $(seq "$RUNS"); do
@@ -67,40 +103,66 @@ for opts in "" "--planner start-best-fit"; do
         # shellcheck disable=SC2086
         timed "$dir/new.times" "$NEW" plan "$dir/huge.csv" $opts -q -o "$dir/new.plan"
     done
-    cmp -s "$dir/old.plan" "$dir/new.plan" || echo "warning: the plans differ (${opts:-default})" >&2
+    same=yes
+    cmp -s "$dir/old.plan" "$dir/new.plan" || same=no
+    # shellcheck disable=SC2086
+    i_old=$(instructions "$OLD" plan "$dir/huge.csv" $opts -q -o /dev/null)
+    # shellcheck disable=SC2086
+    i_new=$(instructions "$NEW" plan "$dir/huge.csv" $opts -q -o /dev/null)
+    l1=$(load)
     for side in old new; do
         f="$dir/$side.times"
-        echo "| ${opts:-default} | $side | $(column_median "$f" 1) | $(column_median "$f" 2) | $(column_median "$f" 3) | $(column_median "$f" 4) | $l |" >>"$OUT"
+        i=$i_old
+        [ "$side" = new ] && i=$i_new
+        echo "| ${opts:-default} | $side | $(column_median "$f" 1) | $(column_median "$f" 2) | $(column_median "$f" 3) | $(column_median "$f" 4) | $i | $same | $l0–$l1 |" >>"$OUT"
     done
 done
 
 {
     echo
-    echo "## A-K at capacity 1,048,576, one thread"
+    echo "## A–K at capacity 1,048,576, \`--threads 1\`, default options"
     echo
-    echo "| instance | minimalloc s | OLD s | NEW s | minimalloc / NEW | load |"
-    echo "|---|---:|---:|---:|---:|---:|"
+    echo "Wall s of the whole process; every plan passed \`memplan check\`."
+    echo
+    echo "| instance | minimalloc s | OLD s | NEW s | minimalloc / OLD | minimalloc / NEW | OLD instructions M | NEW instructions M | same plan | load |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---|---|"
 } >>"$OUT"
+tot_mm=0
+tot_old=0
+tot_new=0
+tot_iold=0
+tot_inew=0
 for f in A B C D E F G H I J K; do
-    file="benchmarks/minimalloc-challenging/$f.1048576.csv"
-    l=$(load)
+    file="benchmarks/minimalloc-challenging/$f.$CAP.csv"
+    l0=$(load)
     : >"$dir/mm.times"
     : >"$dir/old.times"
     : >"$dir/new.times"
     for _ in $(seq "$RUNS"); do
         if [ -n "$MINIMALLOC" ]; then
-            timed "$dir/mm.times" "$MINIMALLOC" --capacity=1048576 --input="$file" --output="$dir/mm.csv"
+            timed "$dir/mm.times" "$MINIMALLOC" --capacity=$CAP --input="$file" --output="$dir/mm.csv"
+            "$NEW" check "$file" "$dir/mm.csv" --capacity $CAP >/dev/null
         fi
-        timed "$dir/old.times" "$OLD" plan "$file" --capacity 1048576 --threads 1 -q -o "$dir/old.csv"
-        timed "$dir/new.times" "$NEW" plan "$file" --capacity 1048576 --threads 1 -q -o "$dir/new.csv"
-        "$NEW" check "$file" "$dir/new.csv" --capacity 1048576 >/dev/null
+        timed "$dir/old.times" "$OLD" plan "$file" --capacity $CAP --threads 1 -q -o "$dir/old.csv"
+        timed "$dir/new.times" "$NEW" plan "$file" --capacity $CAP --threads 1 -q -o "$dir/new.csv"
+        "$NEW" check "$file" "$dir/old.csv" --capacity $CAP >/dev/null
+        "$NEW" check "$file" "$dir/new.csv" --capacity $CAP >/dev/null
     done
+    same=yes
+    cmp -s "$dir/old.csv" "$dir/new.csv" || same=no
+    i_old=$(instructions "$OLD" plan "$file" --capacity $CAP --threads 1 -q -o /dev/null)
+    i_new=$(instructions "$NEW" plan "$file" --capacity $CAP --threads 1 -q -o /dev/null)
+    l1=$(load)
     mm=-
-    ratio=-
-    if [ -n "$MINIMALLOC" ]; then
-        mm=$(column_median "$dir/mm.times" 1)
-        ratio=$(awk -v a="$mm" -v b="$(column_median "$dir/new.times" 1)" 'BEGIN {printf "%.1f", (b > 0) ? a / b : 0}')
-    fi
-    echo "| $f | $mm | $(column_median "$dir/old.times" 1) | $(column_median "$dir/new.times" 1) | $ratio | $l |" >>"$OUT"
+    [ -n "$MINIMALLOC" ] && mm=$(column_median "$dir/mm.times" 1)
+    old=$(column_median "$dir/old.times" 1)
+    new=$(column_median "$dir/new.times" 1)
+    echo "| $f | $mm | $old | $new | $(ratio "$mm" "$old") | $(ratio "$mm" "$new") | $i_old | $i_new | $same | $l0–$l1 |" >>"$OUT"
+    tot_mm=$(sum "$tot_mm" "$mm")
+    tot_old=$(sum "$tot_old" "$old")
+    tot_new=$(sum "$tot_new" "$new")
+    tot_iold=$(sum "$tot_iold" "$i_old")
+    tot_inew=$(sum "$tot_inew" "$i_new")
 done
+echo "| **total** | $tot_mm | $tot_old | $tot_new | $(ratio "$tot_mm" "$tot_old") | $(ratio "$tot_mm" "$tot_new") | $tot_iold | $tot_inew | | |" >>"$OUT"
 echo "wrote $OUT"

@@ -21,7 +21,8 @@
 //! infeasibility are ignored (they say nothing about the capacity asked for).
 //!
 //! Files: `model.rs` (sections, overlaps, fixed obstacles), `search.rs` (the search and
-//! why its restrictions keep it complete), `minimise.rs` (the anytime bisection).
+//! why its restrictions keep it complete; `search/propagate.rs`, the state a placement
+//! changes and its undoing), `minimise.rs` (the anytime bisection).
 
 mod minimise;
 mod model;

@@ -11,8 +11,13 @@
 //! buffers live during it ([`Model::section_fixed`]).
 
 use crate::budget::Budget;
-use crate::sections::{self, Lists, Sections};
+use crate::sections::{self, Flat, Lists, Sections};
 use crate::types::{BufferIdx, Offset, Problem, Size};
+
+/// The most entries of [`Model::flat`] (members and overlaps together): 2^20, 4 MiB.
+/// The challenging suite needs at most 0.1M; a dense trace (iopddl-S: 43M overlapping
+/// pairs) keeps the tree walk.
+const FLAT_MAX_ITEMS: usize = 1 << 20;
 
 /// A free buffer's position in [`Model::free`]: the search's own buffer index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -46,6 +51,9 @@ pub(crate) struct Model {
     pub(crate) area: Vec<u64>,
     /// The sections of the free buffers' live segments, with the member index.
     pub(crate) sections: Sections,
+    /// The member index listed out, when small ([`FLAT_MAX_ITEMS`]): what every node
+    /// of the search reads.
+    pub(crate) flat: Option<Flat>,
     /// Per buffer: the fixed buffers live together with it, by offset.
     pub(crate) fixed_conflicts: Lists<Obstacle>,
     /// Per section: the fixed buffers live during it.
@@ -89,6 +97,7 @@ impl Model {
         }
         let sections = Sections::new(sec_bounds, &segments, true);
         drop(segments);
+        let flat = sections.flat(FLAT_MAX_ITEMS);
         if budget.exhausted() {
             return None;
         }
@@ -114,6 +123,7 @@ impl Model {
             section_fixed: Lists::from_vecs(section_fixed),
             has_fixed,
             sections,
+            flat,
             fixed_top,
         })
     }

@@ -42,8 +42,14 @@
 //! # State
 //!
 //! Incremental, undone on backtrack (never copied): floors (with a trail), per-section
-//! placed top / effective height (with a trail) and unallocated total, and per-boundary
-//! counts of unallocated spans crossing it. Candidate lists live in one arena stack:
+//! placed top / effective height (with a trail) and unallocated total (with a max-tree,
+//! refreshed a run of sections at a time), and per-boundary counts of unallocated spans
+//! crossing it. A placed buffer's floor reads NONE, so that the overlap and member scans
+//! need not look at the offsets. A placement marks the sections whose effective height
+//! may rise by one sweep outwards from the placed buffer's run, not section by section
+//! for every buffer it lifts ([`Search::mark_lifted`]); small models read the member
+//! index as flat lists ([`Model::flat`]). What a node costs on minimalloc's D is in
+//! BENCHMARKS.md §1. Candidate lists live in one arena stack:
 //! O(size of the part) entries per part being solved, however deep the search goes
 //! (see [`Search::search`]), not O(depth × part).
 //!
@@ -60,6 +66,8 @@ use crate::outcome::{Halt, Verdict};
 use crate::sections::Crossings;
 use crate::types::{Offset, Size};
 use crate::units::Key;
+
+mod propagate;
 
 /// No offset: an unplaced buffer's, or the floor of one that can never fit.
 const NONE: Offset = Offset(u64::MAX);
@@ -166,6 +174,13 @@ pub(crate) struct Search<'a> {
     stamp: Vec<u32>,
     generation: u32,
     affected: Vec<u32>,
+    /// The lifts of one placement, for [`Search::mark_lifted`]: per section `k`, the
+    /// lowest old floor of a lifted buffer whose run starts at `k` (`before`) or ends
+    /// at `k` (`after`), outside the run of the buffer placed; NONE elsewhere.
+    before: Vec<Offset>,
+    after: Vec<Offset>,
+    /// The sections of `before` and `after` in use: `[lowest start, highest end)`.
+    lifted: (u32, u32),
     arena: Vec<Cand>,
     /// Offsets of the free buffers of the plan found (valid after [`FOUND`]).
     pub(crate) solution: Vec<Offset>,
@@ -244,6 +259,9 @@ impl<'a> Search<'a> {
             stamp: vec![0; s],
             generation: 0,
             affected: Vec::new(),
+            before: vec![NONE; s + 1],
+            after: vec![NONE; s + 1],
+            lifted: (u32::MAX, 0),
             arena: Vec::with_capacity(4 * n + 16),
             solution: vec![NONE; n],
             nodes: 0,
@@ -404,15 +422,19 @@ impl<'a> Search<'a> {
         };
         let mut unplaced = 0usize;
         let mut min_height = NONE;
-        let mut first: Option<Cand> = None;
+        // The least key at or above `floor_key` so far; a buffer that can fit has a floor
+        // below NONE, so no candidate's key is `least`'s starting value.
+        let mut least = Key::new(NONE, u32::MAX);
+        let mut first = a1;
         for i in a0..a1 {
             let c = self.arena[i];
             let b = c.b;
-            if self.offset[b] != NONE {
-                continue;
-            }
             let f = self.floor[b];
             if f == NONE {
+                // A placed buffer's floor is NONE.
+                if self.offset[b] != NONE {
+                    continue;
+                }
                 // It can never fit: floors only rise.
                 self.backtracks += 1;
                 return Verdict::Infeasible;
@@ -420,16 +442,20 @@ impl<'a> Search<'a> {
             unplaced += 1;
             min_height = min_height.min(f + self.m.size[b]);
             let k = Key::new(f, c.rank);
-            if k >= floor_key && first.is_none_or(|x| k < x.key()) {
-                first = Some(Cand { off: f, ..c });
+            if k >= floor_key && k < least {
+                (least, first) = (k, i);
             }
         }
         if unplaced == 0 {
             return FOUND;
         }
-        let Some(first) = first else {
+        if first == a1 {
             self.backtracks += 1;
             return Verdict::Infeasible;
+        }
+        let first = Cand {
+            off: least.offset,
+            ..self.arena[first]
         };
         if self.opt.dominance && first.off >= min_height {
             self.backtracks += 1;
@@ -479,12 +505,10 @@ impl<'a> Search<'a> {
             self.steps += (l1 - l0) as u64;
             for i in l0..l1 {
                 let c = self.arena[i];
-                let b = c.b;
-                if self.offset[b] != NONE {
-                    continue;
-                }
-                let off = self.floor[b];
-                if Key::new(off, c.rank) > after && off < bound {
+                // A placed buffer's floor is NONE, never below `bound` (nor can a
+                // buffer that never fits be placed).
+                let off = self.floor[c.b];
+                if off != NONE && Key::new(off, c.rank) > after && off < bound {
                     self.arena.push(Cand { off, ..c });
                 }
             }
@@ -522,6 +546,7 @@ impl<'a> Search<'a> {
         let b = c.b;
         let size = m.size[b];
         let top = c.off + size;
+        let mut precheck = None;
         if self.opt.canonical && self.opt.monotonic_floor && self.opt.section_inference {
             // Cheap pre-check of the monotonic floor on the sections `b` does not span
             // (their totals do not change): fail without placing.
@@ -532,8 +557,12 @@ impl<'a> Search<'a> {
             if outside > Size::ZERO && c.off.saturating_add(outside) > self.cap {
                 return Verdict::Infeasible;
             }
+            precheck = Some(outside);
         }
         self.offset[b] = c.off;
+        // A placed buffer's floor is NONE: above every top, so that `lift` and the
+        // rescans of `propagate` skip it without looking at `offset`.
+        let own_floor = std::mem::replace(&mut self.floor[b], NONE);
         let floor_mark = self.floor_trail.len();
         let sec_mark = self.sec_trail.len();
         self.propagate(b, top);
@@ -546,7 +575,7 @@ impl<'a> Search<'a> {
             });
         }
 
-        let status = if !self.consistent(lo, hi, c.off, b) {
+        let status = if !self.consistent(lo, hi, c.off, b, precheck) {
             Verdict::Infeasible
         } else if !cut_points.is_empty() {
             let base = if self.opt.canonical {
@@ -566,155 +595,25 @@ impl<'a> Search<'a> {
             self.cuts.restore(b.0);
         }
         self.undo(b, sec_mark, floor_mark);
+        self.floor[b] = own_floor;
         self.offset[b] = NONE;
         status
-    }
-
-    /// Propagates the placement of `b` (its top at `top`): raises the placed top of its
-    /// sections and takes its size out of their unallocated totals, lifts the floors of
-    /// the unplaced buffers it overlaps, and (with `unallocated_floor`) re-derives the
-    /// level of every section whose lowest unallocated floor may have moved. Every change
-    /// goes on the trails, for [`Search::undo`].
-    #[inline]
-    fn propagate(&mut self, b: FreeIdx, top: Offset) {
-        let m = self.m;
-        let size = m.size[b];
-        self.generation = self.generation.wrapping_add(1);
-        if self.generation == 0 {
-            self.stamp.fill(0);
-            self.generation = 1;
-        }
-        self.affected.clear();
-        // The sections of `b`: raise their placed top. `b` leaves their unallocated
-        // members, which may raise their lowest floor: rescan them.
-        for &(slo, shi) in m.sections.runs(b.index()) {
-            self.steps += u64::from(shi - slo);
-            for s in slo as usize..shi as usize {
-                // Only changes go on the trail: it holds O(changes on the path), not
-                // O(sections of every buffer placed).
-                if top > self.sec_floor[s] {
-                    self.sec_trail.push(Saved::new(s, self.sec_floor[s]));
-                    self.sec_floor[s] = top;
-                }
-                self.sec_total[s] -= size;
-                self.set_tree(s);
-                if self.opt.unallocated_floor {
-                    self.stamp[s] = self.generation;
-                    self.affected.push(s as u32);
-                }
-            }
-        }
-        m.sections
-            .for_each_overlap(b.index(), |u| self.lift(FreeIdx(u), top));
-        if self.opt.unallocated_floor {
-            for i in 0..self.affected.len() {
-                let s = self.affected[i] as usize;
-                let level = self.sec_floor[s];
-                let mut low = NONE;
-                let mut scanned = 0u64;
-                let (offset, floor) = (&self.offset, &self.floor);
-                m.sections.for_each_member(s, |u| {
-                    scanned += 1;
-                    let u = FreeIdx(u);
-                    if offset[u] == NONE {
-                        low = low.min(floor[u]);
-                    }
-                    low > level // Else the level cannot rise.
-                });
-                self.steps += scanned;
-                if low != NONE && low > self.sec_floor[s] {
-                    self.sec_trail.push(Saved::new(s, self.sec_floor[s]));
-                    self.sec_floor[s] = low;
-                }
-            }
-        }
-    }
-
-    /// Lifts the floor of the unplaced buffer `u`, live with a buffer just placed whose
-    /// top is at `top` (nothing when `u` is placed, or its floor already clears `top`),
-    /// and marks the sections whose level may rise for [`Search::propagate`].
-    #[inline]
-    fn lift(&mut self, u: FreeIdx, top: Offset) {
-        let m = self.m;
-        self.steps += 1;
-        if self.offset[u] != NONE || self.floor[u] >= top {
-            return;
-        }
-        let old = self.floor[u];
-        self.floor_trail.push(Saved::new(u.index(), old));
-        self.floor[u] = m.fit(u, top, self.cap).unwrap_or(NONE);
-        if self.opt.unallocated_floor {
-            for &(slo, shi) in m.sections.runs(u.index()) {
-                for s in slo..shi {
-                    // Invariant: a section's level is max(placed top, lowest
-                    // unallocated floor) exactly. When `u` was above the level it
-                    // was not the lowest, and the level stays.
-                    if old <= self.sec_floor[s as usize]
-                        && self.stamp[s as usize] != self.generation
-                    {
-                        self.stamp[s as usize] = self.generation;
-                        self.affected.push(s);
-                    }
-                }
-            }
-        }
-    }
-
-    /// Undoes [`Search::propagate`] of `b` back to the trail marks.
-    #[inline]
-    fn undo(&mut self, b: FreeIdx, sec_mark: usize, floor_mark: usize) {
-        let m = self.m;
-        let size = m.size[b];
-        while self.sec_trail.len() > sec_mark {
-            let (s, v) = self.sec_trail.pop().expect("non-empty").get();
-            self.sec_floor[s] = v;
-        }
-        for &(slo, shi) in m.sections.runs(b.index()) {
-            for s in slo as usize..shi as usize {
-                self.sec_total[s] += size;
-                self.set_tree(s);
-            }
-        }
-        while self.floor_trail.len() > floor_mark {
-            let (u, v) = self.floor_trail.pop().expect("non-empty").get();
-            self.floor[u] = v;
-        }
-    }
-
-    #[inline]
-    fn set_tree(&mut self, s: usize) {
-        let mut i = self.leaves + s;
-        self.total_tree[i] = self.sec_total[s];
-        while i > 1 {
-            i /= 2;
-            self.total_tree[i] = self.total_tree[2 * i].max(self.total_tree[2 * i + 1]);
-        }
-    }
-
-    /// The largest unallocated total among sections `[lo, hi)`.
-    fn max_total(&self, lo: usize, hi: usize) -> Size {
-        let (mut l, mut r) = (lo + self.leaves, hi + self.leaves);
-        let mut best = Size::ZERO;
-        while l < r {
-            if l & 1 == 1 {
-                best = best.max(self.total_tree[l]);
-                l += 1;
-            }
-            if r & 1 == 1 {
-                r -= 1;
-                best = best.max(self.total_tree[r]);
-            }
-            l /= 2;
-            r /= 2;
-        }
-        best
     }
 
     /// Section inference after placing `b` at `last`, incrementally: only the sections
     /// whose level changed (those of `b`, and those whose effective height rose) are
     /// rechecked, the others passed at the parent; the monotonic floor `last` rises for
-    /// all of them at once, which one range-max query over the totals covers.
-    fn consistent(&self, lo: u32, hi: u32, last: Offset, b: FreeIdx) -> bool {
+    /// all of them at once, which one range-max query over the totals covers (or, for a
+    /// `b` of one run, the largest total `outside` its span, from the pre-check of
+    /// [`Search::place_and_recurse`], and the largest of its own sections).
+    fn consistent(
+        &self,
+        lo: u32,
+        hi: u32,
+        last: Offset,
+        b: FreeIdx,
+        outside: Option<Size>,
+    ) -> bool {
         if self.m.has_fixed {
             return self.consistent_scan(lo, hi, last);
         }
@@ -733,16 +632,24 @@ impl<'a> Search<'a> {
             }
             level <= self.cap
         };
-        for &(slo, shi) in self.m.sections.runs(b.index()) {
-            if !(slo as usize..shi as usize).all(ok) {
-                return false;
+        let runs = self.m.sections.runs(b.index());
+        let mut own = Size::ZERO;
+        for &(slo, shi) in runs {
+            for s in slo as usize..shi as usize {
+                if !ok(s) {
+                    return false;
+                }
+                own = own.max(self.sec_total[s]);
             }
         }
         if self.opt.unallocated_floor && !self.affected.iter().all(|&s| ok(s as usize)) {
             return false;
         }
         if monotonic && self.opt.section_inference {
-            let t = self.max_total(lo as usize, hi as usize);
+            let t = match (outside, runs.len()) {
+                (Some(outside), 1) => outside.max(own),
+                _ => self.max_total(lo as usize, hi as usize),
+            };
             if t > Size::ZERO && last.saturating_add(t) > self.cap {
                 return false;
             }

@@ -410,3 +410,39 @@ fn fixed_buffers_never_live_together_are_counted_once_per_address() {
     check_offsets(&p, &offsets, Some(cap)).expect("valid");
     assert_eq!(brute_force_minimum(&p, Size(0)), cap);
 }
+
+/// The listed-out member index ([`Model::flat`], what small models use) and the walk of
+/// the segment tree (what large ones use) give the same search: the same answer, nodes
+/// and steps under every switch combination, with gaps, alignment and fixed buffers.
+#[test]
+fn listed_members_and_the_tree_walk_search_alike() {
+    let mut rng = Rng::new(12);
+    let mix = Mix {
+        align: true,
+        fixed: true,
+        gaps: true,
+    };
+    let combos = all_switches();
+    for i in 0..12 {
+        let p = random_problem(&mut rng, 4 + i % 9, mix);
+        let listed = model(&p);
+        assert!(listed.flat.is_some(), "a small model lists its members");
+        let walked = Model {
+            flat: None,
+            ..listed.clone()
+        };
+        let lb = max_load(&p);
+        for cap in [lb, lb + Size(2)] {
+            for opt in combos.iter().step_by(5) {
+                let bound = if opt.tighten { lb } else { Size::ZERO };
+                let solve =
+                    |m: &Model| solve_capacity(m, &p, cap, bound, opt, &Budget::unlimited(), 1);
+                assert_eq!(
+                    solve(&listed),
+                    solve(&walked),
+                    "{opt:?} under {cap} for {p:?}"
+                );
+            }
+        }
+    }
+}

@@ -160,6 +160,64 @@ impl Sections {
     }
 }
 
+/// The member index listed out for a search that visits it at every node: per section
+/// its members, and per item the items live with it, each list in the order
+/// [`Sections::for_each_member`] and [`Sections::for_each_overlap`] give (one slice
+/// read instead of a walk up the tree). Built only when both lists together stay under
+/// a cap, so that the memory stays O(n log sections) on dense traces (see the module
+/// docs).
+#[derive(Clone, Debug)]
+pub(crate) struct Flat {
+    /// Per section: its members.
+    pub(crate) members: Lists<u32>,
+    /// Per item: the items live with it (itself included, some twice with gaps).
+    pub(crate) overlaps: Lists<u32>,
+}
+
+impl Sections {
+    /// The member index listed out ([`Flat`]), or `None` when it would hold more than
+    /// `max_items` entries. Needs the member index.
+    pub(crate) fn flat(&self, max_items: usize) -> Option<Flat> {
+        let m = self.members.as_ref().expect("built with the member index");
+        let member_count = |s: usize| {
+            let mut i = m.leaves + s;
+            let mut n = 0usize;
+            while i >= 1 {
+                n += m.cover.get(i).len();
+                i /= 2;
+            }
+            n
+        };
+        let members_total: usize = (0..self.len()).map(member_count).sum();
+        let overlaps_total: usize = (0..self.runs.len())
+            .flat_map(|b| self.runs.get(b).iter())
+            .map(|&(lo, hi)| {
+                member_count(lo as usize) + m.starts.range(lo as usize + 1, hi as usize).len()
+            })
+            .sum();
+        if members_total.saturating_add(overlaps_total) > max_items {
+            return None;
+        }
+        let mut members = Lists::with_capacity(self.len(), members_total);
+        let mut list = Vec::new();
+        for s in 0..self.len() {
+            list.clear();
+            self.for_each_member(s, |u| {
+                list.push(u);
+                true
+            });
+            members.push_list(list.iter().copied());
+        }
+        let mut overlaps = Lists::with_capacity(self.runs.len(), overlaps_total);
+        for b in 0..self.runs.len() {
+            list.clear();
+            self.for_each_overlap(b, |u| list.push(u));
+            overlaps.push_list(list.iter().copied());
+        }
+        Some(Flat { members, overlaps })
+    }
+}
+
 impl Members {
     fn new(runs: &Lists<(u32, u32)>, sections: usize) -> Members {
         let run_list =
