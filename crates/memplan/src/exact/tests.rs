@@ -30,6 +30,15 @@ struct Mix {
     gaps: bool,
 }
 
+impl Mix {
+    /// Alignment, fixed offsets and gaps together.
+    const EVERYTHING: Mix = Mix {
+        align: true,
+        fixed: true,
+        gaps: true,
+    };
+}
+
 fn random_problem(rng: &mut Rng, n: usize, mix: Mix) -> Problem {
     let mut bufs: Vec<Buffer> = Vec::new();
     for i in 0..n {
@@ -215,22 +224,14 @@ fn canonical_search_stays_complete_with_gaps() {
 
 #[test]
 fn canonical_search_stays_complete_with_everything_mixed() {
-    let mix = Mix {
-        align: true,
-        fixed: true,
-        gaps: true,
-    };
+    let mix = Mix::EVERYTHING;
     agree_with_brute_force(5, 21, mix, true);
 }
 
 #[test]
 fn minimise_reaches_the_brute_force_minimum() {
     let mut rng = Rng::new(6);
-    let mix = Mix {
-        align: true,
-        fixed: true,
-        gaps: true,
-    };
+    let mix = Mix::EVERYTHING;
     for _ in 0..60 {
         let n = rng.range(2, 8) as usize;
         let p = random_problem(&mut rng, n, mix);
@@ -323,15 +324,7 @@ fn node_limit_gives_unknown_and_is_respected() {
 fn plan_does_not_depend_on_the_thread_count() {
     let mut rng = Rng::new(8);
     for _ in 0..40 {
-        let p = random_problem(
-            &mut rng,
-            8,
-            Mix {
-                align: true,
-                fixed: true,
-                gaps: true,
-            },
-        );
+        let p = random_problem(&mut rng, 8, Mix::EVERYTHING);
         let m = model(&p);
         let lb = max_load(&p);
         let opt = ExactOptions::default();
@@ -348,11 +341,7 @@ fn plan_does_not_depend_on_the_thread_count() {
 #[test]
 fn tightened_searches_never_answer_for_the_asked_capacity() {
     let mut rng = Rng::new(11);
-    let mix = Mix {
-        align: true,
-        fixed: true,
-        gaps: true,
-    };
+    let mix = Mix::EVERYTHING;
     let opt = ExactOptions::default();
     assert!(opt.tighten, "on by default");
     let (mut fragmented, mut tight) = (0, 0);
@@ -417,11 +406,7 @@ fn fixed_buffers_never_live_together_are_counted_once_per_address() {
 #[test]
 fn listed_members_and_the_tree_walk_search_alike() {
     let mut rng = Rng::new(12);
-    let mix = Mix {
-        align: true,
-        fixed: true,
-        gaps: true,
-    };
+    let mix = Mix::EVERYTHING;
     let combos = all_switches();
     for i in 0..12 {
         let p = random_problem(&mut rng, 4 + i % 9, mix);
