@@ -8,8 +8,11 @@ is scripts/banked_table.py (BENCHMARKS.md).
 
 import copy
 import functools
+import os
 import random
 import re
+import shutil
+import subprocess
 import sys
 import types
 import unittest
@@ -34,6 +37,7 @@ from executorch.runtime import Runtime  # noqa: E402
 
 import memplan  # noqa: E402
 import memplan.executorch  # noqa: E402
+import memplan._executorch_pass  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import banked_table  # noqa: E402
@@ -319,14 +323,25 @@ def test_issue_50_each_banks_saving_is_counted_where_the_bytes_fall(map_name):
 # --- Issue 39: a KV-cache decoder, prefill and decode sharing the caches -------------
 
 
-def _decoder_programs(pass_):
+def _decoder():
     torch.manual_seed(0)
-    model = kv_decoder.Decoder().eval()
-    eager = copy.deepcopy(model)
-    fresh = copy.deepcopy(model)
-    methods = kv_decoder.export_methods(model, prefill_len=8, max_prefill=32)
-    program = to_edge(methods).to_executorch(ExecutorchBackendConfig(memory_planning_pass=pass_))
-    return program, eager, fresh
+    return kv_decoder.Decoder().eval()
+
+
+@functools.lru_cache(maxsize=None)
+def _decoder_edge():
+    """The decoder's prefill (dynamic, up to 32 tokens) and decode, in edge form; each
+    test lowers a copy."""
+    return to_edge(kv_decoder.export_methods(_decoder(), prefill_len=8, max_prefill=32))
+
+
+def _decoder_programs(pass_):
+    """(program, eager, fresh): the decoder lowered with ``pass_``, and two copies of the
+    model it was exported from (the same seed), one to run and one left with empty caches."""
+    program = copy.deepcopy(_decoder_edge()).to_executorch(
+        ExecutorchBackendConfig(memory_planning_pass=pass_)
+    )
+    return program, _decoder(), _decoder()
 
 
 PASSES = {
@@ -359,7 +374,7 @@ def test_issue_39_kv_decoder_prefill_then_decode_share_the_caches_on_the_runtime
         assert list(r.sizes) == plans[name] and r.total == sum(plans[name])
         shared = [a for a in r.arenas if a.shared]
         assert len(shared) == 1 and shared[0].size == caches and shared[0].mem_id == 2
-    _caches_in_mem_id_2(program)
+    _caches_in(program, 2)
     method = Runtime.get().load_program(program.buffer)
     prefill, decode = method.load_method("prefill"), method.load_method("decode")
     # Prefill at a length other than the example's (dynamic, up to 32), then two steps.
@@ -379,7 +394,7 @@ def test_issue_39_kv_decoder_prefill_then_decode_share_the_caches_on_the_runtime
     assert (cold - outputs[1]).abs().max() > 1e-2
 
 
-#: With PASSES (whose test reads the same off its programs, ``_caches_in_mem_id_2``).
+#: With PASSES (whose test reads the same off its programs, ``_caches_in``).
 SHARING = {
     "one arena": lambda: memplan.executorch.memory_planning_pass(share_mutable_buffers=True),
     "banked, 3 banks, in place": lambda: memplan.executorch.banked_memory_planning_pass(
@@ -398,24 +413,124 @@ def test_issue_50_shared_mutable_buffers_are_in_mem_id_2_where_the_cpp_module_sh
     (it was one above every arena: 3 with fast_capacity, 4 with three banks). Read off
     the program: every mutated buffer's spec, in every method, and the arena sizes."""
     program, _, _ = _decoder_programs(SHARING[kind]())
-    _caches_in_mem_id_2(program)
+    _caches_in(program, 2)
 
 
-def _caches_in_mem_id_2(program):
-    """Every method's arena 2 is the decoder's caches, and every mutated buffer's spec
-    is there (two layers' key and value caches of 1x4x64x16 floats)."""
+def _caches_in(program, mem_id):
+    """Every method's arena ``mem_id`` is the decoder's caches, and every mutated buffer's
+    spec is there (two layers' key and value caches of 1x4x64x16 floats)."""
     caches = 2 * 2 * 4 * 64 * 16 * 4
     for plan in program.executorch_program.execution_plan:
-        assert plan.non_const_buffer_sizes[2] == caches, (plan.name, plan.non_const_buffer_sizes)
+        sizes = plan.non_const_buffer_sizes
+        assert len(sizes) > mem_id and sizes[mem_id] == caches, (plan.name, sizes)
         ep = program.exported_program(plan.name)
         mutated = set(ep.graph_signature.buffers_to_mutate.values())
         found = 0
         for node in ep.graph_module.graph.nodes:
             if node.op == "placeholder" and ep.graph_signature.inputs_to_buffers.get(node.name) in mutated:
                 spec = node.meta["spec"]
-                assert spec.mem_id == 2, (plan.name, node.name, spec.mem_id)
+                assert spec.mem_id == mem_id, (plan.name, node.name, spec.mem_id)
                 found += 1
         assert found == 4, (plan.name, found)  # 2 layers x (key, value)
+
+
+# --- Issue 50: prefill then decode through ExecuTorch's C++ Module -------------------
+
+#: Where the negative control plans the shared caches: above mem_id 2, one above every
+#: arena the program uses (3 with fast_capacity, 4 with banks at mem_id 1 and 3), where
+#: the pass put them before issue 50.
+ABOVE_2 = {"fast_capacity": 3, "banked, 2 banks": 4}
+
+
+@pytest.fixture(scope="module")
+def module_runner(tmp_path_factory):
+    """tests/executorch_module_runner.cpp, built with g++ against the pinned wheel's
+    headers and its C++ runtime (``lib/libexecutorch.so``, with the C++ ``Module``, and
+    the CPU kernels). Skipped without a C++ compiler, unless MEMPLAN_REQUIRE_CXX=1 (as in
+    CI), which turns the skip into a failure."""
+    import executorch.exir
+
+    root = Path(executorch.exir.__file__).resolve().parents[1]  # executorch: a namespace
+    cxx = shutil.which("g++") or shutil.which("c++")
+    missing = [str(f) for f in (root / "lib" / "libexecutorch.so",
+                                root / "include/executorch/extension/module/module.h")
+               if not f.exists()]
+    if cxx is None or missing or not sys.platform.startswith("linux"):
+        why = f"no C++ compiler, missing {missing}, or not Linux ({sys.platform})"
+        if os.environ.get("MEMPLAN_REQUIRE_CXX") == "1":
+            pytest.fail(f"MEMPLAN_REQUIRE_CXX=1 but {why}", pytrace=False)
+        pytest.skip(why)
+    runner = tmp_path_factory.mktemp("module_runner") / "executorch_module_runner"
+    built = subprocess.run(
+        [cxx, "-std=c++17", "-O1", "-Wno-deprecated-declarations",
+         # The definitions the wheel's libraries are built with (executorch-config.cmake).
+         "-DC10_USING_CUSTOM_GENERATED_MACROS", "-DET_EVENT_TRACER_ENABLED",
+         f"-I{root / 'include'}",
+         f"-I{root / 'include/executorch/runtime/core/portable_type/c10'}",
+         str(Path(__file__).with_name("executorch_module_runner.cpp")), "-o", str(runner),
+         f"-L{root / 'lib'}", f"-Wl,-rpath,{root / 'lib'}",
+         # The kernels register themselves at load: keep the library nothing references.
+         "-Wl,--no-as-needed", "-lexecutorch", "-lexecutorch_kernels_optimized"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert built.returncode == 0, built.stderr[-4000:]
+    return runner
+
+
+def _run_on_module(runner, program, steps, folder):
+    """Each step's first output, through ``Module(share_memory_arenas=true)``, one
+    ``Module`` for all the steps: it shares mem_id 1 and 2 between the methods and gives
+    each method fresh memory for every arena above 2."""
+    pte, out = folder / "decoder.pte", folder / "outputs.bin"
+    pte.write_bytes(program.buffer)
+    lines = [
+        " ".join([method, str(tokens.shape[1])] + [str(int(v)) for v in tokens.flatten()]
+                 + [str(int(v)) for v in pos])
+        for method, (tokens, pos) in steps
+    ]
+    ran = subprocess.run([str(runner), str(pte), "1", str(out)], input="\n".join(lines) + "\n",
+                         capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr[-4000:]
+    flat = torch.frombuffer(bytearray(out.read_bytes()), dtype=torch.float32)
+    lengths = [tokens.shape[1] for _, (tokens, _) in steps]
+    vocab = 512  # the decoder's logits: (1, T, vocab) per step
+    assert flat.numel() == sum(lengths) * vocab, (flat.numel(), lengths)
+    chunks = flat.split([t * vocab for t in lengths])
+    return [chunk.view(1, t, vocab) for chunk, t in zip(chunks, lengths)]
+
+
+@pytest.mark.parametrize("caches", ["in mem_id 2", "above 2 (negative control)"])
+@pytest.mark.parametrize("kind", list(PASSES))
+def test_issue_50_the_cpp_module_decodes_on_the_caches_prefill_wrote(
+    kind, caches, module_runner, tmp_path, monkeypatch
+):
+    """With share_mutable_buffers=True and fast_capacity or the banked pass, prefill (12
+    tokens) then 3 decode steps through ExecuTorch's C++ ``Module(share_memory_arenas=
+    true)`` of the pinned wheel match eager PyTorch: decode reads the caches prefill
+    wrote in mem_id 2, while every arena above 2 (the slow arena, the banks) is fresh
+    memory per method. The negative control plans the caches above 2 instead: prefill
+    still matches, and decode does not, so the runner's arenas above 2 are not shared
+    and the test fails when the pass puts shared state there."""
+    mem_id = 2
+    if caches != "in mem_id 2":
+        mem_id = ABOVE_2[kind]
+        monkeypatch.setattr(memplan._executorch_pass, "SHARED_ID", mem_id)
+    program, eager, fresh = _decoder_programs(PASSES[kind]())
+    _caches_in(program, mem_id)
+    steps = [("prefill", kv_decoder.example_inputs(12))] + [
+        ("decode", kv_decoder.example_inputs(1, start=12 + k, seed=1 + k)) for k in range(3)
+    ]
+    outputs = _run_on_module(module_runner, program, steps, tmp_path)
+    with torch.no_grad():
+        expected = [eager(*inputs) for _, inputs in steps]
+        cold = fresh(*steps[1][1])  # the first decode step on empty caches
+    matches = [torch.allclose(got, want, atol=1e-4) for got, want in zip(outputs, expected)]
+    if mem_id == 2:
+        assert all(matches), [(got - want).abs().max() for got, want in zip(outputs, expected)]
+        # Decode depends on what prefill wrote: on empty caches its answer differs.
+        assert (cold - outputs[1]).abs().max() > 1e-2
+    else:
+        assert matches == [True, False, False, False], matches
 
 
 def test_issue_50_a_bank_at_mem_id_2_is_refused_with_shared_mutable_buffers():
