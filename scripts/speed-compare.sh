@@ -6,7 +6,8 @@
 #   [INSTRUCTIONS=1] scripts/speed-compare.sh OLD_BINARY [OUT_FILE]
 #
 # - Huge: `memplan gen --buffers 1000000 --seed 7`, default options and
-#   `--planner start-best-fit`, each build RUNS times, alternating; the plans compared
+#   `--planner start-best-fit`, and the 200,000 all-live problem (scripts/benchmarks.sh's,
+#   sizes to 2^40), default options; each build RUNS times, alternating; the plans compared
 #   byte for byte; wall, user, sys and peak RSS from /usr/bin/time, the median of each.
 # - A-K (benchmarks/minimalloc-challenging) at capacity 1,048,576, `--threads 1`,
 #   default options, each instance alternating minimalloc (when MINIMALLOC is given, a
@@ -86,35 +87,41 @@ cmd="scripts/speed-compare.sh $1${2:+ $2}"
     echo "row's runs: wall times above a load of about 1 are not those of a quiet machine. Instructions"
     echo "(millions, callgrind, one run) do not depend on the load."
     echo
-    echo "## 10^6 generated buffers (\`memplan gen --buffers 1000000 --seed 7\`)"
+    echo "## 10^6 generated buffers (huge: \`memplan gen --buffers 1000000 --seed 7\`) and 200,000 all live (alllive)"
     echo
     echo "| options | build | wall s | user s | sys s | peak RSS MB | instructions M | same plan | load |"
     echo "|---|---|---:|---:|---:|---:|---:|---|---|"
 } >"$OUT"
 
 "$NEW" gen --buffers 1000000 --seed 7 -o "$dir/huge.csv" 2>/dev/null
-for opts in "" "--planner start-best-fit"; do
+# The 200,000 all-live problem of scripts/benchmarks.sh (section dense), sizes to 2^40:
+# %.0f, since mawk's %d stops at 2^31 - 1.
+awk 'BEGIN { srand(7); print "id,lower,upper,size";
+    for (i = 0; i < 200000; i++) printf "%d,0,1,%.0f\n", i, 1 + int(rand() * 2^40) }' >"$dir/alllive.csv"
+for row in "huge.csv|" "huge.csv|--planner start-best-fit" "alllive.csv|"; do
+    input=${row%%|*}
+    opts=${row#*|}
     l0=$(load)
     : >"$dir/old.times"
     : >"$dir/new.times"
     for _ in $(seq "$RUNS"); do
         # shellcheck disable=SC2086
-        timed "$dir/old.times" "$OLD" plan "$dir/huge.csv" $opts -q -o "$dir/old.plan"
+        timed "$dir/old.times" "$OLD" plan "$dir/$input" $opts -q -o "$dir/old.plan"
         # shellcheck disable=SC2086
-        timed "$dir/new.times" "$NEW" plan "$dir/huge.csv" $opts -q -o "$dir/new.plan"
+        timed "$dir/new.times" "$NEW" plan "$dir/$input" $opts -q -o "$dir/new.plan"
     done
     same=yes
     cmp -s "$dir/old.plan" "$dir/new.plan" || same=no
     # shellcheck disable=SC2086
-    i_old=$(instructions "$OLD" plan "$dir/huge.csv" $opts -q -o /dev/null)
+    i_old=$(instructions "$OLD" plan "$dir/$input" $opts -q -o /dev/null)
     # shellcheck disable=SC2086
-    i_new=$(instructions "$NEW" plan "$dir/huge.csv" $opts -q -o /dev/null)
+    i_new=$(instructions "$NEW" plan "$dir/$input" $opts -q -o /dev/null)
     l1=$(load)
     for side in old new; do
         f="$dir/$side.times"
         i=$i_old
         [ "$side" = new ] && i=$i_new
-        echo "| ${opts:-default} | $side | $(column_median "$f" 1) | $(column_median "$f" 2) | $(column_median "$f" 3) | $(column_median "$f" 4) | $i | $same | $l0–$l1 |" >>"$OUT"
+        echo "| ${input%.csv} ${opts:-default} | $side | $(column_median "$f" 1) | $(column_median "$f" 2) | $(column_median "$f" 3) | $(column_median "$f" 4) | $i | $same | $l0–$l1 |" >>"$OUT"
     done
 done
 

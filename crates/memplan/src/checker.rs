@@ -31,8 +31,8 @@
 //!
 //! # How
 //!
-//! Rule 5 is checked by one sweep over time. Live segments are kept in a map ordered by
-//! address. Valid live segments never overlap, so a segment entering the sweep can only
+//! Rule 5 is checked by one sweep over time. Live segments are kept in a set ordered by
+//! address (`checker/live_set.rs`: each placed buffer's rank by address, found once). Valid live segments never overlap, so a segment entering the sweep can only
 //! collide with its neighbour below or with the segments above that start before its end;
 //! both are found in O(log n). A colliding segment is reported and left out of the map so
 //! that the map stays disjoint. This finds a violation whenever one exists; it reports
@@ -42,10 +42,9 @@
 //! This module deliberately shares no code with the planners (not even the helpers on
 //! [`Buffer`]): a bug in a shared helper must not hide a bug in a plan.
 
-use std::collections::BTreeMap;
-
 use crate::types::{Buffer, BufferIdx, Lifetime, Offset, Plan, Problem, Size, Time};
 
+mod live_set;
 #[cfg(feature = "memories")]
 mod memories;
 #[cfg(feature = "shared_objects")]
@@ -56,6 +55,7 @@ mod shares;
 mod tiles;
 mod violation;
 
+use live_set::{AddressOrder, LiveSet};
 #[cfg(feature = "memories")]
 pub use memories::{check_memories, MemoriesCheckSummary};
 #[cfg(feature = "shared_objects")]
@@ -225,38 +225,34 @@ fn finish(
 
 /// Rule 5 without shares: the sweep over the placed buffers' address ranges `range`.
 fn sweep(bufs: &[Buffer], range: &[Option<(Offset, Offset)>], c: &mut Collector) {
-    // Events are (time, 0 = end / 1 = start, buffer, the segment's other end).
-    let events = sorted_events(bufs, range);
-    // Live, mutually disjoint segments keyed by (low address, buffer): (high address, segment).
-    let mut live: BTreeMap<(Offset, BufferIdx), (Offset, Lifetime)> = BTreeMap::new();
-    for (t, kind, i, other_end) in events {
+    // Live, mutually disjoint segments: their buffers' ranks by (low address, buffer).
+    let by_address = AddressOrder::new(range);
+    let mut live = LiveSet::new(by_address.order.len());
+    let buffer_of = |r: u32| by_address.order[r as usize] as usize;
+    walk_events(bufs, range, |t, kind, i| {
         let (lo, hi) = range[i].expect("only placed buffers have events");
+        let r = by_address.rank[i];
         if kind == 0 {
-            live.remove(&(lo, i));
-            continue;
+            live.remove(r);
+            return;
         }
-        let seg = Lifetime {
-            start: t,
-            end: other_end,
-        };
-        let mut hits: Vec<(BufferIdx, Offset, Offset, Lifetime)> = Vec::new();
-        if let Some((&(plo, j), &(phi, pseg))) = live.range(..(lo, i)).next_back() {
-            if phi > lo {
-                hits.push((j, plo, phi, pseg));
-            }
+        let below = live
+            .next_below(r)
+            .filter(|&s| range[buffer_of(s)].is_some_and(|(_, phi)| phi > lo));
+        let starts_below_end = |s: &u32| range[buffer_of(*s)].is_some_and(|(slo, _)| slo < hi);
+        let mut above = live.next_above(r).filter(starts_below_end);
+        if below.is_none() && above.is_none() {
+            live.insert(r);
+            return;
         }
-        for (&(slo, j), &(shi, sseg)) in live.range((lo, i)..) {
-            if slo >= hi {
-                break;
-            }
-            hits.push((j, slo, shi, sseg));
-        }
-        if hits.is_empty() {
-            live.insert((lo, i), (hi, seg));
-            continue;
-        }
-        for (j, jlo, jhi, jseg) in hits {
-            let (bj, bi) = (&bufs[j], &bufs[i]);
+        // A collision: reported (the segments found again), and left out of the set.
+        let bi = &bufs[i];
+        let seg = segment_at(bi, t, |s| s.start == t);
+        let mut report = |s: u32| {
+            let j = buffer_of(s);
+            let (jlo, jhi) = range[j].expect("a live buffer is placed");
+            let bj = &bufs[j];
+            let jseg = segment_at(bj, t, |s| s.start <= t && t < s.end);
             c.push(Violation::Overlap {
                 first: placed_view(bj, jlo, jhi),
                 second: placed_view(bi, lo, hi),
@@ -266,8 +262,77 @@ fn sweep(bufs: &[Buffer], range: &[Option<(Offset, Offset)>], c: &mut Collector)
                 },
                 addresses: (jlo.max(lo), jhi.min(hi)),
             });
+        };
+        if let Some(s) = below {
+            report(s);
         }
+        while let Some(s) = above {
+            report(s);
+            above = live.next_above(s).filter(starts_below_end);
+        }
+    });
+}
+
+/// The live segment of `b` that `which` picks (the one starting at `t`, or the one live
+/// at `t`): the lifetime itself when `b` has no gaps.
+fn segment_at(b: &Buffer, t: Time, which: impl Fn(&Lifetime) -> bool) -> Lifetime {
+    if b.gaps.is_empty() {
+        return b.lifetime;
     }
+    segments_of(b)
+        .into_iter()
+        .find(which)
+        .unwrap_or(Lifetime { start: t, end: t })
+}
+
+/// Calls `f(time, kind, buffer)` for every event of the placed buffers (kind 0: a live
+/// segment ends; 1: one starts), in [`sorted_events`]' order. When the time span is
+/// short the events are placed by counting, as buffer indices alone (the time and kind
+/// are those of their place), else they are sorted.
+fn walk_events(
+    bufs: &[Buffer],
+    range: &[Option<(Offset, Offset)>],
+    mut f: impl FnMut(Time, u8, usize),
+) {
+    let Some((first, last)) = short_span(bufs) else {
+        for (t, kind, i, _) in sorted_events(bufs, range) {
+            f(t, kind, i.index());
+        }
+        return;
+    };
+    let key = |t: Time, kind: u8| 2 * (t - first) as usize + kind as usize;
+    let mut at = vec![0u32; 2 * (last - first) as usize + 3];
+    for_each_event(bufs, range, |(t, kind, _, _)| at[key(t, kind) + 1] += 1);
+    for k in 1..at.len() {
+        at[k] += at[k - 1];
+    }
+    let mut events = vec![0u32; at[at.len() - 1] as usize];
+    for_each_event(bufs, range, |(t, kind, i, _)| {
+        let k = key(t, kind);
+        events[at[k] as usize] = i.0;
+        at[k] += 1;
+    });
+    // Now `at[k]` is where place `k`'s events end.
+    let mut from = 0;
+    for (k, &end) in at.iter().enumerate() {
+        let (t, kind) = (first + (k / 2) as u64, (k % 2) as u8);
+        for &i in &events[from..end as usize] {
+            f(t, kind, i as usize);
+        }
+        from = end as usize;
+    }
+}
+
+/// The first start and last end of the buffers when the span between them is short
+/// enough (at most 2n + 1024 steps) to place the events by counting.
+fn short_span(bufs: &[Buffer]) -> Option<(Time, Time)> {
+    let first = bufs
+        .iter()
+        .map(|b| b.lifetime.start)
+        .min()
+        .unwrap_or(Time(0));
+    let last = bufs.iter().map(|b| b.lifetime.end).max().unwrap_or(Time(0));
+    (last - first <= 2 * bufs.len() as u64 + 1024).then_some((first, last))
 }
 
 /// The sweep's events `(time, 0 = end / 1 = start, buffer, other end)` of the placed
@@ -276,18 +341,12 @@ fn sweep(bufs: &[Buffer], range: &[Option<(Offset, Offset)>], c: &mut Collector)
 /// order: when the time span is short (at most 2n + 1024 steps) the events are placed
 /// by counting, in O(n + span), else sorted.
 fn sorted_events(bufs: &[Buffer], range: &[Option<(Offset, Offset)>]) -> Vec<Event> {
-    let first = bufs
-        .iter()
-        .map(|b| b.lifetime.start)
-        .min()
-        .unwrap_or(Time(0));
-    let last = bufs.iter().map(|b| b.lifetime.end).max().unwrap_or(Time(0));
-    if last - first > 2 * bufs.len() as u64 + 1024 {
+    let Some((first, last)) = short_span(bufs) else {
         let mut events = Vec::with_capacity(2 * bufs.len());
         for_each_event(bufs, range, |e| events.push(e));
         events.sort_unstable();
         return events;
-    }
+    };
     let key = |t: Time, kind: u8| 2 * (t - first) as usize + kind as usize;
     let mut at = vec![0u32; 2 * (last - first) as usize + 3];
     for_each_event(bufs, range, |(t, kind, _, _)| at[key(t, kind) + 1] += 1);

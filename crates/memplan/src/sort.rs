@@ -39,6 +39,112 @@ pub(crate) fn by_cached_key<T: Copy, K: Ord>(v: &mut [T], key: impl FnMut(&T) ->
     v.copy_from_slice(&sorted);
 }
 
+/// One field of a [`by_packed_key`] key: a `u64` compared in ascending or descending
+/// order.
+#[derive(Clone, Copy)]
+pub(crate) enum Field {
+    Ascending(u64),
+    Descending(u64),
+}
+
+/// Sorts the buffer indices `v` by the key `(fields(i)[0], .., fields(i)[N - 1], i)`
+/// (each field ascending or descending as given), packing each key into one `u128` when
+/// the fields' ranges and the index fit 128 bits, then sorting the integers: a total
+/// order, so the result is the one sorted order, that of [`by_cached_key`] with the same
+/// key, at a fraction of its comparisons' cost (no call through a pointer, no tuple).
+/// Returns `false`, with `v` untouched, when the key does not fit.
+pub(crate) fn by_packed_key<const N: usize>(
+    v: &mut [crate::types::BufferIdx],
+    fields: impl Fn(crate::types::BufferIdx) -> [Field; N],
+) -> bool {
+    let value = |f: Field| match f {
+        Field::Ascending(x) | Field::Descending(x) => x,
+    };
+    // Each field's range, and the largest index.
+    let mut lo = [u64::MAX; N];
+    let mut hi = [0u64; N];
+    let mut top = 0u32;
+    for &i in v.iter() {
+        for (k, f) in fields(i).into_iter().enumerate() {
+            lo[k] = lo[k].min(value(f));
+            hi[k] = hi[k].max(value(f));
+        }
+        top = top.max(i.0);
+    }
+    let bits = |x: u64| 64 - x.leading_zeros();
+    let index_bits = 32 - top.leading_zeros();
+    let mut width = [0u32; N];
+    let mut total = index_bits;
+    for k in 0..N {
+        width[k] = bits(hi[k].saturating_sub(lo[k]));
+        total += width[k];
+    }
+    if total > 128 {
+        return false;
+    }
+    let mut keys: Vec<u128> = Vec::with_capacity(v.len());
+    keys.extend(v.iter().map(|&i| {
+        let mut key = 0u128;
+        for (k, f) in fields(i).into_iter().enumerate() {
+            // Within the field's range: ascending from its least value, descending from
+            // its largest.
+            let x = match f {
+                Field::Ascending(x) => x - lo[k],
+                Field::Descending(x) => hi[k] - x,
+            };
+            // A field of width 0 holds 0 (shifting a u128 by 128 would overflow).
+            key = (key << width[k]) | u128::from(x);
+        }
+        (key << index_bits) | u128::from(i.0)
+    }));
+    radix(&mut keys, total);
+    let mask = (1u128 << index_bits) - 1;
+    for (slot, key) in v.iter_mut().zip(keys) {
+        *slot = crate::types::BufferIdx((key & mask) as u32);
+    }
+    true
+}
+
+/// Sorts `keys`, each below `2^bits`, by least significant digit first (11 bits a
+/// digit, so 2,048 counters per pass): linear time, where a comparison sort of a million
+/// `u128` takes twenty comparisons each. A pass whose digit is the same in every key
+/// is skipped.
+fn radix(keys: &mut Vec<u128>, bits: u32) {
+    const DIGIT: u32 = 11;
+    const BUCKETS: usize = 1 << DIGIT;
+    if keys.len() < 2 {
+        return;
+    }
+    let passes = bits.div_ceil(DIGIT) as usize;
+    let digit = |key: u128, pass: usize| (key >> (pass as u32 * DIGIT)) as usize & (BUCKETS - 1);
+    // Every pass's counts, in one read of the keys.
+    let mut counts = vec![[0u32; BUCKETS]; passes];
+    for &key in keys.iter() {
+        for (pass, c) in counts.iter_mut().enumerate() {
+            c[digit(key, pass)] += 1;
+        }
+    }
+    let n = keys.len() as u32;
+    let mut from = std::mem::take(keys);
+    let mut to = vec![0u128; from.len()];
+    for (pass, c) in counts.iter_mut().enumerate() {
+        if c.contains(&n) {
+            continue; // one digit everywhere: the pass keeps the order
+        }
+        let mut at = 0u32;
+        for slot in c.iter_mut() {
+            (*slot, at) = (at, at + *slot);
+        }
+        for &key in &from {
+            let d = digit(key, pass);
+            to[c[d] as usize] = key;
+            c[d] += 1;
+        }
+        std::mem::swap(&mut from, &mut to);
+    }
+    *keys = from;
+}
+
 /// `v.sort_unstable_by_key(key)`.
 pub(crate) fn unstable_by_key<T, K: Ord>(v: &mut [T], mut key: impl FnMut(&T) -> K) {
     unstable(v, &mut |a, b| key(a).cmp(&key(b)));
@@ -156,6 +262,27 @@ mod tests {
                     assert_eq!(a[..k], b[..k], "least {k} of {len}");
                 }
             }
+            // The packed key gives the tuple's order, ties in every field but the index
+            // included, and refuses keys wider than 128 bits.
+            let (mut a, mut b) = (v.clone(), v.clone());
+            let idx: Vec<crate::types::BufferIdx> =
+                (0..len as u32).map(crate::types::BufferIdx).collect();
+            let (mut pa, mut pb) = (idx.clone(), idx.clone());
+            let f = |i: crate::types::BufferIdx| v[i.index()];
+            by_cached_key(&mut pa, |&i| (f(i).0, std::cmp::Reverse(f(i).1 / 3), i));
+            assert!(by_packed_key(&mut pb, |i| [
+                Field::Ascending(f(i).0.into()),
+                Field::Descending((f(i).1 / 3).into())
+            ]));
+            assert_eq!(pa, pb, "packed, {len}");
+            let wide = by_packed_key(&mut pb, |i| {
+                let x = if i.0 % 2 == 0 { 0 } else { u64::MAX };
+                [Field::Ascending(x), Field::Descending(x)]
+            });
+            assert!(!wide || len < 2, "a key over 128 bits is refused, {len}");
+            a.sort_by_key(key);
+            b.sort_by_key(key);
+            assert_eq!(a, b);
             if len <= 100 {
                 let (mut a, mut b) = (v.clone(), v.clone());
                 a.sort_by_key(key);

@@ -4,7 +4,7 @@
 
 use crate::analysis::load_profile;
 use crate::index::TimeIndex;
-use crate::sort;
+use crate::sort::{self, Field, Field::Ascending, Field::Descending};
 use crate::types::{Buffer, BufferIdx, Lifetime, Problem, Size};
 
 /// How a greedy planner orders the buffers before placing them.
@@ -59,7 +59,36 @@ impl Order {
             .collect();
         let len = |b: &Buffer| b.lifetime.len();
         let buffer = |i| problem.buffer(i);
+        // Size, lifetime and start order: as one integer per buffer when the key fits
+        // 128 bits (the same order: the key orders every pair), else by the tuple.
+        let packed = |seq: &mut Vec<BufferIdx>, fields: fn(&Buffer) -> [Field; 3]| {
+            sort::by_packed_key(seq, |i| fields(buffer(i)))
+        };
         match self {
+            Order::Size
+                if packed(&mut seq, |b| {
+                    let (size, len) = (b.size.get(), b.lifetime.len());
+                    [
+                        Descending(size),
+                        Descending(len),
+                        Ascending(b.lifetime.start.get()),
+                    ]
+                }) => {}
+            Order::Lifetime
+                if packed(&mut seq, |b| {
+                    let (size, len) = (b.size.get(), b.lifetime.len());
+                    // The third field is constant: no bits.
+                    [Descending(len), Descending(size), Ascending(0)]
+                }) => {}
+            Order::Start
+                if packed(&mut seq, |b| {
+                    let (size, len) = (b.size.get(), b.lifetime.len());
+                    [
+                        Ascending(b.lifetime.start.get()),
+                        Descending(len),
+                        Descending(size),
+                    ]
+                }) => {}
             Order::Size => sort::by_cached_key(&mut seq, |&i| {
                 let b = buffer(i);
                 (std::cmp::Reverse((b.size, len(b))), b.lifetime.start, i)
