@@ -119,7 +119,7 @@ dense() {
     [ -f "$d60" ] || $M gen --kind dense --buffers 60000 --seed 1 -o "$d60"
     [ -f "$g1m" ] || $M gen --buffers 1000000 --seed 1 -o "$g1m"
     [ -f "$live" ] || awk 'BEGIN { srand(7); print "id,lower,upper,size";
-        for (i = 0; i < 200000; i++) printf "%d,0,1,%d\n", i, 1 + int(rand() * 2^40) }' >"$live"
+        for (i = 0; i < 200000; i++) printf "%d,0,1,%.0f\n", i, 1 + int(rand() * 2^40) }' >"$live"
     local bins=("$M")
     [ -n "${OLD:-}" ] && bins=("$OLD" "$M")
     for round in 1 2; do
