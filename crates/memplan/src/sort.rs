@@ -39,6 +39,22 @@ pub(crate) fn by_cached_key<T: Copy, K: Ord>(v: &mut [T], key: impl FnMut(&T) ->
     v.copy_from_slice(&sorted);
 }
 
+/// An index [`by_packed_key`] sorts: a `u32` inside (a buffer's index implements it in
+/// `types`, which this module must not import).
+pub(crate) trait PackedIndex: Copy {
+    fn to_u32(self) -> u32;
+    fn from_u32(x: u32) -> Self;
+}
+
+impl PackedIndex for u32 {
+    fn to_u32(self) -> u32 {
+        self
+    }
+    fn from_u32(x: u32) -> Self {
+        x
+    }
+}
+
 /// One field of a [`by_packed_key`] key: a `u64` compared in ascending or descending
 /// order.
 #[derive(Clone, Copy)]
@@ -53,9 +69,9 @@ pub(crate) enum Field {
 /// order, so the result is the one sorted order, that of [`by_cached_key`] with the same
 /// key, at a fraction of its comparisons' cost (no call through a pointer, no tuple).
 /// Returns `false`, with `v` untouched, when the key does not fit.
-pub(crate) fn by_packed_key<const N: usize>(
-    v: &mut [crate::types::BufferIdx],
-    fields: impl Fn(crate::types::BufferIdx) -> [Field; N],
+pub(crate) fn by_packed_key<I: PackedIndex, const N: usize>(
+    v: &mut [I],
+    fields: impl Fn(I) -> [Field; N],
 ) -> bool {
     let value = |f: Field| match f {
         Field::Ascending(x) | Field::Descending(x) => x,
@@ -69,7 +85,7 @@ pub(crate) fn by_packed_key<const N: usize>(
             lo[k] = lo[k].min(value(f));
             hi[k] = hi[k].max(value(f));
         }
-        top = top.max(i.0);
+        top = top.max(i.to_u32());
     }
     let bits = |x: u64| 64 - x.leading_zeros();
     let index_bits = 32 - top.leading_zeros();
@@ -95,12 +111,12 @@ pub(crate) fn by_packed_key<const N: usize>(
             // A field of width 0 holds 0 (shifting a u128 by 128 would overflow).
             key = (key << width[k]) | u128::from(x);
         }
-        (key << index_bits) | u128::from(i.0)
+        (key << index_bits) | u128::from(i.to_u32())
     }));
     radix(&mut keys, total);
     let mask = (1u128 << index_bits) - 1;
     for (slot, key) in v.iter_mut().zip(keys) {
-        *slot = crate::types::BufferIdx((key & mask) as u32);
+        *slot = I::from_u32((key & mask) as u32);
     }
     true
 }
@@ -265,10 +281,9 @@ mod tests {
             // The packed key gives the tuple's order, ties in every field but the index
             // included, and refuses keys wider than 128 bits.
             let (mut a, mut b) = (v.clone(), v.clone());
-            let idx: Vec<crate::types::BufferIdx> =
-                (0..len as u32).map(crate::types::BufferIdx).collect();
+            let idx: Vec<u32> = (0..len as u32).collect();
             let (mut pa, mut pb) = (idx.clone(), idx.clone());
-            let f = |i: crate::types::BufferIdx| v[i.index()];
+            let f = |i: u32| v[i as usize];
             by_cached_key(&mut pa, |&i| (f(i).0, std::cmp::Reverse(f(i).1 / 3), i));
             assert!(by_packed_key(&mut pb, |i| [
                 Field::Ascending(f(i).0.into()),
@@ -276,7 +291,7 @@ mod tests {
             ]));
             assert_eq!(pa, pb, "packed, {len}");
             let wide = by_packed_key(&mut pb, |i| {
-                let x = if i.0 % 2 == 0 { 0 } else { u64::MAX };
+                let x = if i % 2 == 0 { 0 } else { u64::MAX };
                 [Field::Ascending(x), Field::Descending(x)]
             });
             assert!(!wide || len < 2, "a key over 128 bits is refused, {len}");

@@ -293,3 +293,12 @@ mod tests {
         assert_eq!(Order::Breadth.sequence(&p), indices(&[2, 1, 0, 4]));
     }
 }
+
+impl sort::PackedIndex for BufferIdx {
+    fn to_u32(self) -> u32 {
+        self.0
+    }
+    fn from_u32(x: u32) -> Self {
+        BufferIdx(x)
+    }
+}
