@@ -232,6 +232,15 @@ fn breadth_sequence(problem: &Problem) -> Vec<BufferIdx> {
     seq
 }
 
+impl sort::PackedIndex for BufferIdx {
+    fn to_u32(self) -> u32 {
+        self.0
+    }
+    fn from_u32(x: u32) -> Self {
+        BufferIdx(x)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,14 +300,5 @@ mod tests {
         assert_eq!(Order::Contention.sequence(&p), indices(&[1, 4, 2, 0]));
         // Breadth: heaviest step t5 (b, c, d live): c (3) then b (2); then t1 (a, e): a, e.
         assert_eq!(Order::Breadth.sequence(&p), indices(&[2, 1, 0, 4]));
-    }
-}
-
-impl sort::PackedIndex for BufferIdx {
-    fn to_u32(self) -> u32 {
-        self.0
-    }
-    fn from_u32(x: u32) -> Self {
-        BufferIdx(x)
     }
 }
