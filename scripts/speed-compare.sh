@@ -3,14 +3,15 @@
 # path and the exact search on A-K against minimalloc. A benchmark, not a timed test.
 #
 #   [RUNS=5] [MINIMALLOC=path/to/minimalloc] [NEW=target/release/memplan]
-#   [INSTRUCTIONS=1] scripts/speed-compare.sh OLD_BINARY [OUT_FILE]
+#   [INSTRUCTIONS=1] [THREADS=1] scripts/speed-compare.sh OLD_BINARY [OUT_FILE]
 #
 # - Huge: `memplan gen --buffers 1000000 --seed 7`, default options and
 #   `--planner start-best-fit`, and the 200,000 all-live problem (scripts/benchmarks.sh's,
 #   sizes to 2^40), default options; each build RUNS times, alternating; the plans compared
 #   byte for byte; wall, user, sys and peak RSS from /usr/bin/time, the median of each.
-# - A-K (benchmarks/minimalloc-challenging) at capacity 1,048,576, `--threads 1`,
-#   default options, each instance alternating minimalloc (when MINIMALLOC is given, a
+# - A-K (benchmarks/minimalloc-challenging) at capacity 1,048,576, `--threads 1`
+#   (THREADS: another count; minimalloc has one), default options, each instance
+#   alternating minimalloc (when MINIMALLOC is given, a
 #   build of google/minimalloc), OLD and NEW, RUNS times; every plan checked with
 #   `memplan check`, OLD's and NEW's compared byte for byte.
 # - INSTRUCTIONS=1 adds one run of each build under `valgrind --tool=callgrind` per row:
@@ -31,6 +32,7 @@ NEW=${NEW:-target/release/memplan}
 RUNS=${RUNS:-5}
 MINIMALLOC=${MINIMALLOC:-}
 INSTRUCTIONS=${INSTRUCTIONS:-}
+THREADS=${THREADS:-1}
 CAP=1048576
 for b in "$OLD" "$NEW" ${MINIMALLOC:+"$MINIMALLOC"}; do
     [ -x "$b" ] || { echo "not an executable: $b" >&2; exit 2; }
@@ -78,6 +80,7 @@ cmd="scripts/speed-compare.sh $1${2:+ $2}"
 [ -n "$MINIMALLOC" ] && cmd="MINIMALLOC=$MINIMALLOC $cmd"
 [ -n "$INSTRUCTIONS" ] && cmd="INSTRUCTIONS=1 $cmd"
 [ "$RUNS" != 5 ] && cmd="RUNS=$RUNS $cmd"
+[ "$THREADS" != 1 ] && cmd="THREADS=$THREADS $cmd"
 [ "$NEW" != target/release/memplan ] && cmd="NEW=$NEW $cmd"
 {
     echo "\`$cmd\` on $(date -u '+%Y-%m-%d %H:%M') UTC (NEW: \`$NEW\` at $(commit); OLD: \`$OLD\`)"
@@ -127,7 +130,7 @@ done
 
 {
     echo
-    echo "## A–K at capacity 1,048,576, \`--threads 1\`, default options"
+    echo "## A–K at capacity 1,048,576, \`--threads $THREADS\`, default options"
     echo
     echo "Wall s of the whole process; every plan passed \`memplan check\`."
     echo
@@ -150,15 +153,15 @@ for f in A B C D E F G H I J K; do
             timed "$dir/mm.times" "$MINIMALLOC" --capacity=$CAP --input="$file" --output="$dir/mm.csv"
             "$NEW" check "$file" "$dir/mm.csv" --capacity $CAP >/dev/null
         fi
-        timed "$dir/old.times" "$OLD" plan "$file" --capacity $CAP --threads 1 -q -o "$dir/old.csv"
-        timed "$dir/new.times" "$NEW" plan "$file" --capacity $CAP --threads 1 -q -o "$dir/new.csv"
+        timed "$dir/old.times" "$OLD" plan "$file" --capacity $CAP --threads "$THREADS" -q -o "$dir/old.csv"
+        timed "$dir/new.times" "$NEW" plan "$file" --capacity $CAP --threads "$THREADS" -q -o "$dir/new.csv"
         "$NEW" check "$file" "$dir/old.csv" --capacity $CAP >/dev/null
         "$NEW" check "$file" "$dir/new.csv" --capacity $CAP >/dev/null
     done
     same=yes
     cmp -s "$dir/old.csv" "$dir/new.csv" || same=no
-    i_old=$(instructions "$OLD" plan "$file" --capacity $CAP --threads 1 -q -o /dev/null)
-    i_new=$(instructions "$NEW" plan "$file" --capacity $CAP --threads 1 -q -o /dev/null)
+    i_old=$(instructions "$OLD" plan "$file" --capacity $CAP --threads "$THREADS" -q -o /dev/null)
+    i_new=$(instructions "$NEW" plan "$file" --capacity $CAP --threads "$THREADS" -q -o /dev/null)
     l1=$(load)
     mm=-
     [ -n "$MINIMALLOC" ] && mm=$(column_median "$dir/mm.times" 1)

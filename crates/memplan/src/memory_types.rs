@@ -254,6 +254,16 @@ pub enum MemoriesError {
         /// Its capacity.
         capacity: Size,
     },
+    /// A required share between two buffers whose allowed sets have no memory in common.
+    #[error("buffer '{}' (#{index}) must share '{}', but the two may use no memory in common", Escaped(.id), Escaped(.target))]
+    RequiredShareApart {
+        /// The position of the share's buffer.
+        index: usize,
+        /// Its id.
+        id: String,
+        /// The id of the buffer whose storage it must share.
+        target: String,
+    },
     /// A spill problem's preference that is not `fast`, `slow` or `either`.
     #[error("unknown memory '{}' (expected fast, slow or either)", Escaped(.0))]
     UnknownPin(String),

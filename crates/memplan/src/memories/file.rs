@@ -484,7 +484,8 @@ impl Places {
     fn error(&self, e: MemoriesError) -> ReadError {
         let (index, field) = match &e {
             MemoriesError::EmptyAllowed { index, .. }
-            | MemoriesError::FixedInSeveral { index, .. } => (Some(*index), "memories"),
+            | MemoriesError::FixedInSeveral { index, .. }
+            | MemoriesError::RequiredShareApart { index, .. } => (Some(*index), "memories"),
             MemoriesError::MisalignedFixed { index, .. } => (Some(*index), "offset"),
             MemoriesError::FixedInSlow { index, .. } => (Some(*index), "memory"),
             MemoriesError::Count { what, .. } if *what == "memory preferences" => (None, "memory"),

@@ -129,6 +129,8 @@ mod place;
 mod pooled;
 mod problem;
 #[cfg(feature = "shares")]
+mod relax;
+#[cfg(feature = "shares")]
 mod shares;
 #[cfg(feature = "spill")]
 mod spill;

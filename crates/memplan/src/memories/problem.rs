@@ -27,6 +27,16 @@ pub(super) struct Model<'a> {
     pub(super) priced: bool,
 }
 
+/// Each memory's cost per byte of traffic: its own, or without one 0 for the first
+/// memory and 1 for the others.
+pub(super) fn unit_costs(memories: &[Memory]) -> Vec<u64> {
+    memories
+        .iter()
+        .enumerate()
+        .map(|(k, m)| m.cost.unwrap_or(u64::from(k > 0)))
+        .collect()
+}
+
 impl<'a> Model<'a> {
     pub(super) fn new(
         problem: &'a Problem,
@@ -43,11 +53,7 @@ impl<'a> Model<'a> {
             allowed
         };
         let priced = memories.iter().all(|m| m.cost.is_some());
-        let unit_cost: Vec<u64> = memories
-            .iter()
-            .enumerate()
-            .map(|(k, m)| m.cost.unwrap_or(u64::from(k > 0)))
-            .collect();
+        let unit_cost = unit_costs(memories);
         let max_cost = unit_cost.iter().copied().max().unwrap_or(0);
         traffic
             .iter()

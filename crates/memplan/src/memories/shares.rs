@@ -11,8 +11,11 @@
 //! the first with every share, the second with the required ones alone, whose heights the
 //! report keeps ([`super::MemoriesReport::unshared_heights`]: what each memory needs
 //! without the optional shares); a second that wins is lowered again with every share.
+//! A first candidate with a storage too large for every memory its members may use
+//! leaves the second to decide. The report's bound, ceilings and any proof that no plan
+//! exists are the relaxation's (`relax.rs`), which hold whichever shares a plan takes.
 
-use super::{sweep, MemoriesOptions, MemoriesReport, Stage};
+use super::{relax, sweep, MemoriesOptions, MemoriesReport, Stage};
 use crate::memory_types::{
     allowed_of, traffic_of, validate_memories, MemoriesError, MemoriesInput, Memory, MemoryPlan,
     MemorySet,
@@ -71,16 +74,26 @@ pub(super) fn run(
         .map(|s| s.0)
         .collect();
     let traffic = traffic_of(problem, input)?;
+    required_together(problem, &masks)?;
     let go = |optional| {
         plan_storages(
             problem, memories, &masks, &traffic, optional, request, options,
         )
     };
     let optional = problem.shares().iter().any(|s| !s.required);
-    let (storages, report) = go(optional)?;
-    call.charged(report.work);
-    let mut report = expanded(problem, &storages, report);
-    super::least_heights(problem, memories, input, &mut report, call, options)?;
+    let mut report = match go(optional) {
+        Ok((storages, report)) => {
+            call.charged(report.work);
+            let mut report = expanded(problem, &storages, report);
+            super::least_heights(problem, memories, input, &mut report, call, options)?;
+            Some(report)
+        }
+        // A storage of optional shares larger than every memory its members may all use
+        // (a buffer pinned to a small memory inside one that cannot go there): no plan
+        // takes those shares, and the required shares' plan below decides.
+        Err(MemoriesError::TooLarge { .. }) if optional => None,
+        Err(e) => return Err(e),
+    };
     // The storages' proof does not hold for the buffers (a storage holds its largest
     // member over its whole span), so even an `Optimal` plan of the storages with the
     // optional shares may cost more than the required shares' plan: the KV decoder of
@@ -103,17 +116,22 @@ pub(super) fn run(
         super::least_heights(&required, memories, input, &mut r2, call, options)?;
         let heights = r2.plan().map(|p| p.heights.clone()).unwrap_or_default();
         let cost = |r: &MemoriesReport| r.plan().map(|p| p.cost);
-        let better = match (cost(&r2), cost(&report)) {
+        let better = match (cost(&r2), report.as_ref().and_then(cost)) {
             (Some(a), Some(b)) => a < b,
             (Some(_), None) => true,
-            _ => false,
+            _ => report.is_none(),
         };
         if better {
-            report = r2;
-            super::least_heights(problem, memories, input, &mut report, call, options)?;
+            super::least_heights(problem, memories, input, &mut r2, call, options)?;
+            report = Some(r2);
         }
-        report.unshared_heights = heights;
+        if let Some(report) = report.as_mut() {
+            report.unshared_heights = heights;
+        }
     }
+    let mut report = report.expect("the required shares' plan stands in for a failed first");
+    let plan = report.plan();
+    relax::bound(problem, memories, (&masks, &traffic), plan, call, options)?.apply(&mut report);
     if options.verify {
         if let Some(p) = report.outcome.plan() {
             crate::checker::check_memories(problem, memories, input, p)
@@ -121,6 +139,41 @@ pub(super) fn run(
         }
     }
     Ok(report)
+}
+
+/// Every storage of the required shares has a memory all its buffers may use: joined
+/// one share at a time (as the storages are), the first share that leaves its storage
+/// with none is the error.
+fn required_together(problem: &Problem, masks: &[u64]) -> Result<(), MemoriesError> {
+    fn root(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    let mut parent: Vec<usize> = (0..problem.len()).collect();
+    let mut mask = masks.to_vec();
+    for (k, share) in problem.shares().iter().enumerate() {
+        if !share.required {
+            continue;
+        }
+        let (b, t) = problem.share_ends(k);
+        let (rb, rt) = (root(&mut parent, b.index()), root(&mut parent, t.index()));
+        if rb == rt {
+            continue;
+        }
+        if mask[rb] & mask[rt] == 0 {
+            return Err(MemoriesError::RequiredShareApart {
+                index: b.index(),
+                id: share.buffer.clone(),
+                target: share.target.clone(),
+            });
+        }
+        mask[rt] &= mask[rb];
+        parent[rb] = rt;
+    }
+    Ok(())
 }
 
 /// The storages' report as the buffers' (each storage's plan expanded to its members).

@@ -2,7 +2,7 @@
 //! [`choose`] takes.
 
 use super::choose::choose;
-use crate::error::ProblemError;
+use crate::error::{ProblemError, ProblemErrorKind};
 use crate::types::joins::{Groups, Shared};
 use crate::types::{Offset, Problem};
 
@@ -22,9 +22,19 @@ pub(crate) fn build(
     let mut groups = Groups::new(shared, masks);
     for k in 0..problem.shares().len() {
         if problem.shares()[k].required {
-            let join = groups
-                .plan_take(k)
-                .expect("Problem::with_shares checked the required shares");
+            // Problem::with_shares checked the required shares; with memories, the
+            // caller checked that each storage has a memory in common.
+            let join = groups.plan_take(k).map_err(|reason| {
+                let (b, _) = problem.share_ends(k);
+                ProblemError {
+                    index: b.index(),
+                    id: problem.shares()[k].buffer.clone(),
+                    kind: ProblemErrorKind::RequiredShareCannotHold {
+                        target: problem.shares()[k].target.clone(),
+                        reason,
+                    },
+                }
+            })?;
             groups.apply(join);
         }
     }
